@@ -1,0 +1,132 @@
+// The command table: one row per command (and per subcommand), the single source for arity
+// checks, routing key positions, COMMAND COUNT/INFO/DOCS/LIST/GETKEYS and the README's list.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/reply_writer.h"
+
+namespace ringkv::engine {
+
+class Store;
+struct CommandContext;
+
+using CommandHandler = void (*)(CommandContext& ctx);
+
+// Command flags, as COMMAND INFO names them.
+enum CommandFlag : uint32_t {
+  kWrite = 1u << 0,         // "write"
+  kReadonly = 1u << 1,      // "readonly"
+  kDenyOom = 1u << 2,       // "denyoom"
+  kAdmin = 1u << 3,         // "admin"
+  kPubsub = 1u << 4,        // "pubsub"
+  kNoscript = 1u << 5,      // "noscript"
+  kBlocking = 1u << 6,      // "blocking"
+  kLoading = 1u << 7,       // "loading"
+  kStale = 1u << 8,         // "stale"
+  kSkipMonitor = 1u << 9,   // "skip_monitor"
+  kFast = 1u << 10,         // "fast"
+  kNoAuth = 1u << 11,       // "no_auth"
+  kMayReplicate = 1u << 12, // "may_replicate"
+  kNoMulti = 1u << 13,      // "no_multi"
+  kAllowBusy = 1u << 14,    // "allow_busy"
+  // ringkv's own routing flags (not reported by COMMAND INFO):
+  kKeyspaceWide = 1u << 20,  // acts on every key (DBSIZE, KEYS, SCAN, FLUSHALL, RANDOMKEY…)
+  kSplittable = 1u << 21,    // multi-key command that may be split per owner (MGET, MSET, DEL…)
+};
+
+struct CommandSpec {
+  std::string_view name;     // lowercase; subcommands are named without the parent ("get")
+  int arity;                 // as Redis: counts the name; negative means "at least -arity"
+  uint32_t flags;
+  int first_key;             // 0 when the command takes no key
+  int last_key;              // negative counts from the end (-1 = last argument)
+  int key_step;
+  CommandHandler handler;    // nullptr for a container of subcommands
+  std::string_view group;    // "string", "generic", "connection", "server", ...
+  std::string_view since;    // Redis version the command appeared in
+  std::string_view summary;
+  std::string_view complexity;
+  // Argument syntax in Redis's usage notation, e.g.
+  // "key value [NX | XX] [GET] [EX seconds | PX milliseconds | KEEPTTL]".
+  // COMMAND DOCS derives its argument tree from it (see command_docs.h).
+  std::string_view syntax;
+  std::span<const CommandSpec> subcommands;
+};
+
+// The client a command runs for, as the engine sees it (implemented by server/).
+class ClientSession {
+ public:
+  virtual ~ClientSession() = default;
+  virtual uint64_t id() const = 0;
+  virtual std::string_view name() const = 0;
+  virtual void set_name(std::string_view name) = 0;
+  virtual protocol::RespVersion resp() const = 0;
+  virtual void set_resp(protocol::RespVersion v) = 0;
+  virtual int db() const = 0;
+  // Close the connection after the pending replies are written (QUIT, CLIENT KILL of self).
+  virtual void close_after_reply() = 0;
+  // Reset to a fresh connection's state (RESET): name, RESP version, ...
+  virtual void reset_state() = 0;
+  // The line CLIENT LIST/INFO prints for this client (no trailing newline).
+  virtual std::string info_line() const = 0;
+};
+
+// Process-wide services a command may need (implemented by server/).
+class ServerControl {
+ public:
+  virtual ~ServerControl() = default;
+  // INFO text for the given sections (lowercase; empty = default sections).
+  virtual std::string info(std::span<const std::string_view> sections) = 0;
+  // CLIENT LIST lines for all clients (optionally only these ids).
+  virtual std::string client_list(std::span<const uint64_t> ids) = 0;
+  // Kill clients matching a filter; returns how many were killed. `addr` / `id` / `laddr`.
+  virtual size_t kill_clients(std::string_view filter, std::string_view value,
+                              uint64_t self_id, bool skipme) = 0;
+  // CONFIG GET: appends (name, value) pairs of parameters matching the glob pattern.
+  virtual void config_get(std::string_view pattern,
+                          std::vector<std::pair<std::string, std::string>>& out) = 0;
+  // CONFIG SET one parameter; returns an empty string on success or the error text.
+  virtual std::string config_set(std::string_view name, std::string_view value) = 0;
+  virtual void config_resetstat() = 0;
+  // Begin an orderly shutdown after this command's reply is flushed.
+  virtual void shutdown() = 0;
+  virtual int64_t last_save_unix() const = 0;
+};
+
+// Everything a handler can touch while running one command.
+struct CommandContext {
+  std::span<const std::string_view> argv;  // argv[0] is the command name as the client sent it
+  protocol::ReplyWriter& reply;
+  Store& store;
+  ClientSession* client;   // null in unit tests of pure commands
+  ServerControl* server;   // null in unit tests of pure commands
+  const CommandSpec* spec; // the row being run (the subcommand's row for subcommands)
+};
+
+// The whole table (top-level commands, each with its subcommands).
+std::span<const CommandSpec> command_table();
+
+// Finds a command by name, case-insensitively; nullptr when unknown.
+const CommandSpec* find_command(std::string_view name);
+
+// The row that will run argv: the command itself or, for a container, its subcommand.
+// Sets `error` to Redis's exact text (unknown command / unknown subcommand / wrong number of
+// arguments) and returns nullptr when argv cannot run.
+const CommandSpec* resolve_command(std::span<const std::string_view> argv, std::string& error);
+
+// Full name as Redis prints it in errors and COMMAND replies: "get", "config|get".
+std::string command_fullname(const CommandSpec& spec);
+
+// Positions of the key arguments of argv for this row (empty for keyless commands).
+std::vector<size_t> key_positions(const CommandSpec& spec, size_t argc);
+
+// Runs argv: resolves the row, checks arity, calls the handler. Writes an error reply when argv
+// cannot run. Returns the row that ran, or nullptr.
+const CommandSpec* dispatch(CommandContext& ctx);
+
+}  // namespace ringkv::engine

@@ -1,0 +1,88 @@
+// Command handlers: one function per table row. Each parses its arguments, calls pure
+// operations on the Store and writes the reply. Grouped by file: cmd_string.cpp, cmd_keys.cpp,
+// cmd_connection.cpp, cmd_server.cpp.
+#pragma once
+
+#include "engine/command.h"
+
+namespace ringkv::engine {
+
+// Strings (cmd_string.cpp)
+void cmd_get(CommandContext& ctx);
+void cmd_set(CommandContext& ctx);
+void cmd_setnx(CommandContext& ctx);
+void cmd_setex(CommandContext& ctx);
+void cmd_psetex(CommandContext& ctx);
+void cmd_getset(CommandContext& ctx);
+void cmd_getdel(CommandContext& ctx);
+void cmd_getex(CommandContext& ctx);
+void cmd_mget(CommandContext& ctx);
+void cmd_mset(CommandContext& ctx);
+void cmd_msetnx(CommandContext& ctx);
+void cmd_append(CommandContext& ctx);
+void cmd_strlen(CommandContext& ctx);
+void cmd_incr(CommandContext& ctx);
+void cmd_decr(CommandContext& ctx);
+void cmd_incrby(CommandContext& ctx);
+void cmd_decrby(CommandContext& ctx);
+void cmd_incrbyfloat(CommandContext& ctx);
+void cmd_getrange(CommandContext& ctx);  // also SUBSTR
+void cmd_setrange(CommandContext& ctx);
+
+// Keyspace (cmd_keys.cpp)
+void cmd_del(CommandContext& ctx);  // also UNLINK
+void cmd_exists(CommandContext& ctx);
+void cmd_touch(CommandContext& ctx);
+void cmd_type(CommandContext& ctx);
+void cmd_expire(CommandContext& ctx);  // EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (by argv[0])
+void cmd_ttl(CommandContext& ctx);     // TTL, PTTL
+void cmd_expiretime(CommandContext& ctx);  // EXPIRETIME, PEXPIRETIME
+void cmd_persist(CommandContext& ctx);
+void cmd_rename(CommandContext& ctx);
+void cmd_renamenx(CommandContext& ctx);
+void cmd_copy(CommandContext& ctx);
+void cmd_keys(CommandContext& ctx);
+void cmd_scan(CommandContext& ctx);
+void cmd_randomkey(CommandContext& ctx);
+void cmd_dbsize(CommandContext& ctx);
+void cmd_flushall(CommandContext& ctx);  // also FLUSHDB
+void cmd_object_encoding(CommandContext& ctx);
+void cmd_object_freq(CommandContext& ctx);
+void cmd_object_idletime(CommandContext& ctx);
+void cmd_object_refcount(CommandContext& ctx);
+void cmd_object_help(CommandContext& ctx);
+
+// Connection (cmd_connection.cpp)
+void cmd_ping(CommandContext& ctx);
+void cmd_echo(CommandContext& ctx);
+void cmd_quit(CommandContext& ctx);
+void cmd_select(CommandContext& ctx);
+void cmd_hello(CommandContext& ctx);
+void cmd_auth(CommandContext& ctx);
+void cmd_reset(CommandContext& ctx);
+void cmd_client_id(CommandContext& ctx);
+void cmd_client_setname(CommandContext& ctx);
+void cmd_client_getname(CommandContext& ctx);
+void cmd_client_list(CommandContext& ctx);
+void cmd_client_info(CommandContext& ctx);
+void cmd_client_kill(CommandContext& ctx);
+void cmd_client_help(CommandContext& ctx);
+
+// Server (cmd_server.cpp)
+void cmd_info(CommandContext& ctx);
+void cmd_command(CommandContext& ctx);  // bare COMMAND
+void cmd_command_count(CommandContext& ctx);
+void cmd_command_info(CommandContext& ctx);
+void cmd_command_docs(CommandContext& ctx);
+void cmd_command_list(CommandContext& ctx);
+void cmd_command_getkeys(CommandContext& ctx);
+void cmd_command_help(CommandContext& ctx);
+void cmd_config_get(CommandContext& ctx);
+void cmd_config_set(CommandContext& ctx);
+void cmd_config_resetstat(CommandContext& ctx);
+void cmd_config_help(CommandContext& ctx);
+void cmd_time(CommandContext& ctx);
+void cmd_lastsave(CommandContext& ctx);
+void cmd_shutdown(CommandContext& ctx);
+
+}  // namespace ringkv::engine

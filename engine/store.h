@@ -1,0 +1,125 @@
+// Store: the in-memory keyspace of one node (one logical database).
+//
+// Memory layout: an open-addressing table of tagged pointers (8 bytes a slot); each key is one
+// heap block holding a small header, the optional absolute expiry, the key bytes and, for strings,
+// the value bytes (see entry.h). The table grows and shrinks incrementally: while a resize is in
+// progress both tables are live and every operation (plus a timer step) migrates a few slots, so
+// no single operation pays for rehashing millions of keys.
+//
+// Expiry is lazy (an expired key is deleted the moment it is looked up) plus an active cycle that
+// walks the table and deletes expired keys within a time budget. The store never reads the clock:
+// the caller sets `now` (milliseconds since the epoch) before each command.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/entry.h"
+
+namespace ringkv::engine {
+
+// What happens to a key's TTL when its value is replaced.
+struct Expiry {
+  enum Kind : uint8_t { kNone, kKeep, kAt } kind = kNone;
+  int64_t at_ms = 0;  // absolute unix time in ms, for kAt
+  static Expiry none() { return {kNone, 0}; }
+  static Expiry keep() { return {kKeep, 0}; }
+  static Expiry at(int64_t ms) { return {kAt, ms}; }
+};
+
+struct StoreStats {
+  uint64_t expired_keys = 0;        // deleted because their TTL passed (lazy or active)
+  uint64_t keyspace_hits = 0;
+  uint64_t keyspace_misses = 0;
+  uint64_t expire_cycle_cpu_us = 0;  // time spent in active expiry
+};
+
+class Store {
+ public:
+  Store();
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // The time (unix ms) that expiry decisions use until the next call.
+  void set_now(int64_t now_ms) { now_ms_ = now_ms; }
+  int64_t now() const { return now_ms_; }
+
+  // Looks a key up for a command: deletes it if expired, updates its access time and the
+  // hit/miss counters. nullptr when absent.
+  const Entry* lookup(std::string_view key);
+  // Like lookup but leaves access time and hit/miss counters alone (TYPE, TTL, OBJECT…).
+  // Still deletes an expired key.
+  const Entry* peek(std::string_view key);
+  bool contains(std::string_view key) { return peek(key) != nullptr; }
+
+  // Inserts or replaces `key` with a string value; `encoding` is what OBJECT ENCODING reports
+  // (see classify_string). Returns the stored entry.
+  const Entry* set_string(std::string_view key, std::string_view value, Expiry expiry,
+                          StringEncoding encoding);
+  // Same, choosing the encoding as Redis does for a value that arrives from a client.
+  const Entry* set_string(std::string_view key, std::string_view value, Expiry expiry) {
+    return set_string(key, value, expiry, classify_string(value));
+  }
+
+  // Removes a key. Returns true if it existed (and was not expired).
+  bool erase(std::string_view key);
+
+  // Sets an absolute expiry on an existing key (a time in the past deletes it, as Redis does
+  // for EXPIRE with a past time). Returns false when the key does not exist.
+  bool set_expire(std::string_view key, int64_t at_ms);
+  // Removes a key's TTL. Returns true when it had one.
+  bool persist(std::string_view key);
+
+  // Moves `from` to `to`, replacing `to`, keeping the value and TTL. false if `from` is absent.
+  bool rename(std::string_view from, std::string_view to);
+  // Copies `from` to `to` (value and TTL). false if `from` is absent. Replaces `to` only when
+  // `replace`; returns false if `to` exists and !replace.
+  bool copy(std::string_view from, std::string_view to, bool replace);
+
+  size_t size() const;           // keys, including expired ones not yet collected
+  size_t volatile_size() const;  // keys with a TTL
+
+  // SCAN: visits the entries of the buckets at `cursor` and returns the next cursor (0 = done).
+  // Guarantees as Redis: every key present for the whole scan is returned at least once, across
+  // resizes. Visits roughly `count` keys. Expired keys are skipped, not reported.
+  uint64_t scan(uint64_t cursor, size_t count, const std::function<void(const Entry&)>& visit);
+  // Visits every live key (KEYS).
+  void for_each(const std::function<void(const Entry&)>& visit);
+  // A random live key, or nullptr when empty.
+  const Entry* random_entry();
+
+  // Drops every key (FLUSHALL/FLUSHDB). With `async`, memory is released on another thread.
+  void clear(bool async);
+
+  // Active expiry: deletes expired keys, sampling like Redis, until `budget_us` of CPU is used or
+  // few expired keys remain. Returns keys deleted. Called from a timer.
+  size_t active_expire_cycle(int64_t budget_us);
+  // Advances an in-progress resize by roughly `budget_us` of work (timer step). true if more
+  // work remains.
+  bool rehash_step(int64_t budget_us);
+
+  // Bytes the store holds (entries and tables), as the allocator accounts them.
+  size_t used_memory() const;
+  // Sum of TTLs (ms remaining) of a sample, for INFO's avg_ttl estimate.
+  int64_t avg_ttl_ms() const { return avg_ttl_ms_; }
+
+  const StoreStats& stats() const { return stats_; }
+  void reset_stats() { stats_ = StoreStats{}; }
+
+  // LRU clock (seconds, 24 bits) used for OBJECT IDLETIME.
+  uint32_t lru_clock() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int64_t now_ms_ = 0;
+  int64_t avg_ttl_ms_ = 0;
+  StoreStats stats_;
+};
+
+}  // namespace ringkv::engine

@@ -1,0 +1,3 @@
+// The doctest main shared by every unit test executable.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
