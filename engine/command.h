@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,36 +20,36 @@ using CommandHandler = void (*)(CommandContext& ctx);
 
 // Command flags, as COMMAND INFO names them.
 enum CommandFlag : uint32_t {
-  kWrite = 1u << 0,         // "write"
-  kReadonly = 1u << 1,      // "readonly"
-  kDenyOom = 1u << 2,       // "denyoom"
-  kAdmin = 1u << 3,         // "admin"
-  kPubsub = 1u << 4,        // "pubsub"
-  kNoscript = 1u << 5,      // "noscript"
-  kBlocking = 1u << 6,      // "blocking"
-  kLoading = 1u << 7,       // "loading"
-  kStale = 1u << 8,         // "stale"
-  kSkipMonitor = 1u << 9,   // "skip_monitor"
-  kFast = 1u << 10,         // "fast"
-  kNoAuth = 1u << 11,       // "no_auth"
-  kMayReplicate = 1u << 12, // "may_replicate"
-  kNoMulti = 1u << 13,      // "no_multi"
-  kAllowBusy = 1u << 14,    // "allow_busy"
+  kWrite = 1u << 0,          // "write"
+  kReadonly = 1u << 1,       // "readonly"
+  kDenyOom = 1u << 2,        // "denyoom"
+  kAdmin = 1u << 3,          // "admin"
+  kPubsub = 1u << 4,         // "pubsub"
+  kNoscript = 1u << 5,       // "noscript"
+  kBlocking = 1u << 6,       // "blocking"
+  kLoading = 1u << 7,        // "loading"
+  kStale = 1u << 8,          // "stale"
+  kSkipMonitor = 1u << 9,    // "skip_monitor"
+  kFast = 1u << 10,          // "fast"
+  kNoAuth = 1u << 11,        // "no_auth"
+  kMayReplicate = 1u << 12,  // "may_replicate"
+  kNoMulti = 1u << 13,       // "no_multi"
+  kAllowBusy = 1u << 14,     // "allow_busy"
   // ringkv's own routing flags (not reported by COMMAND INFO):
   kKeyspaceWide = 1u << 20,  // acts on every key (DBSIZE, KEYS, SCAN, FLUSHALL, RANDOMKEY…)
   kSplittable = 1u << 21,    // multi-key command that may be split per owner (MGET, MSET, DEL…)
 };
 
 struct CommandSpec {
-  std::string_view name;     // lowercase; subcommands are named without the parent ("get")
-  int arity;                 // as Redis: counts the name; negative means "at least -arity"
+  std::string_view name;  // lowercase; subcommands are named without the parent ("get")
+  int arity;              // as Redis: counts the name; negative means "at least -arity"
   uint32_t flags;
-  int first_key;             // 0 when the command takes no key
-  int last_key;              // negative counts from the end (-1 = last argument)
+  int first_key;  // 0 when the command takes no key
+  int last_key;   // negative counts from the end (-1 = last argument)
   int key_step;
-  CommandHandler handler;    // nullptr for a container of subcommands
-  std::string_view group;    // "string", "generic", "connection", "server", ...
-  std::string_view since;    // Redis version the command appeared in
+  CommandHandler handler;  // nullptr for a container of subcommands
+  std::string_view group;  // "string", "generic", "connection", "server", ...
+  std::string_view since;  // Redis version the command appeared in
   std::string_view summary;
   std::string_view complexity;
   // Argument syntax in Redis's usage notation, e.g.
@@ -56,6 +57,18 @@ struct CommandSpec {
   // COMMAND DOCS derives its argument tree from it (see command_docs.h).
   std::string_view syntax;
   std::span<const CommandSpec> subcommands;
+  // COMMAND INFO extras, as Redis 7.0 reports them.
+  std::string_view acl_categories;  // space-separated, without '@': "write string slow"
+  std::string_view tips;            // space-separated: "request_policy:all_shards ..."
+  // Key specs, ';'-separated; each "FLAGS|begin index|lastkey|keystep|limit[|notes]" with
+  // space-separated flags, e.g. "RW access delete|1|0|1|0". Empty for keyless commands.
+  std::string_view key_specs;
+  // COMMAND DOCS extras: history entries "version|text", '\n'-separated; doc flags
+  // ("deprecated"); for deprecated commands the version and the replacement.
+  std::string_view history;
+  std::string_view doc_flags;
+  std::string_view deprecated_since;
+  std::string_view replaced_by;
 };
 
 // The client a command runs for, as the engine sees it (implemented by server/).
@@ -76,21 +89,33 @@ class ClientSession {
   virtual std::string info_line() const = 0;
 };
 
+// CLIENT KILL's filters, combined with AND. ringkv has only normal clients of user "default",
+// so TYPE and USER filters are resolved by the handler and never reach the server.
+struct ClientKillFilter {
+  std::optional<uint64_t> id;  // ID client-id
+  std::string_view addr;       // ADDR ip:port (the client's remote address); empty = any
+  std::string_view laddr;      // LADDR ip:port (the local address it connected to); empty = any
+  bool skipme = true;          // SKIPME yes|no: spare the calling client
+  uint64_t self_id = 0;        // the calling client
+};
+
 // Process-wide services a command may need (implemented by server/).
 class ServerControl {
  public:
   virtual ~ServerControl() = default;
   // INFO text for the given sections (lowercase; empty = default sections).
   virtual std::string info(std::span<const std::string_view> sections) = 0;
-  // CLIENT LIST lines for all clients (optionally only these ids).
+  // CLIENT LIST text for all clients (only these ids when non-empty), one line per client,
+  // each ending in "\n" as the CLIENT LIST reply carries it.
   virtual std::string client_list(std::span<const uint64_t> ids) = 0;
-  // Kill clients matching a filter; returns how many were killed. `addr` / `id` / `laddr`.
-  virtual size_t kill_clients(std::string_view filter, std::string_view value,
-                              uint64_t self_id, bool skipme) = 0;
+  // Kills the clients matching every set field of `filter` (CLIENT KILL); returns how many.
+  // The calling client (filter.self_id), when it matches, is closed after its reply instead.
+  virtual size_t kill_clients(const ClientKillFilter& filter) = 0;
   // CONFIG GET: appends (name, value) pairs of parameters matching the glob pattern.
   virtual void config_get(std::string_view pattern,
                           std::vector<std::pair<std::string, std::string>>& out) = 0;
-  // CONFIG SET one parameter; returns an empty string on success or the error text.
+  // CONFIG SET one parameter; returns an empty string on success or the full error reply text
+  // (e.g. "ERR Unknown option or number of arguments for CONFIG SET - 'foo'").
   virtual std::string config_set(std::string_view name, std::string_view value) = 0;
   virtual void config_resetstat() = 0;
   // Begin an orderly shutdown after this command's reply is flushed.
@@ -103,9 +128,9 @@ struct CommandContext {
   std::span<const std::string_view> argv;  // argv[0] is the command name as the client sent it
   protocol::ReplyWriter& reply;
   Store& store;
-  ClientSession* client;   // null in unit tests of pure commands
-  ServerControl* server;   // null in unit tests of pure commands
-  const CommandSpec* spec; // the row being run (the subcommand's row for subcommands)
+  ClientSession* client;    // null in unit tests of pure commands
+  ServerControl* server;    // null in unit tests of pure commands
+  const CommandSpec* spec;  // the row being run (the subcommand's row for subcommands)
 };
 
 // The whole table (top-level commands, each with its subcommands).
