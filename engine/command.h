@@ -41,34 +41,34 @@ enum CommandFlag : uint32_t {
 };
 
 struct CommandSpec {
-  std::string_view name;  // lowercase; subcommands are named without the parent ("get")
-  int arity;              // as Redis: counts the name; negative means "at least -arity"
+  std::string_view name{};  // lowercase; subcommands are named without the parent ("get")
+  int arity;                // as Redis: counts the name; negative means "at least -arity"
   uint32_t flags;
   int first_key;  // 0 when the command takes no key
   int last_key;   // negative counts from the end (-1 = last argument)
   int key_step;
-  CommandHandler handler;  // nullptr for a container of subcommands
-  std::string_view group;  // "string", "generic", "connection", "server", ...
-  std::string_view since;  // Redis version the command appeared in
-  std::string_view summary;
-  std::string_view complexity;
-  // Argument syntax in Redis's usage notation, e.g.
-  // "key value [NX | XX] [GET] [EX seconds | PX milliseconds | KEEPTTL]".
-  // COMMAND DOCS derives its argument tree from it (see command_docs.h).
-  std::string_view syntax;
-  std::span<const CommandSpec> subcommands;
+  CommandHandler handler;    // nullptr for a container of subcommands
+  std::string_view group{};  // "string", "generic", "connection", "server", ...
+  std::string_view since{};  // Redis version the command appeared in
+  std::string_view summary{};
+  std::string_view complexity{};
+  // Argument syntax: Redis's usage notation annotated with what COMMAND DOCS reports (types,
+  // group names, versions), e.g. "key<key> value [condition: NX | XX]@2.6.12 [GET]@6.2.0".
+  // COMMAND DOCS and the README's usage lines derive from it (see command_docs.h).
+  std::string_view syntax{};
+  std::span<const CommandSpec> subcommands{};
   // COMMAND INFO extras, as Redis 7.0 reports them.
-  std::string_view acl_categories;  // space-separated, without '@': "write string slow"
-  std::string_view tips;            // space-separated: "request_policy:all_shards ..."
+  std::string_view acl_categories{};  // space-separated, without '@': "write string slow"
+  std::string_view tips{};            // space-separated: "request_policy:all_shards ..."
   // Key specs, ';'-separated; each "FLAGS|begin index|lastkey|keystep|limit[|notes]" with
   // space-separated flags, e.g. "RW access delete|1|0|1|0". Empty for keyless commands.
-  std::string_view key_specs;
+  std::string_view key_specs{};
   // COMMAND DOCS extras: history entries "version|text", '\n'-separated; doc flags
   // ("deprecated"); for deprecated commands the version and the replacement.
-  std::string_view history;
-  std::string_view doc_flags;
-  std::string_view deprecated_since;
-  std::string_view replaced_by;
+  std::string_view history{};
+  std::string_view doc_flags{};
+  std::string_view deprecated_since{};
+  std::string_view replaced_by{};
 };
 
 // The client a command runs for, as the engine sees it (implemented by server/).
