@@ -1,0 +1,383 @@
+"""Seeded random command generator for the differential test.
+
+Each generated item is (argv, mode): argv a list of bytes, mode how replies are compared —
+"exact", ("tol", n) for integers that depend on the clock (TTL, PTTL, EXPIRETIME of relative
+expiries may differ by n between two servers), or "unordered" for arrays whose order is a hash
+table's (KEYS). Relative expiries are drawn from a wide range so two of them practically never
+tie, which keeps NX/XX/GT/LT outcomes identical on both servers whatever their clocks read.
+"""
+
+# Absolute unix times far in the future (2100, 2200) so EXPIREAT/EXAT results agree exactly.
+FAR_S = [4102444800, 7258118400, 4102444801]
+FAR_MS = [t * 1000 + 123 for t in FAR_S]
+
+KEYS = [b"k1", b"k2", b"k3", b"k4", b"n1", b"n2", b"f1", b"\x00bin\xff\r\n", "ключ🔑".encode()]
+
+# Redis 7.0 arities (negative: at least -arity), for wrong-arity requests.
+ARITY = {
+    "get": 2, "set": -3, "setnx": 3, "setex": 4, "psetex": 4, "getset": 3, "getdel": 2,
+    "getex": -2, "mget": -2, "mset": -3, "msetnx": -3, "append": 3, "strlen": 2, "incr": 2,
+    "decr": 2, "incrby": 3, "decrby": 3, "incrbyfloat": 3, "getrange": 4, "substr": 4,
+    "setrange": 4, "del": -2, "unlink": -2, "exists": -2, "touch": -2, "type": 2, "expire": -3,
+    "pexpire": -3, "expireat": -3, "pexpireat": -3, "ttl": 2, "pttl": 2, "expiretime": 2,
+    "pexpiretime": 2, "persist": 2, "rename": 3, "renamenx": 3, "copy": -3, "keys": 2,
+    "randomkey": 1, "dbsize": 1, "ping": -1, "echo": 2, "select": 2, "object": -2, "client": -2,
+}
+SUB_ARITY = {("object", "encoding"): 3, ("object", "refcount"): 3, ("object", "freq"): 3,
+             ("client", "setname"): 3, ("client", "getname"): 2}
+
+BAD_INTS = [b"", b" 1", b"1 ", b"1.5", b"abc", b"9223372036854775808", b"-9223372036854775809",
+            b"0x10", b"+1", b"1e3", b"--1", b"\x00", b"99999999999999999999"]
+EDGE_INTS = [b"0", b"-0", b"1", b"-1", b"9223372036854775807", b"-9223372036854775808",
+             b"9223372036854775806", b"-9223372036854775807", b"10000", b"9999", b"007"]
+FLOATS = [b"0.1", b"-0.1", b"1.5", b"1e10", b"3.0e-5", b"-2.5E+3", b"10", b"1e308", b"-1e308",
+          b"0", b"-0", b"inf", b"-inf", b"nan", b"+inf", b"1.", b".5", b" 1.0", b"1.0 ", b"",
+          b"abc", b"5.0000000000000001", b"1e-320", b"17976931348623157e292"]
+
+
+class CommandGen:
+    """Draws commands from every group; all randomness comes from the given random.Random."""
+
+    def __init__(self, rng):
+        self.r = rng
+        self.gens = [
+            (12, self.gen_set), (6, self.gen_get_family), (5, self.gen_numeric),
+            (3, self.gen_incrbyfloat), (4, self.gen_multi), (4, self.gen_range),
+            (3, self.gen_set_variants), (6, self.gen_expire), (5, self.gen_ttl_queries),
+            (4, self.gen_keyspace), (2, self.gen_rename_copy), (2, self.gen_object),
+            (2, self.gen_connection), (3, self.gen_wrong_arity), (1, self.gen_unknown),
+            (1, self.gen_big), (1, self.gen_scenario), (1, self.gen_bad_numbers),
+        ]
+        self.total = sum(w for w, _ in self.gens)
+
+    def key(self):
+        return self.r.choice(KEYS)
+
+    def value(self):
+        r = self.r.random()
+        if r < 0.3:
+            return str(self.r.randint(-1000, 20000)).encode()
+        if r < 0.4:
+            return self.r.choice(EDGE_INTS)
+        if r < 0.5:
+            return self.r.choice(FLOATS)
+        if r < 0.6:
+            return bytes(self.r.randrange(256) for _ in range(self.r.randint(0, 20)))
+        if r < 0.65:
+            return "значение ✓ 値 🎉".encode()
+        if r < 0.7:
+            return b"x" * self.r.choice([43, 44, 45, 100])
+        return ("v%d" % self.r.randint(0, 99)).encode()
+
+    def rel_seconds(self):
+        return str(self.r.randint(1000, 10**6)).encode()
+
+    def rel_ms(self):
+        return str(self.r.randint(1000, 10**6) * 1000 + self.r.randint(0, 999)).encode()
+
+    def next(self):
+        """Returns a list of (argv, mode) — usually one command, a few for scenarios."""
+        x = self.r.uniform(0, self.total)
+        for w, g in self.gens:
+            x -= w
+            if x <= 0:
+                return g()
+        return self.gens[-1][1]()
+
+    # -- strings -----------------------------------------------------------------------------
+
+    def set_options(self):
+        r = self.r
+        opts = []
+        if r.random() < 0.3:
+            opts.append(r.choice([b"NX", b"XX", b"nx", b"xx"]))
+        if r.random() < 0.3:
+            opts.append(b"GET")
+        e = r.random()
+        if e < 0.15:
+            opts += [b"EX", self.rel_seconds()]
+        elif e < 0.25:
+            opts += [b"PX", self.rel_ms()]
+        elif e < 0.32:
+            opts += [b"EXAT", str(r.choice(FAR_S)).encode()]
+        elif e < 0.38:
+            opts += [b"PXAT", str(r.choice(FAR_MS)).encode()]
+        elif e < 0.45:
+            opts.append(b"KEEPTTL")
+        elif e < 0.55:
+            # Invalid or conflicting options.
+            opts += r.choice([
+                [b"EX", b"0"], [b"EX", b"-5"], [b"PX", b"0"], [b"EX", b"abc"], [b"EX"],
+                [b"EX", b"10", b"PX", b"10000"], [b"NX", b"XX"], [b"KEEPTTL", b"EX", b"100"],
+                [b"EXAT", b"0"], [b"PXAT", b"-1"], [b"FOO"], [b"EX", b"9999999999999999"],
+                [b"PX", b"9223372036854775807"], [b"EX", b"1.5"], [b"GET", b"GET"],
+                [b"EX", b"100", b"EX", b"200"], [b"NX", b"NX"], [b"PXAT", b"1"],
+                [b"EXAT", b"1"], [b"EX", b" 100"],
+            ])
+        if r.random() < 0.1:
+            r.shuffle(opts)
+        return opts
+
+    def gen_set(self):
+        k = self.key()
+        opts = self.set_options()
+        out = [([b"SET", k, self.value()] + opts, "exact")]
+        if b"EXAT" in opts or b"PXAT" in opts:
+            # A past absolute time leaves a key that only expires lazily (or whenever the active
+            # expiry cycle samples it), so DBSIZE would race; touching it expires it now.
+            out.append(([b"EXISTS", k], "exact"))
+        return out
+
+    def gen_get_family(self):
+        r = self.r
+        k = self.key()
+        c = r.choice(["get", "getset", "getdel", "getex", "strlen", "append", "getex2"])
+        if c == "get":
+            return [([b"GET", k], "exact")]
+        if c == "getset":
+            return [([b"GETSET", k, self.value()], "exact")]
+        if c == "getdel":
+            return [([b"GETDEL", k], "exact")]
+        if c == "strlen":
+            return [([b"STRLEN", k], "exact")]
+        if c == "append":
+            return [([b"APPEND", k, self.value()], "exact")]
+        opt = r.choice([[], [b"PERSIST"], [b"EX", self.rel_seconds()], [b"PX", self.rel_ms()],
+                        [b"EXAT", str(r.choice(FAR_S)).encode()],
+                        [b"PXAT", str(r.choice(FAR_MS)).encode()], [b"EX", b"0"], [b"EX"],
+                        [b"PERSIST", b"EX", b"10"], [b"KEEPTTL"], [b"EX", b"x"], [b"px", b"-1"],
+                        [b"EX", b"10", b"EX", b"20"], [b"FOO"]])
+        return [([b"GETEX", k] + opt, "exact")]
+
+    def gen_numeric(self):
+        r = self.r
+        k = r.choice([b"n1", b"n2", self.key()])
+        c = r.choice(["INCR", "DECR", "INCRBY", "DECRBY", "SET"])
+        if c in ("INCR", "DECR"):
+            return [([c.encode(), k], "exact")]
+        if c == "SET":
+            return [([b"SET", k, r.choice(EDGE_INTS + [b"100", b"-100"])], "exact")]
+        amount = r.choice(EDGE_INTS + BAD_INTS[:6] + [str(r.randint(-10**6, 10**6)).encode()])
+        return [([c.encode(), k, amount], "exact")]
+
+    def gen_incrbyfloat(self):
+        r = self.r
+        k = r.choice([b"f1", b"n1", self.key()])
+        if r.random() < 0.2:
+            return [([b"SET", k, r.choice(FLOATS + EDGE_INTS)], "exact")]
+        return [([b"INCRBYFLOAT", k, r.choice(FLOATS + EDGE_INTS[:4])], "exact")]
+
+    def gen_multi(self):
+        r = self.r
+        c = r.choice([b"MGET", b"MSET", b"MSETNX", b"DEL", b"UNLINK", b"EXISTS", b"TOUCH"])
+        n = r.randint(1, 5)
+        if c in (b"MSET", b"MSETNX"):
+            argv = [c]
+            for _ in range(n):
+                argv += [self.key(), self.value()]
+            if r.random() < 0.1:
+                argv.append(self.key())  # odd count: wrong arity
+            return [(argv, "exact")]
+        return [([c] + [self.key() for _ in range(n)], "exact")]
+
+    def gen_range(self):
+        r = self.r
+        k = self.key()
+        idx = lambda: r.choice([b"0", b"-1", b"1", b"-100", b"100", b"3", b"-3", b"x", b"",
+                                b"9223372036854775807", b"-9223372036854775808",
+                                str(r.randint(-20, 20)).encode()])
+        c = r.random()
+        if c < 0.4:
+            return [([b"GETRANGE", k, idx(), idx()], "exact")]
+        if c < 0.5:
+            return [([b"SUBSTR", k, idx(), idx()], "exact")]
+        off = r.choice([b"0", b"1", b"5", b"10", b"-1", b"x", str(r.randint(0, 300)).encode(),
+                        b"536870911", b"536870912", b"9223372036854775807"])
+        val = r.choice([b"", b"abc", b"\x00\xff", "ü".encode(), self.value()])
+        if off in (b"536870911",) and val:
+            val = b"zz"  # offset+len past 512MB: the size error, never a 512MB allocation
+        if off == b"536870911" and not val:
+            off = b"536870912"
+        return [([b"SETRANGE", k, off, val], "exact")]
+
+    def gen_set_variants(self):
+        r = self.r
+        k = self.key()
+        c = r.choice(["setnx", "setex", "psetex"])
+        if c == "setnx":
+            return [([b"SETNX", k, self.value()], "exact")]
+        t = r.choice([self.rel_seconds(), b"0", b"-1", b"abc", b"9999999999999999", b"1.5"])
+        if c == "setex":
+            return [([b"SETEX", k, t, self.value()], "exact")]
+        t = r.choice([self.rel_ms(), b"0", b"-1", b"abc", b"9223372036854775807"])
+        return [([b"PSETEX", k, t, self.value()], "exact")]
+
+    # -- keys --------------------------------------------------------------------------------
+
+    def gen_expire(self):
+        r = self.r
+        k = self.key()
+        c = r.choice([b"EXPIRE", b"PEXPIRE", b"EXPIREAT", b"PEXPIREAT", b"PERSIST"])
+        if c == b"PERSIST":
+            return [([c, k], "exact")]
+        p = r.random()
+        if c == b"EXPIRE":
+            t = self.rel_seconds() if p < 0.8 else r.choice([b"-1", b"0", b"x", b"9223372036854775807", b"1.5"])
+        elif c == b"PEXPIRE":
+            t = self.rel_ms() if p < 0.8 else r.choice([b"-1", b"0", b"x", b"9223372036854775807"])
+        elif c == b"EXPIREAT":
+            t = str(r.choice(FAR_S)).encode() if p < 0.8 else r.choice([b"1", b"0", b"-5", b"x"])
+        else:
+            t = str(r.choice(FAR_MS)).encode() if p < 0.8 else r.choice([b"1", b"0", b"x"])
+        argv = [c, k, t]
+        if r.random() < 0.5:
+            argv += r.choice([[b"NX"], [b"XX"], [b"GT"], [b"LT"], [b"gt"], [b"NX", b"XX"],
+                              [b"GT", b"LT"], [b"NX", b"GT"], [b"XX", b"GT"], [b"XX", b"LT"],
+                              [b"FOO"], [b"GT", b"GT"]])
+        return [(argv, "exact")]
+
+    def gen_ttl_queries(self):
+        k = self.key()
+        c = self.r.choice([(b"TTL", ("tol", 1)), (b"PTTL", ("tol", 1500)),
+                           (b"EXPIRETIME", ("tol", 2)), (b"PEXPIRETIME", ("tol", 2000)),
+                           (b"TYPE", "exact"), (b"EXISTS", "exact")])
+        return [([c[0], k], c[1])]
+
+    def gen_keyspace(self):
+        r = self.r
+        c = r.random()
+        if c < 0.5:
+            pat = r.choice([b"*", b"k*", b"k?", b"[kn]1", b"[^k]*", b"*1", b"\\*", b"k[1-3]",
+                            b"", b"\x00*", "ключ*".encode(), b"[a-", b"*[", b"?"])
+            return [([b"KEYS", pat], "unordered")]
+        if c < 0.8:
+            return [([b"DBSIZE"], "exact")]
+        if c < 0.9:
+            return [([b"TYPE", self.key()], "exact")]
+        return [([b"FLUSHDB"] + r.choice([[], [b"ASYNC"], [b"SYNC"], [b"FOO"]]), "exact")]
+
+    def gen_rename_copy(self):
+        r = self.r
+        a, b = self.key(), self.key()
+        c = r.choice([b"RENAME", b"RENAMENX", b"COPY"])
+        argv = [c, a, b]
+        if c == b"COPY" and r.random() < 0.5:
+            argv += r.choice([[b"REPLACE"], [b"DB", b"0"], [b"DB", b"0", b"REPLACE"],
+                              [b"DB", b"x"], [b"DB"], [b"FOO"], [b"DB", b"99"]])
+        return [(argv, "exact")]
+
+    def gen_object(self):
+        r = self.r
+        sub = r.choice([b"ENCODING", b"REFCOUNT", b"FREQ", b"encoding", b"NOPE"])
+        argv = [b"OBJECT", sub, self.key()]
+        if r.random() < 0.1:
+            argv.append(b"extra")
+        return [(argv, "exact")]
+
+    def gen_connection(self):
+        r = self.r
+        c = r.choice(["ping", "echo", "select", "setname", "getname"])
+        if c == "ping":
+            return [([b"PING"] + r.choice([[], [self.value()], [b"a", b"b"]]), "exact")]
+        if c == "echo":
+            return [([b"ECHO", self.value()], "exact")]
+        if c == "select":
+            return [([b"SELECT", r.choice([b"0", b"x", b"16", b"-1", b"", b"1.5", b"0 "])], "exact")]
+        if c == "setname":
+            name = r.choice([b"app", b"my-client_1", b"a b", b"x\ny", b"", "имя".encode(), b"\x01"])
+            return [([b"CLIENT", b"SETNAME", name], "exact")]
+        return [([b"CLIENT", b"GETNAME"], "exact")]
+
+    def gen_wrong_arity(self):
+        r = self.r
+        name, arity = r.choice(list(ARITY.items()))
+        if arity > 0:
+            n = r.choice([arity - 1, arity + 1]) if arity > 1 else 2
+        else:
+            n = -arity - 1
+        n = max(n, 1)
+        if name in ("object", "client"):
+            (parent, sub), a = r.choice(list(SUB_ARITY.items()))
+            n = r.choice([a - 1, a + 1])
+            return [([parent.encode(), sub.encode()] + [b"k1"] * (n - 2), "exact")]
+        if name == "ping":
+            n = 3
+        argv = [r.choice([name.encode(), name.upper().encode()])] + [b"k1"] * (n - 1)
+        return [(argv, "exact")]
+
+    def gen_unknown(self):
+        r = self.r
+        argv = r.choice([
+            [b"NOSUCHCMD"], [b"nosuch", b"a", b"b"], [b"FOO", b"x" * 200], [b"GETT", b"k1"],
+            [b"OBJECT", b"nosuch"], [b"CLIENT", b"nosuch", b"x"], [b"OBJECT"],
+            ["команда".encode(), b"\x00\xff"], [b"SET\x00", b"a", b"b"],
+            [b"x", b"1", b"2", b"3", b"4", b"5", b"6", b"7", b"8", b"9", b"10", b"11"],
+        ])
+        return [(argv, "exact")]
+
+    def gen_big(self):
+        r = self.r
+        size = r.choice([1000, 65536, 100000, 512 * 1024, 1024 * 1024])
+        val = bytes(r.randrange(256) for _ in range(64)) * (size // 64)
+        k = self.key()
+        return [([b"SET", k, val], "exact"), ([b"GET", k], "exact"), ([b"STRLEN", k], "exact"),
+                ([b"APPEND", k, b"tail"], "exact"), ([b"GETRANGE", k, b"-10", b"-1"], "exact"),
+                ([b"OBJECT", b"ENCODING", k], "exact"), ([b"DEL", k], "exact")]
+
+    def gen_scenario(self):
+        r = self.r
+        c = r.choice(["randomkey", "select1", "expire_past", "encodings"])
+        if c == "randomkey":
+            k = self.key()
+            return [([b"FLUSHDB"], "exact"), ([b"RANDOMKEY"], "exact"),
+                    ([b"SET", k, b"only"], "exact"), ([b"RANDOMKEY"], "exact"),
+                    ([b"DBSIZE"], "exact")]
+        if c == "select1":
+            k = self.key()
+            return [([b"SELECT", b"1"], "exact"), ([b"FLUSHDB"], "exact"),
+                    ([b"SET", k, b"db1"], "exact"), ([b"GET", k], "exact"),
+                    ([b"DBSIZE"], "exact"), ([b"SELECT", b"0"], "exact"),
+                    ([b"COPY", k, b"k2", b"DB", b"1", b"REPLACE"], "exact"),
+                    ([b"SELECT", b"1"], "exact"), ([b"GET", b"k2"], "exact"),
+                    ([b"SELECT", b"0"], "exact")]
+        if c == "expire_past":
+            k = self.key()
+            return [([b"SET", k, b"v"], "exact"), ([b"EXPIREAT", k, b"100"], "exact"),
+                    ([b"EXISTS", k], "exact"), ([b"SET", k, b"v", b"PXAT", b"1000"], "exact"),
+                    ([b"GET", k], "exact"), ([b"SET", k, b"v"], "exact"),
+                    ([b"PEXPIRE", k, b"-1"], "exact"), ([b"TTL", k], "exact")]
+        k = self.key()
+        out = []
+        for v in [b"12345", b"-1", b"9999", b"10000", b"abc", b"x" * 44, b"x" * 45, b"1.5",
+                  b"9223372036854775807", b"012", b" 1"]:
+            out += [([b"SET", k, v], "exact"), ([b"OBJECT", b"ENCODING", k], "exact"),
+                    ([b"OBJECT", b"REFCOUNT", k], "exact")]
+        out += [([b"APPEND", k, b"z"], "exact"), ([b"OBJECT", b"ENCODING", k], "exact"),
+                ([b"SET", k, b"5"], "exact"), ([b"INCR", k], "exact"),
+                ([b"OBJECT", b"ENCODING", k], "exact"), ([b"SETRANGE", k, b"0", b"7"], "exact"),
+                ([b"OBJECT", b"ENCODING", k], "exact")]
+        return out
+
+    def gen_bad_numbers(self):
+        r = self.r
+        k = self.key()
+        bad = r.choice(BAD_INTS)
+        argv = r.choice([
+            [b"INCRBY", k, bad], [b"DECRBY", k, bad], [b"EXPIRE", k, bad],
+            [b"PEXPIRE", k, bad], [b"SETEX", k, bad, b"v"], [b"GETRANGE", k, bad, b"1"],
+            [b"SETRANGE", k, bad, b"v"], [b"SELECT", bad], [b"SET", k, b"v", b"EX", bad],
+            [b"INCRBYFLOAT", k, bad], [b"EXPIREAT", k, bad], [b"PSETEX", k, bad, b"v"],
+        ])
+        return [(argv, "exact")]
+
+    def inline(self):
+        """An inline (non-RESP) request line and nothing else: simple words or quoted forms."""
+        r = self.r
+        k = r.choice([b"k1", b"k2", b"n1", b"k3"])
+        return r.choice([
+            b"PING", b"ping hello", b"SET " + k + b" inline", b"GET " + k, b"INCR n1",
+            b"SET " + k + b' "with space"', b"SET " + k + b" 'single quoted'",
+            b'ECHO "\\x41\\x42\\n\\t"', b"  GET   " + k + b"  ", b"DEL k1 k2",
+            b'SET "k 1" v', b"EXISTS k1 k2 k3", b"ECHO \"a\\\"b\"", b"MGET k1 k2 n1",
+            b"ECHO \"\\xzz\"", b"UNKNOWN arg", b"STRLEN " + k, b"ECHO ''", b"ECHO \"\"",
+        ])

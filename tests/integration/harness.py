@@ -1,0 +1,387 @@
+"""Shared helpers for ringkv's integration tests.
+
+Starts servers on free ports (ringkv or a reference redis-server), stops them by PID, and talks
+to them over raw sockets with a RESP client that returns each reply as its exact bytes, so tests
+can compare ringkv with Redis byte for byte.
+
+The server under test is given with --server PATH. When PATH is a redis-server binary (or the
+environment variable RINGKV_SERVER_KIND=redis is set) the harness starts it the way the oracle is
+started, which lets every test validate itself against Redis before ringkv exists.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
+
+
+def free_port():
+    """Returns a TCP port on 127.0.0.1 that the OS reports free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def is_redis_binary(path):
+    """True when `path` should be driven like redis-server rather than ringkv-server."""
+    if os.environ.get("RINGKV_SERVER_KIND") == "redis":
+        return True
+    return os.path.basename(os.path.realpath(path)).startswith("redis-server")
+
+
+def encode_command(*args):
+    """Encodes arguments (str, bytes or int) as one RESP multibulk request."""
+    parts = [b"*%d\r\n" % len(args)]
+    for a in args:
+        if isinstance(a, int):
+            a = str(a).encode()
+        elif isinstance(a, str):
+            a = a.encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(parts)
+
+
+class ServerProcess:
+    """One server process on 127.0.0.1:port, with its log and working files in a temp dir."""
+
+    def __init__(self, binary, kind=None, port=None, extra_args=(), name="server"):
+        self.binary = binary
+        self.kind = kind or ("redis" if is_redis_binary(binary) else "ringkv")
+        self.port = port or free_port()
+        self.extra_args = list(extra_args)
+        self.name = name
+        self.dir = tempfile.mkdtemp(prefix="ringkv-it-%s-" % name)
+        self.log_path = os.path.join(self.dir, "server.log")
+        self.proc = None
+        self.log_file = None
+
+    def command_line(self):
+        """The argv this server is started with."""
+        args = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
+        if self.kind == "redis":
+            args += ["--save", "", "--appendonly", "no", "--dir", self.dir]
+        return args + self.extra_args
+
+    def start(self, wait=True, timeout=10.0):
+        """Starts the process and (by default) waits until it answers PING."""
+        self.log_file = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            self.command_line(), cwd=self.dir, stdout=self.log_file, stderr=subprocess.STDOUT
+        )
+        if wait:
+            self.wait_ready(timeout)
+        return self
+
+    def wait_ready(self, timeout=10.0):
+        """Polls PING until +PONG; raises with the log's tail when the server dies or times out."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    "%s exited with %s during start:\n%s" % (self.name, self.proc.returncode, self.log())
+                )
+            try:
+                with RespClient(self.port, timeout=1.0) as c:
+                    if c.call("PING") == b"+PONG\r\n":
+                        return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("%s did not answer PING within %.0fs:\n%s" % (self.name, timeout, self.log()))
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def rss_kb(self):
+        """Resident set size in kB, from /proc/PID/status."""
+        with open("/proc/%d/status" % self.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def log(self, tail=4000):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read()[-tail:].decode(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self, timeout=5.0):
+        """SIGTERM, then SIGKILL if still running after `timeout`; returns the exit code."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            try:
+                os.kill(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+            except ProcessLookupError:
+                pass
+        if self.log_file:
+            self.log_file.close()
+            self.log_file = None
+        return self.proc.returncode
+
+    def cleanup(self):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
+def start_oracle(name="redis"):
+    """Starts a reference redis-server 7 on a free port."""
+    return ServerProcess(REDIS_SERVER, kind="redis", name=name).start()
+
+
+class ReplyReader:
+    """Reads exactly one RESP2/RESP3 reply at a time from a socket, as raw bytes."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = bytearray()
+        self.pos = 0
+
+    def _fill(self):
+        data = self.sock.recv(65536)
+        if not data:
+            raise ConnectionError("connection closed by server")
+        if self.pos > 1 << 20:
+            del self.buf[: self.pos]
+            self.pos = 0
+        self.buf += data
+
+    def _line(self):
+        while True:
+            i = self.buf.find(b"\r\n", self.pos)
+            if i >= 0:
+                line = bytes(self.buf[self.pos : i])
+                self.pos = i + 2
+                return line
+            self._fill()
+
+    def _exact(self, n):
+        while len(self.buf) - self.pos < n:
+            self._fill()
+        data = bytes(self.buf[self.pos : self.pos + n])
+        self.pos += n
+        return data
+
+    def read(self):
+        """Returns the next complete reply's bytes (nested aggregates and attributes included)."""
+        start = self.pos
+        self._skip_one()
+        return bytes(self.buf[start : self.pos])
+
+    def _skip_one(self):
+        line = self._line()
+        if not line:
+            raise ValueError("empty RESP line")
+        t, rest = chr(line[0]), line[1:]
+        if t in "+-:_,#(":
+            return
+        if t in "$=!":
+            n = int(rest)
+            if n >= 0:
+                self._exact(n + 2)
+            return
+        if t in "*~>":
+            n = int(rest)
+            for _ in range(max(n, 0)):
+                self._skip_one()
+            return
+        if t == "%":
+            for _ in range(2 * int(rest)):
+                self._skip_one()
+            return
+        if t == "|":
+            for _ in range(2 * int(rest)):
+                self._skip_one()
+            self._skip_one()  # the attribute decorates the reply that follows it
+            return
+        raise ValueError("bad RESP type byte %r in %r" % (t, line))
+
+    def pending(self):
+        return len(self.buf) - self.pos
+
+
+class RespClient:
+    """A raw-socket RESP client: send bytes, read replies as exact bytes."""
+
+    def __init__(self, port, host="127.0.0.1", timeout=10.0):
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.reader = ReplyReader(self.sock)
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def read(self):
+        return self.reader.read()
+
+    def call(self, *args):
+        """Sends one command and returns its reply's raw bytes."""
+        self.send(encode_command(*args))
+        return self.read()
+
+    def closed_by_peer(self, timeout=2.0):
+        """True if the server closes the connection within `timeout` (after any pending bytes)."""
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                data = self.sock.recv(65536)
+                if not data:
+                    return True
+        except (socket.timeout, TimeoutError):
+            return False
+        except ConnectionResetError:
+            return True
+
+    def read_available(self, timeout=0.3):
+        """Reads whatever arrives until the peer closes or `timeout` passes with no data."""
+        out = bytes(self.reader.buf[self.reader.pos :])
+        self.reader.pos = len(self.reader.buf)
+        self.sock.settimeout(timeout)
+        closed = False
+        try:
+            while True:
+                data = self.sock.recv(65536)
+                if not data:
+                    closed = True
+                    break
+                out += data
+        except (socket.timeout, TimeoutError):
+            pass
+        except ConnectionResetError:
+            closed = True
+        return out, closed
+
+    def close(self):
+        self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def parse_reply(raw):
+    """Decodes one raw reply into Python values (bytes, int, None, list, dict, Error)."""
+    value, _ = _parse(raw, 0)
+    return value
+
+
+class Error(str):
+    """An error reply's text, distinct from a simple string."""
+
+
+def _parse(raw, pos):
+    end = raw.index(b"\r\n", pos)
+    t, rest = chr(raw[pos]), raw[pos + 1 : end]
+    pos = end + 2
+    if t == "+":
+        return rest, pos
+    if t == "-":
+        return Error(rest.decode(errors="replace")), pos
+    if t in ":(":
+        return int(rest), pos
+    if t == ",":
+        return float(rest), pos
+    if t == "#":
+        return rest == b"t", pos
+    if t == "_":
+        return None, pos
+    if t in "$=!":
+        n = int(rest)
+        if n < 0:
+            return None, pos
+        return raw[pos : pos + n], pos + n + 2
+    if t in "*~>":
+        n = int(rest)
+        if n < 0:
+            return None, pos
+        items = []
+        for _ in range(n):
+            item, pos = _parse(raw, pos)
+            items.append(item)
+        return items, pos
+    if t in "%|":
+        d = {}
+        for _ in range(int(rest)):
+            k, pos = _parse(raw, pos)
+            v, pos = _parse(raw, pos)
+            d[k if not isinstance(k, list) else tuple(k)] = v
+        if t == "|":
+            return _parse(raw, pos)
+        return d, pos
+    raise ValueError("bad RESP type %r" % t)
+
+
+class Report:
+    """Counts checks and failures; every test ends with report.finish()."""
+
+    def __init__(self, name):
+        self.name = name
+        self.checks = 0
+        self.failures = []
+        self.started = time.time()
+
+    def check(self, cond, what, detail=""):
+        """Records one assertion; prints it when it fails."""
+        self.checks += 1
+        if not cond:
+            self.failures.append(what)
+            print("FAIL: %s%s" % (what, ("\n      " + detail) if detail else ""), flush=True)
+        return cond
+
+    def equal(self, got, want, what):
+        return self.check(got == want, what, "got  %r\n      want %r" % (got, want))
+
+    def finish(self):
+        """Prints the summary and exits: 0 when every check passed, 1 otherwise."""
+        elapsed = time.time() - self.started
+        status = "OK" if not self.failures and self.checks else "FAILED"
+        if not self.checks:
+            print("no checks ran")
+        print(
+            "%s: %s — %d checks, %d failures, %.1fs"
+            % (self.name, status, self.checks, len(self.failures), elapsed),
+            flush=True,
+        )
+        sys.exit(0 if status == "OK" else 1)
+
+
+def arg_parser(description):
+    """The common command line: --server PATH plus test-specific options."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--server", required=True, help="server binary under test (ringkv-server)")
+    return p
+
+
+def seeded_rng(seed):
+    """A random.Random with `seed` (a fresh one when None); prints the seed for reproduction."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(1 << 31)
+    print("seed: %d" % seed, flush=True)
+    return random.Random(seed), seed
