@@ -1,0 +1,273 @@
+// String command handlers: parse arguments in Redis's order (so the first error reported is the
+// one Redis reports), call the pure operations of string_ops.h and write the reply.
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/handlers.h"
+#include "engine/store.h"
+#include "engine/string_ops.h"
+#include "protocol/errors.h"
+
+namespace ringkv::engine {
+
+namespace err = protocol::err;
+
+namespace {
+
+// The command's name as Redis prints it in errors: its table name, lowercase.
+std::string command_name(const CommandContext& ctx) {
+  std::string name(ctx.argv[0]);
+  for (char& c : name) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return name;
+}
+
+// Writes an error; templates that name the command get it filled in.
+void reply_error(CommandContext& ctx, std::string_view text) {
+  if (text == err::kInvalidExpireTime || text == err::kWrongArity) {
+    std::string filled(text);
+    filled.replace(filled.find("%s"), 2, command_name(ctx));
+    ctx.reply.error(filled);
+    return;
+  }
+  ctx.reply.error(text);
+}
+
+// Bulk reply of an optional string, null when absent.
+void reply_optional(CommandContext& ctx, const std::optional<std::string>& value) {
+  if (value) {
+    ctx.reply.bulk(*value);
+  } else {
+    ctx.reply.null();
+  }
+}
+
+// Parses an integer argument, replying the error when it is not one.
+bool int64_arg_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out) {
+  if (parse_int64(arg, out)) return true;
+  ctx.reply.error(err::kNotInteger);
+  return false;
+}
+
+// The Expiry a write applies: KEEPTTL keeps it, an expiry option sets it, otherwise none.
+// Validates the expiry argument as Redis does before touching the key.
+std::optional<Expiry> expiry_or_reply(CommandContext& ctx, const StringSetOptions& options) {
+  if (options.keep_ttl) return Expiry::keep();
+  if (options.expire == ExpireOption::kNone) return Expiry::none();
+  auto at = resolve_expire_ms(options.expire, options.expire_arg, ctx.store.now());
+  if (!at) {
+    reply_error(ctx, at.error());
+    return std::nullopt;
+  }
+  return Expiry::at(*at);
+}
+
+// SET, SETEX and PSETEX share this tail: write, then reply as SET does.
+void set_and_reply(CommandContext& ctx, std::string_view key, std::string_view value,
+                   const StringSetOptions& options, Expiry expiry) {
+  auto outcome = set_value(ctx.store, key, value, options, expiry);
+  if (!outcome) {
+    ctx.reply.error(outcome.error());
+  } else if (options.get) {
+    reply_optional(ctx, outcome.value().old_value);
+  } else if (outcome.value().written) {
+    ctx.reply.ok();
+  } else {
+    ctx.reply.null();
+  }
+}
+
+// SETEX / PSETEX: key, expiry, value.
+void set_with_expire(CommandContext& ctx, ExpireOption option) {
+  auto at = resolve_expire_ms(option, ctx.argv[2], ctx.store.now());
+  if (!at) {
+    reply_error(ctx, at.error());
+    return;
+  }
+  set_and_reply(ctx, ctx.argv[1], ctx.argv[3], StringSetOptions{}, Expiry::at(*at));
+}
+
+void incr_and_reply(CommandContext& ctx, int64_t delta) {
+  auto value = incr_by(ctx.store, ctx.argv[1], delta);
+  if (value) {
+    ctx.reply.integer(*value);
+  } else {
+    ctx.reply.error(value.error());
+  }
+}
+
+// MSET / MSETNX: an even number of key/value arguments is checked here, not by the dispatcher.
+bool mset_pairs_or_reply(CommandContext& ctx) {
+  if (ctx.argv.size() % 2 == 1) return true;
+  reply_error(ctx, err::kWrongArity);
+  return false;
+}
+
+}  // namespace
+
+void cmd_get(CommandContext& ctx) {
+  auto e = lookup_string(ctx.store, ctx.argv[1]);
+  if (!e) {
+    ctx.reply.error(e.error());
+  } else if (*e == nullptr) {
+    ctx.reply.null();
+  } else {
+    ctx.reply.bulk((*e)->string_value());
+  }
+}
+
+void cmd_set(CommandContext& ctx) {
+  auto options = parse_string_set_options(ctx.argv.subspan(3), SetOptionsFor::kSet);
+  if (!options) {
+    ctx.reply.error(options.error());
+    return;
+  }
+  auto expiry = expiry_or_reply(ctx, *options);
+  if (!expiry) return;
+  set_and_reply(ctx, ctx.argv[1], ctx.argv[2], *options, *expiry);
+}
+
+void cmd_setnx(CommandContext& ctx) {
+  StringSetOptions options;
+  options.nx = true;
+  auto outcome = set_value(ctx.store, ctx.argv[1], ctx.argv[2], options, Expiry::none());
+  ctx.reply.integer(outcome.value().written ? 1 : 0);
+}
+
+void cmd_setex(CommandContext& ctx) { set_with_expire(ctx, ExpireOption::kEx); }
+
+void cmd_psetex(CommandContext& ctx) { set_with_expire(ctx, ExpireOption::kPx); }
+
+void cmd_getset(CommandContext& ctx) {
+  auto old = get_set(ctx.store, ctx.argv[1], ctx.argv[2]);
+  if (old) {
+    reply_optional(ctx, *old);
+  } else {
+    ctx.reply.error(old.error());
+  }
+}
+
+void cmd_getdel(CommandContext& ctx) {
+  auto old = get_del(ctx.store, ctx.argv[1]);
+  if (old) {
+    reply_optional(ctx, *old);
+  } else {
+    ctx.reply.error(old.error());
+  }
+}
+
+void cmd_getex(CommandContext& ctx) {
+  auto options = parse_string_set_options(ctx.argv.subspan(2), SetOptionsFor::kGetex);
+  if (!options) {
+    ctx.reply.error(options.error());
+    return;
+  }
+  auto value = get_ex(ctx.store, ctx.argv[1], *options);
+  if (value) {
+    reply_optional(ctx, *value);
+  } else {
+    reply_error(ctx, value.error());
+  }
+}
+
+void cmd_mget(CommandContext& ctx) {
+  ctx.reply.array(ctx.argv.size() - 1);
+  for (size_t i = 1; i < ctx.argv.size(); ++i) {
+    // A key of another type reads as null here, not as an error.
+    auto e = lookup_string(ctx.store, ctx.argv[i]);
+    if (e && *e != nullptr) {
+      ctx.reply.bulk((*e)->string_value());
+    } else {
+      ctx.reply.null();
+    }
+  }
+}
+
+void cmd_mset(CommandContext& ctx) {
+  if (!mset_pairs_or_reply(ctx)) return;
+  set_many(ctx.store, ctx.argv.subspan(1), false);
+  ctx.reply.ok();
+}
+
+void cmd_msetnx(CommandContext& ctx) {
+  if (!mset_pairs_or_reply(ctx)) return;
+  ctx.reply.integer(set_many(ctx.store, ctx.argv.subspan(1), true) ? 1 : 0);
+}
+
+void cmd_append(CommandContext& ctx) {
+  auto length = append(ctx.store, ctx.argv[1], ctx.argv[2]);
+  if (length) {
+    ctx.reply.integer(static_cast<int64_t>(*length));
+  } else {
+    ctx.reply.error(length.error());
+  }
+}
+
+void cmd_strlen(CommandContext& ctx) {
+  auto length = str_len(ctx.store, ctx.argv[1]);
+  if (length) {
+    ctx.reply.integer(static_cast<int64_t>(*length));
+  } else {
+    ctx.reply.error(length.error());
+  }
+}
+
+void cmd_incr(CommandContext& ctx) { incr_and_reply(ctx, 1); }
+
+void cmd_decr(CommandContext& ctx) { incr_and_reply(ctx, -1); }
+
+void cmd_incrby(CommandContext& ctx) {
+  int64_t delta = 0;
+  if (!int64_arg_or_reply(ctx, ctx.argv[2], delta)) return;
+  incr_and_reply(ctx, delta);
+}
+
+void cmd_decrby(CommandContext& ctx) {
+  int64_t delta = 0;
+  if (!int64_arg_or_reply(ctx, ctx.argv[2], delta)) return;
+  // Negating INT64_MIN is not representable; Redis rejects it before looking at the key.
+  if (delta == std::numeric_limits<int64_t>::min()) {
+    ctx.reply.error(err::kDecrementOverflow);
+    return;
+  }
+  incr_and_reply(ctx, -delta);
+}
+
+void cmd_incrbyfloat(CommandContext& ctx) {
+  auto value = incr_by_float(ctx.store, ctx.argv[1], ctx.argv[2]);
+  if (value) {
+    ctx.reply.bulk(*value);
+  } else {
+    ctx.reply.error(value.error());
+  }
+}
+
+void cmd_getrange(CommandContext& ctx) {
+  int64_t start = 0;
+  int64_t end = 0;
+  if (!int64_arg_or_reply(ctx, ctx.argv[2], start)) return;
+  if (!int64_arg_or_reply(ctx, ctx.argv[3], end)) return;
+  auto range = get_range(ctx.store, ctx.argv[1], start, end);
+  if (range) {
+    ctx.reply.bulk(*range);
+  } else {
+    ctx.reply.error(range.error());
+  }
+}
+
+void cmd_setrange(CommandContext& ctx) {
+  int64_t offset = 0;
+  if (!int64_arg_or_reply(ctx, ctx.argv[2], offset)) return;
+  auto length = set_range(ctx.store, ctx.argv[1], offset, ctx.argv[3]);
+  if (length) {
+    ctx.reply.integer(static_cast<int64_t>(*length));
+  } else {
+    ctx.reply.error(length.error());
+  }
+}
+
+}  // namespace ringkv::engine
