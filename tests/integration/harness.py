@@ -35,7 +35,7 @@ def is_redis_binary(path):
     """True when `path` should be driven like redis-server rather than ringkv-server."""
     if os.environ.get("RINGKV_SERVER_KIND") == "redis":
         return True
-    return os.path.basename(os.path.realpath(path)).startswith("redis-server")
+    return os.path.basename(path).startswith("redis-server")
 
 
 def encode_command(*args):

@@ -1,0 +1,196 @@
+"""ringkv's process interface: --print-config round-trips through --config, bad config files exit
+with code 2 naming the file, key and reason, flags override the file, --version and --help, clean
+exit 0 on SIGTERM and SHUTDOWN, --maxclients, and idle clients disconnected after --timeout.
+
+Against a redis-server binary (harness self-check) only the parts Redis shares are run: signals,
+SHUTDOWN, --maxclients and --timeout.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+
+
+def run(binary, *args, timeout=10):
+    return subprocess.run([binary] + list(args), capture_output=True, timeout=timeout)
+
+
+def write(dirname, name, text):
+    path = os.path.join(dirname, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def check_print_config(report, binary, tmp):
+    first = run(binary, "--print-config")
+    report.equal(first.returncode, 0, "--print-config exits 0")
+    text = first.stdout.decode()
+    report.check("[server]" in text and "port" in text, "--print-config prints TOML", text[:300])
+    path = write(tmp, "printed.toml", text)
+    second = run(binary, "--config", path, "--print-config")
+    report.equal(second.returncode, 0, "--config of the printed file is accepted",)
+    report.equal(second.stdout.decode(), text, "--print-config round-trips through --config")
+
+    port = harness.free_port()
+    override = run(binary, "--config", path, "--port", str(port), "--loglevel", "warning",
+                   "--print-config")
+    out = override.stdout.decode()
+    report.check("port = %d" % port in out, "--port overrides the file in --print-config",
+                 out[:400])
+
+    server = harness.ServerProcess(binary, name="ringkv-config", port=port,
+                                   extra_args=["--config", path])
+    try:
+        server.start()
+        with harness.RespClient(port) as c:
+            report.equal(c.call("PING"), b"+PONG\r\n", "server started from the printed config")
+    finally:
+        server.cleanup()
+
+
+def check_file_overridden_by_flags(report, binary, tmp):
+    file_port, flag_port = harness.free_port(), harness.free_port()
+    path = write(tmp, "ports.toml", '[server]\nbind = "127.0.0.1"\nport = %d\n' % file_port)
+    proc = subprocess.Popen([binary, "--config", path, "--port", str(flag_port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        server = harness.ServerProcess(binary, port=flag_port)
+        server.proc = proc
+        server.wait_ready()
+        report.check(True, "server listens on the --port given on the command line")
+        try:
+            harness.RespClient(file_port, timeout=1).close()
+            report.check(False, "nothing listens on the file's port")
+        except OSError:
+            report.check(True, "nothing listens on the file's port")
+    except RuntimeError as e:
+        report.check(False, "server with --config and --port starts", str(e))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+BAD_CONFIGS = [
+    ("unknown key", "[server]\nport = 7000\nno_such_key = 1\n", "no_such_key"),
+    ("unknown section", "[nosuchsection]\nx = 1\n", "nosuchsection"),
+    ("wrong type", '[server]\nport = "seven thousand"\n', "port"),
+    ("port out of range", "[server]\nport = 70000\n", "port"),
+    ("negative port", "[server]\nport = -1\n", "port"),
+    ("bad size string", '[server]\nproto-max-bulk-len = "12QB"\n', "proto-max-bulk-len"),
+    ("bad log level", '[log]\nlevel = "loud"\n', "level"),
+    ("bad peer address", '[cluster]\npeers = ["nocolon"]\n', "peers"),
+    ("bad TOML", "[server\nport = 1\n", None),
+    ("bad TOML value", "[server]\nport = \n", None),
+]
+
+
+def check_bad_configs(report, binary, tmp):
+    for i, (what, text, key) in enumerate(BAD_CONFIGS):
+        path = write(tmp, "bad%d.toml" % i, text)
+        res = run(binary, "--config", path)
+        err = res.stderr.decode(errors="replace")
+        report.equal(res.returncode, 2, "bad config (%s) exits 2" % what)
+        report.check(os.path.basename(path) in err, "bad config (%s) names the file" % what, err)
+        if key:
+            report.check(key in err, "bad config (%s) names the key %s" % (what, key), err)
+        reason = err.replace(path, "").replace(key or "", "").strip(" :\n")
+        report.check(len(reason) >= 5, "bad config (%s) gives a reason" % what, err)
+    missing = os.path.join(tmp, "does-not-exist.toml")
+    res = run(binary, "--config", missing)
+    err = res.stderr.decode(errors="replace")
+    report.equal(res.returncode, 2, "missing config file exits 2")
+    report.check("does-not-exist.toml" in err, "missing config file is named", err)
+    res = run(binary, "--port", "notaport")
+    report.equal(res.returncode, 2, "bad --port flag exits 2")
+    res = run(binary, "--no-such-flag")
+    report.equal(res.returncode, 2, "unknown flag exits 2")
+
+
+def check_version_help(report, binary):
+    res = run(binary, "--version")
+    out = res.stdout.decode()
+    report.equal(res.returncode, 0, "--version exits 0")
+    report.check(any(ch.isdigit() for ch in out), "--version prints a version", out)
+    res = run(binary, "--help")
+    out = res.stdout.decode()
+    report.equal(res.returncode, 0, "--help exits 0")
+    for flag in ("--port", "--bind", "--config", "--timeout", "--maxclients", "--loglevel"):
+        report.check(flag in out, "--help mentions %s" % flag, out[:500])
+
+
+def check_signals(report, binary):
+    server = harness.ServerProcess(binary, name="sigterm").start()
+    try:
+        os.kill(server.pid, signal.SIGTERM)
+        report.equal(server.proc.wait(10), 0, "SIGTERM: exit code 0")
+    finally:
+        server.cleanup()
+    server = harness.ServerProcess(binary, name="shutdown").start()
+    try:
+        with harness.RespClient(server.port) as c:
+            c.send(harness.encode_command("SHUTDOWN"))
+            out, closed = c.read_available(timeout=5)
+            report.check(closed, "SHUTDOWN closes the connection", repr(out))
+        report.equal(server.proc.wait(10), 0, "SHUTDOWN: exit code 0")
+    finally:
+        server.cleanup()
+
+
+def check_maxclients(report, binary):
+    with harness.ServerProcess(binary, name="maxclients", extra_args=["--maxclients", "2"]) as s:
+        a, b = harness.RespClient(s.port), harness.RespClient(s.port)
+        report.equal(a.call("PING"), b"+PONG\r\n", "maxclients 2: first client served")
+        report.equal(b.call("PING"), b"+PONG\r\n", "maxclients 2: second client served")
+        with harness.RespClient(s.port) as c:
+            out, closed = c.read_available(timeout=2)
+            report.equal((out, closed), (b"-ERR max number of clients reached\r\n", True),
+                         "maxclients 2: third client refused and closed")
+        b.close()
+        time.sleep(0.2)
+        with harness.RespClient(s.port) as c:
+            report.equal(c.call("PING"), b"+PONG\r\n", "a slot freed by a closed client is reused")
+        a.close()
+
+
+def check_idle_timeout(report, binary):
+    with harness.ServerProcess(binary, name="timeout", extra_args=["--timeout", "1"]) as s:
+        idle = harness.RespClient(s.port)
+        busy = harness.RespClient(s.port)
+        report.equal(idle.call("PING"), b"+PONG\r\n", "idle client served before going idle")
+        deadline = time.time() + 4
+        while time.time() < deadline:
+            report.equal(busy.call("PING"), b"+PONG\r\n", "busy client stays connected")
+            time.sleep(0.3)
+        report.check(idle.closed_by_peer(timeout=0.1), "client idle past --timeout 1 is closed")
+        idle.close()
+        busy.close()
+
+
+def main():
+    args = harness.arg_parser(__doc__).parse_args()
+    report = harness.Report("test_config")
+    binary = args.server
+    with tempfile.TemporaryDirectory(prefix="ringkv-conf-") as tmp:
+        if harness.is_redis_binary(binary):
+            print("redis-server under test: skipping ringkv-only config and flag checks")
+        else:
+            check_version_help(report, binary)
+            check_print_config(report, binary, tmp)
+            check_file_overridden_by_flags(report, binary, tmp)
+            check_bad_configs(report, binary, tmp)
+        check_signals(report, binary)
+        check_maxclients(report, binary)
+        check_idle_timeout(report, binary)
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
