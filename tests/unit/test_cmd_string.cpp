@@ -435,7 +435,7 @@ TEST_CASE("SETRANGE") {
   CHECK(h.run(cmd_setrange, {"setrange", "k", "9223372036854775807", "x"}) == too_long);
   CHECK_FALSE(h.store.contains("k"));
   CHECK(h.run(cmd_setrange, {"setrange", "k", "3", "ab"}) == ":5\r\n");
-  CHECK(h.run(cmd_get, {"get", "k"}) == std::string("$5\r\n\0\0\0ab\r\n", 12));
+  CHECK(h.run(cmd_get, {"get", "k"}) == std::string("$5\r\n\0\0\0ab\r\n", 11));
   CHECK(h.encoding("k") == "raw");
   h.run(cmd_set, {"set", "s", "Hello World", "ex", "100"});
   CHECK(h.run(cmd_setrange, {"setrange", "s", "6", "Redis"}) == ":11\r\n");
