@@ -1,0 +1,171 @@
+// Command lookup and dispatch over the command table: case-insensitive lookup without
+// allocation, Redis 7.0's exact unknown-command / unknown-subcommand / arity errors, and key
+// positions from a row's first/last/step.
+#include "engine/command.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+#include <unordered_map>
+
+namespace ringkv::engine {
+
+namespace {
+
+// Longer names cannot be commands, so lookup lowercases into a fixed stack buffer.
+constexpr size_t kMaxNameLen = 32;
+
+// Redis's cap on the command / argument text quoted in an unknown-command error.
+constexpr size_t kErrorQuoteLen = 128;
+
+class CommandIndex {
+ public:
+  CommandIndex() {
+    for (const CommandSpec& spec : command_table()) {
+      assert(spec.name.size() <= kMaxNameLen);
+      by_name_.emplace(spec.name, &spec);
+    }
+  }
+
+  const CommandSpec* find(std::string_view lowercase_name) const {
+    auto it = by_name_.find(lowercase_name);
+    return it == by_name_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::unordered_map<std::string_view, const CommandSpec*> by_name_;
+};
+
+const CommandIndex& index() {
+  static const CommandIndex kIndex;
+  return kIndex;
+}
+
+bool equals_nocase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+const CommandSpec* find_subcommand(const CommandSpec& parent, std::string_view name) {
+  for (const CommandSpec& sub : parent.subcommands) {
+    if (equals_nocase(sub.name, name)) return &sub;
+  }
+  return nullptr;
+}
+
+std::string_view truncate(std::string_view s, size_t n) {
+  return s.substr(0, std::min(s.size(), n));
+}
+
+std::string unknown_command_error(std::span<const std::string_view> argv) {
+  std::string error = "ERR unknown command '";
+  error.append(truncate(argv[0], kErrorQuoteLen));
+  error.append("', with args beginning with: ");
+  std::string args;
+  for (size_t i = 1; i < argv.size() && args.size() < kErrorQuoteLen; ++i) {
+    args.push_back('\'');
+    args.append(truncate(argv[i], kErrorQuoteLen - args.size() + 1));
+    args.append("' ");
+  }
+  error.append(args);
+  return error;
+}
+
+std::string unknown_subcommand_error(std::span<const std::string_view> argv) {
+  std::string error = "ERR unknown subcommand '";
+  error.append(truncate(argv[1], kErrorQuoteLen));
+  error.append("'. Try ");
+  for (char c : argv[0])
+    error.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  error.append(" HELP.");
+  return error;
+}
+
+bool arity_ok(const CommandSpec& spec, size_t argc) {
+  int n = static_cast<int>(argc);
+  return spec.arity >= 0 ? n == spec.arity : n >= -spec.arity;
+}
+
+// The parent of a subcommand row, found by address within the parents' subcommand spans.
+const CommandSpec* parent_of(const CommandSpec& spec) {
+  for (const CommandSpec& parent : command_table()) {
+    const auto& subs = parent.subcommands;
+    if (!subs.empty() && &spec >= subs.data() && &spec < subs.data() + subs.size()) {
+      return &parent;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const CommandSpec* find_command(std::string_view name) {
+  if (name.size() > kMaxNameLen) return nullptr;
+  char lower[kMaxNameLen];
+  for (size_t i = 0; i < name.size(); ++i) {
+    lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  }
+  return index().find(std::string_view(lower, name.size()));
+}
+
+const CommandSpec* resolve_command(std::span<const std::string_view> argv, std::string& error) {
+  assert(!argv.empty());
+  const CommandSpec* spec = find_command(argv[0]);
+  if (spec == nullptr) {
+    error = unknown_command_error(argv);
+    return nullptr;
+  }
+  // As Redis: a container given a second argument runs that subcommand; alone it runs itself
+  // (COMMAND) or fails its arity check (CONFIG, CLIENT, OBJECT).
+  if (!spec->subcommands.empty() && argv.size() > 1) {
+    const CommandSpec* sub = find_subcommand(*spec, argv[1]);
+    if (sub == nullptr) {
+      error = unknown_subcommand_error(argv);
+      return nullptr;
+    }
+    spec = sub;
+  }
+  if (!arity_ok(*spec, argv.size())) {
+    error = "ERR wrong number of arguments for '" + command_fullname(*spec) + "' command";
+    return nullptr;
+  }
+  return spec;
+}
+
+std::string command_fullname(const CommandSpec& spec) {
+  const CommandSpec* parent = parent_of(spec);
+  if (parent == nullptr) return std::string(spec.name);
+  std::string name(parent->name);
+  name.push_back('|');
+  name.append(spec.name);
+  return name;
+}
+
+std::vector<size_t> key_positions(const CommandSpec& spec, size_t argc) {
+  std::vector<size_t> keys;
+  if (spec.first_key <= 0 || spec.key_step <= 0) return keys;
+  int64_t last = spec.last_key < 0 ? static_cast<int64_t>(argc) + spec.last_key : spec.last_key;
+  for (int64_t i = spec.first_key; i <= last && i < static_cast<int64_t>(argc);
+       i += spec.key_step) {
+    keys.push_back(static_cast<size_t>(i));
+  }
+  return keys;
+}
+
+const CommandSpec* dispatch(CommandContext& ctx) {
+  if (ctx.argv.empty()) return nullptr;
+  std::string error;
+  const CommandSpec* spec = resolve_command(ctx.argv, error);
+  if (spec == nullptr) {
+    ctx.reply.error(error);
+    return nullptr;
+  }
+  assert(spec->handler != nullptr);
+  ctx.spec = spec;
+  spec->handler(ctx);
+  return spec;
+}
+
+}  // namespace ringkv::engine
