@@ -35,6 +35,7 @@ inline constexpr std::string_view kProtoBigBulkCount =
 inline constexpr std::string_view kProtoBigInline = "ERR Protocol error: too big inline request";
 inline constexpr std::string_view kProtoUnbalancedQuotes =
     "ERR Protocol error: unbalanced quotes in request";
-// "ERR Protocol error: expected '$', got 'X'" is built with the offending byte.
+// Followed by the offending byte and a closing quote: "ERR Protocol error: expected '$', got 'X'".
+inline constexpr std::string_view kProtoExpectedDollar = "ERR Protocol error: expected '$', got '";
 
 }  // namespace ringkv::protocol::err

@@ -1,6 +1,8 @@
 // RespParser: incremental, zero-copy parser for client requests (RESP multibulk and inline).
 // A request's arguments are string_views into the caller's read buffer (inline requests with
 // quotes are unescaped into parser-owned storage). Every limit is checked before allocating.
+// It accepts and rejects exactly what Redis 7.0's processMultibulkBuffer/processInlineBuffer do,
+// with the same error texts, including their quirks (see resp_parser.cpp).
 #pragma once
 
 #include <cstddef>
@@ -25,6 +27,7 @@ struct ParseResult {
   // Bytes of the input that make up the parsed request (kComplete) — 0 otherwise.
   size_t consumed;
   // For kError: Redis's full error text, e.g. "ERR Protocol error: invalid bulk length".
+  // Valid until the next parse call.
   std::string_view error;
 };
 
@@ -38,10 +41,11 @@ class RespParser {
   // On kIncomplete nothing is consumed; the parser remembers its progress as offsets, so calling
   // again with the same bytes plus more continues where it stopped (O(n) overall, even if the
   // buffer moved). On kError the connection must reply with `error` and close.
+  // `argv` is cleared first and only ever filled on kComplete.
   ParseResult parse(std::span<const char> in, std::vector<std::string_view>& argv);
 
-  // Bytes the current partial request still needs at least (a hint for sizing the read buffer
-  // when a large bulk is pending); 0 when unknown.
+  // Bytes the current partial request still needs beyond the last `in`, at least (a hint for
+  // sizing the read buffer while a large bulk is pending); 0 when unknown.
   size_t pending_bulk_hint() const { return bulk_hint_; }
 
   // Forget any partial progress.
@@ -50,16 +54,42 @@ class RespParser {
   void set_limits(const ParseLimits& limits) { limits_ = limits; }
 
  private:
+  // One argument of the request being parsed: a range of the input, or (owned) the index of an
+  // unescaped inline argument in inline_args_. Offsets, not pointers, survive a moved buffer.
+  struct ArgRef {
+    size_t offset;
+    size_t length;
+    bool owned;
+  };
+
+  // Outcome of looking for the end of the current line.
+  enum class LineScan { kFound, kNotYet, kTooBig };
+
   ParseResult parse_multibulk(std::span<const char> in, std::vector<std::string_view>& argv);
   ParseResult parse_inline(std::span<const char> in, std::vector<std::string_view>& argv);
+  ParseResult split_inline(std::span<const char> line, std::vector<std::string_view>& argv,
+                           size_t consumed);
+  LineScan find_line_end(std::span<const char> in, size_t line_start, char delim, size_t& end);
+  LineScan not_found(std::span<const char> in, size_t line_start) const;
+  bool has_nul(std::span<const char> in, size_t from, size_t to);
+  ParseResult complete(std::span<const char> in, std::vector<std::string_view>& argv,
+                       size_t consumed);
+  ParseResult fail(std::string_view error);
 
   ParseLimits limits_;
-  // Progress through a partial multibulk request.
-  int64_t multibulk_len_ = 0;            // 0 = not inside a multibulk request
-  size_t pos_ = 0;                        // offset of the next unparsed byte
-  std::vector<std::pair<size_t, size_t>> arg_offsets_;  // (offset, length) of parsed arguments
+  // Progress through a partial request; all offsets are relative to the start of the request.
+  bool in_request_ = false;    // a request has started (its type is known)
+  bool multibulk_ = false;     // its type: multibulk or inline
+  bool header_done_ = false;   // the "*N" line has been parsed
+  int64_t multibulk_len_ = 0;  // arguments still to read
+  int64_t bulk_len_ = -1;      // length of the bulk being read; -1 before its "$len" line
+  size_t pos_ = 0;             // offset of the next unparsed byte
+  size_t scan_pos_ = 0;        // the current line has no delimiter before this offset
+  bool line_blocked_ = false;  // a NUL precedes the current line's delimiter
+  std::vector<ArgRef> args_;
   size_t bulk_hint_ = 0;
-  std::vector<std::string> inline_args_;  // unescaped inline arguments
+  std::vector<std::string> inline_args_;  // unescaped inline arguments, reused across requests
+  std::string error_;                     // storage for a built error text
 };
 
 }  // namespace ringkv::protocol
