@@ -11,6 +11,20 @@ namespace ringkv::protocol {
 
 enum class RespVersion : uint8_t { kResp2 = 2, kResp3 = 3 };
 
+// Shared constant replies (Redis's shared.*), for code that copies encoded bytes directly.
+namespace reply {
+inline constexpr std::string_view kOk = "+OK\r\n";
+inline constexpr std::string_view kPong = "+PONG\r\n";
+inline constexpr std::string_view kQueued = "+QUEUED\r\n";
+inline constexpr std::string_view kZero = ":0\r\n";
+inline constexpr std::string_view kOne = ":1\r\n";
+inline constexpr std::string_view kCrlf = "\r\n";
+inline constexpr std::string_view kNullBulkResp2 = "$-1\r\n";
+inline constexpr std::string_view kNullArrayResp2 = "*-1\r\n";
+inline constexpr std::string_view kNullResp3 = "_\r\n";
+inline constexpr std::string_view kEmptyArray = "*0\r\n";
+}  // namespace reply
+
 class ReplyWriter {
  public:
   explicit ReplyWriter(std::string& out, RespVersion version = RespVersion::kResp2)
@@ -52,7 +66,8 @@ class ReplyWriter {
   void raw(std::string_view resp);
 
   // Deferred aggregate length: reserve now, fill in when the count is known.
-  // Returns a token for end_deferred_*.
+  // Returns a token for end_deferred_*. The header is inserted at the token's position when it
+  // ends, so several open deferred lengths must end in reverse order (innermost first).
   size_t begin_deferred();
   void end_deferred_array(size_t token, size_t n);
   void end_deferred_map(size_t token, size_t n);
