@@ -1,0 +1,273 @@
+// Connection: socket I/O and the parse → dispatch loop of one client.
+#include "server/connection.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+
+#include "protocol/errors.h"
+#include "server/server.h"
+
+namespace ringkv::server {
+namespace {
+
+constexpr size_t kReadChunk = 16 * 1024;
+// Stop reading from a client while this much of its output is still unsent (back-pressure).
+constexpr size_t kMaxPendingOutput = 64ull * 1024 * 1024;
+// Unparsed input one client may accumulate (Redis's client-query-buffer-limit default).
+constexpr size_t kMaxQueryBuffer = 1024ull * 1024 * 1024;
+
+std::string format_address(const sockaddr_storage& ss) {
+  char host[INET6_ADDRSTRLEN] = {0};
+  int port = 0;
+  if (ss.ss_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&ss);
+    uv_ip4_name(a, host, sizeof(host));
+    port = ntohs(a->sin_port);
+  } else if (ss.ss_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&ss);
+    uv_ip6_name(a, host, sizeof(host));
+    port = ntohs(a->sin6_port);
+  } else {
+    return "?:0";
+  }
+  return std::string(host) + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+struct Connection::WriteRequest {
+  uv_write_t req;
+  std::string data;
+  Connection* conn;
+};
+
+Connection::Connection(Server& server, uint64_t id)
+    : server_(server),
+      id_(id),
+      created_ms_(uv_now(server.loop())),
+      last_interaction_ms_(created_ms_),
+      parser_(protocol::ParseLimits{
+          .max_bulk_len = static_cast<size_t>(server.config().server.proto_max_bulk_len)}),
+      writer_(out_) {
+  uv_tcp_init(server.loop(), &tcp_);
+  tcp_.data = this;
+}
+
+Connection::~Connection() = default;
+
+bool Connection::start() {
+  uv_tcp_nodelay(&tcp_, 1);
+  sockaddr_storage ss{};
+  int len = sizeof(ss);
+  if (uv_tcp_getpeername(&tcp_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
+    peer_addr_ = format_address(ss);
+  }
+  len = sizeof(ss);
+  if (uv_tcp_getsockname(&tcp_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
+    local_addr_ = format_address(ss);
+  }
+  update_reading();
+  return reading_;
+}
+
+void Connection::reject(std::string_view error_text) {
+  writer_.error(error_text);
+  close_when_flushed();
+}
+
+void Connection::close() {
+  if (closing_) return;
+  closing_ = true;
+  reading_ = false;
+  uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_close);
+}
+
+void Connection::close_when_flushed() {
+  close_when_flushed_ = true;
+  update_reading();
+  flush();
+  maybe_finish_close();
+}
+
+void Connection::maybe_finish_close() {
+  if (close_when_flushed_ && out_.empty() && in_flight_writes_ == 0) close();
+}
+
+void Connection::update_reading() {
+  if (closing_) return;
+  bool want = !close_when_flushed_ && in_flight_bytes_ < kMaxPendingOutput;
+  if (want == reading_) return;
+  if (want) {
+    reading_ = uv_read_start(stream(), on_alloc, on_read) == 0;
+    if (!reading_) close();
+  } else {
+    uv_read_stop(stream());
+    reading_ = false;
+  }
+}
+
+void Connection::reset_state() {
+  name_.clear();
+  writer_.set_version(protocol::RespVersion::kResp2);
+}
+
+void Connection::on_alloc(uv_handle_t* handle, size_t /*suggested*/, uv_buf_t* buf) {
+  auto* self = static_cast<Connection*>(handle->data);
+  if (self->rstart_ == self->rend_) self->rstart_ = self->rend_ = 0;
+  size_t pending = self->rend_ - self->rstart_;
+  // A large bulk is on its way: make room for all of it at once instead of growing by chunks.
+  size_t want = std::max(kReadChunk, self->parser_.pending_bulk_hint());
+  if (self->rbuf_.size() - self->rend_ < want) {
+    if (self->rstart_ > 0) {
+      std::memmove(self->rbuf_.data(), self->rbuf_.data() + self->rstart_, pending);
+      self->rend_ = pending;
+      self->rstart_ = 0;
+    }
+    if (self->rbuf_.size() - self->rend_ < want) self->rbuf_.resize(self->rend_ + want);
+  }
+  buf->base = self->rbuf_.data() + self->rend_;
+  buf->len = self->rbuf_.size() - self->rend_;
+}
+
+void Connection::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* /*buf*/) {
+  auto* self = static_cast<Connection*>(stream->data);
+  if (nread < 0) {
+    self->close();
+    return;
+  }
+  if (nread == 0) return;
+  self->rend_ += static_cast<size_t>(nread);
+  self->server_.stats().total_net_input_bytes += static_cast<uint64_t>(nread);
+  self->server_.stats().total_reads_processed++;
+  self->last_interaction_ms_ = uv_now(self->server_.loop());
+  self->process_input();
+  self->flush();
+  self->maybe_finish_close();
+}
+
+void Connection::process_input() {
+  while (rstart_ < rend_ && !close_when_flushed_ && !closing_) {
+    std::span<const char> input(rbuf_.data() + rstart_, rend_ - rstart_);
+    protocol::ParseResult r = parser_.parse(input, argv_);
+    if (r.status == protocol::ParseStatus::kIncomplete) {
+      if (rend_ - rstart_ > kMaxQueryBuffer) {
+        spdlog::warn("closing client id={} addr={}: query buffer over {} bytes", id_, peer_addr_,
+                     kMaxQueryBuffer);
+        close();
+      }
+      return;
+    }
+    if (r.status == protocol::ParseStatus::kError) {
+      spdlog::warn("closing client id={} addr={}: {}", id_, peer_addr_, r.error);
+      writer_.error(r.error);
+      server_.stats().total_error_replies++;
+      close_when_flushed();
+      return;
+    }
+    rstart_ += r.consumed;
+    if (argv_.empty()) continue;
+    server_.execute(*this, argv_, writer_);
+    if (close_after_reply_) {
+      close_when_flushed();
+      return;
+    }
+  }
+}
+
+void Connection::flush() {
+  if (out_.empty() || closing_) return;
+  server_.stats().total_net_output_bytes += out_.size();
+  size_t offset = 0;
+  if (in_flight_writes_ == 0) {
+    uv_buf_t b = uv_buf_init(out_.data(), static_cast<unsigned>(out_.size()));
+    int n = uv_try_write(stream(), &b, 1);
+    if (n > 0) offset = static_cast<size_t>(n);
+    server_.stats().total_writes_processed++;
+    if (n < 0 && n != UV_EAGAIN) {
+      out_.clear();
+      close();
+      return;
+    }
+  }
+  if (offset == out_.size()) {
+    out_.clear();
+    return;
+  }
+  auto* wr = new WriteRequest;
+  wr->conn = this;
+  if (offset == 0) {
+    wr->data.swap(out_);
+  } else {
+    wr->data.assign(out_, offset, std::string::npos);
+    out_.clear();
+  }
+  wr->req.data = wr;
+  uv_buf_t b = uv_buf_init(wr->data.data(), static_cast<unsigned>(wr->data.size()));
+  in_flight_bytes_ += wr->data.size();
+  in_flight_writes_++;
+  int rc = uv_write(&wr->req, stream(), &b, 1, on_write);
+  if (rc != 0) {
+    in_flight_bytes_ -= wr->data.size();
+    in_flight_writes_--;
+    delete wr;
+    close();
+    return;
+  }
+  update_reading();
+}
+
+void Connection::on_write(uv_write_t* req, int status) {
+  auto* wr = static_cast<WriteRequest*>(req->data);
+  Connection* self = wr->conn;
+  self->in_flight_bytes_ -= wr->data.size();
+  self->in_flight_writes_--;
+  delete wr;
+  if (status < 0) {
+    self->close();
+    return;
+  }
+  self->last_interaction_ms_ = uv_now(self->server_.loop());
+  self->update_reading();
+  self->maybe_finish_close();
+}
+
+void Connection::on_close(uv_handle_t* handle) {
+  auto* self = static_cast<Connection*>(handle->data);
+  self->server_.on_connection_closed(self);
+  delete self;
+}
+
+std::string Connection::info_line() const {
+  uint64_t now = uv_now(server_.loop());
+  std::string line;
+  line.reserve(256);
+  line += "id=" + std::to_string(id_);
+  line += " addr=" + peer_addr_;
+  line += " laddr=" + local_addr_;
+  uv_os_fd_t fd = -1;
+  uv_fileno(reinterpret_cast<const uv_handle_t*>(&tcp_), &fd);
+  line += " fd=" + std::to_string(fd);
+  line += " name=" + name_;
+  line += " age=" + std::to_string((now - created_ms_) / 1000);
+  line += " idle=" + std::to_string((now - last_interaction_ms_) / 1000);
+  line += " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1";
+  size_t qbuf = rend_ - rstart_;
+  line += " qbuf=" + std::to_string(qbuf);
+  line += " qbuf-free=" + std::to_string(rbuf_.size() - rend_);
+  line += " argv-mem=0 multi-mem=0";
+  line += " rbs=" + std::to_string(rbuf_.size());
+  line += " rbp=" + std::to_string(rend_);
+  line += " obl=" + std::to_string(out_.size());
+  line += " oll=" + std::to_string(in_flight_writes_);
+  line += " omem=" + std::to_string(in_flight_bytes_);
+  line += " tot-mem=" + std::to_string(rbuf_.capacity() + out_.capacity() + in_flight_bytes_ +
+                                       sizeof(Connection));
+  line += reading_ ? " events=r" : " events=";
+  line += " cmd=" + (last_command_ ? engine::command_fullname(*last_command_) : "NULL");
+  line += " user=default redir=-1 resp=";
+  line += writer_.version() == protocol::RespVersion::kResp3 ? "3" : "2";
+  return line;
+}
+
+}  // namespace ringkv::server

@@ -1,0 +1,101 @@
+// Connection: one client socket. Owns its uv_tcp_t, read buffer and pending output; runs the
+// parse → dispatch loop and batches every reply produced by one read into one write.
+// The network layer knows no commands: it hands each parsed request to the Server.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/command.h"
+#include "protocol/reply_writer.h"
+#include "protocol/resp_parser.h"
+
+namespace ringkv::server {
+
+class Server;
+
+class Connection final : public engine::ClientSession {
+ public:
+  Connection(Server& server, uint64_t id);
+  ~Connection() override;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // The handle to pass to uv_accept.
+  uv_stream_t* stream() { return reinterpret_cast<uv_stream_t*>(&tcp_); }
+  // Starts reading after a successful accept. Returns false if the socket is unusable.
+  bool start();
+  // Writes `text` as an error reply and closes once it is flushed (refused connections).
+  void reject(std::string_view error_text);
+  // Closes now, dropping pending output. The object deletes itself in the close callback.
+  void close();
+  // Stops reading; closes as soon as pending output is written (shutdown, QUIT, errors).
+  void close_when_flushed();
+  bool closing() const { return closing_; }
+
+  // Milliseconds (loop time) of the last request or reply.
+  uint64_t last_interaction_ms() const { return last_interaction_ms_; }
+  uint64_t created_ms() const { return created_ms_; }
+  const std::string& peer_address() const { return peer_addr_; }
+  const std::string& local_address() const { return local_addr_; }
+  size_t pending_output() const { return out_.size() + in_flight_bytes_; }
+
+  // engine::ClientSession
+  uint64_t id() const override { return id_; }
+  std::string_view name() const override { return name_; }
+  void set_name(std::string_view name) override { name_ = name; }
+  protocol::RespVersion resp() const override { return writer_.version(); }
+  void set_resp(protocol::RespVersion v) override { writer_.set_version(v); }
+  int db() const override { return 0; }
+  void close_after_reply() override { close_after_reply_ = true; }
+  void reset_state() override;
+  std::string info_line() const override;
+
+  // Records the command that ran last (CLIENT LIST's cmd=).
+  void set_last_command(const engine::CommandSpec* spec) { last_command_ = spec; }
+
+ private:
+  struct WriteRequest;
+
+  static void on_alloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf);
+  static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf);
+  static void on_write(uv_write_t* req, int status);
+  static void on_close(uv_handle_t* handle);
+
+  void process_input();
+  void flush();
+  void maybe_finish_close();
+  void update_reading();
+
+  Server& server_;
+  uv_tcp_t tcp_;
+  const uint64_t id_;
+  std::string name_;
+  std::string peer_addr_;
+  std::string local_addr_;
+  uint64_t created_ms_;
+  uint64_t last_interaction_ms_;
+  const engine::CommandSpec* last_command_ = nullptr;
+
+  std::vector<char> rbuf_;
+  size_t rstart_ = 0;  // first unparsed byte
+  size_t rend_ = 0;    // end of received bytes
+  protocol::RespParser parser_;
+  std::vector<std::string_view> argv_;
+
+  std::string out_;  // replies not yet handed to libuv
+  protocol::ReplyWriter writer_;
+  size_t in_flight_bytes_ = 0;
+  size_t in_flight_writes_ = 0;
+
+  bool reading_ = false;
+  bool closing_ = false;  // uv_close called
+  bool close_when_flushed_ = false;
+  bool close_after_reply_ = false;  // set by a command (QUIT)
+};
+
+}  // namespace ringkv::server

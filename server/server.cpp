@@ -1,0 +1,256 @@
+// Server: listener, client registry, timers and orderly shutdown.
+#include "server/server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "engine/glob.h"
+#include "protocol/errors.h"
+#include "server/connection.h"
+
+namespace ringkv::server {
+namespace {
+
+int64_t unix_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// Time the shutdown waits for clients to take their last replies before closing them anyway.
+constexpr uint64_t kShutdownGraceMs = 5000;
+
+}  // namespace
+
+Server::Server(conf::Config config)
+    : config_(std::move(config)),
+      loop_(uv_default_loop()),
+      start_unix_(unix_ms() / 1000),
+      start_ms_(uv_now(uv_default_loop())) {
+  store_.set_now(unix_ms());
+}
+
+Server::~Server() = default;
+
+bool Server::listen() {
+  const auto& opts = config_.server;
+  sockaddr_storage addr{};
+  int rc = uv_ip4_addr(opts.bind.c_str(), opts.port, reinterpret_cast<sockaddr_in*>(&addr));
+  if (rc != 0) {
+    rc = uv_ip6_addr(opts.bind.c_str(), opts.port, reinterpret_cast<sockaddr_in6*>(&addr));
+  }
+  if (rc != 0) {
+    spdlog::error("invalid bind address {}: {}", opts.bind, uv_strerror(rc));
+    return false;
+  }
+  uv_tcp_init(loop_, &listener_);
+  listener_.data = this;
+  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 511, on_connection);
+  if (rc != 0) {
+    spdlog::error("could not listen on {}:{}: {}", opts.bind, opts.port, uv_strerror(rc));
+    uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+    return false;
+  }
+  return true;
+}
+
+int Server::run() {
+  if (!listen()) {
+    uv_run(loop_, UV_RUN_DEFAULT);
+    return 1;
+  }
+  spdlog::info("ringkv {} listening on {}:{} (config: {}, mode: standalone)", RINGKV_VERSION,
+               config_.server.bind, config_.server.port,
+               config_.source_file.empty() ? "none" : config_.source_file);
+
+  uv_timer_init(loop_, &cron_timer_);
+  cron_timer_.data = this;
+  uint64_t period = 1000 / static_cast<uint64_t>(std::max<int64_t>(1, config_.server.hz));
+  uv_timer_start(&cron_timer_, on_cron, period, period);
+
+  uv_signal_init(loop_, &sigint_);
+  uv_signal_init(loop_, &sigterm_);
+  sigint_.data = sigterm_.data = this;
+  uv_signal_start(&sigint_, on_signal, SIGINT);
+  uv_signal_start(&sigterm_, on_signal, SIGTERM);
+
+  uv_run(loop_, UV_RUN_DEFAULT);
+  uv_loop_close(loop_);
+  spdlog::info("ringkv is now ready to exit, bye bye");
+  return 0;
+}
+
+void Server::on_connection(uv_stream_t* listener, int status) {
+  auto* self = static_cast<Server*>(listener->data);
+  if (status < 0) {
+    spdlog::warn("accept failed: {}", uv_strerror(status));
+    return;
+  }
+  auto* conn = new Connection(*self, self->next_client_id_++);
+  if (uv_accept(listener, conn->stream()) != 0) {
+    conn->close();
+    return;
+  }
+  self->clients_.emplace(conn->id(), conn);
+  self->stats_.total_connections_received++;
+  if (!conn->start()) return;
+  if (self->clients_.size() > static_cast<size_t>(self->config_.server.maxclients)) {
+    self->stats_.rejected_connections++;
+    spdlog::warn("rejecting client {}: max number of clients reached", conn->peer_address());
+    conn->reject(protocol::err::kMaxClients);
+  }
+}
+
+void Server::on_connection_closed(Connection* conn) { clients_.erase(conn->id()); }
+
+void Server::execute(Connection& conn, std::span<const std::string_view> argv,
+                     protocol::ReplyWriter& writer) {
+  store_.set_now(unix_ms());
+  engine::CommandContext ctx{argv, writer, store_, &conn, this, nullptr};
+  const engine::CommandSpec* spec = engine::dispatch(ctx);
+  if (spec != nullptr) conn.set_last_command(spec);
+  stats_.total_commands_processed++;
+}
+
+void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
+
+void Server::cron() {
+  uint64_t now = uv_now(loop_);
+  store_.set_now(unix_ms());
+  // Like Redis: active expiry may use up to 25% of each cron period.
+  int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
+  store_.active_expire_cycle(period_us / 4);
+  store_.rehash_step(1000);
+
+  if (config_.server.timeout > 0) {
+    uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
+    for (auto& [id, conn] : clients_) {
+      if (!conn->closing() && now - conn->last_interaction_ms() > limit_ms) {
+        spdlog::warn("closing idle client id={} addr={} after {} s", id, conn->peer_address(),
+                     config_.server.timeout);
+        conn->close();
+      }
+    }
+  }
+
+  if (now - last_ops_sample_ms_ >= 1000) {
+    uint64_t ops = stats_.total_commands_processed - last_ops_sample_count_;
+    instantaneous_ops_ =
+        last_ops_sample_ms_ == 0
+            ? 0
+            : static_cast<double>(ops) * 1000.0 / static_cast<double>(now - last_ops_sample_ms_);
+    last_ops_sample_ms_ = now;
+    last_ops_sample_count_ = stats_.total_commands_processed;
+  }
+}
+
+void Server::on_signal(uv_signal_t* handle, int signum) {
+  auto* self = static_cast<Server*>(handle->data);
+  spdlog::warn("received {}, scheduling shutdown", signum == SIGINT ? "SIGINT" : "SIGTERM");
+  self->begin_shutdown();
+}
+
+void Server::shutdown() { begin_shutdown(); }
+
+void Server::begin_shutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  spdlog::info("shutting down: no new connections, flushing {} client(s)", clients_.size());
+  uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
+  for (auto& [id, conn] : clients_) conn->close_when_flushed();
+  // Clients that do not take their last replies are closed after a grace period.
+  uv_timer_stop(&cron_timer_);
+  uv_timer_start(
+      &cron_timer_,
+      [](uv_timer_t* t) {
+        auto* s = static_cast<Server*>(t->data);
+        for (auto& [id, conn] : s->clients_) conn->close();
+        uv_close(reinterpret_cast<uv_handle_t*>(t), nullptr);
+      },
+      kShutdownGraceMs, 0);
+  uv_check_init(loop_, &shutdown_check_);
+  shutdown_check_.data = this;
+  uv_check_start(&shutdown_check_, on_shutdown_check);
+}
+
+void Server::on_shutdown_check(uv_check_t* check) {
+  auto* self = static_cast<Server*>(check->data);
+  if (!self->clients_.empty()) return;
+  uv_check_stop(check);
+  uv_close(reinterpret_cast<uv_handle_t*>(check), nullptr);
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&self->cron_timer_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&self->cron_timer_), nullptr);
+  }
+}
+
+std::string Server::client_list(std::span<const uint64_t> ids) {
+  std::string out;
+  auto add = [&](const Connection* c) {
+    out += c->info_line();
+    out += '\n';
+  };
+  if (ids.empty()) {
+    // Oldest first, as Redis lists them.
+    std::vector<const Connection*> all;
+    all.reserve(clients_.size());
+    for (auto& [id, c] : clients_) {
+      if (!c->closing()) all.push_back(c);
+    }
+    std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
+    for (auto* c : all) add(c);
+  } else {
+    for (uint64_t id : ids) {
+      auto it = clients_.find(id);
+      if (it != clients_.end() && !it->second->closing()) add(it->second);
+    }
+  }
+  return out;
+}
+
+size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
+  std::vector<Connection*> victims;
+  for (auto& [id, c] : clients_) {
+    if (c->closing()) continue;
+    if (filter.skipme && id == filter.self_id) continue;
+    if (filter.id && *filter.id != id) continue;
+    if (!filter.addr.empty() && c->peer_address() != filter.addr) continue;
+    if (!filter.laddr.empty() && c->local_address() != filter.laddr) continue;
+    victims.push_back(c);
+  }
+  for (Connection* c : victims) {
+    // A client that kills itself still gets its reply.
+    if (c->id() == filter.self_id) {
+      c->close_after_reply();
+    } else {
+      c->close();
+    }
+  }
+  return victims.size();
+}
+
+void Server::config_get(std::string_view pattern,
+                        std::vector<std::pair<std::string, std::string>>& out) {
+  for (const auto& p : conf::parameters()) {
+    if (engine::glob_match(pattern, p.name, true)) out.emplace_back(p.name, p.get(config_));
+  }
+}
+
+std::string Server::config_set(std::string_view name, std::string_view value) {
+  std::string err = conf::set_parameter(config_, name, value);
+  if (err.empty()) apply_runtime_config();
+  return err;
+}
+
+void Server::apply_runtime_config() {
+  spdlog::set_level(spdlog::level::from_str(config_.log.level));
+}
+
+void Server::config_resetstat() {
+  stats_ = ServerStats{};
+  store_.reset_stats();
+}
+
+}  // namespace ringkv::server

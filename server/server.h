@@ -1,0 +1,102 @@
+// Server: the process's event loop. Owns the listener, the clients, the store and the timers
+// (expiry, incremental rehash, idle clients), runs commands for connections, and implements the
+// process-wide services commands need (INFO, CLIENT LIST/KILL, CONFIG, SHUTDOWN).
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "conf/config.h"
+#include "engine/command.h"
+#include "engine/store.h"
+#include "protocol/reply_writer.h"
+
+namespace ringkv::server {
+
+class Connection;
+
+// Counters shown by INFO stats (reset by CONFIG RESETSTAT).
+struct ServerStats {
+  uint64_t total_connections_received = 0;
+  uint64_t total_commands_processed = 0;
+  uint64_t total_net_input_bytes = 0;
+  uint64_t total_net_output_bytes = 0;
+  uint64_t rejected_connections = 0;
+  uint64_t total_error_replies = 0;
+  uint64_t total_reads_processed = 0;
+  uint64_t total_writes_processed = 0;
+};
+
+class Server final : public engine::ServerControl {
+ public:
+  explicit Server(conf::Config config);
+  ~Server() override;
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds, listens and runs the loop until shutdown. Returns the process exit code.
+  int run();
+
+  // Runs one parsed request for `conn`, writing its reply through `writer`.
+  void execute(Connection& conn, std::span<const std::string_view> argv,
+               protocol::ReplyWriter& writer);
+
+  uv_loop_t* loop() { return loop_; }
+  const conf::Config& config() const { return config_; }
+  ServerStats& stats() { return stats_; }
+  engine::Store& store() { return store_; }
+
+  // Called by a Connection from its close callback.
+  void on_connection_closed(Connection* conn);
+
+  // engine::ServerControl
+  std::string info(std::span<const std::string_view> sections) override;
+  std::string client_list(std::span<const uint64_t> ids) override;
+  size_t kill_clients(const engine::ClientKillFilter& filter) override;
+  void config_get(std::string_view pattern,
+                  std::vector<std::pair<std::string, std::string>>& out) override;
+  std::string config_set(std::string_view name, std::string_view value) override;
+  void config_resetstat() override;
+  void shutdown() override;
+  int64_t last_save_unix() const override { return start_unix_; }
+
+ private:
+  static void on_connection(uv_stream_t* listener, int status);
+  static void on_cron(uv_timer_t* timer);
+  static void on_signal(uv_signal_t* handle, int signum);
+  static void on_shutdown_check(uv_check_t* check);
+
+  bool listen();
+  void cron();
+  void begin_shutdown();
+  void apply_runtime_config();
+
+  conf::Config config_;
+  uv_loop_t* loop_;
+  uv_tcp_t listener_;
+  uv_timer_t cron_timer_;
+  uv_signal_t sigint_;
+  uv_signal_t sigterm_;
+  uv_check_t shutdown_check_;
+  bool shutting_down_ = false;
+  bool shutdown_requested_ = false;
+
+  engine::Store store_;
+  std::unordered_map<uint64_t, Connection*> clients_;
+  uint64_t next_client_id_ = 1;
+  ServerStats stats_;
+  int64_t start_unix_;
+  uint64_t start_ms_;
+
+  // INFO stats: commands per second over the last cron samples.
+  uint64_t last_ops_sample_ms_ = 0;
+  uint64_t last_ops_sample_count_ = 0;
+  double instantaneous_ops_ = 0;
+};
+
+}  // namespace ringkv::server
