@@ -104,7 +104,7 @@ bool parse_int64(std::string_view s, int64_t& out) {
 
 bool parse_long_double(std::string_view s, long double& out) {
   if (s.empty() || s.size() >= kMaxLongDoubleChars) return false;
-  // strtold needs a terminated copy; like Redis, an embedded NUL ends the number.
+  // strtold needs a terminated copy; the end check below rejects an embedded NUL, as Redis does.
   char buf[kMaxLongDoubleChars];
   std::memcpy(buf, s.data(), s.size());
   buf[s.size()] = '\0';
@@ -112,7 +112,7 @@ bool parse_long_double(std::string_view s, long double& out) {
   errno = 0;
   long double value = std::strtold(buf, &end);
   bool range_error = errno == ERANGE && (std::isinf(value) || value == 0.0L);
-  if (std::isspace(static_cast<unsigned char>(buf[0])) || *end != '\0' || range_error ||
+  if (std::isspace(static_cast<unsigned char>(buf[0])) || end != buf + s.size() || range_error ||
       errno == EINVAL || std::isnan(value)) {
     return false;
   }

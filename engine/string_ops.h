@@ -24,8 +24,8 @@ inline constexpr int64_t kProtoMaxBulkLen = 512LL * 1024 * 1024;
 bool parse_int64(std::string_view s, int64_t& out);
 
 // Parses a long double exactly as Redis's string2ld (getLongDoubleFromObject): strtold syntax
-// (including "inf", hex floats), no leading space, the whole input consumed, not NaN, not
-// overflowing, not underflowing to zero. Returns false when `s` is not such a number.
+// (including "inf", hex floats), no leading space, every byte consumed (an embedded NUL fails), not
+// NaN, not overflowing, not underflowing to zero. Returns false when `s` is not such a number.
 bool parse_long_double(std::string_view s, long double& out);
 
 // Formats a finite long double as Redis 7.0 stores INCRBYFLOAT results ("%.17Lf", trailing zeros

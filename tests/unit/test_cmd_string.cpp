@@ -120,8 +120,9 @@ TEST_CASE("parse_long_double follows string2ld") {
   CHECK((parse_long_double("1 ", v) == false));
   // A subnormal is accepted even though strtold reports ERANGE; only a flush to zero is not.
   CHECK(parse_long_double("1.5e-4940", v));
-  // strtold stops at an embedded NUL, as Redis's C string copy does.
-  CHECK((parse_long_double(std::string_view("7\0x", 3), v) && v == 7.0L));
+  // Unlike options, numbers must use every byte: an embedded NUL is not the end.
+  CHECK(rejects_float(std::string_view("7\0x", 3)));
+  CHECK(rejects_float(std::string_view("1\0", 2)));
   CHECK(rejects_float(""));
   CHECK(rejects_float(" 1"));
   CHECK(rejects_float("abc"));
