@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""Single-node benchmark: ringkv-server against redis-server on the same machine, same run.
+
+Throughput and latency: redis-benchmark runs SET, GET, INCR and MSET (10 keys) with -c 50
+-r 100000 against each server, interleaved (ringkv, redis, ringkv, redis, ...) so drift of the
+machine affects both alike, unpipelined (-P 1) and pipelined (-P 16). The best round per server
+is reported (the least disturbed one). Memory: one million small keys (16-byte values, every
+third with a TTL) are loaded with redis-cli --pipe and the growth of each process's RSS is
+compared.
+
+    /usr/bin/python3 bench/bench_single.py [--server build/ringkv-server] [--quick]
+"""
+
+import argparse
+import csv
+import io
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "integration"))
+
+import harness  # noqa: E402
+
+TESTS = [("SET", "set"), ("GET", "get"), ("INCR", "incr"), ("MSET (10 keys)", "mset")]
+
+
+def run_benchmark(port, tests, requests, pipeline, clients):
+    """Runs redis-benchmark --csv once; returns {test name: (rps, p50 ms, p99 ms)}."""
+    cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(clients),
+           "-r", "100000", "-n", str(requests), "-P", str(pipeline), "-t",
+           ",".join(t for _, t in tests), "--csv", "-q"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
+    rows = {}
+    for row in csv.DictReader(io.StringIO(out)):
+        rows[row["test"]] = (float(row["rps"]), float(row["p50_latency_ms"]),
+                             float(row["p99_latency_ms"]))
+    return rows
+
+
+def throughput(ours, redis, rounds, requests, clients):
+    """Interleaved rounds; returns {(test, pipeline): {"ringkv": best, "redis": best}}."""
+    results = {}
+    for pipeline in (1, 16):
+        n = requests * (4 if pipeline > 1 else 1)
+        for r in range(rounds):
+            for label, srv in (("ringkv", ours), ("redis", redis)):
+                print("round %d/%d -P %d: %s" % (r + 1, rounds, pipeline, label),
+                      file=sys.stderr, flush=True)
+                rows = run_benchmark(srv.port, TESTS, n, pipeline, clients)
+                for test, _ in TESTS:
+                    if test not in rows:
+                        continue
+                    slot = results.setdefault((test, pipeline), {})
+                    if label not in slot or rows[test][0] > slot[label][0]:
+                        slot[label] = rows[test]
+    return results
+
+
+def print_throughput(results):
+    print("| command | -P | ringkv rps | redis rps | ratio | ringkv p50/p99 ms | "
+          "redis p50/p99 ms |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for (test, pipeline), slot in results.items():
+        a, b = slot.get("ringkv"), slot.get("redis")
+        if not a or not b:
+            print("| %s | %d | %s | %s | n/a | | |" % (test, pipeline, a, b))
+            continue
+        print("| %s | %d | %.0f | %.0f | %.2f | %.3f / %.3f | %.3f / %.3f |"
+              % (test, pipeline, a[0], b[0], a[0] / b[0], a[1], a[2], b[1], b[2]))
+
+
+def load_payload(keys):
+    """RESP for `keys` SETs of 16-byte values, every third with EX 100000."""
+    value = b"v" * 16
+    parts = []
+    for i in range(keys):
+        key = b"key:%012d" % i
+        if i % 3 == 0:
+            parts.append(b"*5\r\n$3\r\nSET\r\n$16\r\n%s\r\n$16\r\n%s\r\n$2\r\nEX\r\n$6\r\n100000\r\n"
+                         % (key, value))
+        else:
+            parts.append(b"*3\r\n$3\r\nSET\r\n$16\r\n%s\r\n$16\r\n%s\r\n" % (key, value))
+    return b"".join(parts)
+
+
+def memory(binary, keys):
+    """Loads `keys` keys into a fresh process of each server (so memory freed by the throughput
+    run does not hide growth); returns {label: (rss before kB, after kB, dbsize)}."""
+    payload = load_payload(keys)
+    out = {}
+    for label, path, kind in (("ringkv", binary, None), ("redis", harness.REDIS_SERVER, "redis")):
+        with harness.ServerProcess(path, kind=kind, name=label + "-mem") as srv:
+            out[label] = load_and_measure(srv, payload, label)
+    return out
+
+
+def load_and_measure(srv, payload, label):
+    """Pipes `payload` into `srv`; returns (rss before kB, rss after kB, dbsize)."""
+    time.sleep(0.2)
+    before = srv.rss_kb()
+    res = subprocess.run([harness.REDIS_CLI, "-p", str(srv.port), "--pipe"], input=payload,
+                         capture_output=True, timeout=600)
+    if res.returncode != 0:
+        print("%s: redis-cli --pipe failed: %r" % (label, res.stdout[-300:] + res.stderr),
+              file=sys.stderr)
+    time.sleep(0.5)
+    with harness.RespClient(srv.port) as c:
+        dbsize = int(c.call("DBSIZE")[1:-2])
+    return before, srv.rss_kb(), dbsize
+
+
+def print_memory(mem, keys):
+    print()
+    print("| server | keys loaded | RSS before MB | RSS after MB | growth MB | bytes/key |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, (before, after, dbsize) in mem.items():
+        growth = after - before
+        print("| %s | %d | %.1f | %.1f | %.1f | %.1f |" % (
+            label, dbsize, before / 1024, after / 1024, growth / 1024,
+            growth * 1024 / max(dbsize, 1)))
+    g_ours = mem["ringkv"][1] - mem["ringkv"][0]
+    g_redis = mem["redis"][1] - mem["redis"][0]
+    if g_redis > 0:
+        print("\nmemory growth ratio ringkv/redis for %d keys: %.2f" % (keys, g_ours / g_redis))
+
+
+def main():
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--server", default=os.path.join(root, "build", "ringkv-server"))
+    p.add_argument("--requests", type=int, default=100000, help="requests per test at -P 1")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--clients", type=int, default=50)
+    p.add_argument("--keys", type=int, default=1000000, help="keys for the memory comparison")
+    p.add_argument("--quick", action="store_true", help="short run: 20k requests, 100k keys")
+    args = p.parse_args()
+    if args.quick:
+        args.requests, args.keys, args.rounds = 20000, 100000, 2
+
+    ours = harness.ServerProcess(args.server, name="ringkv")
+    redis = harness.ServerProcess(harness.REDIS_SERVER, kind="redis", name="redis")
+    try:
+        ours.start()
+        redis.start()
+        print("ringkv: %s (pid %d, port %d); redis: %s (pid %d, port %d)" % (
+            args.server, ours.pid, ours.port, harness.REDIS_SERVER, redis.pid, redis.port))
+        print("redis-benchmark -c %d -r 100000 -n %d (x4 at -P 16), best of %d interleaved rounds\n"
+              % (args.clients, args.requests, args.rounds))
+        print_throughput(throughput(ours, redis, args.rounds, args.requests, args.clients))
+    finally:
+        ours.cleanup()
+        redis.cleanup()
+    print_memory(memory(args.server, args.keys), args.keys)
+
+
+if __name__ == "__main__":
+    main()
