@@ -276,7 +276,7 @@ void cmd_command_info(CommandContext& ctx) {
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
     const CommandSpec* spec = find_by_fullname(ctx.argv[i]);
     if (spec == nullptr) {
-      ctx.reply.null_array();
+      ctx.reply.null();
     } else {
       write_command_info(ctx.reply, *spec);
     }

@@ -82,7 +82,13 @@ class SyntaxParser {
   bool group_head(DocArg& arg) {
     size_t saved = pos_;
     arg.token = token_prefix();
-    std::string_view name = word();
+    // Group names are plain identifiers, so the first ':' ends them.
+    size_t start = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '_' || s_[pos_] == '-')) {
+      ++pos_;
+    }
+    std::string_view name = s_.substr(start, pos_ - start);
     if (!name.empty() && eat(": ")) {
       arg.name = std::string(name);
       return true;
