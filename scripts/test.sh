@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds ringkv (Release, into build/) when needed and runs the whole test suite with ctest:
+# unit tests, integration tests against a real redis-server, and fuzz smoke runs when enabled.
+# Installs missing Debian packages first. The exit code is ctest's.
+#
+# Environment (used by .ci/run for its other builds):
+#   RINGKV_BUILD_DIR   build directory, default build
+#   RINGKV_CMAKE_ARGS  extra cmake configure arguments, default -DCMAKE_BUILD_TYPE=Release
+#   RINGKV_CTEST_ARGS  extra ctest arguments, e.g. "-R fuzz"
+#   RINGKV_JOBS        parallel build jobs, default 2
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${RINGKV_BUILD_DIR:-build}"
+[[ "$build_dir" = /* ]] || build_dir="$root/$build_dir"
+cmake_args="${RINGKV_CMAKE_ARGS:--DCMAKE_BUILD_TYPE=Release}"
+jobs="${RINGKV_JOBS:-2}"
+
+# Packages needed to build, test (redis-server is the oracle) and benchmark (nutcracker).
+packages=(cmake g++ pkg-config libuv1-dev libspdlog-dev libtomlplusplus-dev libcli11-dev
+          doctest-dev zlib1g-dev redis-server redis-tools python3-redis clang
+          libclang-rt-14-dev nutcracker)
+
+install_missing_packages() {
+  local missing=() p
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$p")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  echo "installing missing packages: ${missing[*]}"
+  local sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+install_missing_packages
+
+# Configure only when the build directory has no cache yet; building is incremental anyway.
+if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+  # shellcheck disable=SC2086  # cmake_args is a list of words on purpose
+  cmake -S "$root" -B "$build_dir" $cmake_args
+fi
+cmake --build "$build_dir" -j "$jobs"
+
+# shellcheck disable=SC2086
+ctest --test-dir "$build_dir" --output-on-failure ${RINGKV_CTEST_ARGS:-}
