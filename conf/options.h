@@ -1,0 +1,59 @@
+// Option structs of every module, with their defaults. conf/ fills them from a TOML file and
+// command-line flags (see config.h); the modules only read them. The parameter table in
+// params.cpp names, describes and validates each field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ringkv::conf {
+
+// The listener and per-client limits (Redis's own parameter names in TOML and CONFIG).
+struct ServerOptions {
+  std::string bind = "127.0.0.1";                  // IP address the listener binds to
+  int port = 7379;                                 // TCP port the listener binds to
+  int64_t maxclients = 10000;                      // clients accepted at once
+  int64_t timeout = 0;                             // idle client timeout in seconds, 0 = never
+  int64_t proto_max_bulk_len = 512 * 1024 * 1024;  // longest bulk string a client may send (bytes)
+  int64_t hz = 10;                                 // background task frequency (1-500 per second)
+};
+
+// One other node of the cluster.
+struct PeerOptions {
+  std::string addr;    // "host:port" the peer serves clients on
+  int64_t weight = 1;  // share of the ring relative to a weight-1 node
+
+  bool operator==(const PeerOptions&) const = default;
+};
+
+// Names accepted by ClusterOptions::hash.
+inline constexpr const char* kHashCrc32 = "crc32";
+inline constexpr const char* kHashBalanced = "balanced";
+
+// The consistent-hash cluster this node belongs to. No peers means a standalone node.
+struct ClusterOptions {
+  std::string self;                   // this node's "host:port" on the ring; "" = bind:port
+  std::vector<PeerOptions> peers;     // the other nodes of the cluster
+  int64_t replicas = 100;             // virtual nodes per unit of weight on the ring
+  std::string hash = kHashCrc32;      // ring hash function: "crc32" or "balanced"
+  int64_t pool_size = 2;              // connections kept open to each peer
+  int64_t connect_timeout_ms = 1000;  // give up connecting to a peer after this long
+  int64_t request_timeout_ms = 5000;  // fail a relayed request not answered within this long
+};
+
+// Logging through spdlog.
+struct LogOptions {
+  std::string level = "info";  // least severe level written: trace, debug, info, warn, error
+  std::string file;            // log file path; "" = stderr
+};
+
+// The whole configuration of one ringkv-server process.
+struct Config {
+  ServerOptions server;
+  ClusterOptions cluster;
+  LogOptions log;
+  std::string source_file;  // path of the TOML file it was loaded from; "" = defaults only
+};
+
+}  // namespace ringkv::conf

@@ -1,0 +1,484 @@
+// The parameter table and the typed row factories behind it (integer, size, enum, string,
+// peer list). Each factory gives a row its TOML, command-line and CONFIG SET parsers and its
+// printers, so the rules for one kind of value live in exactly one place.
+#include "conf/params.h"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "conf/size.h"
+
+namespace ringkv::conf::detail {
+namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
+constexpr int64_t kUintMax = std::numeric_limits<uint32_t>::max();
+constexpr int64_t kMaxWeight = 1000;
+constexpr int64_t kMaxTimeoutMs = 3600 * 1000;
+
+// Reads or writes one field of one options struct inside a Config.
+template <typename G, typename T>
+struct Field {
+  G Config::*group;
+  T G::*member;
+
+  T& operator()(Config& c) const { return (c.*group).*member; }
+  const T& operator()(const Config& c) const { return (c.*group).*member; }
+};
+
+// The descriptive columns of a row, shared by every factory.
+struct Head {
+  std::string_view section;
+  std::string_view key;
+  std::string_view flags;
+  std::string_view redis_name;
+  bool runtime;
+  std::string_view description;
+};
+
+Row make_row(const Head& h) {
+  Row row;
+  row.section = h.section;
+  row.key = h.key;
+  row.flags = h.flags;
+  row.redis_name = h.redis_name;
+  row.runtime = h.runtime;
+  row.description = h.description;
+  return row;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+std::string type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::table:
+      return "a table";
+    default:
+      return "a date or time";
+  }
+}
+
+std::string range_reason(int64_t min, int64_t max, std::string_view got) {
+  return "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+         std::string(got);
+}
+
+std::string redis_range_reason(int64_t min, int64_t max) {
+  return "argument must be between " + std::to_string(min) + " and " + std::to_string(max) +
+         " inclusive";
+}
+
+// An integer in [min, max]; accepted values are then clamped to [clamp_min, clamp_max], the way
+// Redis accepts any hz and runs at 1..500.
+template <typename G, typename T>
+Row int_row(const Head& h, Field<G, T> field, int64_t min, int64_t max, int64_t clamp_min,
+            int64_t clamp_max) {
+  Row row = make_row(h);
+  auto store = [=](Config& c, int64_t v) {
+    field(c) = static_cast<T>(std::clamp(v, clamp_min, clamp_max));
+  };
+  row.from_toml = [=](Config& c, const toml::node& node) -> Reason {
+    if (!node.is_integer()) return "expected an integer, got " + type_name(node);
+    int64_t v = node.as_integer()->get();
+    if (v < min || v > max) return range_reason(min, max, std::to_string(v));
+    store(c, v);
+    return {};
+  };
+  row.from_text = [=](Config& c, std::string_view text) -> Reason {
+    auto v = parse_integer(text);
+    if (!v) return "expected an integer, got " + quoted(text);
+    if (*v < min || *v > max) return range_reason(min, max, text);
+    store(c, *v);
+    return {};
+  };
+  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
+    auto v = parse_integer(text);
+    if (!v) return "argument couldn't be parsed into an integer";
+    if (*v < min || *v > max) return redis_range_reason(min, max);
+    store(c, *v);
+    return {};
+  };
+  row.to_text = [=](const Config& c) { return std::to_string(field(c)); };
+  row.to_toml = row.to_text;
+  return row;
+}
+
+template <typename G, typename T>
+Row int_row(const Head& h, Field<G, T> field, int64_t min, int64_t max) {
+  return int_row(h, field, min, max, min, max);
+}
+
+// A byte count written as an integer or as a Redis memory value ("512mb", "1gb", "100k").
+template <typename G>
+Row size_row(const Head& h, Field<G, int64_t> field, int64_t min) {
+  Row row = make_row(h);
+  auto from_text = [=](Config& c, std::string_view text) -> Reason {
+    auto v = parse_memory(text);
+    if (!v) return "expected a size such as 512mb, got " + quoted(text);
+    if (*v < static_cast<uint64_t>(min) || *v > static_cast<uint64_t>(kInt64Max)) {
+      return range_reason(min, kInt64Max, quoted(text));
+    }
+    field(c) = static_cast<int64_t>(*v);
+    return {};
+  };
+  row.from_text = from_text;
+  row.from_toml = [=](Config& c, const toml::node& node) -> Reason {
+    if (node.is_string()) return from_text(c, node.as_string()->get());
+    if (!node.is_integer())
+      return "expected a size (an integer or a string), got " + type_name(node);
+    int64_t v = node.as_integer()->get();
+    if (v < min) return range_reason(min, kInt64Max, std::to_string(v));
+    field(c) = v;
+    return {};
+  };
+  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
+    auto v = parse_memory(text);
+    if (!v) return "argument must be a memory value";
+    // Redis stores the unsigned result in a signed config, so values past INT64_MAX wrap to
+    // negative and fail the range check rather than the parse.
+    if (*v < static_cast<uint64_t>(min) || *v > static_cast<uint64_t>(kInt64Max)) {
+      return redis_range_reason(min, kInt64Max);
+    }
+    field(c) = static_cast<int64_t>(*v);
+    return {};
+  };
+  row.to_text = [=](const Config& c) { return std::to_string(field(c)); };
+  row.to_toml = row.to_text;
+  return row;
+}
+
+// One name out of a fixed list, case-insensitive; `aliases` map other accepted spellings (such
+// as Redis's log level names) to a canonical name, which is what gets stored.
+template <typename G>
+Row enum_row(const Head& h, Field<G, std::string> field, std::vector<std::string_view> names,
+             std::vector<std::pair<std::string_view, std::string_view>> aliases) {
+  Row row = make_row(h);
+  std::string list;
+  for (std::string_view name : names) list += (list.empty() ? "" : ", ") + std::string(name);
+  auto resolve = [=](std::string_view text) -> std::string {
+    std::string wanted = lower(text);
+    for (std::string_view name : names) {
+      if (wanted == name) return std::string(name);
+    }
+    for (const auto& [alias, name] : aliases) {
+      if (wanted == alias) return std::string(name);
+    }
+    return {};
+  };
+  row.from_text = [=](Config& c, std::string_view text) -> Reason {
+    std::string name = resolve(text);
+    if (name.empty()) return "must be one of " + list + ", got " + quoted(text);
+    field(c) = name;
+    return {};
+  };
+  row.from_toml = [=, from_text = row.from_text](Config& c, const toml::node& node) -> Reason {
+    if (!node.is_string()) return "expected a string, got " + type_name(node);
+    return from_text(c, node.as_string()->get());
+  };
+  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
+    std::string name = resolve(text);
+    if (name.empty()) return "argument(s) must be one of the following: " + list;
+    field(c) = name;
+    return {};
+  };
+  row.to_text = [=](const Config& c) { return field(c); };
+  row.to_toml = [=](const Config& c) { return toml_quote(field(c)); };
+  return row;
+}
+
+// Free text; `check` (optional) rejects malformed values in files and flags. CONFIG SET does
+// not validate: every string parameter ringkv exposes is immutable at run time.
+template <typename G>
+Row string_row(const Head& h, Field<G, std::string> field,
+               std::function<Reason(std::string_view)> check) {
+  Row row = make_row(h);
+  row.from_text = [=](Config& c, std::string_view text) -> Reason {
+    if (check) {
+      Reason why = check(text);
+      if (!why.empty()) return why;
+    }
+    field(c) = std::string(text);
+    return {};
+  };
+  row.from_toml = [=, from_text = row.from_text](Config& c, const toml::node& node) -> Reason {
+    if (!node.is_string()) return "expected a string, got " + type_name(node);
+    return from_text(c, node.as_string()->get());
+  };
+  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
+    field(c) = std::string(text);
+    return {};
+  };
+  row.to_text = [=](const Config& c) { return field(c); };
+  row.to_toml = [=](const Config& c) { return toml_quote(field(c)); };
+  return row;
+}
+
+Reason check_ip(std::string_view text) {
+  std::string s(text);
+  unsigned char buf[sizeof(in6_addr)];
+  if (inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1) {
+    return {};
+  }
+  return "must be an IPv4 or IPv6 address, got " + quoted(text);
+}
+
+// "host:port" with a port in 1..65535; an IPv6 host is written in brackets ("[::1]:7001").
+Reason check_address(std::string_view text) {
+  Reason bad = "must be \"host:port\" with a port between 1 and 65535, got " + quoted(text);
+  size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return bad;
+  std::string_view host = text.substr(0, colon);
+  bool bracketed = host.size() > 2 && host.front() == '[' && host.back() == ']';
+  if (!bracketed && host.find(':') != std::string_view::npos) return bad;
+  for (char c : host) {
+    if (std::isspace(static_cast<unsigned char>(c)) || c == ',' || c == '=') return bad;
+  }
+  auto port = parse_integer(text.substr(colon + 1));
+  if (!port || *port < 1 || *port > 65535) return bad;
+  return {};
+}
+
+Reason check_self(std::string_view text) { return text.empty() ? Reason{} : check_address(text); }
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+Reason check_weight(int64_t weight, std::string_view got) {
+  if (weight < 1 || weight > kMaxWeight) return range_reason(1, kMaxWeight, got);
+  return {};
+}
+
+// One peer written as "host:port" or "host:port=weight".
+Reason parse_peer(std::string_view text, PeerOptions& peer) {
+  size_t eq = text.find('=');
+  peer.addr = std::string(text.substr(0, eq));
+  peer.weight = 1;
+  if (Reason why = check_address(peer.addr); !why.empty()) return why;
+  if (eq != std::string_view::npos) {
+    std::string_view w = text.substr(eq + 1);
+    auto weight = parse_integer(w);
+    if (!weight) return "weight: expected an integer, got " + quoted(w);
+    if (Reason why = check_weight(*weight, w); !why.empty()) return "weight: " + why;
+    peer.weight = *weight;
+  }
+  return {};
+}
+
+Reason check_unique(const std::vector<PeerOptions>& peers) {
+  for (size_t i = 0; i < peers.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (peers[i].addr == peers[j].addr) return "lists " + peers[i].addr + " twice";
+    }
+  }
+  return {};
+}
+
+Reason peer_from_toml(const toml::node& node, PeerOptions& peer) {
+  if (node.is_string()) return parse_peer(node.as_string()->get(), peer);
+  const toml::table* table = node.as_table();
+  if (table == nullptr) return "expected a string or a table, got " + type_name(node);
+  peer = PeerOptions{};
+  for (const auto& [key, value] : *table) {
+    if (key.str() != "addr" && key.str() != "weight") {
+      return "." + std::string(key.str()) + ": unknown key";
+    }
+  }
+  const toml::node* addr = table->get("addr");
+  if (addr == nullptr) return ".addr: missing";
+  if (!addr->is_string()) return ".addr: expected a string, got " + type_name(*addr);
+  peer.addr = addr->as_string()->get();
+  if (Reason why = check_address(peer.addr); !why.empty()) return ".addr: " + why;
+  if (const toml::node* weight = table->get("weight")) {
+    if (!weight->is_integer()) return ".weight: expected an integer, got " + type_name(*weight);
+    int64_t w = weight->as_integer()->get();
+    if (Reason why = check_weight(w, std::to_string(w)); !why.empty()) return ".weight: " + why;
+    peer.weight = w;
+  }
+  return {};
+}
+
+// The other nodes: a list of "host:port" strings or {addr = "host:port", weight = N} tables in
+// TOML, a comma-separated list of "host:port[=weight]" on the command line.
+Row peers_row(const Head& h) {
+  Row row = make_row(h);
+  row.repeatable = true;
+  row.from_text = [](Config& c, std::string_view text) -> Reason {
+    std::vector<PeerOptions> peers;
+    while (!trim(text).empty()) {
+      size_t comma = text.find(',');
+      std::string_view item = trim(text.substr(0, comma));
+      text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+      PeerOptions peer;
+      if (Reason why = parse_peer(item, peer); !why.empty()) return why;
+      peers.push_back(std::move(peer));
+    }
+    if (Reason why = check_unique(peers); !why.empty()) return why;
+    c.cluster.peers = std::move(peers);
+    return {};
+  };
+  row.from_toml = [](Config& c, const toml::node& node) -> Reason {
+    const toml::array* array = node.as_array();
+    if (array == nullptr) return "expected an array, got " + type_name(node);
+    std::vector<PeerOptions> peers;
+    for (size_t i = 0; i < array->size(); ++i) {
+      PeerOptions peer;
+      if (Reason why = peer_from_toml(*array->get(i), peer); !why.empty()) {
+        std::string where = "[" + std::to_string(i) + "]";
+        return where + (why.front() == '.' ? why : ": " + why);
+      }
+      peers.push_back(std::move(peer));
+    }
+    if (Reason why = check_unique(peers); !why.empty()) return why;
+    c.cluster.peers = std::move(peers);
+    return {};
+  };
+  row.to_toml = [](const Config& c) {
+    bool weighted = std::any_of(c.cluster.peers.begin(), c.cluster.peers.end(),
+                                [](const PeerOptions& p) { return p.weight != 1; });
+    std::string out = "[";
+    for (const PeerOptions& peer : c.cluster.peers) {
+      if (out.size() > 1) out += ", ";
+      if (weighted) {
+        out += "{ addr = " + toml_quote(peer.addr) + ", weight = " + std::to_string(peer.weight) +
+               " }";
+      } else {
+        out += toml_quote(peer.addr);
+      }
+    }
+    return out + "]";
+  };
+  return row;
+}
+
+Row immutable_in_redis(Row row) {
+  row.immutable_in_redis = true;
+  return row;
+}
+
+}  // namespace
+
+std::string toml_quote(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out = "\"";
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xf];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+const std::vector<std::string_view>& sections() {
+  static const std::vector<std::string_view> kSections = {"server", "cluster", "log"};
+  return kSections;
+}
+
+const std::vector<Row>& rows() {
+  using S = ServerOptions;
+  using C = ClusterOptions;
+  using L = LogOptions;
+  constexpr auto kServer = &Config::server;
+  constexpr auto kCluster = &Config::cluster;
+  constexpr auto kLog = &Config::log;
+  static const std::vector<Row> kRows = {
+      string_row(Head{"server", "bind", "--bind", "bind", false,
+                      "IP address (IPv4 or IPv6) the listener binds to"},
+                 Field<S, std::string>{kServer, &S::bind}, check_ip),
+      int_row(Head{"server", "port", "--port", "port", false, "TCP port the listener binds to"},
+              Field<S, int>{kServer, &S::port}, 1, 65535),
+      int_row(Head{"server", "maxclients", "--maxclients", "maxclients", true,
+                   "Most clients connected at once; more are refused"},
+              Field<S, int64_t>{kServer, &S::maxclients}, 1, kUintMax),
+      int_row(Head{"server", "timeout", "--timeout", "timeout", true,
+                   "Close a client idle for this many seconds (0 = never)"},
+              Field<S, int64_t>{kServer, &S::timeout}, 0, kIntMax),
+      size_row(Head{"server", "proto-max-bulk-len", "--proto-max-bulk-len", "proto-max-bulk-len",
+                    true, "Longest bulk string a client may send (bytes, or 512mb, 1gb...)"},
+               Field<S, int64_t>{kServer, &S::proto_max_bulk_len}, 1024 * 1024),
+      int_row(Head{"server", "hz", "--hz", "hz", true,
+                   "Background task runs per second (accepted 0+, used within 1-500)"},
+              Field<S, int64_t>{kServer, &S::hz}, 0, kIntMax, 1, 500),
+      string_row(Head{"cluster", "self", "--self", "", false,
+                      "This node's host:port on the ring (empty = bind:port)"},
+                 Field<C, std::string>{kCluster, &C::self}, check_self),
+      peers_row(Head{"cluster", "peers", "--peers", "", false,
+                     "The other nodes: host:port or {addr = host:port, weight = N}"}),
+      int_row(Head{"cluster", "replicas", "--replicas", "", false,
+                   "Virtual nodes per unit of weight on the hash ring"},
+              Field<C, int64_t>{kCluster, &C::replicas}, 1, 10000),
+      enum_row(
+          Head{"cluster", "hash", "--hash", "", false, "Ring hash function: crc32 or balanced"},
+          Field<C, std::string>{kCluster, &C::hash}, {kHashCrc32, kHashBalanced}, {}),
+      int_row(Head{"cluster", "pool-size", "--pool-size", "", false,
+                   "Connections kept open to each peer"},
+              Field<C, int64_t>{kCluster, &C::pool_size}, 1, 64),
+      int_row(Head{"cluster", "connect-timeout", "--connect-timeout", "", false,
+                   "Give up connecting to a peer after this many milliseconds"},
+              Field<C, int64_t>{kCluster, &C::connect_timeout_ms}, 1, kMaxTimeoutMs),
+      int_row(Head{"cluster", "request-timeout", "--request-timeout", "", false,
+                   "Fail a relayed request not answered within this many milliseconds"},
+              Field<C, int64_t>{kCluster, &C::request_timeout_ms}, 1, kMaxTimeoutMs),
+      enum_row(Head{"log", "level", "--loglevel,--log-level", "loglevel", true,
+                    "Least severe level logged: trace, debug, info, warn or error"},
+               Field<L, std::string>{kLog, &L::level}, {"trace", "debug", "info", "warn", "error"},
+               {{"verbose", "debug"}, {"notice", "info"}, {"warning", "warn"}}),
+      immutable_in_redis(string_row(Head{"log", "file", "--logfile,--log-file", "logfile", false,
+                                         "Log file path (empty = stderr)"},
+                                    Field<L, std::string>{kLog, &L::file}, nullptr)),
+  };
+  return kRows;
+}
+
+}  // namespace ringkv::conf::detail
