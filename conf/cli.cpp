@@ -44,7 +44,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                        std::string(row.key) + "]";
     CLI::Option* option = app.add_option(std::string(row.flags), values[i], help);
     if (row.repeatable) {
-      option->type_name("HOST:PORT[=WEIGHT],...")
+      option->type_name("HOST:PORT[=WEIGHT]")
           ->allow_extra_args(false)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     } else {

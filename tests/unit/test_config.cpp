@@ -525,3 +525,28 @@ TEST_CASE("CONFIG SET with several pairs is all or nothing") {
         "config");
   CHECK(c.server.hz == 20);
 }
+
+TEST_CASE("the shipped example files load") {
+  // __FILE__ is this file's absolute path under CMake; the conf/ folder is two levels up.
+  std::string root(__FILE__);
+  root.erase(root.rfind("tests/unit/"));
+
+  Config example;
+  REQUIRE(load_file(root + "conf/ringkv.toml", example) == "");
+  Config defaults;
+  CHECK(to_toml(example) == to_toml(defaults));
+
+  for (int n = 1; n <= 3; ++n) {
+    ParseOutcome out = run({"--config", root + "conf/node" + std::to_string(n) + ".toml"});
+    REQUIRE(out.config);
+    const Config& c = *out.config;
+    CHECK(c.server.port == 7000 + n);
+    CHECK(c.cluster.self == "127.0.0.1:" + std::to_string(7000 + n));
+    REQUIRE(c.cluster.peers.size() == 2);
+    for (const PeerOptions& peer : c.cluster.peers) {
+      CHECK(peer.addr != c.cluster.self);
+      CHECK(peer.addr.starts_with("127.0.0.1:700"));
+      CHECK(peer.weight == 1);
+    }
+  }
+}
