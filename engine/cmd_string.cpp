@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/handlers.h"
 #include "engine/store.h"
@@ -98,6 +100,20 @@ void incr_and_reply(CommandContext& ctx, int64_t delta) {
   } else {
     ctx.reply.error(value.error());
   }
+}
+
+// The proto-max-bulk-len in force for APPEND/SETRANGE: the server's configuration when there is
+// a server (CONFIG SET changes it at run time), else the default.
+BulkLimit bulk_limit(const CommandContext& ctx) {
+  if (ctx.server == nullptr) return {};
+  ServerControl* server = ctx.server;
+  return [server] {
+    std::vector<std::pair<std::string, std::string>> values;
+    server->config_get("proto-max-bulk-len", values);
+    int64_t limit = kProtoMaxBulkLen;
+    if (!values.empty()) parse_int64(values.front().second, limit);
+    return limit;
+  };
 }
 
 // MSET / MSETNX: an even number of key/value arguments is checked here, not by the dispatcher.
@@ -199,7 +215,7 @@ void cmd_msetnx(CommandContext& ctx) {
 }
 
 void cmd_append(CommandContext& ctx) {
-  auto length = append(ctx.store, ctx.argv[1], ctx.argv[2]);
+  auto length = append(ctx.store, ctx.argv[1], ctx.argv[2], bulk_limit(ctx));
   if (length) {
     ctx.reply.integer(static_cast<int64_t>(*length));
   } else {
@@ -262,7 +278,7 @@ void cmd_getrange(CommandContext& ctx) {
 void cmd_setrange(CommandContext& ctx) {
   int64_t offset = 0;
   if (!int64_arg_or_reply(ctx, ctx.argv[2], offset)) return;
-  auto length = set_range(ctx.store, ctx.argv[1], offset, ctx.argv[3]);
+  auto length = set_range(ctx.store, ctx.argv[1], offset, ctx.argv[3], bulk_limit(ctx));
   if (length) {
     ctx.reply.integer(static_cast<int64_t>(*length));
   } else {

@@ -60,9 +60,11 @@ bool entry_long_double(const Entry* e, long double& out) {
 }
 
 // APPEND/SETRANGE's guard (checkStringLength): the result may not pass proto-max-bulk-len.
-bool fits_bulk_limit(uint64_t size, uint64_t extra) {
+bool fits_bulk_limit(uint64_t size, uint64_t extra, const BulkLimit& limit) {
   uint64_t total = size + extra;
-  return total >= size && total <= static_cast<uint64_t>(kProtoMaxBulkLen);
+  if (total < size) return false;
+  if (total <= static_cast<uint64_t>(kMinProtoMaxBulkLen)) return true;
+  return total <= static_cast<uint64_t>(limit ? limit() : kProtoMaxBulkLen);
 }
 
 }  // namespace
@@ -293,7 +295,8 @@ Result<std::string> incr_by_float(Store& store, std::string_view key, std::strin
   return text;
 }
 
-Result<size_t> append(Store& store, std::string_view key, std::string_view value) {
+Result<size_t> append(Store& store, std::string_view key, std::string_view value,
+                      const BulkLimit& limit) {
   const Entry* e = store.peek(key);
   if (e == nullptr) {
     store.set_string(key, value, Expiry::none());
@@ -301,7 +304,7 @@ Result<size_t> append(Store& store, std::string_view key, std::string_view value
   }
   if (e->type() != ValueType::kString) return Error{err::kWrongType};
   std::string_view old = e->string_value();
-  if (!fits_bulk_limit(old.size(), value.size())) return Error{err::kStringTooLong};
+  if (!fits_bulk_limit(old.size(), value.size(), limit)) return Error{err::kStringTooLong};
   std::string joined;
   joined.reserve(old.size() + value.size());
   joined.append(old).append(value);
@@ -310,15 +313,15 @@ Result<size_t> append(Store& store, std::string_view key, std::string_view value
   return joined.size();
 }
 
-Result<size_t> set_range(Store& store, std::string_view key, int64_t offset,
-                         std::string_view value) {
+Result<size_t> set_range(Store& store, std::string_view key, int64_t offset, std::string_view value,
+                         const BulkLimit& limit) {
   if (offset < 0) return Error{err::kOutOfRangeOffset};
   const uint64_t start = static_cast<uint64_t>(offset);
   const Entry* e = store.peek(key);
   if (e != nullptr && e->type() != ValueType::kString) return Error{err::kWrongType};
   std::string_view old = e != nullptr ? e->string_value() : std::string_view();
   if (value.empty()) return old.size();
-  if (!fits_bulk_limit(start, value.size())) return Error{err::kStringTooLong};
+  if (!fits_bulk_limit(start, value.size(), limit)) return Error{err::kStringTooLong};
   std::string updated(old);
   if (updated.size() < start + value.size()) updated.resize(start + value.size(), '\0');
   updated.replace(start, value.size(), value);

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,6 +18,14 @@ namespace ringkv::engine {
 
 // Redis's default proto-max-bulk-len: the largest string APPEND and SETRANGE may build.
 inline constexpr int64_t kProtoMaxBulkLen = 512LL * 1024 * 1024;
+// The smallest proto-max-bulk-len the configuration accepts (as Redis): results up to this size
+// never need the configured value.
+inline constexpr int64_t kMinProtoMaxBulkLen = 1024 * 1024;
+
+// Supplies the proto-max-bulk-len in force. Asked only when a result is larger than
+// kMinProtoMaxBulkLen, since reading the configuration costs more than a small APPEND. An empty
+// function means kProtoMaxBulkLen.
+using BulkLimit = std::function<int64_t()>;
 
 // Parses a decimal 64-bit integer exactly as Redis's string2ll (and so getLongLongFromObject):
 // optional '-', no '+', no spaces, no leading zeros ("0" itself is fine, "-0" is not), no overflow.
@@ -102,14 +111,16 @@ Result<int64_t> incr_by(Store& store, std::string_view key, int64_t delta);
 // keeping its TTL. Returns the stored text. Errors: kWrongType, kNotFloat, kIncrFloatNaN.
 Result<std::string> incr_by_float(Store& store, std::string_view key, std::string_view increment);
 
-// APPEND: returns the new length. Errors: kWrongType, kStringTooLong.
-Result<size_t> append(Store& store, std::string_view key, std::string_view value);
+// APPEND: returns the new length. Errors: kWrongType, kStringTooLong (result over `limit`).
+Result<size_t> append(Store& store, std::string_view key, std::string_view value,
+                      const BulkLimit& limit = {});
 
 // SETRANGE: overwrites from `offset`, zero-padding as needed; returns the new length. An empty
 // value creates nothing and returns the current length (0 when absent).
-// Errors: kOutOfRangeOffset (offset < 0, checked first), kWrongType, kStringTooLong.
-Result<size_t> set_range(Store& store, std::string_view key, int64_t offset,
-                         std::string_view value);
+// Errors: kOutOfRangeOffset (offset < 0, checked first), kWrongType, kStringTooLong (offset plus
+// value length over `limit`).
+Result<size_t> set_range(Store& store, std::string_view key, int64_t offset, std::string_view value,
+                         const BulkLimit& limit = {});
 
 // GETRANGE: the substring between inclusive indexes (negative counts from the end), empty when
 // absent or out of range. The view points into the store until its next write. Error: kWrongType.

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/handlers.h"
@@ -31,10 +33,12 @@ struct Harness {
 
   Harness() { store.set_now(kNow); }
 
+  ServerControl* server = nullptr;
+
   std::string run(CommandHandler handler, std::initializer_list<std::string_view> args) {
     std::vector<std::string_view> argv(args);
     out.clear();
-    CommandContext ctx{argv, writer, store, nullptr, nullptr, nullptr};
+    CommandContext ctx{argv, writer, store, nullptr, server, nullptr};
     handler(ctx);
     return out;
   }
@@ -50,6 +54,26 @@ struct Harness {
     REQUIRE(e != nullptr);
     return e->expire_at();
   }
+};
+
+// A server whose only configuration is proto-max-bulk-len; counts how often it is read.
+class FakeServer : public ServerControl {
+ public:
+  std::string bulk_len = "2000000";
+  int config_reads = 0;
+
+  std::string info(std::span<const std::string_view>) override { return {}; }
+  std::string client_list(std::span<const uint64_t>) override { return {}; }
+  size_t kill_clients(const ClientKillFilter&) override { return 0; }
+  void config_get(std::string_view pattern,
+                  std::vector<std::pair<std::string, std::string>>& out) override {
+    ++config_reads;
+    if (pattern == "proto-max-bulk-len") out.emplace_back(pattern, bulk_len);
+  }
+  std::string config_set(std::string_view, std::string_view) override { return {}; }
+  void config_resetstat() override {}
+  void shutdown() override {}
+  int64_t last_save_unix() const override { return 0; }
 };
 
 std::string error_reply(std::string_view text) { return "-" + std::string(text) + "\r\n"; }
@@ -448,4 +472,22 @@ TEST_CASE("SETRANGE") {
   CHECK(h.encoding("e") == "embstr");
   // Offset errors come before size errors, and an empty value never errs on size.
   CHECK(h.run(cmd_setrange, {"setrange", "e", "600000000", ""}) == ":1\r\n");
+}
+
+TEST_CASE("APPEND and SETRANGE obey the configured proto-max-bulk-len") {
+  Harness h;
+  FakeServer server;
+  h.server = &server;
+  const std::string too_long = error_reply(err::kStringTooLong);
+  CHECK(h.run(cmd_setrange, {"setrange", "k", "1999999", "xy"}) == too_long);
+  CHECK(server.config_reads == 1);
+  CHECK(h.run(cmd_setrange, {"setrange", "k", "1999999", "x"}) == ":2000000\r\n");
+  CHECK(h.run(cmd_append, {"append", "k", "y"}) == too_long);
+  // Results within the smallest allowed limit never read the configuration.
+  const int reads = server.config_reads;
+  CHECK(h.run(cmd_setrange, {"setrange", "s", "10", "x"}) == ":11\r\n");
+  CHECK(h.run(cmd_append, {"append", "s", "yz"}) == ":13\r\n");
+  CHECK(server.config_reads == reads);
+  server.bulk_len = "536870912";
+  CHECK(h.run(cmd_append, {"append", "k", "y"}) == ":2000001\r\n");
 }
