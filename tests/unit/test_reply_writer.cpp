@@ -125,7 +125,9 @@ TEST_CASE("doubles match redis-server 7.0.15 ZSCORE replies") {
       {-0.0, "-0"},
       {-2.5, "-2.5"},
   };
-  for (const auto& [value, text] : cases) {
+  for (const auto& entry : cases) {
+    const double value = entry.first;
+    const std::string& text = entry.second;
     CAPTURE(text);
     CHECK(encode(kV2, [&](ReplyWriter& w) { w.double_value(value); }) ==
           "$" + std::to_string(text.size()) + "\r\n" + text + "\r\n");
