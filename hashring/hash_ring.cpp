@@ -90,10 +90,17 @@ size_t HashRing::index_of(std::string_view address) const {
 
 size_t HashRing::successor(uint32_t position) const {
   if (points_.empty()) return kNoNode;
-  const auto it =
-      std::lower_bound(points_.begin(), points_.end(), position,
-                       [](const VirtualNode& v, uint32_t pos) { return v.point < pos; });
-  return it == points_.end() ? 0 : static_cast<size_t>(it - points_.begin());
+  // Branch-free lower_bound: the halving step compiles to a conditional move, so the search costs
+  // no mispredictions however random the probe positions are.
+  const VirtualNode* base = points_.data();
+  size_t n = points_.size();
+  while (n > 1) {
+    const size_t half = n / 2;
+    base = base[half - 1].point < position ? base + half : base;
+    n -= half;
+  }
+  const size_t i = static_cast<size_t>(base - points_.data()) + (base->point < position ? 1 : 0);
+  return i == points_.size() ? 0 : i;
 }
 
 size_t HashRing::point_index_of(std::string_view key) const {
