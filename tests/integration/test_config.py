@@ -146,6 +146,7 @@ def check_signals(report, binary):
 
 def check_maxclients(report, binary):
     with harness.ServerProcess(binary, name="maxclients", extra_args=["--maxclients", "2"]) as s:
+        time.sleep(0.3)  # let the server reap the readiness probe's closed connection
         a, b = harness.RespClient(s.port), harness.RespClient(s.port)
         report.equal(a.call("PING"), b"+PONG\r\n", "maxclients 2: first client served")
         report.equal(b.call("PING"), b"+PONG\r\n", "maxclients 2: second client served")

@@ -11,7 +11,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
-from command_gen import CommandGen  # noqa: E402
+from command_gen import KEYS, CommandGen  # noqa: E402
 
 
 def replies_agree(a, b, mode):
@@ -57,14 +57,23 @@ class Pair:
         self.theirs.send(request)
         want = self.theirs.read()
         ok = replies_agree(got, want, mode)
-        if not ok:
-            self.mismatches += 1
         self.report.check(
             ok,
             "%s #%d %s" % (self.label, self.count, shown[:300]),
             "ringkv %r\n      redis  %r" % (got[:300], want[:300]),
         )
+        if not ok:
+            self.mismatches += 1
+            self.resync()
         return got, want
+
+    def resync(self):
+        """After a difference the two keyspaces may have diverged; empty every key the generator
+        uses, in db 0 on both, so one bug is reported once instead of cascading."""
+        for client in (self.ours, self.theirs):
+            client.send(harness.encode_command("SELECT", "0") + harness.encode_command("DEL", *KEYS))
+            client.read()
+            client.read()
 
     def close(self):
         self.ours.close()
@@ -86,7 +95,7 @@ def run_generated(pair, gen, count):
 def main():
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--count", type=int, default=3000, help="RESP2 commands (RESP3: count/8)")
+    p.add_argument("--count", type=int, default=5000, help="RESP2 commands (RESP3: count/8)")
     args = p.parse_args()
     rng, _ = harness.seeded_rng(args.seed)
     report = harness.Report("test_differential")
