@@ -234,6 +234,17 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(moved->moved),
                 static_cast<unsigned long long>(moved->total),
                 moved->total ? 100.0 * moved->moved / moved->total : 0.0);
+    // Consistent hashing moves only the changed nodes' share: what joins takes its share of the
+    // new ring, what leaves gives up its share of the old one.
+    double expected = 0;
+    for (const std::string& node : changed) {
+      const size_t a = after.index_of(node);
+      const size_t b = before.index_of(node);
+      expected += a != HashRing::kNoNode ? g->share[a] : f.share[b];
+    }
+    // Keys passing from a removed to an added node count in both shares, hence "at most".
+    std::printf("  expected from the changed nodes' shares: %s%.2f%%\n",
+                changed.size() > 1 ? "at most " : "", 100 * expected);
     for (const auto& t : moved->transfers) {
       std::printf("  %-22s -> %-22s %9llu\n", t.from.c_str(), t.to.c_str(),
                   static_cast<unsigned long long>(t.keys));
