@@ -1,7 +1,7 @@
 """Seeded random command generator for the differential test.
 
 Each generated item is (argv, mode): argv a list of bytes, mode how replies are compared —
-"exact", ("tol", n) for integers that depend on the clock (TTL, PTTL, EXPIRETIME of relative
+"exact", "time" for TIME (seconds within 1), ("tol", n) for integers that depend on the clock (TTL, PTTL, EXPIRETIME of relative
 expiries may differ by n between two servers), or "unordered" for arrays whose order is a hash
 table's (KEYS). Relative expiries are drawn from a wide range so two of them practically never
 tie, which keeps NX/XX/GT/LT outcomes identical on both servers whatever their clocks read.
@@ -268,15 +268,17 @@ class CommandGen:
 
     def gen_object(self):
         r = self.r
-        sub = r.choice([b"ENCODING", b"REFCOUNT", b"FREQ", b"encoding", b"NOPE"])
-        argv = [b"OBJECT", sub, self.key()]
+        sub = r.choice([b"ENCODING", b"REFCOUNT", b"FREQ", b"encoding", b"NOPE", b"HELP"])
+        argv = [b"OBJECT", sub] if sub == b"HELP" else [b"OBJECT", sub, self.key()]
         if r.random() < 0.1:
             argv.append(b"extra")
         return [(argv, "exact")]
 
     def gen_connection(self):
         r = self.r
-        c = r.choice(["ping", "echo", "select", "setname", "getname"])
+        c = r.choice(["ping", "echo", "select", "setname", "getname", "time"])
+        if c == "time":
+            return [([b"TIME"], "time")] if r.random() < 0.8 else [([b"TIME", b"x"], "exact")]
         if c == "ping":
             return [([b"PING"] + r.choice([[], [self.value()], [b"a", b"b"]]), "exact")]
         if c == "echo":
