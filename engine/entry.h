@@ -3,13 +3,15 @@
 //   byte 0      type (3 bits) | encoding (3 bits) | has_expire (1 bit)
 //   bytes 1-3   LRU clock, seconds, 24 bits (OBJECT IDLETIME)
 //   varint      key length
-//   varint      value length (strings)
+//   varint      value length (strings; 8 for the other types, whose value is a pointer)
 //   [8 bytes]   absolute expiry, unix ms (only when has_expire)
 //   key bytes, then value bytes
 //
+// A 16-byte key with a 16-byte value needs 38 bytes, which glibc serves from a 48-byte chunk.
 // Entries are created, resized and freed only by the Store.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -27,6 +29,7 @@ StringEncoding classify_string(std::string_view value);
 class Entry {
  public:
   Entry() = delete;
+
   ValueType type() const;
   StringEncoding encoding() const;
   std::string_view key() const;
@@ -34,6 +37,38 @@ class Entry {
   bool has_expire() const;
   int64_t expire_at() const;  // unix ms; -1 when the key has no TTL
   uint32_t lru() const;       // 24-bit LRU clock at last access
+
+ private:
+  friend class Store;
+
+  // Where the variable parts of a block live.
+  struct Layout {
+    size_t key_offset;
+    size_t key_size;
+    size_t value_offset;
+    size_t value_size;
+  };
+
+  // Bytes a block with these parts needs.
+  static size_t block_size(size_t key_size, size_t value_size, bool has_expire);
+  // Allocates and fills a block; `expire_at` < 0 means no TTL. Never returns nullptr.
+  static Entry* create(ValueType type, StringEncoding encoding, uint32_t lru, std::string_view key,
+                       std::string_view value, int64_t expire_at);
+  // Rewrites the value (and encoding, TTL, LRU) in place when the block's layout is unchanged
+  // and its allocation is big enough; false when a new block is needed.
+  bool rewrite(StringEncoding encoding, uint32_t lru, std::string_view value, int64_t expire_at);
+  // Frees a block created by create().
+  static void destroy(Entry* e);
+  // Bytes the allocator reserved for this block.
+  size_t allocated_size() const;
+
+  Layout layout() const;
+  void set_lru(uint32_t clock);
+  // Changes an existing TTL (has_expire() must be true).
+  void set_expire_at(int64_t at_ms);
+
+  const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(this); }
+  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(this); }
 };
 
 // Name of a type as TYPE prints it ("string", "list", ...).

@@ -32,7 +32,7 @@ struct Expiry {
 };
 
 struct StoreStats {
-  uint64_t expired_keys = 0;        // deleted because their TTL passed (lazy or active)
+  uint64_t expired_keys = 0;  // deleted because their TTL passed (lazy or active)
   uint64_t keyspace_hits = 0;
   uint64_t keyspace_misses = 0;
   uint64_t expire_cycle_cpu_us = 0;  // time spent in active expiry
@@ -87,8 +87,12 @@ class Store {
   // SCAN: visits the entries of the buckets at `cursor` and returns the next cursor (0 = done).
   // Guarantees as Redis: every key present for the whole scan is returned at least once, across
   // resizes. Visits roughly `count` keys. Expired keys are skipped, not reported.
+  // A cursor is a position in hash order below 2^kScanCursorBits, so a router may keep a node
+  // index in the bits above; a larger cursor ends the scan (returns 0, visits nothing).
+  // `visit` must not modify the store.
   uint64_t scan(uint64_t cursor, size_t count, const std::function<void(const Entry&)>& visit);
-  // Visits every live key (KEYS).
+  static constexpr int kScanCursorBits = 48;
+  // Visits every live key (KEYS). `visit` must not modify the store.
   void for_each(const std::function<void(const Entry&)>& visit);
   // A random live key, or nullptr when empty.
   const Entry* random_entry();
@@ -102,6 +106,10 @@ class Store {
   // Advances an in-progress resize by roughly `budget_us` of work (timer step). true if more
   // work remains.
   bool rehash_step(int64_t budget_us);
+  // True while two tables are live (a resize is in progress).
+  bool rehashing() const;
+  // Slots of the table new keys go to (tests, DEBUG-style introspection).
+  size_t capacity() const;
 
   // Bytes the store holds (entries and tables), as the allocator accounts them.
   size_t used_memory() const;
