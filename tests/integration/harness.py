@@ -54,7 +54,8 @@ class ServerProcess:
     """One server process on 127.0.0.1:port, with its log and working files in a temp dir."""
 
     def __init__(self, binary, kind=None, port=None, extra_args=(), name="server"):
-        self.binary = binary
+        # The process runs in its temp dir, so a relative path must be resolved here.
+        self.binary = os.path.abspath(binary) if os.sep in binary else binary
         self.kind = kind or ("redis" if is_redis_binary(binary) else "ringkv")
         self.port = port or free_port()
         self.extra_args = list(extra_args)
