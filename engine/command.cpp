@@ -55,8 +55,10 @@ const CommandSpec* find_subcommand(const CommandSpec& parent, std::string_view n
   return nullptr;
 }
 
+// At most n bytes of s, ending at a NUL byte as Redis's printf("%.*s") of the argument does.
 std::string_view truncate(std::string_view s, size_t n) {
-  return s.substr(0, std::min(s.size(), n));
+  s = s.substr(0, std::min(s.size(), n));
+  return s.substr(0, std::min(s.size(), s.find('\0')));
 }
 
 std::string unknown_command_error(std::span<const std::string_view> argv) {
@@ -77,7 +79,7 @@ std::string unknown_subcommand_error(std::span<const std::string_view> argv) {
   std::string error = "ERR unknown subcommand '";
   error.append(truncate(argv[1], kErrorQuoteLen));
   error.append("'. Try ");
-  for (char c : argv[0])
+  for (char c : truncate(argv[0], argv[0].size()))
     error.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
   error.append(" HELP.");
   return error;
