@@ -53,6 +53,23 @@ class CommandGen:
     def key(self):
         return self.r.choice(KEYS)
 
+    @staticmethod
+    def arity_sweep():
+        """Every command and subcommand with one argument too few and one too many (where the
+        arity allows), so each wrong-arity error is compared at least once whatever the seed."""
+        out = []
+        for name, arity in ARITY.items():
+            counts = [arity - 1, arity + 1] if arity > 0 else [-arity - 1]
+            if name == "ping":
+                counts = [3]
+            for n in counts:
+                if n >= 1:
+                    out.append(([name.encode()] + [b"k1"] * (n - 1), "exact"))
+        for (parent, sub), arity in SUB_ARITY.items():
+            for n in (arity - 1, arity + 1):
+                out.append(([parent.encode(), sub.encode()] + [b"k1"] * (n - 2), "exact"))
+        return out
+
     def value(self):
         r = self.r.random()
         if r < 0.3:

@@ -109,33 +109,46 @@ def main():
     with harness.ServerProcess(args.server, name="ringkv") as ours, harness.ServerProcess(
         harness.REDIS_SERVER, kind="redis", name="redis"
     ) as oracle:
-        pair = Pair(report, ours.port, oracle.port, "resp2")
-        run_generated(pair, gen, args.count)
-        pair.close()
-
-        # RESP3: HELLO variants first, then generated commands on the upgraded connection.
-        pair3 = Pair(report, ours.port, oracle.port, "resp3")
-        for argv in ([b"HELLO", b"4"], [b"HELLO", b"x"], [b"HELLO", b"3", b"FOO"],
-                     [b"HELLO", b"2"], [b"HELLO", b"3", b"SETNAME", b"r3"], [b"HELLO", b"3"]):
-            pair3.ours.send(harness.encode_command(*argv))
-            pair3.theirs.send(harness.encode_command(*argv))
-            got, want = pair3.ours.read(), pair3.theirs.read()
-            report.equal(hello_masked(got), hello_masked(want), "resp3 %s" % show(argv))
-        run_generated(pair3, gen, max(args.count // 8, 50))
-        pair3.close()
-
-        # Inline requests, on their own connection (they are one line each).
-        pair_inline = Pair(report, ours.port, oracle.port, "inline")
-        for _ in range(max(args.count // 20, 30)):
-            line = gen.inline()
-            pair_inline.run(line + rng.choice([b"\r\n", b"\n"]), "exact", repr(line))
-        pair_inline.close()
-
-        total = pair.count + pair3.count + pair_inline.count
-        bad = pair.mismatches + pair3.mismatches + pair_inline.mismatches
+        try:
+            pairs = compare_all(report, gen, rng, args.count, ours.port, oracle.port)
+        except (OSError, ValueError) as e:
+            # A crash, hang or unparsable reply ends the run; the server log says why.
+            report.check(False, "run aborted: %r" % e, ours.log())
+            pairs = []
+        total = sum(p.count for p in pairs)
+        bad = sum(p.mismatches for p in pairs)
         print("compared %d requests, %d differences" % (total, bad))
         report.check(ours.alive(), "ringkv still running after the run", ours.log())
     report.finish()
+
+
+def compare_all(report, gen, rng, count, ours_port, oracle_port):
+    """Runs the RESP2, RESP3 and inline comparisons; returns their Pairs for the totals."""
+    pair = Pair(report, ours_port, oracle_port, "resp2")
+    for argv, mode in gen.arity_sweep():
+        pair.run(harness.encode_command(*argv), mode, show(argv))
+    run_generated(pair, gen, count)
+    pair.close()
+
+    # RESP3: HELLO variants first, then generated commands on the upgraded connection.
+    pair3 = Pair(report, ours_port, oracle_port, "resp3")
+    for argv in ([b"HELLO", b"4"], [b"HELLO", b"x"], [b"HELLO", b"3", b"FOO"],
+                 [b"HELLO", b"2"], [b"HELLO", b"3", b"SETNAME", b"r3"], [b"HELLO", b"3"]):
+        pair3.ours.send(harness.encode_command(*argv))
+        pair3.theirs.send(harness.encode_command(*argv))
+        got, want = pair3.ours.read(), pair3.theirs.read()
+        report.equal(hello_masked(got), hello_masked(want), "resp3 %s" % show(argv))
+    run_generated(pair3, gen, max(count // 8, 50))
+    pair3.close()
+
+    # Inline requests, on their own connection (they are one line each).
+    pair_inline = Pair(report, ours_port, oracle_port, "inline")
+    for _ in range(max(count // 20, 30)):
+        line = gen.inline()
+        pair_inline.run(line + rng.choice([b"\r\n", b"\n"]), "exact", repr(line))
+    pair_inline.close()
+
+    return [pair, pair3, pair_inline]
 
 
 if __name__ == "__main__":
