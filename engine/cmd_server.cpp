@@ -381,23 +381,15 @@ void cmd_config_set(CommandContext& ctx) {
     ctx.reply.error(protocol::err::kSyntax);
     return;
   }
-  for (size_t i = 2; i < ctx.argv.size(); i += 2) {
-    for (size_t j = 2; j < i; j += 2) {
-      if (equals_nocase(ctx.argv[i], ctx.argv[j])) {
-        ctx.reply.error("ERR CONFIG SET failed (possibly related to argument '" +
-                        std::string(ctx.argv[i]) + "') - duplicate parameter");
-        return;
-      }
-    }
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  pairs.reserve(ctx.argv.size() / 2);
+  for (size_t i = 2; i < ctx.argv.size(); i += 2) pairs.emplace_back(ctx.argv[i], ctx.argv[i + 1]);
+  std::string error = ctx.server->config_set(pairs);
+  if (error.empty()) {
+    ctx.reply.ok();
+  } else {
+    ctx.reply.error(error);
   }
-  for (size_t i = 2; i < ctx.argv.size(); i += 2) {
-    std::string error = ctx.server->config_set(ctx.argv[i], ctx.argv[i + 1]);
-    if (!error.empty()) {
-      ctx.reply.error(error);
-      return;
-    }
-  }
-  ctx.reply.ok();
 }
 
 void cmd_config_resetstat(CommandContext& ctx) {

@@ -114,9 +114,11 @@ class ServerControl {
   // CONFIG GET: appends (name, value) pairs of parameters matching the glob pattern.
   virtual void config_get(std::string_view pattern,
                           std::vector<std::pair<std::string, std::string>>& out) = 0;
-  // CONFIG SET one parameter; returns an empty string on success or the full error reply text
-  // (e.g. "ERR Unknown option or number of arguments for CONFIG SET - 'foo'").
-  virtual std::string config_set(std::string_view name, std::string_view value) = 0;
+  // CONFIG SET of name/value pairs, all or nothing; returns an empty string on success or the
+  // full error reply text (e.g. "ERR Unknown option or number of arguments for CONFIG SET -
+  // 'foo'").
+  virtual std::string config_set(
+      std::span<const std::pair<std::string_view, std::string_view>> pairs) = 0;
   virtual void config_resetstat() = 0;
   // Begin an orderly shutdown after this command's reply is flushed.
   virtual void shutdown() = 0;

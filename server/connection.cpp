@@ -47,11 +47,10 @@ Connection::Connection(Server& server, uint64_t id)
       id_(id),
       created_ms_(uv_now(server.loop())),
       last_interaction_ms_(created_ms_),
-      parser_(protocol::ParseLimits{
-          .max_bulk_len = static_cast<size_t>(server.config().server.proto_max_bulk_len)}),
       writer_(out_) {
   uv_tcp_init(server.loop(), &tcp_);
   tcp_.data = this;
+  apply_limits();
 }
 
 Connection::~Connection() = default;
@@ -105,6 +104,11 @@ void Connection::update_reading() {
     uv_read_stop(stream());
     reading_ = false;
   }
+}
+
+void Connection::apply_limits() {
+  parser_.set_limits(protocol::ParseLimits{
+      .max_bulk_len = static_cast<size_t>(server_.config().server.proto_max_bulk_len)});
 }
 
 void Connection::reset_state() {

@@ -37,6 +37,9 @@ class Connection final : public engine::ClientSession {
   void close_when_flushed();
   bool closing() const { return closing_; }
 
+  // Re-reads the per-client limits from the server's configuration (after CONFIG SET).
+  void apply_limits();
+
   // Milliseconds (loop time) of the last request or reply.
   uint64_t last_interaction_ms() const { return last_interaction_ms_; }
   uint64_t created_ms() const { return created_ms_; }

@@ -106,11 +106,18 @@ void Server::on_connection_closed(Connection* conn) { clients_.erase(conn->id())
 
 void Server::execute(Connection& conn, std::span<const std::string_view> argv,
                      protocol::ReplyWriter& writer) {
-  store_.set_now(unix_ms());
-  engine::CommandContext ctx{argv, writer, store_, &conn, this, nullptr};
-  const engine::CommandSpec* spec = engine::dispatch(ctx);
-  if (spec != nullptr) conn.set_last_command(spec);
   stats_.total_commands_processed++;
+  std::string error;
+  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+  if (spec == nullptr) {
+    writer.error(error);
+    stats_.total_error_replies++;
+    return;
+  }
+  conn.set_last_command(spec);
+  store_.set_now(unix_ms());
+  engine::CommandContext ctx{argv, writer, store_, &conn, this, spec};
+  spec->handler(ctx);
 }
 
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
@@ -233,19 +240,28 @@ size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
 
 void Server::config_get(std::string_view pattern,
                         std::vector<std::pair<std::string, std::string>>& out) {
+  // An exact name is echoed as the client spelled it, as Redis does.
+  if (pattern.find_first_of("*?[\\") == std::string_view::npos) {
+    if (const conf::Parameter* p = conf::find_parameter(pattern)) {
+      out.emplace_back(pattern, p->get(config_));
+    }
+    return;
+  }
   for (const auto& p : conf::parameters()) {
     if (engine::glob_match(pattern, p.name, true)) out.emplace_back(p.name, p.get(config_));
   }
 }
 
-std::string Server::config_set(std::string_view name, std::string_view value) {
-  std::string err = conf::set_parameter(config_, name, value);
+std::string Server::config_set(
+    std::span<const std::pair<std::string_view, std::string_view>> pairs) {
+  std::string err = conf::set_parameters(config_, pairs);
   if (err.empty()) apply_runtime_config();
   return err;
 }
 
 void Server::apply_runtime_config() {
   spdlog::set_level(spdlog::level::from_str(config_.log.level));
+  for (auto& [id, conn] : clients_) conn->apply_limits();
 }
 
 void Server::config_resetstat() {

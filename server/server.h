@@ -60,7 +60,8 @@ class Server final : public engine::ServerControl {
   size_t kill_clients(const engine::ClientKillFilter& filter) override;
   void config_get(std::string_view pattern,
                   std::vector<std::pair<std::string, std::string>>& out) override;
-  std::string config_set(std::string_view name, std::string_view value) override;
+  std::string config_set(
+      std::span<const std::pair<std::string_view, std::string_view>> pairs) override;
   void config_resetstat() override;
   void shutdown() override;
   int64_t last_save_unix() const override { return start_unix_; }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "conf/config.h"
 #include "engine/command.h"
 #include "engine/store.h"
 
@@ -56,13 +57,9 @@ class FakeServer : public ServerControl {
     if (pattern == "maxmemory" || pattern == "max*") out.emplace_back("maxmemory", "0");
     if (pattern == "max*") out.emplace_back("maxclients", "10000");
   }
-  std::string config_set(std::string_view name, std::string_view value) override {
-    if (name != "maxmemory") {
-      return "ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(name) +
-             "'";
-    }
-    set_value_ = value;
-    return "";
+  std::string config_set(
+      std::span<const std::pair<std::string_view, std::string_view>> pairs) override {
+    return ringkv::conf::set_parameters(config_, pairs);
   }
   void config_resetstat() override { ++resetstats_; }
   void shutdown() override { ++shutdowns_; }
@@ -73,7 +70,7 @@ class FakeServer : public ServerControl {
   ClientKillFilter kill_filter_;
   int kill_calls_ = 0;
   size_t kill_result_ = 0;
-  std::string set_value_;
+  ringkv::conf::Config config_;
   int resetstats_ = 0;
   int shutdowns_ = 0;
 };
@@ -250,14 +247,19 @@ TEST_CASE("CONFIG GET, SET, RESETSTAT, HELP") {
         "*4\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n");
   h.version = RespVersion::kResp3;
   CHECK(h.run({"CONFIG", "GET", "nosuch"}) == "%0\r\n");
-  CHECK(h.run({"CONFIG", "SET", "maxmemory", "1", "maxmemory", "2"}) ==
-        "-ERR CONFIG SET failed (possibly related to argument 'maxmemory') - duplicate "
+  CHECK(h.run({"CONFIG", "SET", "maxclients", "1", "maxclients", "2"}) ==
+        "-ERR CONFIG SET failed (possibly related to argument 'maxclients') - duplicate "
         "parameter\r\n");
   CHECK(h.run({"CONFIG", "SET", "foo", "1"}) ==
         "-ERR Unknown option or number of arguments for CONFIG SET - 'foo'\r\n");
   CHECK(h.run({"CONFIG", "SET", "a", "1", "b"}) == "-ERR syntax error\r\n");
-  CHECK(h.run({"CONFIG", "SET", "maxmemory", "5mb"}) == "+OK\r\n");
-  CHECK(h.server.set_value_ == "5mb");
+  CHECK(h.run({"CONFIG", "SET", "maxclients", "5", "timeout", "x"}) ==
+        "-ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be "
+        "parsed into an integer\r\n");
+  CHECK(h.server.config_.server.maxclients == 10000);
+  CHECK(h.run({"CONFIG", "SET", "maxclients", "5", "proto-max-bulk-len", "5mb"}) == "+OK\r\n");
+  CHECK(h.server.config_.server.maxclients == 5);
+  CHECK(h.server.config_.server.proto_max_bulk_len == 5 * 1024 * 1024);
   CHECK(h.run({"CONFIG", "RESETSTAT"}) == "+OK\r\n");
   CHECK(h.server.resetstats_ == 1);
   CHECK(h.run({"CONFIG", "HELP"}).starts_with("*9\r\n+CONFIG <subcommand>"));

@@ -70,7 +70,9 @@ class FakeServer : public ServerControl {
     ++config_reads;
     if (pattern == "proto-max-bulk-len") out.emplace_back(pattern, bulk_len);
   }
-  std::string config_set(std::string_view, std::string_view) override { return {}; }
+  std::string config_set(std::span<const std::pair<std::string_view, std::string_view>>) override {
+    return {};
+  }
   void config_resetstat() override {}
   void shutdown() override {}
   int64_t last_save_unix() const override { return 0; }
