@@ -16,6 +16,7 @@
 #include "engine/store.h"
 
 #include <malloc.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <bit>
@@ -62,6 +63,7 @@ constexpr int kRandomProbes = 64;
 constexpr int kRandomMaxExpiredDeletes = 100;
 // FLUSHALL ASYNC frees small keyspaces at once, as Redis's lazyfree effort threshold does.
 constexpr size_t kAsyncClearMinKeys = 64;
+constexpr size_t kMmapBytes = size_t{1} << 18;
 // Tables at least this big are freed in the background (unmapping them takes milliseconds).
 constexpr size_t kAsyncFreeBytes = size_t{1} << 22;
 
@@ -208,13 +210,44 @@ class Reclaimer {
   bool stopping_ = false;
 };
 
-// Releases a slot array, in the background when it is large enough to stall the caller.
-void free_slots(uint64_t* slots, size_t cap) {
-  if (slots == nullptr) return;
-  if (cap * sizeof(uint64_t) >= kAsyncFreeBytes) {
-    Reclaimer::instance().submit([slots] { std::free(slots); });
+// Slot arrays this big are mapped directly: fresh pages come zeroed on first touch, where a
+// calloc served from the heap would memset megabytes inside one operation.
+bool slots_mapped(size_t cap) { return cap * sizeof(uint64_t) >= kMmapBytes; }
+
+// A zeroed slot array.
+uint64_t* allocate_slots(size_t cap) {
+  void* p;
+  if (slots_mapped(cap)) {
+    p = mmap(nullptr, cap * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+             -1, 0);
+    if (p == MAP_FAILED) p = nullptr;
+  } else {
+    p = std::calloc(cap, sizeof(uint64_t));
+  }
+  if (p == nullptr) throw std::bad_alloc();
+  return static_cast<uint64_t*>(p);
+}
+
+// Bytes a slot array holds, as used_memory counts them.
+size_t slots_footprint(const uint64_t* slots, size_t cap) {
+  return slots_mapped(cap) ? cap * sizeof(uint64_t) : usable_size(slots);
+}
+
+void deallocate_slots(uint64_t* slots, size_t cap) {
+  if (slots_mapped(cap)) {
+    munmap(slots, cap * sizeof(uint64_t));
   } else {
     std::free(slots);
+  }
+}
+
+// Releases a slot array, in the background when unmapping it could stall the caller.
+void release_slots(uint64_t* slots, size_t cap) {
+  if (slots == nullptr) return;
+  if (cap * sizeof(uint64_t) >= kAsyncFreeBytes) {
+    Reclaimer::instance().submit([slots, cap] { deallocate_slots(slots, cap); });
+  } else {
+    deallocate_slots(slots, cap);
   }
 }
 
@@ -278,15 +311,14 @@ struct Store::Impl {
     Table t;
     t.cap = cap;
     t.bits = std::countr_zero(cap);
-    t.slots = static_cast<uint64_t*>(std::calloc(cap, sizeof(uint64_t)));
-    if (t.slots == nullptr) throw std::bad_alloc();
-    used += usable_size(t.slots);
+    t.slots = allocate_slots(cap);
+    used += slots_footprint(t.slots, cap);
     return t;
   }
 
   void release_table(Table& t) {
-    if (t.slots != nullptr) used -= usable_size(t.slots);
-    free_slots(t.slots, t.cap);
+    if (t.slots != nullptr) used -= slots_footprint(t.slots, t.cap);
+    release_slots(t.slots, t.cap);
     t = Table{};
   }
 
@@ -299,7 +331,7 @@ struct Store::Impl {
   void free_all(Table& t) {
     if (t.slots == nullptr) return;
     free_entries(t.slots, t.cap);
-    std::free(t.slots);
+    deallocate_slots(t.slots, t.cap);
     t = Table{};
   }
 
@@ -731,7 +763,7 @@ void Store::clear(bool async) {
       for (const Impl::Table& t : tables) {
         if (t.slots == nullptr) continue;
         Impl::free_entries(t.slots, t.cap);
-        std::free(t.slots);
+        deallocate_slots(t.slots, t.cap);
       }
     });
   } else {
