@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,8 @@ constexpr uint8_t kHasExpireBit = 0x40;
 constexpr size_t kFixedHeader = 4;  // flags byte + 24-bit LRU
 constexpr size_t kExpireSize = 8;
 constexpr size_t kEmbstrLimit = 44;  // Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT
+// Unused bytes a rewritten block may keep: glibc rounds requests up to 16 bytes anyway.
+constexpr size_t kMaxInPlaceSlack = 16;
 
 size_t varint_size(uint64_t v) {
   size_t n = 1;
@@ -170,8 +173,14 @@ bool Entry::rewrite(StringEncoding encoding, uint32_t lru, std::string_view valu
                     int64_t expire_at) {
   const bool expire = expire_at >= 0;
   Layout l = layout();
-  if (expire != has_expire() || varint_size(value.size()) != varint_size(l.value_size) ||
-      l.key_offset + l.key_size + value.size() > allocated_size()) {
+  if (expire != has_expire() || varint_size(value.size()) != varint_size(l.value_size)) {
+    return false;
+  }
+  // Reuse the block only if it fits and a fresh one would not be meaningfully smaller, so a
+  // big value overwritten by a small one does not pin its old allocation.
+  const size_t needed = l.value_offset + value.size();
+  const size_t allocated = allocated_size();
+  if (needed > allocated || allocated - needed >= std::max(kMaxInPlaceSlack, needed / 4)) {
     return false;
   }
   uint8_t* b = bytes();

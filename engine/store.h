@@ -51,6 +51,8 @@ class Store {
 
   // Looks a key up for a command: deletes it if expired, updates its access time and the
   // hit/miss counters. nullptr when absent.
+  // Entry pointers returned by the store stay valid until that key is written, renamed, deleted
+  // or expired, or the store is cleared; resizes never move entries.
   const Entry* lookup(std::string_view key);
   // Like lookup but leaves access time and hit/miss counters alone (TYPE, TTL, OBJECT…).
   // Still deletes an expired key.

@@ -96,6 +96,11 @@ TEST_CASE("insert, find, overwrite and erase") {
   CHECK(s.lookup("a")->string_value() == big);
   CHECK(s.lookup("a")->encoding() == StringEncoding::kRaw);
   CHECK(s.size() == 1);
+  // A small value replacing a big one gets a small block again.
+  const size_t with_big = s.used_memory();
+  s.set_string("a", "tiny", Expiry::none());
+  CHECK(s.used_memory() + 200 < with_big);
+  CHECK(s.lookup("a")->string_value() == "tiny");
 
   // Keys and values longer than one varint byte, empty ones, binary ones.
   const std::string long_key(200, 'k');
@@ -110,7 +115,7 @@ TEST_CASE("insert, find, overwrite and erase") {
   CHECK(s.lookup("a") == nullptr);
   CHECK(s.size() == 2);
   CHECK(s.stats().keyspace_misses == 2);
-  CHECK(s.stats().keyspace_hits == 6);
+  CHECK(s.stats().keyspace_hits == 7);
 }
 
 TEST_CASE("a value may be rewritten from a view of itself") {
