@@ -277,6 +277,11 @@ TEST_CASE("growth and shrink keep every key reachable, interleaved with operatio
         CHECK(s.erase(key) == (model.erase(key) == 1));
       }
       saw_rehash = saw_rehash || s.rehashing();
+      if (op % 101 == 0) {
+        const Entry* e = s.random_entry();
+        CHECK((e == nullptr) == model.empty());
+        if (e != nullptr) CHECK(model.count(std::string(e->key())) == 1);
+      }
       max_capacity = std::max(max_capacity, s.capacity());
       if (op % 4999 == 0 || (s.rehashing() && op % 97 == 0)) {
         // Every key must be found, in particular while two tables are live.
@@ -299,6 +304,24 @@ TEST_CASE("growth and shrink keep every key reachable, interleaved with operatio
   std::set<std::string> expected;
   for (const auto& [mk, mv] : model) expected.insert(mk);
   CHECK(all_keys(s) == expected);
+}
+
+TEST_CASE("expired keys are dropped while a resize drains the old table") {
+  Store s;
+  s.set_now(kNow);
+  int n = 0;
+  // Fill up to just below a growth, half of the keys with a short TTL.
+  while (!s.rehashing()) {
+    s.set_string(key_of(n), "v", n % 2 ? Expiry::none() : Expiry::at(kNow + 10));
+    ++n;
+  }
+  const size_t volatile_before = s.volatile_size();
+  s.set_now(kNow + 100);
+  finish_rehash(s);
+  CHECK(s.stats().expired_keys > 0);
+  CHECK(s.volatile_size() + s.stats().expired_keys == volatile_before);
+  CHECK(s.size() == static_cast<size_t>(n) - s.stats().expired_keys);
+  for (int i = 1; i < n; i += 2) CHECK(s.peek(key_of(i)) != nullptr);
 }
 
 TEST_CASE("SCAN returns every key present throughout, across growth and shrink") {
