@@ -122,21 +122,6 @@ std::string invalid_expire_time(std::string_view command) {
   return text;
 }
 
-// Parses a SCAN cursor as Redis does with strtoul(): an optional sign, decimal digits, nothing
-// after them, no leading space. An empty cursor reads as 0, and "-1" wraps to 2^64 - 1.
-bool parse_scan_cursor(std::string_view arg, uint64_t& cursor) {
-  const std::string text(arg);  // strtoul needs a NUL; like Redis, it stops at an embedded NUL
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long value = std::strtoul(text.c_str(), &end, 10);
-  if (std::isspace(static_cast<unsigned char>(text.c_str()[0])) || *end != '\0' ||
-      errno == ERANGE) {
-    return false;
-  }
-  cursor = value;
-  return true;
-}
-
 // The refcount Redis would report for this value (see kSharedIntegers).
 int64_t refcount_of(const Entry& e) {
   int64_t value = 0;

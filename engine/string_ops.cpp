@@ -3,12 +3,14 @@
 // existence checks of write commands through Store::peek, as lookupKeyWrite does not count.
 #include "engine/string_ops.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "protocol/errors.h"
 
@@ -351,5 +353,19 @@ Result<size_t> str_len(Store& store, std::string_view key) {
   if (!e) return Error{e.error()};
   return *e == nullptr ? size_t{0} : (*e)->string_value().size();
 }
+
+bool parse_scan_cursor(std::string_view arg, uint64_t& cursor) {
+  const std::string text(arg);  // strtoul needs a NUL; like Redis, it stops at an embedded NUL
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long value = std::strtoul(text.c_str(), &end, 10);
+  if (std::isspace(static_cast<unsigned char>(text.c_str()[0])) || *end != '\0' ||
+      errno == ERANGE) {
+    return false;
+  }
+  cursor = value;
+  return true;
+}
+
 
 }  // namespace ringkv::engine

@@ -37,6 +37,10 @@ bool parse_int64(std::string_view s, int64_t& out);
 // NaN, not overflowing, not underflowing to zero. Returns false when `s` is not such a number.
 bool parse_long_double(std::string_view s, long double& out);
 
+// Parses a SCAN cursor as Redis does with strtoul(): an optional sign, decimal digits, nothing
+// after them, no leading space. An empty cursor reads as 0, and "-1" wraps to 2^64 - 1.
+bool parse_scan_cursor(std::string_view arg, uint64_t& cursor);
+
 // Formats a finite long double as Redis 7.0 stores INCRBYFLOAT results ("%.17Lf", trailing zeros
 // and a trailing '.' removed, "-0" printed as "0").
 std::string format_long_double(long double value);
