@@ -765,6 +765,8 @@ void Store::clear(bool async) {
         Impl::free_entries(t.slots, t.cap);
         deallocate_slots(t.slots, t.cap);
       }
+      // Give the freed pages back to the system: glibc keeps them otherwise.
+      malloc_trim(0);
     });
   } else {
     for (Impl::Table& t : tables) impl_->free_all(t);
