@@ -22,6 +22,8 @@ constexpr size_t kExpireSize = 8;
 constexpr size_t kEmbstrLimit = 44;  // Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT
 // Unused bytes a rewritten block may keep: glibc rounds requests up to 16 bytes anyway.
 constexpr size_t kMaxInPlaceSlack = 16;
+// Redis's SDS_MAX_PREALLOC: appends double a value's room up to this size, then add this much.
+constexpr size_t kAppendDoublingLimit = size_t{1} << 20;
 
 size_t varint_size(uint64_t v) {
   size_t n = 1;
@@ -192,6 +194,35 @@ bool Entry::rewrite(StringEncoding encoding, uint32_t lru, std::string_view valu
   // memmove: the caller may pass a view of this very value (APPEND-style rewrites).
   if (!value.empty()) std::memmove(b + l.value_offset, value.data(), value.size());
   return true;
+}
+
+Entry* Entry::append(Entry* e, std::string_view suffix) {
+  const Layout l = e->layout();
+  const bool expire = e->has_expire();
+  const int64_t at = e->expire_at();
+  const size_t value_size = l.value_size + suffix.size();
+  const size_t header =
+      kFixedHeader + varint_size(l.key_size) + varint_size(value_size) + (expire ? kExpireSize : 0);
+  const size_t needed = header + l.key_size + value_size;
+  if (needed > e->allocated_size()) {
+    const size_t want = needed < kAppendDoublingLimit ? needed * 2 : needed + kAppendDoublingLimit;
+    void* mem = std::realloc(e, want);
+    if (mem == nullptr) throw std::bad_alloc();
+    e = static_cast<Entry*>(mem);
+  }
+  uint8_t* b = e->bytes();
+  // The value length may need one more varint byte: shift key and value behind the header.
+  if (header != l.key_offset) {
+    std::memmove(b + header, b + l.key_offset, l.key_size + l.value_size);
+  }
+  uint8_t* p = put_varint(put_varint(b + kFixedHeader, l.key_size), value_size);
+  if (expire) std::memcpy(p, &at, sizeof at);
+  if (!suffix.empty()) {
+    std::memcpy(b + header + l.key_size + l.value_size, suffix.data(), suffix.size());
+  }
+  b[0] = static_cast<uint8_t>((b[0] & ~(kEncodingMask << kEncodingShift)) |
+                              static_cast<uint8_t>(StringEncoding::kRaw) << kEncodingShift);
+  return e;
 }
 
 void Entry::destroy(Entry* e) { std::free(e); }

@@ -57,6 +57,10 @@ class Entry {
   // Rewrites the value (and encoding, TTL, LRU) in place when the block's layout is unchanged
   // and its allocation is big enough; false when a new block is needed.
   bool rewrite(StringEncoding encoding, uint32_t lru, std::string_view value, int64_t expire_at);
+  // Appends to a string value, growing the block with slack like Redis's sds (double below
+  // 1 MB, then 1 MB more) so repeated appends cost amortised linear time; the encoding becomes
+  // raw. `suffix` must not point into `e`. Returns the block, which may have moved.
+  static Entry* append(Entry* e, std::string_view suffix);
   // Frees a block created by create().
   static void destroy(Entry* e);
   // Bytes the allocator reserved for this block.

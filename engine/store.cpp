@@ -616,6 +616,31 @@ const Entry* Store::set_string(std::string_view key, std::string_view value, Exp
   return e;
 }
 
+const Entry* Store::append_string(std::string_view key, std::string_view suffix) {
+  impl_->step();
+  Impl::Found f = impl_->find_live(key, impl_->hash(key));
+  if (f.entry == nullptr) {
+    impl_->maybe_shrink();
+    return nullptr;
+  }
+  assert(f.entry->type() == ValueType::kString);
+  // A suffix taken from this very entry would move with the block: copy it out first.
+  const auto* block = f.entry->bytes();
+  std::string own;
+  if (suffix.data() >= reinterpret_cast<const char*>(block) &&
+      suffix.data() < reinterpret_cast<const char*>(block) + f.entry->allocated_size()) {
+    own.assign(suffix);
+    suffix = own;
+  }
+  const size_t before = f.entry->allocated_size();
+  Entry* e = Entry::append(f.entry, suffix);
+  impl_->used += e->allocated_size() - before;
+  e->set_lru(impl_->lru_clock());
+  const uint64_t s = f.table->slots[f.pos];
+  f.table->slots[f.pos] = make_slot(e, s, slot_volatile(s));
+  return e;
+}
+
 bool Store::erase(std::string_view key) {
   impl_->step();
   const size_t before = size();

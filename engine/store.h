@@ -68,6 +68,11 @@ class Store {
     return set_string(key, value, expiry, classify_string(value));
   }
 
+  // Appends `suffix` to an existing string key (APPEND), keeping its TTL; the encoding becomes
+  // "raw". The block grows with slack like Redis's sds, so repeated appends stay linear.
+  // nullptr when the key is absent; the caller checks the type and the size limit first.
+  const Entry* append_string(std::string_view key, std::string_view suffix);
+
   // Removes a key. Returns true if it existed (and was not expired).
   bool erase(std::string_view key);
 

@@ -129,6 +129,42 @@ TEST_CASE("a value may be rewritten from a view of itself") {
   CHECK(s.lookup("k")->string_value() == "bcd");
 }
 
+TEST_CASE("append_string grows values in place across length-prefix sizes") {
+  Store s;
+  s.set_now(kNow);
+  const size_t baseline = s.used_memory();
+  CHECK(s.append_string("missing", "x") == nullptr);
+  s.set_string("k", "12", Expiry::at(kNow + 5000));
+  std::string expected = "12";
+  // Cross the 1- to 2- and 2- to 3-byte varint boundaries (128 and 16384 bytes).
+  for (int i = 0; i < 3000; ++i) {
+    const std::string piece(static_cast<size_t>(1 + i % 13), static_cast<char>('a' + i % 26));
+    const Entry* e = s.append_string("k", piece);
+    expected += piece;
+    REQUIRE(e != nullptr);
+    REQUIRE(e->string_value() == expected);
+  }
+  const Entry* e = s.peek("k");
+  CHECK(e->key() == "k");
+  CHECK(e->string_value() == expected);
+  CHECK(e->encoding() == StringEncoding::kRaw);
+  CHECK(e->expire_at() == kNow + 5000);
+  CHECK(s.volatile_size() == 1);
+  // A suffix that is a view of the value itself.
+  e = s.append_string("k", e->string_value().substr(0, 5));
+  expected += expected.substr(0, 5);
+  CHECK(e->string_value() == expected);
+
+  // Many appends to a large value stay fast (amortised growth).
+  s.set_string("big", "", Expiry::none());
+  const std::string kb(1024, 'z');
+  for (int i = 0; i < 20'000; ++i) s.append_string("big", kb);
+  CHECK(s.peek("big")->string_value().size() == 20'000u * 1024);
+  CHECK(s.erase("big"));
+  CHECK(s.erase("k"));
+  CHECK(s.used_memory() == baseline);
+}
+
 TEST_CASE("TTL is set, kept and cleared") {
   Store s;
   s.set_now(kNow);
