@@ -9,6 +9,7 @@
 
 #include "engine/command.h"
 #include "engine/handlers.h"
+#include "engine/string_ops.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -59,23 +60,6 @@ constexpr std::string_view kClientHelp[] = {
     "    Prints this help.",
 };
 
-bool equals_nocase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-bool parse_int64(std::string_view s, int64_t& out) {
-  // Redis's string2ll: no leading '+', no spaces, no leading zeros beyond "0".
-  if (s.empty() || s[0] == '+' || (s.size() > 1 && s[0] == '0') ||
-      (s.size() > 1 && s[0] == '-' && s[1] == '0')) {
-    return false;
-  }
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && end == s.data() + s.size();
-}
-
 // Client names must be printable ASCII without spaces, so CLIENT LIST stays splittable.
 bool valid_client_name(std::string_view name) {
   return std::all_of(name.begin(), name.end(), [](char c) { return c >= '!' && c <= '~'; });
@@ -85,9 +69,9 @@ bool valid_client_name(std::string_view name) {
 enum class ClientType { kUnknown, kNormal, kOther };
 
 ClientType client_type(std::string_view name) {
-  if (equals_nocase(name, "normal")) return ClientType::kNormal;
-  if (equals_nocase(name, "master") || equals_nocase(name, "replica") ||
-      equals_nocase(name, "slave") || equals_nocase(name, "pubsub")) {
+  if (equals_ignore_case(name, "normal")) return ClientType::kNormal;
+  if (equals_ignore_case(name, "master") || equals_ignore_case(name, "replica") ||
+      equals_ignore_case(name, "slave") || equals_ignore_case(name, "pubsub")) {
     return ClientType::kOther;
   }
   return ClientType::kUnknown;
@@ -151,11 +135,11 @@ void cmd_hello(CommandContext& ctx) {
   bool auth = false, setname = false;
   for (size_t j = next; j < ctx.argv.size(); ++j) {
     size_t more = ctx.argv.size() - 1 - j;
-    if (equals_nocase(ctx.argv[j], "auth") && more >= 2) {
+    if (equals_ignore_case(ctx.argv[j], "auth") && more >= 2) {
       auth = true;
       username = ctx.argv[j + 1];
       j += 2;
-    } else if (equals_nocase(ctx.argv[j], "setname") && more >= 1) {
+    } else if (equals_ignore_case(ctx.argv[j], "setname") && more >= 1) {
       setname = true;
       clientname = ctx.argv[j + 1];
       j += 1;
@@ -241,7 +225,7 @@ void cmd_client_getname(CommandContext& ctx) {
 
 void cmd_client_list(CommandContext& ctx) {
   std::vector<uint64_t> ids;
-  if (ctx.argv.size() == 4 && equals_nocase(ctx.argv[2], "type")) {
+  if (ctx.argv.size() == 4 && equals_ignore_case(ctx.argv[2], "type")) {
     ClientType type = client_type(ctx.argv[3]);
     if (type == ClientType::kUnknown) {
       ctx.reply.error(quoted_error("ERR Unknown client type ", ctx.argv[3]));
@@ -251,7 +235,7 @@ void cmd_client_list(CommandContext& ctx) {
       ctx.reply.verbatim("");
       return;
     }
-  } else if (ctx.argv.size() > 3 && equals_nocase(ctx.argv[2], "id")) {
+  } else if (ctx.argv.size() > 3 && equals_ignore_case(ctx.argv[2], "id")) {
     for (size_t i = 3; i < ctx.argv.size(); ++i) {
       int64_t id = 0;
       if (!parse_int64(ctx.argv[i], id)) {
@@ -291,33 +275,33 @@ void cmd_client_kill(CommandContext& ctx) {
       }
       std::string_view opt = ctx.argv[i];
       std::string_view value = ctx.argv[i + 1];
-      if (equals_nocase(opt, "id")) {
+      if (equals_ignore_case(opt, "id")) {
         int64_t id = 0;
         if (!parse_int64(value, id) || id < 1) {
           ctx.reply.error("ERR client-id should be greater than 0");
           return;
         }
         filter.id = static_cast<uint64_t>(id);
-      } else if (equals_nocase(opt, "type")) {
+      } else if (equals_ignore_case(opt, "type")) {
         ClientType type = client_type(value);
         if (type == ClientType::kUnknown) {
           ctx.reply.error(quoted_error("ERR Unknown client type ", value));
           return;
         }
         matches_none = type == ClientType::kOther;
-      } else if (equals_nocase(opt, "addr")) {
+      } else if (equals_ignore_case(opt, "addr")) {
         filter.addr = value;
-      } else if (equals_nocase(opt, "laddr")) {
+      } else if (equals_ignore_case(opt, "laddr")) {
         filter.laddr = value;
-      } else if (equals_nocase(opt, "user")) {
+      } else if (equals_ignore_case(opt, "user")) {
         if (value != kDefaultUser) {
           ctx.reply.error(quoted_error("ERR No such user ", value));
           return;
         }
-      } else if (equals_nocase(opt, "skipme")) {
-        if (equals_nocase(value, "yes")) {
+      } else if (equals_ignore_case(opt, "skipme")) {
+        if (equals_ignore_case(value, "yes")) {
           filter.skipme = true;
-        } else if (equals_nocase(value, "no")) {
+        } else if (equals_ignore_case(value, "no")) {
           filter.skipme = false;
         } else {
           ctx.reply.error(protocol::err::kSyntax);

@@ -42,23 +42,6 @@ constexpr int64_t kSharedRefcount = INT_MAX;
 // Redis's LRU clock wraps at 24 bits.
 constexpr uint32_t kLruClockMax = (1u << 24) - 1;
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Redis formats option names into errors with %s, so a NUL byte ends the text there.
 std::string_view c_string_prefix(std::string_view s) { return s.substr(0, s.find('\0')); }
 
@@ -82,13 +65,13 @@ struct ExpireFlags {
 bool parse_expire_flags(std::span<const std::string_view> args, ExpireFlags& flags,
                         std::string& error) {
   for (std::string_view opt : args) {
-    if (iequals(opt, "nx")) {
+    if (equals_ignore_case(opt, "nx")) {
       flags.nx = true;
-    } else if (iequals(opt, "xx")) {
+    } else if (equals_ignore_case(opt, "xx")) {
       flags.xx = true;
-    } else if (iequals(opt, "gt")) {
+    } else if (equals_ignore_case(opt, "gt")) {
       flags.gt = true;
-    } else if (iequals(opt, "lt")) {
+    } else if (equals_ignore_case(opt, "lt")) {
       flags.lt = true;
     } else {
       error = std::string(kUnsupportedOption).append(c_string_prefix(opt));
@@ -118,7 +101,7 @@ bool expire_allowed(const ExpireFlags& flags, int64_t current, int64_t when) {
 
 std::string invalid_expire_time(std::string_view command) {
   std::string text(err::kInvalidExpireTime);
-  text.replace(text.find("%s"), 2, lowercase(command));
+  text.replace(text.find("%s"), 2, to_lower(command));
   return text;
 }
 
@@ -194,7 +177,7 @@ void cmd_type(CommandContext& ctx) {
 }
 
 void cmd_expire(CommandContext& ctx) {
-  const std::string command = lowercase(ctx.argv[0]);
+  const std::string command = to_lower(ctx.argv[0]);
   const bool in_seconds = command == "expire" || command == "expireat";
   const bool relative = command == "expire" || command == "pexpire";
   const std::string_view key = ctx.argv[1];
@@ -238,10 +221,12 @@ void cmd_expire(CommandContext& ctx) {
   ctx.reply.integer(1);
 }
 
-void cmd_ttl(CommandContext& ctx) { reply_ttl(ctx, iequals(ctx.argv[0], "pttl"), false); }
+void cmd_ttl(CommandContext& ctx) {
+  reply_ttl(ctx, equals_ignore_case(ctx.argv[0], "pttl"), false);
+}
 
 void cmd_expiretime(CommandContext& ctx) {
-  reply_ttl(ctx, iequals(ctx.argv[0], "pexpiretime"), true);
+  reply_ttl(ctx, equals_ignore_case(ctx.argv[0], "pexpiretime"), true);
 }
 
 void cmd_persist(CommandContext& ctx) { ctx.reply.integer(ctx.store.persist(ctx.argv[1]) ? 1 : 0); }
@@ -280,9 +265,9 @@ void cmd_copy(CommandContext& ctx) {
   // Options are checked in order, so a bad DB index is reported before a later syntax error.
   for (size_t i = 3; i < ctx.argv.size(); ++i) {
     const bool has_value = i + 1 < ctx.argv.size();
-    if (iequals(ctx.argv[i], "replace")) {
+    if (equals_ignore_case(ctx.argv[i], "replace")) {
       replace = true;
-    } else if (iequals(ctx.argv[i], "db") && has_value) {
+    } else if (equals_ignore_case(ctx.argv[i], "db") && has_value) {
       int64_t db = 0;
       if (!parse_int64(ctx.argv[i + 1], db)) {
         ctx.reply.error(err::kNotInteger);
@@ -340,7 +325,7 @@ void cmd_scan(CommandContext& ctx) {
   bool use_type = false;
   for (size_t i = 2; i < ctx.argv.size(); i += 2) {
     const bool has_value = i + 1 < ctx.argv.size();
-    if (iequals(ctx.argv[i], "count") && has_value) {
+    if (equals_ignore_case(ctx.argv[i], "count") && has_value) {
       if (!parse_int64(ctx.argv[i + 1], count)) {
         ctx.reply.error(err::kNotInteger);
         return;
@@ -349,10 +334,10 @@ void cmd_scan(CommandContext& ctx) {
         ctx.reply.error(err::kSyntax);
         return;
       }
-    } else if (iequals(ctx.argv[i], "match") && has_value) {
+    } else if (equals_ignore_case(ctx.argv[i], "match") && has_value) {
       pattern = ctx.argv[i + 1];
       use_pattern = pattern != "*";
-    } else if (iequals(ctx.argv[i], "type") && has_value) {
+    } else if (equals_ignore_case(ctx.argv[i], "type") && has_value) {
       type = ctx.argv[i + 1];
       use_type = true;
     } else {
@@ -371,7 +356,7 @@ void cmd_scan(CommandContext& ctx) {
     cursor = ctx.store.scan(cursor, want, [&](const Entry& e) {
       ++seen;
       if (use_pattern && !glob_match(pattern, e.key())) return;
-      if (use_type && !iequals(type, type_name(e.type()))) return;
+      if (use_type && !equals_ignore_case(type, type_name(e.type()))) return;
       keys.emplace_back(e.key());
     });
   } while (cursor != 0 && steps_left-- > 0 && seen < static_cast<uint64_t>(count));
@@ -397,9 +382,10 @@ void cmd_dbsize(CommandContext& ctx) { ctx.reply.integer(static_cast<int64_t>(ct
 void cmd_flushall(CommandContext& ctx) {
   // Without an option Redis flushes synchronously (lazyfree-lazy-user-flush defaults to no).
   bool async = false;
-  if (ctx.argv.size() == 2 && iequals(ctx.argv[1], "async")) {
+  if (ctx.argv.size() == 2 && equals_ignore_case(ctx.argv[1], "async")) {
     async = true;
-  } else if (!(ctx.argv.size() == 1 || (ctx.argv.size() == 2 && iequals(ctx.argv[1], "sync")))) {
+  } else if (!(ctx.argv.size() == 1 ||
+               (ctx.argv.size() == 2 && equals_ignore_case(ctx.argv[1], "sync")))) {
     ctx.reply.error(err::kSyntax);
     return;
   }

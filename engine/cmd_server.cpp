@@ -11,6 +11,7 @@
 #include "engine/command_docs.h"
 #include "engine/glob.h"
 #include "engine/handlers.h"
+#include "engine/string_ops.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -59,6 +60,20 @@ constexpr std::string_view kConfigHelp[] = {
     "    Prints this help.",
 };
 
+constexpr std::string_view kClusterHelp[] = {
+    "CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "INFO",
+    "    Return information about the ring: members, hash, replicas, version.",
+    "NODES",
+    "    Return the members of the ring, one per line, with their link state.",
+    "OWNER <key>",
+    "    Return the address of the node that owns <key>.",
+    "HELP",
+    "    Prints this help.",
+};
+
+constexpr std::string_view kClusterDisabled = "ERR This instance has cluster support disabled";
+
 void write_help(ReplyWriter& reply, std::span<const std::string_view> lines) {
   reply.array(lines.size());
   for (std::string_view line : lines) reply.simple(line);
@@ -88,19 +103,6 @@ int64_t to_int(std::string_view s) {
   return v;
 }
 
-bool equals_nocase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // A row by Redis's full name ("get", "config|get"), as COMMAND INFO/DOCS look names up.
 const CommandSpec* find_by_fullname(std::string_view name) {
   size_t bar = name.find('|');
@@ -108,7 +110,7 @@ const CommandSpec* find_by_fullname(std::string_view name) {
   if (spec == nullptr || bar == name.npos) return spec;
   std::string_view sub = name.substr(bar + 1);
   for (const CommandSpec& s : spec->subcommands) {
-    if (equals_nocase(s.name, sub)) return &s;
+    if (equals_ignore_case(s.name, sub)) return &s;
   }
   return nullptr;
 }
@@ -237,7 +239,8 @@ void write_all_command_info(ReplyWriter& reply) {
 
 bool has_category(const CommandSpec& spec, std::string_view category) {
   bool found = false;
-  split(spec.acl_categories, ' ', [&](std::string_view c) { found |= equals_nocase(c, category); });
+  split(spec.acl_categories, ' ',
+        [&](std::string_view c) { found |= equals_ignore_case(c, category); });
   return found;
 }
 
@@ -256,7 +259,7 @@ void collect_names(std::span<const CommandSpec> rows, F&& keep, std::vector<std:
 void cmd_info(CommandContext& ctx) {
   std::vector<std::string> lowered;
   lowered.reserve(ctx.argv.size() - 1);
-  for (size_t i = 1; i < ctx.argv.size(); ++i) lowered.push_back(lowercase(ctx.argv[i]));
+  for (size_t i = 1; i < ctx.argv.size(); ++i) lowered.push_back(to_lower(ctx.argv[i]));
   std::vector<std::string_view> sections(lowered.begin(), lowered.end());
   ctx.reply.verbatim(ctx.server->info(sections));
 }
@@ -304,17 +307,17 @@ void cmd_command_list(CommandContext& ctx) {
   if (ctx.argv.size() == 2) {
     collect_names(
         command_table(), [](const CommandSpec&, const std::string&) { return true; }, names);
-  } else if (ctx.argv.size() == 5 && equals_nocase(ctx.argv[2], "filterby")) {
+  } else if (ctx.argv.size() == 5 && equals_ignore_case(ctx.argv[2], "filterby")) {
     std::string_view type = ctx.argv[3];
     std::string_view arg = ctx.argv[4];
-    if (equals_nocase(type, "module")) {
+    if (equals_ignore_case(type, "module")) {
       // ringkv loads no modules, so no command belongs to one.
-    } else if (equals_nocase(type, "aclcat")) {
+    } else if (equals_ignore_case(type, "aclcat")) {
       collect_names(
           command_table(),
           [&](const CommandSpec& spec, const std::string&) { return has_category(spec, arg); },
           names);
-    } else if (equals_nocase(type, "pattern")) {
+    } else if (equals_ignore_case(type, "pattern")) {
       collect_names(
           command_table(),
           [&](const CommandSpec&, const std::string& name) { return glob_match(arg, name, true); },
@@ -399,6 +402,35 @@ void cmd_config_resetstat(CommandContext& ctx) {
 
 void cmd_config_help(CommandContext& ctx) { write_help(ctx.reply, kConfigHelp); }
 
+void cmd_cluster_info(CommandContext& ctx) {
+  std::string text = ctx.server->cluster_info();
+  if (text.empty()) {
+    ctx.reply.error(kClusterDisabled);
+  } else {
+    ctx.reply.verbatim(text);
+  }
+}
+
+void cmd_cluster_nodes(CommandContext& ctx) {
+  std::string text = ctx.server->cluster_nodes();
+  if (text.empty()) {
+    ctx.reply.error(kClusterDisabled);
+  } else {
+    ctx.reply.verbatim(text);
+  }
+}
+
+void cmd_cluster_owner(CommandContext& ctx) {
+  std::string owner = ctx.server->cluster_owner(ctx.argv[2]);
+  if (owner.empty()) {
+    ctx.reply.error(kClusterDisabled);
+  } else {
+    ctx.reply.bulk(owner);
+  }
+}
+
+void cmd_cluster_help(CommandContext& ctx) { write_help(ctx.reply, kClusterHelp); }
+
 void cmd_time(CommandContext& ctx) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                 std::chrono::system_clock::now().time_since_epoch())
@@ -414,13 +446,13 @@ void cmd_shutdown(CommandContext& ctx) {
   bool nosave = false, save = false, flagged = false, abort = false;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
     std::string_view opt = ctx.argv[i];
-    if (equals_nocase(opt, "nosave")) {
+    if (equals_ignore_case(opt, "nosave")) {
       nosave = flagged = true;
-    } else if (equals_nocase(opt, "save")) {
+    } else if (equals_ignore_case(opt, "save")) {
       save = flagged = true;
-    } else if (equals_nocase(opt, "now") || equals_nocase(opt, "force")) {
+    } else if (equals_ignore_case(opt, "now") || equals_ignore_case(opt, "force")) {
       flagged = true;
-    } else if (equals_nocase(opt, "abort")) {
+    } else if (equals_ignore_case(opt, "abort")) {
       abort = true;
     } else {
       ctx.reply.error(protocol::err::kSyntax);

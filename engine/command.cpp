@@ -8,6 +8,8 @@
 #include <cctype>
 #include <unordered_map>
 
+#include "engine/string_ops.h"
+
 namespace ringkv::engine {
 
 namespace {
@@ -41,16 +43,9 @@ const CommandIndex& index() {
   return kIndex;
 }
 
-bool equals_nocase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 const CommandSpec* find_subcommand(const CommandSpec& parent, std::string_view name) {
   for (const CommandSpec& sub : parent.subcommands) {
-    if (equals_nocase(sub.name, name)) return &sub;
+    if (equals_ignore_case(sub.name, name)) return &sub;
   }
   return nullptr;
 }

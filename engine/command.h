@@ -120,6 +120,11 @@ class ServerControl {
   virtual std::string config_set(
       std::span<const std::pair<std::string_view, std::string_view>> pairs) = 0;
   virtual void config_resetstat() = 0;
+  // CLUSTER INFO and CLUSTER NODES text; empty when this node is standalone.
+  virtual std::string cluster_info() { return {}; }
+  virtual std::string cluster_nodes() { return {}; }
+  // The address of the node that owns `key`; empty when this node is standalone.
+  virtual std::string cluster_owner(std::string_view /*key*/) { return {}; }
   // Begin an orderly shutdown after this command's reply is flushed.
   virtual void shutdown() = 0;
   virtual int64_t last_save_unix() const = 0;

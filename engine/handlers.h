@@ -34,8 +34,8 @@ void cmd_del(CommandContext& ctx);  // also UNLINK
 void cmd_exists(CommandContext& ctx);
 void cmd_touch(CommandContext& ctx);
 void cmd_type(CommandContext& ctx);
-void cmd_expire(CommandContext& ctx);  // EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (by argv[0])
-void cmd_ttl(CommandContext& ctx);     // TTL, PTTL
+void cmd_expire(CommandContext& ctx);      // EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (by argv[0])
+void cmd_ttl(CommandContext& ctx);         // TTL, PTTL
 void cmd_expiretime(CommandContext& ctx);  // EXPIRETIME, PEXPIRETIME
 void cmd_persist(CommandContext& ctx);
 void cmd_rename(CommandContext& ctx);
@@ -84,5 +84,9 @@ void cmd_config_help(CommandContext& ctx);
 void cmd_time(CommandContext& ctx);
 void cmd_lastsave(CommandContext& ctx);
 void cmd_shutdown(CommandContext& ctx);
+void cmd_cluster_info(CommandContext& ctx);
+void cmd_cluster_nodes(CommandContext& ctx);
+void cmd_cluster_owner(CommandContext& ctx);
+void cmd_cluster_help(CommandContext& ctx);
 
 }  // namespace ringkv::engine

@@ -32,18 +32,6 @@ std::string_view as_c_string(std::string_view arg) {
   return nul == std::string_view::npos ? arg : arg.substr(0, nul);
 }
 
-bool equals_ignore_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 // The integer a stored string holds, 0 for an absent key (getLongLongFromObject).
 bool entry_int64(const Entry* e, int64_t& out) {
   if (e == nullptr) {
@@ -367,5 +355,21 @@ bool parse_scan_cursor(std::string_view arg, uint64_t& cursor) {
   return true;
 }
 
+bool equals_ignore_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
 
 }  // namespace ringkv::engine

@@ -37,6 +37,12 @@ bool parse_int64(std::string_view s, int64_t& out);
 // NaN, not overflowing, not underflowing to zero. Returns false when `s` is not such a number.
 bool parse_long_double(std::string_view s, long double& out);
 
+// ASCII case-insensitive equality (command names, options).
+bool equals_ignore_case(std::string_view a, std::string_view b);
+
+// An ASCII-lowercased copy.
+std::string to_lower(std::string_view s);
+
 // Parses a SCAN cursor as Redis does with strtoul(): an optional sign, decimal digits, nothing
 // after them, no leading space. An empty cursor reads as 0, and "-1" wraps to 2^64 - 1.
 bool parse_scan_cursor(std::string_view arg, uint64_t& cursor);

@@ -33,6 +33,8 @@ class ReplyWriter {
   RespVersion version() const { return version_; }
   void set_version(RespVersion v) { version_ = v; }
   std::string& buffer() { return *out_; }
+  // Points the writer at another output buffer.
+  void set_buffer(std::string& out) { out_ = &out; }
 
   // "+s\r\n". `s` must not contain CR or LF.
   void simple(std::string_view s);

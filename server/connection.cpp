@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cassert>
 #include <cstring>
 
 #include "protocol/errors.h"
@@ -14,6 +15,8 @@ namespace {
 constexpr size_t kReadChunk = 16 * 1024;
 // Stop reading from a client while this much of its output is still unsent (back-pressure).
 constexpr size_t kMaxPendingOutput = 64ull * 1024 * 1024;
+// Stop reading from a client with this many replies still waiting for peers.
+constexpr size_t kMaxPendingReplies = 64 * 1024;
 // Unparsed input one client may accumulate (Redis's client-query-buffer-limit default).
 constexpr size_t kMaxQueryBuffer = 1024ull * 1024 * 1024;
 
@@ -53,7 +56,52 @@ Connection::Connection(Server& server, uint64_t id)
   apply_limits();
 }
 
-Connection::~Connection() = default;
+Connection::~Connection() { *alive_ = false; }
+
+Connection::ReplySlot Connection::reserve_reply() {
+  pending_.push_back(PendingReply{false, {}});
+  update_reading();
+  return ReplySlot(this, alive_, pending_seq_ + pending_.size() - 1);
+}
+
+void Connection::ReplySlot::fill(std::string_view reply_bytes) const {
+  if (*alive_) conn_->fill_slot(seq_, reply_bytes);
+}
+
+void Connection::fill_slot(uint64_t seq, std::string_view bytes) {
+  assert(seq >= pending_seq_ && seq - pending_seq_ < pending_.size());
+  PendingReply& slot = pending_[seq - pending_seq_];
+  slot.data.assign(bytes);
+  slot.ready = true;
+  if (seq != pending_seq_ || closing_) return;
+  drain_pending();
+  // Outside of a read callback nothing else will flush this reply.
+  flush();
+  update_reading();
+  maybe_finish_close();
+}
+
+void Connection::drain_pending() {
+  while (!pending_.empty() && pending_.front().ready) {
+    if (out_.empty()) {
+      out_.swap(pending_.front().data);
+    } else {
+      out_.append(pending_.front().data);
+    }
+    pending_.pop_front();
+    pending_seq_++;
+  }
+}
+
+protocol::ReplyWriter& Connection::reply_writer() {
+  if (pending_.empty()) {
+    writer_.set_buffer(out_);
+  } else {
+    if (!pending_.back().ready) pending_.push_back(PendingReply{true, {}});
+    writer_.set_buffer(pending_.back().data);
+  }
+  return writer_;
+}
 
 bool Connection::start() {
   uv_tcp_nodelay(&tcp_, 1);
@@ -71,7 +119,7 @@ bool Connection::start() {
 }
 
 void Connection::reject(std::string_view error_text) {
-  writer_.error(error_text);
+  reply_writer().error(error_text);
   close_when_flushed();
 }
 
@@ -90,12 +138,13 @@ void Connection::close_when_flushed() {
 }
 
 void Connection::maybe_finish_close() {
-  if (close_when_flushed_ && out_.empty() && in_flight_writes_ == 0) close();
+  if (close_when_flushed_ && out_.empty() && pending_.empty() && in_flight_writes_ == 0) close();
 }
 
 void Connection::update_reading() {
   if (closing_) return;
-  bool want = !close_when_flushed_ && in_flight_bytes_ < kMaxPendingOutput;
+  bool want = !close_when_flushed_ && in_flight_bytes_ < kMaxPendingOutput &&
+              pending_.size() < kMaxPendingReplies;
   if (want == reading_) return;
   if (want) {
     reading_ = uv_read_start(stream(), on_alloc, on_read) == 0;
@@ -164,14 +213,14 @@ void Connection::process_input() {
     }
     if (r.status == protocol::ParseStatus::kError) {
       spdlog::warn("closing client id={} addr={}: {}", id_, peer_addr_, r.error);
-      writer_.error(r.error);
+      reply_writer().error(r.error);
       server_.stats().total_error_replies++;
       close_when_flushed();
       return;
     }
     rstart_ += r.consumed;
     if (argv_.empty()) continue;
-    server_.execute(*this, argv_, writer_);
+    server_.execute(*this, argv_, reply_writer());
     if (close_after_reply_) {
       close_when_flushed();
       return;

@@ -6,6 +6,8 @@
 #include <uv.h>
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +38,30 @@ class Connection final : public engine::ClientSession {
   // Stops reading; closes as soon as pending output is written (shutdown, QUIT, errors).
   void close_when_flushed();
   bool closing() const { return closing_; }
+
+  // A place in this client's reply stream for a reply that completes later (a relayed request).
+  // Replies written after it wait until it is filled, so replies leave in request order.
+  class ReplySlot {
+   public:
+    // Stores the reply; a no-op when the connection has closed meanwhile.
+    void fill(std::string_view reply_bytes) const;
+
+   private:
+    friend class Connection;
+    ReplySlot(Connection* conn, std::shared_ptr<bool> alive, uint64_t seq)
+        : conn_(conn), alive_(std::move(alive)), seq_(seq) {}
+    Connection* conn_;
+    std::shared_ptr<bool> alive_;
+    uint64_t seq_;
+  };
+  ReplySlot reserve_reply();
+
+  // The writer for the next request's reply, pointed at the right place in the reply stream.
+  protocol::ReplyWriter& reply_writer();
+
+  // Marks this connection as a link from a peer node (see Server: peer handshake).
+  void set_peer(bool peer) { peer_ = peer; }
+  bool is_peer() const { return peer_; }
 
   // Re-reads the per-client limits from the server's configuration (after CONFIG SET).
   void apply_limits();
@@ -69,6 +95,14 @@ class Connection final : public engine::ClientSession {
   static void on_write(uv_write_t* req, int status);
   static void on_close(uv_handle_t* handle);
 
+  struct PendingReply {
+    bool ready;  // filled (or a run of local replies written after a pending one)
+    std::string data;
+  };
+  void fill_slot(uint64_t seq, std::string_view bytes);
+  // Moves filled replies at the head of pending_ into out_.
+  void drain_pending();
+
   void process_input();
   void flush();
   void maybe_finish_close();
@@ -94,6 +128,12 @@ class Connection final : public engine::ClientSession {
   protocol::ReplyWriter writer_;
   size_t in_flight_bytes_ = 0;
   size_t in_flight_writes_ = 0;
+
+  // Replies behind a reply that is not complete yet; pending_.front() has sequence pending_seq_.
+  std::deque<PendingReply> pending_;
+  uint64_t pending_seq_ = 0;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  bool peer_ = false;
 
   bool reading_ = false;
   bool closing_ = false;  // uv_close called

@@ -88,6 +88,7 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "redis_version", kRedisCompatVersion);
     field(out, "ringkv_version", RINGKV_VERSION);
     field(out, "redis_mode", "standalone");
+    field(out, "ringkv_mode", cluster_ ? "cluster" : "standalone");
     utsname u{};
     uname(&u);
     field(out, "os", std::string(u.sysname) + " " + u.release + " " + u.machine);
@@ -170,7 +171,11 @@ std::string Server::info(std::span<const std::string_view> sections) {
   }
   if (wanted(sections, "cluster", true)) {
     section("Cluster");
-    field(out, "cluster_enabled", "0");
+    if (cluster_) {
+      out += cluster_->info_section();
+    } else {
+      field(out, "cluster_enabled", "0");
+    }
   }
   if (wanted(sections, "keyspace", true)) {
     section("Keyspace");

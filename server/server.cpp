@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "engine/glob.h"
+#include "engine/string_ops.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 
@@ -28,6 +29,19 @@ Server::Server(conf::Config config)
       start_unix_(unix_ms() / 1000),
       start_ms_(uv_now(uv_default_loop())) {
   store_.set_now(unix_ms());
+  if (!config_.cluster.peers.empty()) {
+    cluster_ = std::make_unique<cluster::Cluster>(
+        loop_, config_.cluster,
+        [this](std::span<const std::string_view> argv, protocol::ReplyWriter& out) {
+          std::string error;
+          const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+          if (spec == nullptr) {
+            out.error(error);
+          } else {
+            run_local(*spec, argv, out, nullptr);
+          }
+        });
+  }
 }
 
 Server::~Server() = default;
@@ -60,9 +74,15 @@ int Server::run() {
     uv_run(loop_, UV_RUN_DEFAULT);
     return 1;
   }
-  spdlog::info("ringkv {} listening on {}:{} (config: {}, mode: standalone)", RINGKV_VERSION,
+  std::string mode = "standalone";
+  if (cluster_) {
+    mode = "cluster, " + std::to_string(cluster_->ring().size()) + " members, self " +
+           cluster_->self_address() + ", hash " + cluster_->ring().scheme().name;
+    cluster_->start();
+  }
+  spdlog::info("ringkv {} listening on {}:{} (config: {}, mode: {})", RINGKV_VERSION,
                config_.server.bind, config_.server.port,
-               config_.source_file.empty() ? "none" : config_.source_file);
+               config_.source_file.empty() ? "none" : config_.source_file, mode);
 
   uv_timer_init(loop_, &cron_timer_);
   cron_timer_.data = this;
@@ -107,17 +127,76 @@ void Server::on_connection_closed(Connection* conn) { clients_.erase(conn->id())
 void Server::execute(Connection& conn, std::span<const std::string_view> argv,
                      protocol::ReplyWriter& writer) {
   stats_.total_commands_processed++;
+  if (conn.is_peer()) {
+    execute_for_peer(conn, argv, writer);
+    return;
+  }
   std::string error;
   const engine::CommandSpec* spec = engine::resolve_command(argv, error);
   if (spec == nullptr) {
+    if (cluster_ && engine::equals_ignore_case(argv[0], cluster::kPeerHandshake)) {
+      // A peer introduces its relay link: from now on everything on it runs here.
+      conn.set_peer(true);
+      writer.raw(cluster_->accept_peer(argv.subspan(1)));
+      return;
+    }
     writer.error(error);
     stats_.total_error_replies++;
     return;
   }
   conn.set_last_command(spec);
+  if (cluster_) {
+    cluster::Route route = cluster_->router().route(*spec, argv);
+    switch (route.kind) {
+      case cluster::RouteKind::kLocal:
+        break;
+      case cluster::RouteKind::kCrossSlot:
+        writer.error(cluster::kCrossSlotError);
+        stats_.total_error_replies++;
+        return;
+      default: {
+        Connection::ReplySlot slot = conn.reserve_reply();
+        store_.set_now(unix_ms());
+        cluster_->execute(route, *spec, argv, conn.id(), writer.version(),
+                          [slot](std::string_view reply) { slot.fill(reply); });
+        return;
+      }
+    }
+  }
+  run_local(*spec, argv, writer, &conn);
+}
+
+void Server::execute_for_peer(Connection& conn, std::span<const std::string_view> argv,
+                              protocol::ReplyWriter& writer) {
+  protocol::RespVersion version = writer.version();
+  if (engine::equals_ignore_case(argv[0], cluster::kResp3Prefix) && argv.size() > 1) {
+    argv = argv.subspan(1);
+    writer.set_version(protocol::RespVersion::kResp3);
+  }
+  std::string error;
+  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+  if (spec == nullptr) {
+    writer.error(error);
+  } else {
+    conn.set_last_command(spec);
+    run_local(*spec, argv, writer, &conn);
+  }
+  writer.set_version(version);
+}
+
+void Server::run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                       protocol::ReplyWriter& writer, engine::ClientSession* client) {
   store_.set_now(unix_ms());
-  engine::CommandContext ctx{argv, writer, store_, &conn, this, spec};
-  spec->handler(ctx);
+  engine::CommandContext ctx{argv, writer, store_, client, this, &spec};
+  spec.handler(ctx);
+}
+
+std::string Server::cluster_info() { return cluster_ ? cluster_->info_text() : std::string(); }
+
+std::string Server::cluster_nodes() { return cluster_ ? cluster_->nodes_text() : std::string(); }
+
+std::string Server::cluster_owner(std::string_view key) {
+  return cluster_ ? std::string(cluster_->ring().owner_of(key)) : std::string();
 }
 
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
@@ -167,6 +246,7 @@ void Server::begin_shutdown() {
   uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
+  if (cluster_) cluster_->stop();
   for (auto& [id, conn] : clients_) conn->close_when_flushed();
   // Clients that do not take their last replies are closed after a grace period.
   uv_timer_stop(&cron_timer_);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cluster/cluster.h"
 #include "conf/config.h"
 #include "engine/command.h"
 #include "engine/store.h"
@@ -65,6 +66,9 @@ class Server final : public engine::ServerControl {
   void config_resetstat() override;
   void shutdown() override;
   int64_t last_save_unix() const override { return start_unix_; }
+  std::string cluster_info() override;
+  std::string cluster_nodes() override;
+  std::string cluster_owner(std::string_view key) override;
 
  private:
   static void on_connection(uv_stream_t* listener, int status);
@@ -76,6 +80,12 @@ class Server final : public engine::ServerControl {
   void cron();
   void begin_shutdown();
   void apply_runtime_config();
+  // Runs a resolved command here, without routing.
+  void run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                 protocol::ReplyWriter& writer, engine::ClientSession* client);
+  // Runs a request that arrived on a peer's relay link (never routed again).
+  void execute_for_peer(Connection& conn, std::span<const std::string_view> argv,
+                        protocol::ReplyWriter& writer);
 
   conf::Config config_;
   uv_loop_t* loop_;
@@ -88,6 +98,7 @@ class Server final : public engine::ServerControl {
   bool shutdown_requested_ = false;
 
   engine::Store store_;
+  std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
   std::unordered_map<uint64_t, Connection*> clients_;
   uint64_t next_client_id_ = 1;
   ServerStats stats_;

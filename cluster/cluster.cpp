@@ -1,0 +1,519 @@
+// Cluster: relay, split/merge and fan-out of commands over the ring.
+#include "cluster/cluster.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <random>
+
+#include "engine/string_ops.h"
+#include "protocol/reply_reader.h"
+
+namespace ringkv::cluster {
+namespace {
+
+// How often link timeouts are checked.
+constexpr uint64_t kTimeoutCheckMs = 50;
+
+void append_bulk(std::string& out, std::string_view s) {
+  char buf[24];
+  out += '$';
+  auto r = std::to_chars(buf, buf + sizeof(buf), s.size());
+  out.append(buf, r.ptr);
+  out += "\r\n";
+  out.append(s);
+  out += "\r\n";
+}
+
+void append_header(std::string& out, size_t n) {
+  char buf[24];
+  out += '*';
+  auto r = std::to_chars(buf, buf + sizeof(buf), n);
+  out.append(buf, r.ptr);
+  out += "\r\n";
+}
+
+std::string fingerprint_hex(uint64_t fp) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(fp));
+  return buf;
+}
+
+std::string error_reply(std::string_view text) {
+  std::string out = "-";
+  out.append(text);
+  out += "\r\n";
+  return out;
+}
+
+hashring::HashRing build_ring(const conf::ClusterOptions& options, const std::string& self) {
+  auto scheme = hashring::scheme_named(options.hash);
+  hashring::HashRing ring(scheme ? *scheme : hashring::balanced_scheme(),
+                          static_cast<uint32_t>(options.replicas));
+  std::vector<hashring::Member> members;
+  members.push_back({self, 1});
+  for (const auto& p : options.peers) {
+    members.push_back({p.addr, static_cast<uint32_t>(p.weight)});
+  }
+  ring.set_members(members);
+  return ring;
+}
+
+}  // namespace
+
+struct Cluster::PeerState {
+  std::string address;
+  std::vector<std::unique_ptr<PeerLink>> links;  // the pool, opened on first use
+  std::string fingerprint;                       // the peer's, from its handshake reply
+  bool mismatch = false;                         // the peer builds a different ring
+};
+
+// Collects the replies of the parts of a split or fanned-out command and writes the merged
+// reply once the last part is in.
+struct Cluster::Merge {
+  enum class Kind { kValues, kSum, kAllOk, kConcat, kRandom };
+  Kind kind;
+  bool write;
+  protocol::RespVersion resp;
+  ReplyDone done;
+  size_t remaining = 0;
+  std::vector<std::string> replies;  // per part, raw
+  std::string link_error;            // the first part the relay failed, as an error text
+  size_t failed_parts = 0;
+  // kValues: where each part's values go in the merged array.
+  std::vector<std::vector<size_t>> positions;
+  size_t total_values = 0;
+
+  void part_done(size_t i, bool ok, std::string_view reply) {
+    if (ok) {
+      replies[i].assign(reply);
+    } else {
+      failed_parts++;
+      if (link_error.empty()) link_error.assign(reply);
+    }
+    if (--remaining == 0) finish();
+  }
+
+  void finish() {
+    std::string out;
+    if (!link_error.empty()) {
+      if (write && failed_parts < replies.size()) {
+        link_error += " (the other nodes' parts were applied)";
+      }
+      done(error_reply(link_error));
+      return;
+    }
+    for (const auto& r : replies) {
+      if (!r.empty() && r[0] == '-') {
+        done(r);
+        return;
+      }
+    }
+    std::vector<protocol::ReplyValue> values(replies.size());
+    for (size_t i = 0; i < replies.size(); ++i) {
+      if (!protocol::decode_reply(replies[i], values[i])) {
+        done(error_reply("ERR malformed reply from a peer"));
+        return;
+      }
+    }
+    protocol::ReplyWriter w(out, resp);
+    switch (kind) {
+      case Kind::kValues: {
+        std::vector<const protocol::ReplyValue*> merged(total_values, nullptr);
+        for (size_t i = 0; i < values.size(); ++i) {
+          for (size_t j = 0; j < positions[i].size() && j < values[i].elements.size(); ++j) {
+            merged[positions[i][j]] = &values[i].elements[j];
+          }
+        }
+        w.array(merged.size());
+        for (const auto* v : merged) {
+          if (v == nullptr || v->null) {
+            w.null();
+          } else {
+            w.bulk(v->text);
+          }
+        }
+        break;
+      }
+      case Kind::kSum: {
+        int64_t sum = 0;
+        for (const auto& v : values) sum += v.integer;
+        w.integer(sum);
+        break;
+      }
+      case Kind::kAllOk:
+        w.ok();
+        break;
+      case Kind::kConcat: {
+        size_t n = 0;
+        for (const auto& v : values) n += v.elements.size();
+        w.array(n);
+        for (const auto& v : values) {
+          for (const auto& e : v.elements) w.bulk(e.text);
+        }
+        break;
+      }
+      case Kind::kRandom: {
+        std::vector<std::string_view> found;
+        for (const auto& v : values) {
+          if (!v.null) found.push_back(v.text);
+        }
+        if (found.empty()) {
+          w.null();
+        } else {
+          static std::minstd_rand rng(std::random_device{}());
+          w.bulk(found[rng() % found.size()]);
+        }
+        break;
+      }
+    }
+    done(out);
+  }
+};
+
+Cluster::Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, LocalExecutor local)
+    : loop_(loop),
+      options_(options),
+      local_(std::move(local)),
+      self_(options.self),
+      ring_(build_ring(options, self_)),
+      router_(ring_, ring_.index_of(self_)) {
+  peers_.resize(ring_.size());
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    if (i == router_.self()) continue;
+    peers_[i] = std::make_unique<PeerState>();
+    peers_[i]->address = ring_.nodes()[i].address;
+  }
+}
+
+Cluster::~Cluster() = default;
+
+void Cluster::start() {
+  uv_check_init(loop_, &flush_check_);
+  flush_check_.data = this;
+  // Frames queued while handling this iteration's client input go out in one write per link.
+  uv_check_start(&flush_check_, [](uv_check_t* h) {
+    auto* self = static_cast<Cluster*>(h->data);
+    for (auto& p : self->peers_) {
+      if (!p) continue;
+      for (auto& l : p->links) {
+        if (l && l->needs_flush()) l->flush();
+      }
+    }
+  });
+  uv_timer_init(loop_, &timeout_timer_);
+  timeout_timer_.data = this;
+  uv_timer_start(
+      &timeout_timer_,
+      [](uv_timer_t* t) {
+        auto* self = static_cast<Cluster*>(t->data);
+        uint64_t now = uv_now(self->loop_);
+        for (auto& p : self->peers_) {
+          if (!p) continue;
+          for (auto& l : p->links) {
+            if (l) l->check_timeouts(now);
+          }
+        }
+      },
+      kTimeoutCheckMs, kTimeoutCheckMs);
+  started_ = true;
+}
+
+void Cluster::stop() {
+  if (!started_) return;
+  started_ = false;
+  uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&timeout_timer_), nullptr);
+  for (auto& p : peers_) {
+    if (p) p->links.clear();
+  }
+}
+
+PeerLink& Cluster::link_for(size_t node, uint64_t client_id) {
+  PeerState& peer = *peers_[node];
+  size_t pool = static_cast<size_t>(std::max<int64_t>(1, options_.pool_size));
+  if (peer.links.empty()) peer.links.resize(pool);
+  auto& link = peer.links[client_id % pool];
+  if (!link) {
+    std::string handshake;
+    append_header(handshake, 3);
+    append_bulk(handshake, "RINGKV.PEER");
+    append_bulk(handshake, self_);
+    append_bulk(handshake, fingerprint_hex(ring_.fingerprint()));
+    LinkOptions lo{static_cast<uint64_t>(options_.connect_timeout_ms),
+                   static_cast<uint64_t>(options_.request_timeout_ms)};
+    PeerState* ps = &peer;
+    std::string mine = fingerprint_hex(ring_.fingerprint());
+    link = std::make_unique<PeerLink>(
+        loop_, peer.address, lo, std::move(handshake), [ps, mine](std::string_view reply) {
+          // The peer answers "+<its fingerprint>".
+          std::string theirs(reply.substr(1, reply.size() >= 3 ? reply.size() - 3 : 0));
+          if (ps->fingerprint != theirs) {
+            ps->fingerprint = theirs;
+            ps->mismatch = theirs != mine;
+            if (ps->mismatch) {
+              spdlog::error(
+                  "ring mismatch: peer {} builds a different ring (fingerprint {} here, {} "
+                  "there); check that every node lists the same members, replicas and hash",
+                  ps->address, mine, theirs);
+            } else {
+              spdlog::info("linked to peer {}", ps->address);
+            }
+          }
+        });
+  }
+  return *link;
+}
+
+void Cluster::send_to(size_t node, std::span<const std::string_view> argv,
+                      const std::vector<size_t>* groups, size_t step, uint64_t client_id,
+                      protocol::RespVersion resp, PeerLink::ReplyCallback cb) {
+  if (node == router_.self()) {
+    std::string out;
+    protocol::ReplyWriter w(out, resp);
+    if (groups == nullptr) {
+      local_(argv, w);
+    } else {
+      std::vector<std::string_view> sub;
+      sub.reserve(1 + groups->size() * step);
+      sub.push_back(argv[0]);
+      for (size_t g : *groups) {
+        for (size_t k = 0; k < step; ++k) sub.push_back(argv[g + k]);
+      }
+      local_(sub, w);
+    }
+    cb(true, out);
+    return;
+  }
+  PeerLink& link = link_for(node, client_id);
+  std::string& f = link.frame_buffer();
+  bool resp3 = resp == protocol::RespVersion::kResp3;
+  size_t n = groups == nullptr ? argv.size() : 1 + groups->size() * step;
+  append_header(f, n + (resp3 ? 1 : 0));
+  if (resp3) append_bulk(f, "RINGKV.RESP3");
+  if (groups == nullptr) {
+    for (auto a : argv) append_bulk(f, a);
+  } else {
+    append_bulk(f, argv[0]);
+    for (size_t g : *groups) {
+      for (size_t k = 0; k < step; ++k) append_bulk(f, argv[g + k]);
+    }
+  }
+  relayed_++;
+  link.commit([this, cb = std::move(cb)](bool ok, std::string_view reply) {
+    if (!ok) relay_errors_++;
+    cb(ok, reply);
+  });
+}
+
+void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
+                      std::span<const std::string_view> argv, uint64_t client_id,
+                      protocol::RespVersion resp, ReplyDone done) {
+  if (route.kind == RouteKind::kRemote) {
+    send_to(route.node, argv, nullptr, 1, client_id, resp,
+            [done = std::move(done)](bool ok, std::string_view reply) {
+              if (ok) {
+                done(reply);
+              } else {
+                done(error_reply(reply));
+              }
+            });
+    return;
+  }
+  if (route.kind == RouteKind::kFanOut && spec.name == "scan") {
+    execute_scan(argv, client_id, resp, std::move(done));
+    return;
+  }
+
+  auto m = std::make_shared<Merge>();
+  m->write = (spec.flags & engine::kWrite) != 0;
+  m->resp = resp;
+  m->done = std::move(done);
+  std::string_view name = spec.name;
+  if (name == "mget") {
+    m->kind = Merge::Kind::kValues;
+  } else if (name == "mset" || name == "flushall" || name == "flushdb") {
+    m->kind = Merge::Kind::kAllOk;
+  } else if (name == "keys") {
+    m->kind = Merge::Kind::kConcat;
+  } else if (name == "randomkey") {
+    m->kind = Merge::Kind::kRandom;
+  } else {
+    m->kind = Merge::Kind::kSum;  // DEL, UNLINK, EXISTS, TOUCH, DBSIZE
+  }
+
+  if (route.kind == RouteKind::kSplit) {
+    split_++;
+    const size_t first = static_cast<size_t>(spec.first_key);
+    m->remaining = route.fragments.size();
+    m->replies.resize(route.fragments.size());
+    m->positions.resize(route.fragments.size());
+    for (size_t i = 0; i < route.fragments.size(); ++i) {
+      for (size_t g : route.fragments[i].groups) {
+        m->positions[i].push_back((g - first) / route.key_step);
+      }
+      m->total_values += route.fragments[i].groups.size();
+    }
+    for (size_t i = 0; i < route.fragments.size(); ++i) {
+      send_to(route.fragments[i].node, argv, &route.fragments[i].groups, route.key_step, client_id,
+              resp, [m, i](bool ok, std::string_view reply) { m->part_done(i, ok, reply); });
+    }
+    return;
+  }
+
+  // Keyspace-wide: every node, self included.
+  fanout_++;
+  m->remaining = ring_.size();
+  m->replies.resize(ring_.size());
+  for (size_t node = 0; node < ring_.size(); ++node) {
+    send_to(node, argv, nullptr, 1, client_id, resp,
+            [m, node](bool ok, std::string_view reply) { m->part_done(node, ok, reply); });
+  }
+}
+
+// SCAN over the cluster: the cursor encodes the node being walked (cursor % nodes) and that
+// node's own cursor (cursor / nodes). When a node's walk ends, the cursor moves to the next node,
+// so Redis's guarantees hold node by node and hence for the whole keyspace.
+void Cluster::execute_scan(std::span<const std::string_view> argv, uint64_t client_id,
+                           protocol::RespVersion resp, ReplyDone done) {
+  uint64_t cursor = 0;
+  const uint64_t nodes = ring_.size();
+  if (!engine::parse_scan_cursor(argv[1], cursor)) {
+    // Let the command report the bad cursor exactly as it would alone.
+    std::string out;
+    protocol::ReplyWriter w(out, resp);
+    local_(argv, w);
+    done(out);
+    return;
+  }
+  const size_t node = static_cast<size_t>(cursor % nodes);
+  std::vector<std::string> args(argv.begin(), argv.end());
+  args[1] = std::to_string(cursor / nodes);
+  std::vector<std::string_view> views(args.begin(), args.end());
+  fanout_++;
+  send_to(node, views, nullptr, 1, client_id, resp,
+          [done = std::move(done), node, nodes, resp](bool ok, std::string_view reply) {
+            if (!ok) {
+              done(error_reply(reply));
+              return;
+            }
+            protocol::ReplyValue v;
+            if (reply.empty() || reply[0] == '-' || !protocol::decode_reply(reply, v) ||
+                v.elements.size() != 2) {
+              done(reply);
+              return;
+            }
+            int64_t local_next = 0;
+            std::from_chars(v.elements[0].text.data(),
+                            v.elements[0].text.data() + v.elements[0].text.size(), local_next);
+            uint64_t next = static_cast<uint64_t>(local_next);
+            uint64_t global = next != 0 ? next * nodes + node : (node + 1 < nodes ? node + 1 : 0);
+            std::string out;
+            protocol::ReplyWriter w(out, resp);
+            w.array(2);
+            w.bulk_integer(static_cast<int64_t>(global));
+            w.array(v.elements[1].elements.size());
+            for (const auto& k : v.elements[1].elements) w.bulk(k.text);
+            done(out);
+          });
+}
+
+std::string Cluster::accept_peer(std::span<const std::string_view> args) {
+  std::string mine = fingerprint_hex(ring_.fingerprint());
+  if (args.size() >= 2 && args[1] != mine) {
+    spdlog::error(
+        "ring mismatch: peer {} builds a different ring (fingerprint {} there, {} here); check "
+        "that every node lists the same members, replicas and hash",
+        args[0], args[1], mine);
+  }
+  return "+" + mine + "\r\n";
+}
+
+std::string Cluster::info_text() const {
+  size_t linked = 0, mismatched = 0;
+  for (const auto& p : peers_) {
+    if (!p) continue;
+    for (const auto& l : p->links) {
+      if (l && l->state() == PeerLink::State::kReady) {
+        linked++;
+        break;
+      }
+    }
+    if (p->mismatch) mismatched++;
+  }
+  std::string out;
+  auto line = [&](std::string_view k, const std::string& v) {
+    out.append(k);
+    out += ':';
+    out += v;
+    out += "\r\n";
+  };
+  line("cluster_state", mismatched ? "misconfigured" : "ok");
+  line("cluster_members", std::to_string(ring_.size()));
+  line("cluster_self", self_);
+  line("cluster_peers_linked", std::to_string(linked));
+  line("cluster_ring_mismatches", std::to_string(mismatched));
+  line("cluster_replicas", std::to_string(ring_.replicas()));
+  line("cluster_hash", ring_.scheme().name);
+  line("cluster_ring_version", std::to_string(ring_.version()));
+  line("cluster_ring_fingerprint", fingerprint_hex(ring_.fingerprint()));
+  return out;
+}
+
+std::string Cluster::nodes_text() const {
+  std::string out;
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    const auto& m = ring_.nodes()[i];
+    out += m.address;
+    if (i == router_.self()) {
+      out += " self connected";
+    } else {
+      const PeerState& p = *peers_[i];
+      std::string state = "idle";
+      for (const auto& l : p.links) {
+        if (!l) continue;
+        if (l->state() == PeerLink::State::kReady) {
+          state = "connected";
+          break;
+        }
+        if (l->state() == PeerLink::State::kBackoff) state = "down:" + l->last_error();
+        if (l->state() == PeerLink::State::kConnecting && state == "idle") state = "connecting";
+      }
+      for (char& c : state) {
+        if (c == ' ') c = '_';
+      }
+      out += " peer " + state;
+      if (p.mismatch) out += " ring-mismatch";
+    }
+    out += " vnodes=" + std::to_string(ring_.replicas() * m.weight);
+    out += " weight=" + std::to_string(m.weight);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string Cluster::info_section() const {
+  std::string out = "cluster_enabled:1\r\n";
+  out += "cluster_members:" + std::to_string(ring_.size()) + "\r\n";
+  out += "relayed_requests:" + std::to_string(relayed_) + "\r\n";
+  out += "relay_errors:" + std::to_string(relay_errors_) + "\r\n";
+  out += "split_requests:" + std::to_string(split_) + "\r\n";
+  out += "fanout_requests:" + std::to_string(fanout_) + "\r\n";
+  for (const auto& p : peers_) {
+    if (!p) continue;
+    uint64_t req = 0, err = 0, inflight = 0;
+    for (const auto& l : p->links) {
+      if (!l) continue;
+      req += l->stats().requests;
+      err += l->stats().errors;
+      inflight += l->in_flight();
+    }
+    out += "peer:" + p->address + ",requests=" + std::to_string(req) +
+           ",errors=" + std::to_string(err) + ",in_flight=" + std::to_string(inflight) + "\r\n";
+  }
+  return out;
+}
+
+}  // namespace ringkv::cluster

@@ -1,0 +1,99 @@
+// Cluster: this node's view of the cluster — the ring, the router, and a pool of pipelined links
+// per peer — and the execution of commands that involve peers: relaying a command whole,
+// splitting a multi-key command per owner and merging the parts in key order, and fanning a
+// keyspace-wide command out to every node.
+#pragma once
+
+#include <uv.h>
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/peer_link.h"
+#include "cluster/router.h"
+#include "conf/options.h"
+#include "engine/command.h"
+#include "hashring/hash_ring.h"
+#include "protocol/reply_writer.h"
+
+namespace ringkv::cluster {
+
+// Runs a command on this node (no routing) and writes its reply.
+using LocalExecutor =
+    std::function<void(std::span<const std::string_view> argv, protocol::ReplyWriter& out)>;
+// Receives the complete reply of a command that involved peers.
+using ReplyDone = std::function<void(std::string_view reply)>;
+
+// The command a peer sends first on a relay link: RINGKV.PEER <self address> <fingerprint>.
+inline constexpr std::string_view kPeerHandshake = "ringkv.peer";
+// Prefix of a relayed request whose reply must be RESP3: RINGKV.RESP3 <command...>.
+inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
+
+inline constexpr std::string_view kCrossSlotError =
+    "CROSSSLOT Keys in request don't hash to the same node";
+
+class Cluster {
+ public:
+  // Builds the ring from config.cluster (self + peers). `local` runs commands here.
+  Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, LocalExecutor local);
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  // Starts the timers. Call once the loop runs.
+  void start();
+  // Closes the timers and links (shutdown).
+  void stop();
+
+  const Router& router() const { return router_; }
+  const hashring::HashRing& ring() const { return ring_; }
+  const std::string& self_address() const { return self_; }
+
+  // Executes a command whose route involves peers (kRemote, kSplit or kFanOut) for a client;
+  // `done` receives the reply (possibly before this returns, e.g. when a peer is known down).
+  // Every request of one client to one peer uses the same link, so they run in order.
+  void execute(const Route& route, const engine::CommandSpec& spec,
+               std::span<const std::string_view> argv, uint64_t client_id,
+               protocol::RespVersion resp, ReplyDone done);
+
+  // Answers a peer's handshake: the reply to RINGKV.PEER (argv without the command name).
+  std::string accept_peer(std::span<const std::string_view> args);
+
+  // Introspection: CLUSTER INFO, CLUSTER NODES, CLUSTER OWNER and the INFO cluster section.
+  std::string info_text() const;
+  std::string nodes_text() const;
+  std::string info_section() const;
+
+ private:
+  struct PeerState;
+  struct Merge;
+
+  PeerLink& link_for(size_t node, uint64_t client_id);
+  // Sends argv (or, with `groups`, argv[0] plus those key groups) to `node`, or runs it here.
+  void send_to(size_t node, std::span<const std::string_view> argv,
+               const std::vector<size_t>* groups, size_t step, uint64_t client_id,
+               protocol::RespVersion resp, PeerLink::ReplyCallback cb);
+  void execute_scan(std::span<const std::string_view> argv, uint64_t client_id,
+                    protocol::RespVersion resp, ReplyDone done);
+
+  uv_loop_t* loop_;
+  conf::ClusterOptions options_;
+  LocalExecutor local_;
+  std::string self_;
+  hashring::HashRing ring_;
+  Router router_;
+  std::vector<std::unique_ptr<PeerState>> peers_;  // by node index; null for self
+  uv_check_t flush_check_;
+  uv_timer_t timeout_timer_;
+  bool started_ = false;
+  uint64_t relayed_ = 0;
+  uint64_t relay_errors_ = 0;
+  uint64_t split_ = 0;
+  uint64_t fanout_ = 0;
+};
+
+}  // namespace ringkv::cluster

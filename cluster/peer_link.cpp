@@ -1,0 +1,262 @@
+// PeerLink: pipelined relay connection to one peer, with FIFO reply matching and timeouts.
+#include "cluster/peer_link.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+#include <utility>
+
+namespace ringkv::cluster {
+namespace {
+
+constexpr uint64_t kMinBackoffMs = 100;
+constexpr uint64_t kMaxBackoffMs = 5000;
+constexpr size_t kReadChunk = 64 * 1024;
+
+struct WriteRequest {
+  uv_write_t req;
+  std::string data;
+};
+
+}  // namespace
+
+struct PeerLink::Socket {
+  uv_tcp_t tcp;
+  uv_connect_t connect;
+  PeerLink* link;  // null once the link gave this socket up
+};
+
+PeerLink::PeerLink(uv_loop_t* loop, std::string address, LinkOptions options, std::string handshake,
+                   HandshakeCallback on_handshake)
+    : loop_(loop),
+      address_(std::move(address)),
+      options_(options),
+      handshake_(std::move(handshake)),
+      on_handshake_(std::move(on_handshake)) {
+  size_t colon = address_.rfind(':');
+  host_ = address_.substr(0, colon);
+  if (host_.size() >= 2 && host_.front() == '[' && host_.back() == ']') {
+    host_ = host_.substr(1, host_.size() - 2);
+  }
+  if (host_ == "localhost") host_ = "127.0.0.1";
+  port_ = colon == std::string::npos ? 0 : std::atoi(address_.c_str() + colon + 1);
+}
+
+PeerLink::~PeerLink() {
+  if (socket_ != nullptr) {
+    socket_->link = nullptr;
+    uv_close(reinterpret_cast<uv_handle_t*>(&socket_->tcp),
+             [](uv_handle_t* h) { delete static_cast<Socket*>(h->data); });
+  }
+}
+
+std::string PeerLink::unavailable(std::string_view reason) const {
+  std::string text = "ERR peer ";
+  text += address_;
+  text += " unavailable: ";
+  text.append(reason);
+  return text;
+}
+
+void PeerLink::send(std::string_view frame, ReplyCallback on_reply) {
+  out_.append(frame);
+  commit(std::move(on_reply));
+}
+
+void PeerLink::commit(ReplyCallback on_reply) {
+  stats_.requests++;
+  uint64_t now = uv_now(loop_);
+  if (state_ == State::kBackoff && now < backoff_until_ms_) {
+    // Known down: answer at once rather than after a timeout.
+    out_.clear();
+    stats_.errors++;
+    on_reply(false, unavailable(last_error_));
+    return;
+  }
+  inflight_.push_back(Request{std::move(on_reply), now + options_.request_timeout_ms});
+  out_requests_++;
+  if (state_ == State::kIdle || state_ == State::kBackoff) connect();
+}
+
+void PeerLink::connect() {
+  sockaddr_storage addr{};
+  int rc = uv_ip4_addr(host_.c_str(), port_, reinterpret_cast<sockaddr_in*>(&addr));
+  if (rc != 0) rc = uv_ip6_addr(host_.c_str(), port_, reinterpret_cast<sockaddr_in6*>(&addr));
+  state_ = State::kConnecting;
+  connect_started_ms_ = uv_now(loop_);
+  if (rc != 0) {
+    fail("invalid address");
+    return;
+  }
+  socket_ = new Socket{};
+  socket_->link = this;
+  uv_tcp_init(loop_, &socket_->tcp);
+  socket_->tcp.data = socket_;
+  socket_->connect.data = socket_;
+  stats_.connects++;
+  rc = uv_tcp_connect(&socket_->connect, &socket_->tcp, reinterpret_cast<const sockaddr*>(&addr),
+                      [](uv_connect_t* req, int status) {
+                        auto* s = static_cast<Socket*>(req->data);
+                        if (s->link != nullptr) s->link->on_connected(status);
+                      });
+  if (rc != 0) fail(uv_strerror(rc));
+}
+
+void PeerLink::on_connected(int status) {
+  if (status != 0) {
+    fail(uv_strerror(status));
+    return;
+  }
+  uv_tcp_nodelay(&socket_->tcp, 1);
+  int rc = uv_read_start(
+      reinterpret_cast<uv_stream_t*>(&socket_->tcp),
+      [](uv_handle_t* h, size_t, uv_buf_t* buf) {
+        auto* s = static_cast<Socket*>(h->data);
+        PeerLink* self = s->link;
+        static char sink[64];
+        if (self == nullptr) {
+          *buf = uv_buf_init(sink, sizeof(sink));
+          return;
+        }
+        self->reserve_input(kReadChunk);
+        *buf = uv_buf_init(self->in_.data() + self->in_end_,
+                           static_cast<unsigned>(self->in_.size() - self->in_end_));
+      },
+      [](uv_stream_t* stream, ssize_t nread, const uv_buf_t*) {
+        auto* s = static_cast<Socket*>(stream->data);
+        PeerLink* self = s->link;
+        if (self == nullptr || nread == 0) return;
+        if (nread < 0) {
+          self->fail(nread == UV_EOF ? "connection closed" : uv_strerror(static_cast<int>(nread)));
+          return;
+        }
+        self->in_end_ += static_cast<size_t>(nread);
+        self->on_data();
+      });
+  if (rc != 0) {
+    fail(uv_strerror(rc));
+    return;
+  }
+  state_ = State::kReady;
+  handshake_pending_ = true;
+  out_.insert(0, handshake_);
+  start_write();
+}
+
+void PeerLink::reserve_input(size_t n) {
+  if (in_start_ == in_end_) in_start_ = in_end_ = 0;
+  if (in_.size() - in_end_ >= n) return;
+  if (in_start_ > 0) {
+    std::memmove(in_.data(), in_.data() + in_start_, in_end_ - in_start_);
+    in_end_ -= in_start_;
+    in_start_ = 0;
+  }
+  if (in_.size() - in_end_ < n) in_.resize(in_end_ + n);
+}
+
+void PeerLink::on_data() {
+  while (in_start_ < in_end_) {
+    std::span<const char> avail(in_.data() + in_start_, in_end_ - in_start_);
+    protocol::ReplyScanner::Result r = scanner_.scan(avail);
+    if (r.status == protocol::ReplyScanner::Status::kIncomplete) break;
+    if (r.status == protocol::ReplyScanner::Status::kError) {
+      fail("malformed reply");
+      return;
+    }
+    std::string_view reply(in_.data() + in_start_, r.length);
+    in_start_ += r.length;
+    if (handshake_pending_) {
+      handshake_pending_ = false;
+      backoff_ms_ = 0;
+      if (on_handshake_) on_handshake_(reply);
+      continue;
+    }
+    if (inflight_.empty()) {
+      fail("unexpected reply");
+      return;
+    }
+    Request req = std::move(inflight_.front());
+    inflight_.pop_front();
+    if (req.on_reply) req.on_reply(true, reply);
+    // A callback may have failed the link (and cleared the buffers).
+    if (socket_ == nullptr) return;
+  }
+  if (in_start_ == in_end_) in_start_ = in_end_ = 0;
+}
+
+void PeerLink::flush() {
+  if (state_ == State::kReady && !out_.empty()) start_write();
+}
+
+void PeerLink::start_write() {
+  auto* wr = new WriteRequest;
+  wr->data.swap(out_);
+  out_requests_ = 0;
+  wr->req.data = socket_;
+  uv_buf_t b = uv_buf_init(wr->data.data(), static_cast<unsigned>(wr->data.size()));
+  int rc = uv_write(&wr->req, reinterpret_cast<uv_stream_t*>(&socket_->tcp), &b, 1,
+                    [](uv_write_t* req, int status) {
+                      auto* w = reinterpret_cast<WriteRequest*>(req);
+                      auto* s = static_cast<Socket*>(req->data);
+                      delete w;
+                      if (status < 0 && s->link != nullptr) s->link->fail(uv_strerror(status));
+                    });
+  if (rc != 0) {
+    delete wr;
+    fail(uv_strerror(rc));
+  }
+}
+
+void PeerLink::check_timeouts(uint64_t now_ms) {
+  if (state_ == State::kConnecting && now_ms - connect_started_ms_ >= options_.connect_timeout_ms) {
+    fail("connect timeout");
+    return;
+  }
+  bool head_stuck = false;
+  for (size_t i = 0; i < inflight_.size(); ++i) {
+    Request& req = inflight_[i];
+    if (req.deadline_ms > now_ms) break;
+    if (req.on_reply) {
+      fail_request(req, "timeout");
+    } else if (i == 0 && now_ms >= req.deadline_ms + options_.request_timeout_ms) {
+      head_stuck = true;
+    }
+  }
+  // The oldest request has gone unanswered for twice the timeout: the link is wedged.
+  if (head_stuck) fail("timeout");
+}
+
+void PeerLink::fail_request(Request& req, std::string_view reason) {
+  stats_.errors++;
+  ReplyCallback cb = std::move(req.on_reply);
+  req.on_reply = nullptr;
+  cb(false, unavailable(reason));
+}
+
+void PeerLink::fail(std::string_view reason) {
+  if (last_error_ != reason || state_ == State::kReady) {
+    spdlog::warn("peer {} unavailable: {}", address_, reason);
+  }
+  last_error_ = reason;
+  if (socket_ != nullptr) {
+    socket_->link = nullptr;
+    uv_close(reinterpret_cast<uv_handle_t*>(&socket_->tcp),
+             [](uv_handle_t* h) { delete static_cast<Socket*>(h->data); });
+    socket_ = nullptr;
+  }
+  state_ = State::kBackoff;
+  backoff_ms_ = backoff_ms_ == 0 ? kMinBackoffMs : std::min(backoff_ms_ * 2, kMaxBackoffMs);
+  backoff_until_ms_ = uv_now(loop_) + backoff_ms_;
+  out_.clear();
+  out_requests_ = 0;
+  in_start_ = in_end_ = 0;
+  scanner_.reset();
+  handshake_pending_ = false;
+  std::deque<Request> failed;
+  failed.swap(inflight_);
+  for (Request& req : failed) {
+    if (req.on_reply) fail_request(req, reason);
+  }
+}
+
+}  // namespace ringkv::cluster

@@ -1,0 +1,114 @@
+// PeerLink: one long-lived, pipelined connection to a peer node.
+//
+// Requests are RESP frames written back to back; replies are matched to requests first in,
+// first out. The link opens itself on first use, introduces itself with a handshake frame (so
+// the peer runs what arrives here locally and never relays it again), reconnects with backoff
+// after failures, and fails requests promptly with "-ERR peer HOST:PORT unavailable: <reason>"
+// instead of leaving clients waiting.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/reply_reader.h"
+
+namespace ringkv::cluster {
+
+struct LinkOptions {
+  uint64_t connect_timeout_ms = 1000;
+  uint64_t request_timeout_ms = 5000;
+};
+
+// Per-link counters for INFO cluster and CLUSTER NODES.
+struct LinkStats {
+  uint64_t requests = 0;
+  uint64_t errors = 0;  // requests failed by the link (not error replies from the peer)
+  uint64_t connects = 0;
+};
+
+class PeerLink {
+ public:
+  enum class State { kIdle, kConnecting, kReady, kBackoff };
+
+  // Called with the peer's reply bytes, or with ok=false and an error reply text
+  // ("ERR peer ... unavailable: ...") when the link failed the request.
+  using ReplyCallback = std::function<void(bool ok, std::string_view reply)>;
+  // Called with the handshake's reply (the peer's verdict on this link).
+  using HandshakeCallback = std::function<void(std::string_view reply)>;
+
+  PeerLink(uv_loop_t* loop, std::string address, LinkOptions options, std::string handshake,
+           HandshakeCallback on_handshake);
+  ~PeerLink();
+  PeerLink(const PeerLink&) = delete;
+  PeerLink& operator=(const PeerLink&) = delete;
+
+  // Queues one request (a complete RESP frame). The frame is written at the end of this loop
+  // iteration together with the others (see flush); `on_reply` runs exactly once.
+  void send(std::string_view frame, ReplyCallback on_reply);
+  // Appends a request whose frame the caller writes into frame_buffer() right before.
+  std::string& frame_buffer() { return out_; }
+  void commit(ReplyCallback on_reply);
+
+  // Writes the frames queued since the last flush (one write per loop iteration).
+  void flush();
+  // Fails requests older than the request timeout; gives up a connect that takes too long.
+  void check_timeouts(uint64_t now_ms);
+
+  State state() const { return state_; }
+  const std::string& address() const { return address_; }
+  const LinkStats& stats() const { return stats_; }
+  size_t in_flight() const { return inflight_.size(); }
+  bool needs_flush() const { return !out_.empty() && state_ == State::kReady; }
+  const std::string& last_error() const { return last_error_; }
+
+ private:
+  struct Socket;
+  struct Request {
+    ReplyCallback on_reply;  // empty once the request timed out (its reply is then dropped)
+    uint64_t deadline_ms;
+  };
+
+  void connect();
+  void on_connected(int status);
+  void on_data();
+  // Makes room for n more bytes of input after in_end_.
+  void reserve_input(size_t n);
+  // Closes the socket and fails everything queued or in flight with `reason`.
+  void fail(std::string_view reason);
+  void fail_request(Request& req, std::string_view reason);
+  std::string unavailable(std::string_view reason) const;
+  void start_write();
+
+  uv_loop_t* loop_;
+  std::string address_;
+  std::string host_;
+  int port_ = 0;
+  LinkOptions options_;
+  std::string handshake_;
+  HandshakeCallback on_handshake_;
+
+  State state_ = State::kIdle;
+  Socket* socket_ = nullptr;
+  uint64_t connect_started_ms_ = 0;
+  uint64_t backoff_until_ms_ = 0;
+  uint64_t backoff_ms_ = 0;
+  std::string last_error_;
+
+  std::string out_;                 // frames not yet written
+  size_t out_requests_ = 0;         // requests whose frames are in out_
+  std::deque<Request> inflight_;    // requests written or queued, oldest first
+  bool handshake_pending_ = false;  // the first reply belongs to the handshake
+  std::vector<char> in_;            // input buffer; [in_start_, in_end_) not yet matched
+  size_t in_start_ = 0;
+  size_t in_end_ = 0;
+  protocol::ReplyScanner scanner_;
+  LinkStats stats_;
+};
+
+}  // namespace ringkv::cluster

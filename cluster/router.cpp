@@ -1,0 +1,58 @@
+// Router: the routing decision for one command.
+#include "cluster/router.h"
+
+#include <algorithm>
+
+namespace ringkv::cluster {
+
+Route Router::route(const engine::CommandSpec& spec, std::span<const std::string_view> argv) const {
+  Route r;
+  if (spec.flags & engine::kKeyspaceWide) {
+    r.kind = RouteKind::kFanOut;
+    return r;
+  }
+  if (spec.first_key <= 0 || static_cast<size_t>(spec.first_key) >= argv.size()) return r;
+  const size_t argc = argv.size();
+  const size_t first = static_cast<size_t>(spec.first_key);
+  const size_t last = spec.last_key < 0 ? argc - static_cast<size_t>(-spec.last_key)
+                                        : static_cast<size_t>(spec.last_key);
+  const size_t step = spec.key_step > 0 ? static_cast<size_t>(spec.key_step) : 1;
+  // Malformed key layouts (MSET with a dangling key) run where they are: the handler replies
+  // with the error.
+  if (last < first || last >= argc || (step > 1 && (argc - first) % step != 0)) return r;
+
+  const size_t owner = ring_->owner_index(argv[first]);
+  bool single = true;
+  for (size_t i = first + step; i <= last; i += step) {
+    if (ring_->owner_index(argv[i]) != owner) {
+      single = false;
+      break;
+    }
+  }
+  if (single) {
+    if (owner != self_) {
+      r.kind = RouteKind::kRemote;
+      r.node = owner;
+    }
+    return r;
+  }
+  if (!(spec.flags & engine::kSplittable)) {
+    r.kind = RouteKind::kCrossSlot;
+    return r;
+  }
+  r.kind = RouteKind::kSplit;
+  r.key_step = step;
+  for (size_t i = first; i <= last; i += step) {
+    size_t node = ring_->owner_index(argv[i]);
+    auto it = std::find_if(r.fragments.begin(), r.fragments.end(),
+                           [&](const Fragment& f) { return f.node == node; });
+    if (it == r.fragments.end()) {
+      r.fragments.push_back(Fragment{node, {}});
+      it = r.fragments.end() - 1;
+    }
+    it->groups.push_back(i);
+  }
+  return r;
+}
+
+}  // namespace ringkv::cluster

@@ -1,0 +1,53 @@
+// Router: decides where a command runs, from its command-table row and the ring. Pure code.
+//
+//   all keys on this node ............................ kLocal
+//   all keys on one peer .............................. kRemote (relayed whole)
+//   MGET/MSET/DEL/UNLINK/EXISTS/TOUCH over several .... kSplit (one fragment per owner)
+//   any other command with keys on several nodes ...... kCrossSlot
+//   keyspace-wide command (DBSIZE, KEYS, SCAN, ...) ... kFanOut (every node)
+//   keyless command ................................... kLocal
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "engine/command.h"
+#include "hashring/hash_ring.h"
+
+namespace ringkv::cluster {
+
+enum class RouteKind { kLocal, kRemote, kSplit, kCrossSlot, kFanOut };
+
+// The part of a split command that one node runs: argv[0] plus the key groups (a key and, for
+// MSET, its value) at the listed positions, in their original order.
+struct Fragment {
+  size_t node;                 // index in HashRing::nodes()
+  std::vector<size_t> groups;  // argv index of each key group's key
+};
+
+struct Route {
+  RouteKind kind = RouteKind::kLocal;
+  size_t node = hashring::HashRing::kNoNode;  // kRemote: the owner
+  std::vector<Fragment> fragments;            // kSplit
+  size_t key_step = 1;                        // kSplit: arguments per key group
+};
+
+class Router {
+ public:
+  // `self` is this node's index in ring.nodes().
+  Router(const hashring::HashRing& ring, size_t self) : ring_(&ring), self_(self) {}
+
+  // The route of argv, already resolved to `spec` and arity-checked.
+  Route route(const engine::CommandSpec& spec, std::span<const std::string_view> argv) const;
+
+  size_t self() const { return self_; }
+  const hashring::HashRing& ring() const { return *ring_; }
+
+ private:
+  const hashring::HashRing* ring_;
+  size_t self_;
+};
+
+}  // namespace ringkv::cluster
