@@ -45,12 +45,6 @@ constexpr uint32_t kLruClockMax = (1u << 24) - 1;
 // Redis formats option names into errors with %s, so a NUL byte ends the text there.
 std::string_view c_string_prefix(std::string_view s) { return s.substr(0, s.find('\0')); }
 
-// Reads a key the way Redis's LOOKUP_NOTOUCH lookups do (EXISTS, TYPE, TTL, OBJECT): the key's
-// access time must survive, or OBJECT IDLETIME would always read 0 after these commands. Store
-// has no lookup that counts a hit without touching the key, so the access time wins and these
-// lookups leave the hit/miss counters alone.
-const Entry* lookup_notouch(Store& store, std::string_view key) { return store.peek(key); }
-
 // EXPIRE's NX/XX/GT/LT options.
 struct ExpireFlags {
   bool nx = false;
@@ -123,7 +117,7 @@ int64_t idle_seconds(uint32_t now_clock, uint32_t entry_clock) {
 
 // TTL, PTTL, EXPIRETIME and PEXPIRETIME differ only in relative/absolute and the unit.
 void reply_ttl(CommandContext& ctx, bool in_ms, bool absolute) {
-  const Entry* e = lookup_notouch(ctx.store, ctx.argv[1]);
+  const Entry* e = ctx.store.lookup_notouch(ctx.argv[1]);
   if (e == nullptr) {
     ctx.reply.integer(-2);
     return;
@@ -140,7 +134,7 @@ void reply_ttl(CommandContext& ctx, bool in_ms, bool absolute) {
 
 // Looks up the key of an OBJECT subcommand; replies null and returns nullptr when absent.
 const Entry* object_lookup(CommandContext& ctx) {
-  const Entry* e = lookup_notouch(ctx.store, ctx.argv[2]);
+  const Entry* e = ctx.store.lookup_notouch(ctx.argv[2]);
   if (e == nullptr) ctx.reply.null();
   return e;
 }
@@ -158,7 +152,7 @@ void cmd_del(CommandContext& ctx) {
 void cmd_exists(CommandContext& ctx) {
   int64_t count = 0;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
-    if (lookup_notouch(ctx.store, ctx.argv[i]) != nullptr) ++count;
+    if (ctx.store.lookup_notouch(ctx.argv[i]) != nullptr) ++count;
   }
   ctx.reply.integer(count);
 }
@@ -172,7 +166,7 @@ void cmd_touch(CommandContext& ctx) {
 }
 
 void cmd_type(CommandContext& ctx) {
-  const Entry* e = lookup_notouch(ctx.store, ctx.argv[1]);
+  const Entry* e = ctx.store.lookup_notouch(ctx.argv[1]);
   ctx.reply.simple(e == nullptr ? std::string_view("none") : type_name(e->type()));
 }
 

@@ -583,6 +583,16 @@ const Entry* Store::lookup(std::string_view key) {
   return f.entry;
 }
 
+const Entry* Store::lookup_notouch(std::string_view key) {
+  const Entry* e = peek(key);
+  if (e == nullptr) {
+    ++stats_.keyspace_misses;
+  } else {
+    ++stats_.keyspace_hits;
+  }
+  return e;
+}
+
 const Entry* Store::peek(std::string_view key) {
   impl_->step();
   const size_t before = size();

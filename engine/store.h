@@ -54,7 +54,10 @@ class Store {
   // Entry pointers returned by the store stay valid until that key is written, renamed, deleted
   // or expired, or the store is cleared; resizes never move entries.
   const Entry* lookup(std::string_view key);
-  // Like lookup but leaves access time and hit/miss counters alone (TYPE, TTL, OBJECT…).
+  // Like lookup but leaves the access time alone (EXISTS, TYPE, TTL, OBJECT count hits and
+  // misses without making a key look recently used).
+  const Entry* lookup_notouch(std::string_view key);
+  // Like lookup but leaves access time and hit/miss counters alone (writes' existence checks).
   // Still deletes an expired key.
   const Entry* peek(std::string_view key);
   bool contains(std::string_view key) { return peek(key) != nullptr; }
