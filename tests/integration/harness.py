@@ -115,13 +115,15 @@ class ServerProcess:
         return 0
 
     def log(self, tail=4000):
+        """The last `tail` characters of the server's output (all of it when tail is None)."""
         try:
             with open(self.log_path, "rb") as f:
-                return f.read()[-tail:].decode(errors="replace")
+                data = f.read()
+                return (data if tail is None else data[-tail:]).decode(errors="replace")
         except OSError:
             return ""
 
-    def stop(self, timeout=5.0):
+    def stop(self, timeout=10.0):
         """SIGTERM, then SIGKILL if still running after `timeout`; returns the exit code."""
         if self.proc is None:
             return None
@@ -148,6 +150,17 @@ class ServerProcess:
 
     def __exit__(self, *exc):
         self.cleanup()
+
+
+def check_clean_exit(report, server):
+    """Stops `server` with SIGTERM and checks it exits 0 with no sanitizer report in its log
+    (under ASan a leak or memory error turns into a non-zero exit and a report)."""
+    code = server.stop()
+    log = server.log(tail=None)
+    report.equal(code, 0, "%s exits 0 on SIGTERM" % server.name)
+    for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+        at = log.find(marker)
+        report.check(at < 0, "%s log has no '%s'" % (server.name, marker), log[at : at + 3000])
 
 
 def start_oracle(name="redis"):

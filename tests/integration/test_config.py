@@ -159,6 +159,7 @@ def check_maxclients(report, binary):
         with harness.RespClient(s.port) as c:
             report.equal(c.call("PING"), b"+PONG\r\n", "a slot freed by a closed client is reused")
         a.close()
+        harness.check_clean_exit(report, s)
 
 
 def check_idle_timeout(report, binary):
@@ -173,6 +174,7 @@ def check_idle_timeout(report, binary):
         report.check(idle.closed_by_peer(timeout=0.1), "client idle past --timeout 1 is closed")
         idle.close()
         busy.close()
+        harness.check_clean_exit(report, s)
 
 
 def main():

@@ -119,6 +119,7 @@ def main():
         bad = sum(p.mismatches for p in pairs)
         print("compared %d requests, %d differences" % (total, bad))
         report.check(ours.alive(), "ringkv still running after the run", ours.log())
+        harness.check_clean_exit(report, ours)
     report.finish()
 
 

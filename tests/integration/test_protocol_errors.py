@@ -158,6 +158,7 @@ def main():
         with harness.RespClient(ours.port) as fresh:
             report.equal(fresh.call("PING"), b"+PONG\r\n", "a new client is served afterwards")
         report.check(ours.alive(), "server still running", ours.log())
+        harness.check_clean_exit(report, ours)
     report.finish()
 
 

@@ -92,6 +92,7 @@ def main():
         check_outputs(report, ours, redis)
         check_pipe(report, ours)
         report.check(ours.alive(), "server still running", ours.log())
+        harness.check_clean_exit(report, ours)
     report.finish()
 
 

@@ -127,6 +127,7 @@ def main():
                 report.check(False, "%s raised %r" % (check.__name__, e))
         r.close()
         report.check(ours.alive(), "server still running", ours.log())
+        harness.check_clean_exit(report, ours)
     report.finish()
 
 
