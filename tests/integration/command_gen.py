@@ -70,6 +70,23 @@ class CommandGen:
                 out.append(([parent.encode(), sub.encode()] + [b"k1"] * (n - 2), "exact"))
         return out
 
+    def set_option_sweep(self):
+        """SET with every combination of condition, GET and expiry option, each on a missing and
+        then on an existing key, followed by the resulting value and TTL."""
+        out = []
+        expiries = [[], [b"EX", self.rel_seconds()], [b"PX", self.rel_ms()],
+                    [b"EXAT", str(FAR_S[0]).encode()], [b"PXAT", str(FAR_MS[0]).encode()],
+                    [b"KEEPTTL"]]
+        for cond in ([], [b"NX"], [b"XX"]):
+            for get in ([], [b"GET"]):
+                for exp in expiries:
+                    opts = cond + get + exp
+                    out += [([b"DEL", b"k1"], "exact"),
+                            ([b"SET", b"k1", b"first"] + opts, "exact"),
+                            ([b"SET", b"k1", b"second"] + opts, "exact"),
+                            ([b"GET", b"k1"], "exact"), ([b"PTTL", b"k1"], ("tol", 1500))]
+        return out
+
     def value(self):
         r = self.r.random()
         if r < 0.3:

@@ -126,7 +126,7 @@ def main():
 def compare_all(report, gen, rng, count, ours_port, oracle_port):
     """Runs the RESP2, RESP3 and inline comparisons; returns their Pairs for the totals."""
     pair = Pair(report, ours_port, oracle_port, "resp2")
-    for argv, mode in gen.arity_sweep():
+    for argv, mode in gen.arity_sweep() + gen.set_option_sweep():
         pair.run(harness.encode_command(*argv), mode, show(argv))
     run_generated(pair, gen, count)
     pair.close()
