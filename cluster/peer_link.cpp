@@ -234,8 +234,10 @@ void PeerLink::fail_request(Request& req, std::string_view reason) {
 }
 
 void PeerLink::fail(std::string_view reason) {
-  if (last_error_ != reason || state_ == State::kReady) {
-    spdlog::warn("peer {} unavailable: {}", address_, reason);
+  if (!inflight_.empty() || state_ != State::kReady) {
+    if (last_error_ != reason || state_ == State::kReady) {
+      spdlog::warn("peer {} unavailable: {}", address_, reason);
+    }
   }
   last_error_ = reason;
   if (socket_ != nullptr) {
@@ -244,9 +246,14 @@ void PeerLink::fail(std::string_view reason) {
              [](uv_handle_t* h) { delete static_cast<Socket*>(h->data); });
     socket_ = nullptr;
   }
-  state_ = State::kBackoff;
-  backoff_ms_ = backoff_ms_ == 0 ? kMinBackoffMs : std::min(backoff_ms_ * 2, kMaxBackoffMs);
-  backoff_until_ms_ = uv_now(loop_) + backoff_ms_;
+  if (state_ == State::kReady && inflight_.empty()) {
+    // An idle link the peer closed (restart, idle timeout): reconnect on next use, no backoff.
+    state_ = State::kIdle;
+  } else {
+    state_ = State::kBackoff;
+    backoff_ms_ = backoff_ms_ == 0 ? kMinBackoffMs : std::min(backoff_ms_ * 2, kMaxBackoffMs);
+    backoff_until_ms_ = uv_now(loop_) + backoff_ms_;
+  }
   out_.clear();
   out_requests_ = 0;
   in_start_ = in_end_ = 0;

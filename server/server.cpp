@@ -212,7 +212,8 @@ void Server::cron() {
   if (config_.server.timeout > 0) {
     uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
     for (auto& [id, conn] : clients_) {
-      if (!conn->closing() && now - conn->last_interaction_ms() > limit_ms) {
+      // Relay links from peers are long-lived by design, like Redis's replication links.
+      if (!conn->closing() && !conn->is_peer() && now - conn->last_interaction_ms() > limit_ms) {
         spdlog::warn("closing idle client id={} addr={} after {} s", id, conn->peer_address(),
                      config_.server.timeout);
         conn->close();
