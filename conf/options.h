@@ -36,7 +36,7 @@ struct ClusterOptions {
   std::string self;                   // this node's "host:port" on the ring; "" = bind:port
   std::vector<PeerOptions> peers;     // the other nodes of the cluster
   int64_t replicas = 100;             // virtual nodes per unit of weight on the ring
-  std::string hash = kHashCrc32;      // ring hash function: "crc32" or "balanced"
+  std::string hash = kHashBalanced;   // ring hash function: "balanced" or "crc32"
   int64_t pool_size = 2;              // connections kept open to each peer
   int64_t connect_timeout_ms = 1000;  // give up connecting to a peer after this long
   int64_t request_timeout_ms = 5000;  // fail a relayed request not answered within this long

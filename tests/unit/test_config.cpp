@@ -84,7 +84,7 @@ TEST_CASE("defaults") {
   CHECK(c.cluster.self.empty());
   CHECK(c.cluster.peers.empty());
   CHECK(c.cluster.replicas == 100);
-  CHECK(c.cluster.hash == "crc32");
+  CHECK(c.cluster.hash == "balanced");
   CHECK(c.cluster.pool_size == 2);
   CHECK(c.cluster.connect_timeout_ms == 1000);
   CHECK(c.cluster.request_timeout_ms == 5000);
