@@ -4,6 +4,8 @@
 
 #include <cctype>
 
+#include "engine/command.h"
+
 namespace ringkv::engine {
 
 namespace {
@@ -306,6 +308,42 @@ std::string usage_text(std::string_view syntax) {
   top.arguments = std::move(args);
   std::string out;
   render(top, true, out);
+  return out;
+}
+
+std::string command_reference_markdown() {
+  // Groups in the order a reader looks for them.
+  static constexpr std::string_view kGroups[] = {"string", "generic", "connection", "server",
+                                                 "cluster"};
+  static constexpr std::string_view kTitles[] = {"Strings", "Keys", "Connection", "Server",
+                                                 "Cluster"};
+  std::string out;
+  auto upper = [](std::string_view s) {
+    std::string u(s);
+    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return u;
+  };
+  auto line = [&](std::string name, const CommandSpec& spec) {
+    std::string usage = usage_text(spec.syntax);
+    out += "- `" + name + (usage.empty() ? "" : " " + usage) + "`";
+    if (!spec.summary.empty()) {
+      out += " — ";
+      out.append(spec.summary);
+    }
+    out += "\n";
+  };
+  for (size_t g = 0; g < std::size(kGroups); ++g) {
+    out += "\n**" + std::string(kTitles[g]) + "**\n\n";
+    for (const CommandSpec& spec : command_table()) {
+      if (spec.group != kGroups[g]) continue;
+      if (spec.handler != nullptr) line(upper(spec.name), spec);
+      if (!spec.subcommands.empty()) {
+        for (const CommandSpec& sub : spec.subcommands) {
+          line(upper(spec.name) + " " + upper(sub.name), sub);
+        }
+      }
+    }
+  }
   return out;
 }
 

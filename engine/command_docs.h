@@ -57,4 +57,8 @@ void write_doc_args(protocol::ReplyWriter& reply, const std::vector<DocArg>& arg
 // "key value [NX | XX] [GET] [EX seconds | PX milliseconds | ...]".
 std::string usage_text(std::string_view syntax);
 
+// The README's list of supported commands, generated from the command table: one markdown
+// bullet per command (and per subcommand) with its usage line, grouped by command group.
+std::string command_reference_markdown();
+
 }  // namespace ringkv::engine
