@@ -79,8 +79,8 @@ def load_payload(keys):
     for i in range(keys):
         key = b"key:%012d" % i
         if i % 3 == 0:
-            parts.append(b"*5\r\n$3\r\nSET\r\n$16\r\n%s\r\n$16\r\n%s\r\n$2\r\nEX\r\n$6\r\n100000\r\n"
-                         % (key, value))
+            parts.append(b"*5\r\n$3\r\nSET\r\n$16\r\n%s\r\n$16\r\n%s\r\n"
+                         b"$2\r\nEX\r\n$6\r\n100000\r\n" % (key, value))
         else:
             parts.append(b"*3\r\n$3\r\nSET\r\n$16\r\n%s\r\n$16\r\n%s\r\n" % (key, value))
     return b"".join(parts)
@@ -109,6 +109,12 @@ def load_and_measure(srv, payload, label):
     time.sleep(0.5)
     with harness.RespClient(srv.port) as c:
         dbsize = int(c.call("DBSIZE")[1:-2])
+        # The comparison only means something if both really hold the values and the TTLs.
+        ttl = c.call("TTL", "key:%012d" % 0)
+        value = c.call("GET", "key:%012d" % 1)
+    ttl_ok = ttl.startswith(b":") and int(ttl[1:-2]) > 0
+    if not ttl_ok or value != b"$16\r\n" + b"v" * 16 + b"\r\n":
+        print("%s: loaded keys look wrong: TTL %r, GET %r" % (label, ttl, value), file=sys.stderr)
     return before, srv.rss_kb(), dbsize
 
 

@@ -79,7 +79,8 @@ known_nodes() {
 build_if_missing() {
   [[ -x "$server" ]] && return 0
   echo "building $server"
-  [[ -f "$root/build/CMakeCache.txt" ]] || cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release
+  [[ -f "$root/build/CMakeCache.txt" ]] ||
+    cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release
   cmake --build "$root/build" --target ringkv-server -j 2
 }
 

@@ -1,9 +1,9 @@
 """Seeded random command generator for the differential test.
 
 Each generated item is (argv, mode): argv a list of bytes, mode how replies are compared —
-"exact", "time" for TIME (seconds within 1), ("tol", n) for integers that depend on the clock (TTL, PTTL, EXPIRETIME of relative
-expiries may differ by n between two servers), or "unordered" for arrays whose order is a hash
-table's (KEYS). Relative expiries are drawn from a wide range so two of them practically never
+"exact"; "time" for TIME (seconds within 1); ("tol", n) for integers that depend on the clock
+(TTL, PTTL, EXPIRETIME of relative expiries may differ by n between two servers); or
+"unordered" for arrays whose order is a hash table's (KEYS). Relative expiries are drawn from a wide range so two of them practically never
 tie, which keeps NX/XX/GT/LT outcomes identical on both servers whatever their clocks read.
 """
 
@@ -256,7 +256,8 @@ class CommandGen:
             return [([c, k], "exact")]
         p = r.random()
         if c == b"EXPIRE":
-            t = self.rel_seconds() if p < 0.8 else r.choice([b"-1", b"0", b"x", b"9223372036854775807", b"1.5"])
+            bad = [b"-1", b"0", b"x", b"9223372036854775807", b"1.5"]
+            t = self.rel_seconds() if p < 0.8 else r.choice(bad)
         elif c == b"PEXPIRE":
             t = self.rel_ms() if p < 0.8 else r.choice([b"-1", b"0", b"x", b"9223372036854775807"])
         elif c == b"EXPIREAT":
@@ -318,9 +319,11 @@ class CommandGen:
         if c == "echo":
             return [([b"ECHO", self.value()], "exact")]
         if c == "select":
-            return [([b"SELECT", r.choice([b"0", b"x", b"16", b"-1", b"", b"1.5", b"0 "])], "exact")]
+            db = r.choice([b"0", b"x", b"16", b"-1", b"", b"1.5", b"0 "])
+            return [([b"SELECT", db], "exact")]
         if c == "setname":
-            name = r.choice([b"app", b"my-client_1", b"a b", b"x\ny", b"", "имя".encode(), b"\x01"])
+            name = r.choice([b"app", b"my-client_1", b"a b", b"x\ny", b"", "имя".encode(),
+                             b"\x01"])
             return [([b"CLIENT", b"SETNAME", name], "exact")]
         return [([b"CLIENT", b"GETNAME"], "exact")]
 

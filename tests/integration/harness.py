@@ -88,7 +88,8 @@ class ServerProcess:
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(
-                    "%s exited with %s during start:\n%s" % (self.name, self.proc.returncode, self.log())
+                    "%s exited with %s during start:\n%s"
+                    % (self.name, self.proc.returncode, self.log())
                 )
             try:
                 with RespClient(self.port, timeout=1.0) as c:
@@ -97,7 +98,9 @@ class ServerProcess:
             except OSError:
                 pass
             time.sleep(0.05)
-        raise RuntimeError("%s did not answer PING within %.0fs:\n%s" % (self.name, timeout, self.log()))
+        raise RuntimeError(
+            "%s did not answer PING within %.0fs:\n%s" % (self.name, timeout, self.log())
+        )
 
     @property
     def pid(self):

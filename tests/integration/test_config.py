@@ -36,7 +36,7 @@ def check_print_config(report, binary, tmp):
     report.check("[server]" in text and "port" in text, "--print-config prints TOML", text[:300])
     path = write(tmp, "printed.toml", text)
     second = run(binary, "--config", path, "--print-config")
-    report.equal(second.returncode, 0, "--config of the printed file is accepted",)
+    report.equal(second.returncode, 0, "--config of the printed file is accepted")
     report.equal(second.stdout.decode(), text, "--print-config round-trips through --config")
 
     port = harness.free_port()
@@ -57,14 +57,12 @@ def check_print_config(report, binary, tmp):
 
 
 def check_file_overridden_by_flags(report, binary, tmp):
-    file_port, flag_port = harness.free_port(), harness.free_port()
+    file_port = harness.free_port()
     path = write(tmp, "ports.toml", '[server]\nbind = "127.0.0.1"\nport = %d\n' % file_port)
-    proc = subprocess.Popen([binary, "--config", path, "--port", str(flag_port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The harness passes --port (a different free port) besides --config.
+    server = harness.ServerProcess(binary, name="override", extra_args=["--config", path])
     try:
-        server = harness.ServerProcess(binary, port=flag_port)
-        server.proc = proc
-        server.wait_ready()
+        server.start()
         report.check(True, "server listens on the --port given on the command line")
         try:
             harness.RespClient(file_port, timeout=1).close()
@@ -74,8 +72,7 @@ def check_file_overridden_by_flags(report, binary, tmp):
     except RuntimeError as e:
         report.check(False, "server with --config and --port starts", str(e))
     finally:
-        proc.terminate()
-        proc.wait(10)
+        server.cleanup()
 
 
 BAD_CONFIGS = [

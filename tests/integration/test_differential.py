@@ -76,7 +76,8 @@ class Pair:
         """After a difference the two keyspaces may have diverged; empty every key the generator
         uses, in db 0 on both, so one bug is reported once instead of cascading."""
         for client in (self.ours, self.theirs):
-            client.send(harness.encode_command("SELECT", "0") + harness.encode_command("DEL", *KEYS))
+            client.send(harness.encode_command("SELECT", "0"))
+            client.send(harness.encode_command("DEL", *KEYS))
             client.read()
             client.read()
 
