@@ -79,7 +79,12 @@ class ServerProcess:
             self.command_line(), cwd=self.dir, stdout=self.log_file, stderr=subprocess.STDOUT
         )
         if wait:
-            self.wait_ready(timeout)
+            try:
+                self.wait_ready(timeout)
+            except RuntimeError:
+                # A `with` block never reaches __exit__ when __enter__ raises: clean up here.
+                self.cleanup()
+                raise
         return self
 
     def wait_ready(self, timeout=10.0):
