@@ -227,7 +227,12 @@ void Cluster::stop() {
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&timeout_timer_), nullptr);
   for (auto& p : peers_) {
-    if (p) p->links.clear();
+    if (!p) continue;
+    // Requests still waiting get an answer, so their clients can be flushed and closed.
+    for (auto& l : p->links) {
+      if (l) l->close("node shutting down");
+    }
+    p->links.clear();
   }
 }
 

@@ -57,6 +57,8 @@ class PeerLink {
 
   // Writes the frames queued since the last flush (one write per loop iteration).
   void flush();
+  // Closes the link, failing everything queued or in flight with `reason`.
+  void close(std::string_view reason) { fail(reason); }
   // Fails requests older than the request timeout; gives up a connect that takes too long.
   void check_timeouts(uint64_t now_ms);
 

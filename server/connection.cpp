@@ -75,7 +75,16 @@ void Connection::fill_slot(uint64_t seq, std::string_view bytes) {
   slot.ready = true;
   if (seq != pending_seq_ || closing_) return;
   drain_pending();
-  // Outside of a read callback nothing else will flush this reply.
+  // Replies from peers arrive many per read: write them once, at the end of this loop iteration.
+  if (!flush_scheduled_) {
+    flush_scheduled_ = true;
+    server_.schedule_flush(this);
+  }
+}
+
+void Connection::scheduled_flush() {
+  flush_scheduled_ = false;
+  if (closing_) return;
   flush();
   update_reading();
   maybe_finish_close();

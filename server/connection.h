@@ -59,6 +59,10 @@ class Connection final : public engine::ClientSession {
   // The writer for the next request's reply, pointed at the right place in the reply stream.
   protocol::ReplyWriter& reply_writer();
 
+  // Writes what fill() made ready (called by the Server once per loop iteration).
+  void scheduled_flush();
+  bool flush_scheduled() const { return flush_scheduled_; }
+
   // Marks this connection as a link from a peer node (see Server: peer handshake).
   void set_peer(bool peer) { peer_ = peer; }
   bool is_peer() const { return peer_; }
@@ -134,6 +138,7 @@ class Connection final : public engine::ClientSession {
   uint64_t pending_seq_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
+  bool flush_scheduled_ = false;
 
   bool reading_ = false;
   bool closing_ = false;  // uv_close called

@@ -89,6 +89,14 @@ int Server::run() {
   uint64_t period = 1000 / static_cast<uint64_t>(std::max<int64_t>(1, config_.server.hz));
   uv_timer_start(&cron_timer_, on_cron, period, period);
 
+  uv_check_init(loop_, &flush_check_);
+  flush_check_.data = this;
+  uv_check_start(&flush_check_, [](uv_check_t* h) {
+    auto* self = static_cast<Server*>(h->data);
+    for (Connection* c : self->dirty_) c->scheduled_flush();
+    self->dirty_.clear();
+  });
+
   uv_signal_init(loop_, &sigint_);
   uv_signal_init(loop_, &sigterm_);
   sigint_.data = sigterm_.data = this;
@@ -122,7 +130,11 @@ void Server::on_connection(uv_stream_t* listener, int status) {
   }
 }
 
-void Server::on_connection_closed(Connection* conn) { clients_.erase(conn->id()); }
+void Server::on_connection_closed(Connection* conn) {
+  clients_.erase(conn->id());
+  if (conn->flush_scheduled()) std::erase(dirty_, conn);
+  maybe_finish_shutdown();
+}
 
 void Server::execute(Connection& conn, std::span<const std::string_view> argv,
                      protocol::ReplyWriter& writer) {
@@ -259,18 +271,16 @@ void Server::begin_shutdown() {
         uv_close(reinterpret_cast<uv_handle_t*>(t), nullptr);
       },
       kShutdownGraceMs, 0);
-  uv_check_init(loop_, &shutdown_check_);
-  shutdown_check_.data = this;
-  uv_check_start(&shutdown_check_, on_shutdown_check);
+  maybe_finish_shutdown();
 }
 
-void Server::on_shutdown_check(uv_check_t* check) {
-  auto* self = static_cast<Server*>(check->data);
-  if (!self->clients_.empty()) return;
-  uv_check_stop(check);
-  uv_close(reinterpret_cast<uv_handle_t*>(check), nullptr);
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&self->cron_timer_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&self->cron_timer_), nullptr);
+void Server::maybe_finish_shutdown() {
+  if (!shutting_down_ || !clients_.empty() || shutdown_finished_) return;
+  shutdown_finished_ = true;
+  // The last handles: with them closed the loop runs out of work and run() returns.
+  uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&cron_timer_))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&cron_timer_), nullptr);
   }
 }
 

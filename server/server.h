@@ -52,6 +52,9 @@ class Server final : public engine::ServerControl {
   ServerStats& stats() { return stats_; }
   engine::Store& store() { return store_; }
 
+  // Asks for conn->scheduled_flush() at the end of this loop iteration.
+  void schedule_flush(Connection* conn) { dirty_.push_back(conn); }
+
   // Called by a Connection from its close callback.
   void on_connection_closed(Connection* conn);
 
@@ -74,11 +77,12 @@ class Server final : public engine::ServerControl {
   static void on_connection(uv_stream_t* listener, int status);
   static void on_cron(uv_timer_t* timer);
   static void on_signal(uv_signal_t* handle, int signum);
-  static void on_shutdown_check(uv_check_t* check);
 
   bool listen();
   void cron();
   void begin_shutdown();
+  // Closes the last handles once shutdown has begun and every client is gone.
+  void maybe_finish_shutdown();
   void apply_runtime_config();
   // Runs a resolved command here, without routing.
   void run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
@@ -93,9 +97,10 @@ class Server final : public engine::ServerControl {
   uv_timer_t cron_timer_;
   uv_signal_t sigint_;
   uv_signal_t sigterm_;
-  uv_check_t shutdown_check_;
+  uv_check_t flush_check_;
+  std::vector<Connection*> dirty_;  // connections with replies to write this iteration
   bool shutting_down_ = false;
-  bool shutdown_requested_ = false;
+  bool shutdown_finished_ = false;
 
   engine::Store store_;
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node

@@ -69,7 +69,8 @@ class ServerProcess:
         """The argv this server is started with."""
         args = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
         if self.kind == "redis":
-            args += ["--save", "", "--appendonly", "no", "--dir", self.dir]
+            # One database, like ringkv: SELECT 1 and COPY ... DB 1 then fail alike on both.
+            args += ["--save", "", "--appendonly", "no", "--dir", self.dir, "--databases", "1"]
         return args + self.extra_args
 
     def start(self, wait=True, timeout=10.0):
