@@ -1,8 +1,9 @@
 """Shared helpers for ringkv's integration tests.
 
-Starts servers on free ports (ringkv or a reference redis-server), stops them by PID, and talks
-to them over raw sockets with a RESP client that returns each reply as its exact bytes, so tests
-can compare ringkv with Redis byte for byte.
+Starts servers on free ports (ringkv or a reference redis-server) and ringkv clusters of N nodes
+from generated configs (`Cluster`: kill -9, SIGSTOP or restart one node), stops them by PID, and
+talks to them over raw sockets with a RESP client that returns each reply as its exact bytes,
+so tests can compare ringkv with Redis byte for byte.
 
 The server under test is given with --server PATH. When PATH is a redis-server binary (or the
 environment variable RINGKV_SERVER_KIND=redis is set) the harness starts it the way the oracle is
@@ -153,6 +154,154 @@ class ServerProcess:
     def cleanup(self):
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
+def free_ports(n):
+    """Returns n distinct TCP ports on 127.0.0.1 that the OS reports free right now (all held
+    open together while asking, so the OS cannot hand out the same port twice)."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+class ClusterNode(ServerProcess):
+    """One ringkv cluster node started from a generated TOML config in its temp dir."""
+
+    def __init__(self, binary, port, config_text, name):
+        super().__init__(binary, kind="ringkv", port=port, name=name)
+        self.config_path = os.path.join(self.dir, "node.toml")
+        with open(self.config_path, "w") as f:
+            f.write(config_text)
+
+    @property
+    def address(self):
+        return "127.0.0.1:%d" % self.port
+
+    def command_line(self):
+        # Everything comes from the config file, so a restart sees exactly the same settings.
+        return [self.binary, "--config", self.config_path]
+
+    def start(self, wait=True, timeout=10.0):
+        """Starts (or restarts after a kill) the node; its output log is appended to, not
+        truncated, so a restarted node's log still shows what happened before."""
+        self.log_file = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            self.command_line(), cwd=self.dir, stdout=self.log_file, stderr=subprocess.STDOUT
+        )
+        if wait:
+            self.wait_ready(timeout)
+        return self
+
+    def kill(self, sig=signal.SIGKILL):
+        """Sends `sig` to the node (SIGKILL by default, SIGSTOP/SIGCONT to freeze and thaw it);
+        after SIGKILL waits for the process to be reaped."""
+        os.kill(self.proc.pid, sig)
+        if sig == signal.SIGKILL:
+            self.proc.wait()
+            if self.log_file:
+                self.log_file.close()
+                self.log_file = None
+
+    def stop(self, timeout=10.0):
+        # A stopped (SIGSTOP) process ignores SIGTERM until it is continued.
+        if self.alive():
+            try:
+                os.kill(self.proc.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        return super().stop(timeout)
+
+
+def cluster_config(port, ports, hash_name="balanced", request_timeout=5000,
+                   connect_timeout=1000, replicas=None, log_file=None, extra=""):
+    """The TOML config of the node on `port` in a cluster of `ports` (every other one a peer)."""
+    peers = ", ".join('"127.0.0.1:%d"' % p for p in ports if p != port)
+    lines = [
+        "[server]",
+        'bind = "127.0.0.1"',
+        "port = %d" % port,
+        "[cluster]",
+        'self = "127.0.0.1:%d"' % port,
+        "peers = [%s]" % peers,
+        'hash = "%s"' % hash_name,
+        "request-timeout = %d" % request_timeout,
+        "connect-timeout = %d" % connect_timeout,
+    ]
+    if replicas is not None:
+        lines.append("replicas = %d" % replicas)
+    lines += ["[log]", 'file = "%s"' % (log_file or "")]
+    return "\n".join(lines) + "\n" + extra
+
+
+class Cluster:
+    """N ringkv nodes on free ports that list each other as peers, each started from a generated
+    config in its own temp dir; stopped by PID. Use as a context manager:
+
+        with harness.Cluster(binary, 3, hash_name="crc32") as cluster:
+            cluster.ports, cluster.nodes[2].kill(), cluster.restart(2)
+
+    `configure(i, port, ports)` may return a node's config text instead of the default one (e.g.
+    to give nodes deliberately different rings)."""
+
+    def __init__(self, binary, n=3, name="cluster", configure=None, **config):
+        self.binary = binary
+        self.ports = free_ports(n)
+        self.nodes = []
+        for i, port in enumerate(self.ports):
+            text = configure(i, port, self.ports) if configure else None
+            if text is None:
+                text = cluster_config(port, self.ports, **config)
+            self.nodes.append(ClusterNode(binary, port, text, "%s-node%d" % (name, i + 1)))
+
+    @property
+    def addresses(self):
+        return [n.address for n in self.nodes]
+
+    def start(self, timeout=10.0):
+        """Starts every node, then waits until each answers PING."""
+        try:
+            for node in self.nodes:
+                node.start(wait=False)
+            for node in self.nodes:
+                node.wait_ready(timeout)
+        except RuntimeError:
+            self.cleanup()
+            raise
+        return self
+
+    def kill(self, i, sig=signal.SIGKILL):
+        """Sends `sig` to node i (0-based)."""
+        self.nodes[i].kill(sig)
+
+    def restart(self, i, timeout=10.0):
+        """Starts node i again with the same config and port, after a kill or stop."""
+        if self.nodes[i].alive():
+            self.nodes[i].stop()
+        return self.nodes[i].start(timeout=timeout)
+
+    def logs(self, tail=2000):
+        return "\n".join("--- %s ---\n%s" % (n.name, n.log(tail)) for n in self.nodes)
+
+    def stop(self):
+        """Stops every node (SIGTERM, then SIGKILL); returns their exit codes."""
+        return [n.stop() for n in self.nodes]
+
+    def cleanup(self):
+        for n in self.nodes:
+            n.cleanup()
 
     def __enter__(self):
         return self.start()
