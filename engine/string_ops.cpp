@@ -10,8 +10,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 
+#include "conf/size.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -60,38 +62,9 @@ bool fits_bulk_limit(uint64_t size, uint64_t extra, const BulkLimit& limit) {
 }  // namespace
 
 bool parse_int64(std::string_view s, int64_t& out) {
-  if (s.empty()) return false;
-  if (s.size() == 1 && s[0] == '0') {
-    out = 0;
-    return true;
-  }
-  size_t i = 0;
-  bool negative = false;
-  if (s[0] == '-') {
-    negative = true;
-    if (++i == s.size()) return false;
-  }
-  if (s[i] < '1' || s[i] > '9') return false;
-  uint64_t v = static_cast<uint64_t>(s[i++] - '0');
-  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-    uint64_t digit = static_cast<uint64_t>(s[i] - '0');
-    if (v > kMax / 10) return false;
-    v *= 10;
-    if (v > kMax - digit) return false;
-    v += digit;
-  }
-  if (i < s.size()) return false;
-  if (negative) {
-    constexpr uint64_t kMinMagnitude =
-        static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1;
-    if (v > kMinMagnitude) return false;
-    out = static_cast<int64_t>(0 - v);
-  } else {
-    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
-    out = static_cast<int64_t>(v);
-  }
-  return true;
+  std::optional<int64_t> v = conf::parse_integer(s);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 bool parse_long_double(std::string_view s, long double& out) {

@@ -10,44 +10,19 @@
 #include <cassert>
 #include <climits>
 #include <cstring>
+#include <optional>
 
+#include "conf/size.h"
 #include "protocol/errors.h"
 
 namespace ringkv::protocol {
 namespace {
 
-// Redis's string2ll: strict decimal, as used for "*N" and "$len".
+// Redis's string2ll, as used for "*N" and "$len".
 bool string_to_ll(const char* s, size_t len, int64_t& value) {
-  constexpr size_t kLongStrSize = 21;
-  if (len == 0 || len >= kLongStrSize) return false;
-  if (len == 1 && s[0] == '0') {
-    value = 0;
-    return true;
-  }
-  size_t i = 0;
-  bool negative = false;
-  if (s[0] == '-') {
-    negative = true;
-    if (++i == len) return false;
-  }
-  if (s[i] < '1' || s[i] > '9') return false;
-  unsigned long long v = static_cast<unsigned long long>(s[i] - '0');
-  for (++i; i < len; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    const unsigned digit = static_cast<unsigned>(s[i] - '0');
-    if (v > ULLONG_MAX / 10) return false;
-    v *= 10;
-    if (v > ULLONG_MAX - digit) return false;
-    v += digit;
-  }
-  if (negative) {
-    if (v > static_cast<unsigned long long>(LLONG_MAX) + 1) return false;
-    value = static_cast<int64_t>(0ull - v);
-  } else {
-    if (v > static_cast<unsigned long long>(LLONG_MAX)) return false;
-    value = static_cast<int64_t>(v);
-  }
-  return true;
+  std::optional<int64_t> v = conf::parse_integer(std::string_view(s, len));
+  if (v) value = *v;
+  return v.has_value();
 }
 
 // isspace() in the C locale, which Redis's sdssplitargs uses between arguments.
