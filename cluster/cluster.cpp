@@ -467,7 +467,7 @@ std::string Cluster::info_text() const {
   return out;
 }
 
-std::string Cluster::nodes_text() const {
+std::string Cluster::nodes_text(size_t self_keys) const {
   std::string out;
   for (size_t i = 0; i < ring_.size(); ++i) {
     const auto& m = ring_.nodes()[i];
@@ -494,6 +494,7 @@ std::string Cluster::nodes_text() const {
     }
     out += " vnodes=" + std::to_string(ring_.replicas() * m.weight);
     out += " weight=" + std::to_string(m.weight);
+    if (i == router_.self()) out += " keys=" + std::to_string(self_keys);
     out += "\n";
   }
   return out;

@@ -65,7 +65,8 @@ class Cluster {
 
   // Introspection: CLUSTER INFO, CLUSTER NODES, CLUSTER OWNER and the INFO cluster section.
   std::string info_text() const;
-  std::string nodes_text() const;
+  // `self_keys`: this node's key count, shown on its own line (peers' counts are not known).
+  std::string nodes_text(size_t self_keys) const;
   std::string info_section() const;
 
  private:

@@ -205,7 +205,9 @@ void Server::run_local(const engine::CommandSpec& spec, std::span<const std::str
 
 std::string Server::cluster_info() { return cluster_ ? cluster_->info_text() : std::string(); }
 
-std::string Server::cluster_nodes() { return cluster_ ? cluster_->nodes_text() : std::string(); }
+std::string Server::cluster_nodes() {
+  return cluster_ ? cluster_->nodes_text(store_.size()) : std::string();
+}
 
 std::string Server::cluster_owner(std::string_view key) {
   return cluster_ ? std::string(cluster_->ring().owner_of(key)) : std::string();
