@@ -2,9 +2,15 @@
 
 Each generated item is (argv, mode): argv a list of bytes, mode how replies are compared —
 "exact"; "time" for TIME (seconds within 1); ("tol", n) for integers that depend on the clock
-(TTL, PTTL, EXPIRETIME of relative expiries may differ by n between two servers); or
-"unordered" for arrays whose order is a hash table's (KEYS). Relative expiries are drawn from a wide range so two of them practically never
-tie, which keeps NX/XX/GT/LT outcomes identical on both servers whatever their clocks read.
+(TTL, PTTL, EXPIRETIME of relative expiries may differ by n between two servers); "unordered"
+for arrays whose order is a hash table's (KEYS); or "scan" for a complete SCAN from cursor 0
+(same next cursor, same keys in any order). Relative expiries are drawn from a wide range so two
+of them practically never tie, which keeps NX/XX/GT/LT outcomes identical on both servers
+whatever their clocks read.
+
+In a cluster some commands cannot be compared with a single Redis: `atomic_keys` names the keys
+of the commands that must run on one node (MSETNX, RENAME, RENAMENX, COPY), which ringkv refuses
+with CROSSSLOT when their keys have different owners.
 """
 
 # Absolute unix times far in the future (2100, 2200) so EXPIREAT/EXAT results agree exactly.
@@ -35,6 +41,24 @@ FLOATS = [b"0.1", b"-0.1", b"1.5", b"1e10", b"3.0e-5", b"-2.5E+3", b"10", b"1e30
           b"abc", b"5.0000000000000001", b"1e-320", b"17976931348623157e292"]
 
 
+# Commands that must be atomic over all their keys, so a cluster runs them only when every key
+# has the same owner.
+ATOMIC_MULTI_KEY = {b"msetnx", b"rename", b"renamenx", b"copy"}
+
+
+def atomic_keys(argv):
+    """The keys of an atomic multi-key command with a valid argument count, else None (other
+    commands, and wrong-arity forms, which fail the same way on any node)."""
+    name = argv[0].lower()
+    if name not in ATOMIC_MULTI_KEY:
+        return None
+    if name == b"msetnx":
+        return argv[1::2] if len(argv) >= 3 and len(argv) % 2 == 1 else None
+    if name == b"copy":
+        return argv[1:3] if len(argv) >= 3 else None
+    return argv[1:3] if len(argv) == 3 else None
+
+
 class CommandGen:
     """Draws commands from every group; all randomness comes from the given random.Random."""
 
@@ -47,6 +71,7 @@ class CommandGen:
             (4, self.gen_keyspace), (2, self.gen_rename_copy), (2, self.gen_object),
             (2, self.gen_connection), (3, self.gen_wrong_arity), (1, self.gen_unknown),
             (1, self.gen_big), (1, self.gen_scenario), (1, self.gen_bad_numbers),
+            (1, self.gen_scan),
         ]
         self.total = sum(w for w, _ in self.gens)
 
@@ -290,6 +315,23 @@ class CommandGen:
         if c < 0.9:
             return [([b"TYPE", self.key()], "exact")]
         return [([b"FLUSHDB"] + r.choice([[], [b"ASYNC"], [b"SYNC"], [b"FOO"]]), "exact")]
+
+    def gen_scan(self):
+        """A SCAN from cursor 0 with a COUNT large enough to finish in one call (later cursors
+        are positions in each server's own hash order), or a malformed SCAN."""
+        r = self.r
+        if r.random() < 0.3:
+            argv = r.choice([[b"SCAN", b"x"], [b"SCAN", b"0", b"COUNT", b"0"],
+                             [b"SCAN", b"0", b"COUNT", b"x"], [b"SCAN", b"0", b"MATCH"],
+                             [b"SCAN", b"0", b"TYPE"], [b"SCAN", b"0", b"FOO", b"1"],
+                             [b"SCAN", b"18446744073709551616"], [b"SCAN", b"0", b"COUNT", b"-1"]])
+            return [(argv, "exact")]
+        argv = [b"SCAN", b"0", b"COUNT", r.choice([b"100", b"1000"])]
+        if r.random() < 0.5:
+            argv += [b"MATCH", r.choice([b"k*", b"*1", b"[kn]?", b"nomatch*", b"*"])]
+        if r.random() < 0.3:
+            argv += [b"TYPE", r.choice([b"string", b"STRING", b"hash", b"list", b"nosuch"])]
+        return [(argv, "scan")]
 
     def gen_rename_copy(self):
         r = self.r

@@ -3,6 +3,15 @@ and the replies must be byte-identical (clock-dependent integers within a tolera
 arrays as multisets). Covers RESP2 multibulk requests, RESP3 after HELLO 3, and inline requests.
 
     /usr/bin/python3 test_differential.py --server build/ringkv-server [--seed N] [--count N]
+                                          [--cluster N]
+
+With --cluster N the commands go through an N-node ringkv cluster, round-robin over one
+connection per node (each paired with its own connection to the one redis-server, so per-client
+state such as CLIENT SETNAME matches), and must still answer byte for byte, except where a
+cluster cannot be Redis: an atomic multi-key command (MSETNX, RENAME, RENAMENX, COPY) whose keys
+have different owners must get exactly the CROSSSLOT error and is not sent to redis; generated
+SCANs are skipped (their cursors encode the node) and a full SCAN walk per node is compared with
+redis's KEYS instead; RANDOMKEY is compared only while the keyspace has at most one key.
 """
 
 import os
@@ -11,7 +20,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
-from command_gen import KEYS, CommandGen  # noqa: E402
+from command_gen import KEYS, CommandGen, atomic_keys  # noqa: E402
+
+CROSSSLOT = b"-CROSSSLOT Keys in request don't hash to the same node\r\n"
 
 
 def replies_agree(a, b, mode):
@@ -31,7 +42,44 @@ def replies_agree(a, b, mode):
         pa, pb = harness.parse_reply(a), harness.parse_reply(b)
         if isinstance(pa, list) and isinstance(pb, list) and a[:1] == b[:1]:
             return sorted(pa) == sorted(pb)
+    if mode == "scan":
+        pa, pb = harness.parse_reply(a), harness.parse_reply(b)
+        if (a[:1] == b[:1] == b"*" and isinstance(pa, list) and isinstance(pb, list)
+                and len(pa) == len(pb) == 2 and isinstance(pa[1], list)
+                and isinstance(pb[1], list)):
+            return pa[0] == pb[0] and sorted(pa[1]) == sorted(pb[1])
     return False
+
+
+class ClusterRules:
+    """Decides which generated requests a cluster can answer like a single Redis, asking a node
+    for each key's owner (CLUSTER OWNER) once and caching the answer."""
+
+    def __init__(self, port):
+        self.client = harness.RespClient(port)
+        self.owners = {}
+
+    def owner(self, key):
+        if key not in self.owners:
+            self.owners[key] = self.client.call("CLUSTER", "OWNER", key)
+        return self.owners[key]
+
+    def classify(self, argv, oracle):
+        """"crossslot" (ringkv must refuse it, redis is not asked), "skip" (not comparable) or
+        None (compare as usual). `oracle` is the redis connection the request would go to."""
+        name = argv[0].lower()
+        if name == b"scan":
+            return "skip"
+        if name == b"randomkey" and len(argv) == 1:
+            oracle.send(harness.encode_command("DBSIZE"))
+            return "skip" if harness.parse_reply(oracle.read()) > 1 else None
+        keys = atomic_keys(argv)
+        if keys is not None and len({self.owner(k) for k in keys}) > 1:
+            return "crossslot"
+        return None
+
+    def close(self):
+        self.client.close()
 
 
 def hello_masked(raw):
@@ -45,26 +93,51 @@ def hello_masked(raw):
 
 
 class Pair:
-    """One connection to each server; run() sends a request to both and compares the replies."""
+    """Connections to both servers, in pairs: one to each ringkv node (one node unless in cluster
+    mode) with its own redis connection. run() sends a request through the next pair in turn and
+    compares the replies."""
 
-    def __init__(self, report, ringkv_port, redis_port, label):
+    def __init__(self, report, ringkv_ports, redis_port, label, rules=None):
         self.report = report
-        self.ours = harness.RespClient(ringkv_port)
-        self.theirs = harness.RespClient(redis_port)
+        self.ours = [harness.RespClient(p) for p in ringkv_ports]
+        self.theirs = [harness.RespClient(redis_port) for _ in ringkv_ports]
         self.label = label
+        self.rules = rules
+        self.turn = 0
         self.mismatches = 0
         self.count = 0
+        self.crossslot = 0
+        self.skipped = 0
 
-    def run(self, request, mode, shown):
+    def run(self, request, mode, shown, argv=None):
+        """Sends `request` (argv when known, for the cluster rules) through the next pair."""
+        i = self.turn
+        self.turn = (self.turn + 1) % len(self.ours)
+        ours, theirs = self.ours[i], self.theirs[i]
+        verdict = self.rules.classify(argv, theirs) if self.rules and argv else None
+        if verdict == "skip":
+            self.skipped += 1
+            return None, None
         self.count += 1
-        self.ours.send(request)
-        got = self.ours.read()
-        self.theirs.send(request)
-        want = self.theirs.read()
+        ours.send(request)
+        got = ours.read()
+        if verdict == "crossslot":
+            self.crossslot += 1
+            ok = self.report.check(
+                got == CROSSSLOT, "%s #%d (node %d) %s is CROSSSLOT" % (self.label, self.count,
+                                                                        i + 1, shown[:300]),
+                "ringkv %r" % got[:300])
+            if not ok:
+                self.mismatches += 1
+                self.resync()
+            return got, CROSSSLOT
+        theirs.send(request)
+        want = theirs.read()
         ok = replies_agree(got, want, mode)
+        where = " (node %d)" % (i + 1) if len(self.ours) > 1 else ""
         self.report.check(
             ok,
-            "%s #%d %s" % (self.label, self.count, shown[:300]),
+            "%s #%d%s %s" % (self.label, self.count, where, shown[:300]),
             "ringkv %r\n      redis  %r" % (got[:300], want[:300]),
         )
         if not ok:
@@ -75,15 +148,15 @@ class Pair:
     def resync(self):
         """After a difference the two keyspaces may have diverged; empty every key the generator
         uses, in db 0 on both, so one bug is reported once instead of cascading."""
-        for client in (self.ours, self.theirs):
+        for client in (self.ours[0], self.theirs[0]):
             client.send(harness.encode_command("SELECT", "0"))
             client.send(harness.encode_command("DEL", *KEYS))
             client.read()
             client.read()
 
     def close(self):
-        self.ours.close()
-        self.theirs.close()
+        for c in self.ours + self.theirs:
+            c.close()
 
 
 def show(argv):
@@ -94,61 +167,138 @@ def run_generated(pair, gen, count):
     done = 0
     while done < count:
         for argv, mode in gen.next():
-            pair.run(harness.encode_command(*argv), mode, show(argv))
+            pair.run(harness.encode_command(*argv), mode, show(argv), argv)
             done += 1
 
 
-def main():
+def scan_all(client, options):
+    """Walks SCAN from cursor 0 to 0 with `options`; returns (keys in order, calls, error)."""
+    keys, cursor, calls = [], b"0", 0
+    while True:
+        calls += 1
+        raw = client.call("SCAN", cursor, *options)
+        reply = harness.parse_reply(raw)
+        if not isinstance(reply, list) or len(reply) != 2 or calls > 100000:
+            return keys, calls, raw[:300]
+        cursor, batch = reply
+        keys += batch
+        if cursor == b"0":
+            return keys, calls, None
+
+
+SCAN_VARIANTS = [
+    ([], b"*", True), ([b"COUNT", b"1"], b"*", True), ([b"COUNT", b"7"], b"*", True),
+    ([b"COUNT", b"1000"], b"*", True), ([b"MATCH", b"scan:*"], b"scan:*", True),
+    ([b"MATCH", b"*1?", b"COUNT", b"25"], b"*1?", True),
+    ([b"MATCH", b"nomatch*"], b"nomatch*", True),
+    ([b"TYPE", b"string"], b"*", True), ([b"TYPE", b"STRING", b"COUNT", b"3"], b"*", True),
+    ([b"TYPE", b"hash"], b"*", False), ([b"MATCH", b"k?", b"TYPE", b"string"], b"k?", True),
+]
+
+
+def check_cluster_scan(report, ringkv_ports, oracle_port):
+    """Full SCAN walks through every node, with MATCH/COUNT/TYPE variants, must return exactly
+    the keys redis's KEYS returns for the same pattern (all keys are strings), each once."""
+    with harness.RespClient(oracle_port) as oracle:
+        clients = [harness.RespClient(p) for p in ringkv_ports]
+        fill = []
+        for i in range(600):
+            fill += [b"scan:%d" % i, b"v%d" % i]
+        for c in (clients[0], oracle):
+            report.equal(c.call("MSET", *fill), b"+OK\r\n", "cluster scan: MSET 600 keys")
+        for options, pattern, strings in SCAN_VARIANTS:
+            want = sorted(harness.parse_reply(oracle.call("KEYS", pattern))) if strings else []
+            for n, c in enumerate(clients):
+                keys, calls, error = scan_all(c, options)
+                what = "cluster scan via node %d %r" % (n + 1, options)
+                report.check(error is None, what + " walks to cursor 0", repr(error))
+                report.equal(len(keys), len(set(keys)), what + ": no key twice")
+                report.check(sorted(set(keys)) == want, what + " = redis KEYS %r" % pattern,
+                             "ringkv %d keys, redis %d; missing %r, extra %r" % (
+                                 len(set(keys)), len(want), sorted(set(want) - set(keys))[:5],
+                                 sorted(set(keys) - set(want))[:5]))
+        for argv in ([b"SCAN", b"x"], [b"SCAN", b"0", b"COUNT", b"0"], [b"SCAN", b"0", b"MATCH"],
+                     [b"SCAN", b"0", b"TYPE"], [b"SCAN", b"18446744073709551616"],
+                     [b"SCAN", b"0", b"FOO", b"1"], [b"SCAN", b"0", b"COUNT", b"x"]):
+            want = oracle.call(*argv)
+            for n, c in enumerate(clients):
+                report.equal(c.call(*argv), want, "cluster scan via node %d %s" % (n + 1,
+                                                                                    show(argv)))
+        for c in (clients[0], oracle):
+            c.call("DEL", *fill[::2])
+        for c in clients:
+            c.close()
+
+
+def main(argv=None, name="test_differential"):
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--count", type=int, default=5000, help="RESP2 commands (RESP3: count/8)")
-    args = p.parse_args()
+    p.add_argument("--cluster", type=int, default=0, metavar="N",
+                   help="run through an N-node ringkv cluster (0: one standalone node)")
+    args = p.parse_args(argv)
     rng, _ = harness.seeded_rng(args.seed)
-    report = harness.Report("test_differential")
+    report = harness.Report(name)
     gen = CommandGen(rng)
 
-    with harness.ServerProcess(args.server, name="ringkv") as ours, harness.ServerProcess(
-        harness.REDIS_SERVER, kind="redis", name="redis"
-    ) as oracle:
+    if args.cluster:
+        ours = harness.Cluster(args.server, args.cluster, name="diff")
+        nodes = ours.nodes
+    else:
+        ours = harness.ServerProcess(args.server, name="ringkv")
+        nodes = [ours]
+    with ours, harness.ServerProcess(harness.REDIS_SERVER, kind="redis", name="redis") as oracle:
+        ports = [n.port for n in nodes]
         try:
-            pairs = compare_all(report, gen, rng, args.count, ours.port, oracle.port)
+            pairs = compare_all(report, gen, rng, args.count, ports, oracle.port, args.cluster)
+            if args.cluster:
+                check_cluster_scan(report, ports, oracle.port)
         except (OSError, ValueError) as e:
-            # A crash, hang or unparsable reply ends the run; the server log says why.
-            report.check(False, "run aborted: %r" % e, ours.log())
+            # A crash, hang or unparsable reply ends the run; the server logs say why.
+            report.check(False, "run aborted: %r" % e, "\n".join(n.log() for n in nodes))
             pairs = []
         total = sum(p.count for p in pairs)
         bad = sum(p.mismatches for p in pairs)
         print("compared %d requests, %d differences" % (total, bad))
-        report.check(ours.alive(), "ringkv still running after the run", ours.log())
-        harness.check_clean_exit(report, ours)
+        if args.cluster:
+            print("CROSSSLOT checked: %d, not comparable (skipped): %d" % (
+                sum(p.crossslot for p in pairs), sum(p.skipped for p in pairs)))
+        for n in nodes:
+            report.check(n.alive(), "%s still running after the run" % n.name, n.log())
+        for n in nodes:
+            harness.check_clean_exit(report, n)
     report.finish()
 
 
-def compare_all(report, gen, rng, count, ours_port, oracle_port):
+def compare_all(report, gen, rng, count, ours_ports, oracle_port, cluster):
     """Runs the RESP2, RESP3 and inline comparisons; returns their Pairs for the totals."""
-    pair = Pair(report, ours_port, oracle_port, "resp2")
+    rules = ClusterRules(ours_ports[0]) if cluster else None
+    pair = Pair(report, ours_ports, oracle_port, "resp2", rules)
     for argv, mode in gen.arity_sweep() + gen.set_option_sweep():
-        pair.run(harness.encode_command(*argv), mode, show(argv))
+        pair.run(harness.encode_command(*argv), mode, show(argv), argv)
     run_generated(pair, gen, count)
     pair.close()
 
-    # RESP3: HELLO variants first, then generated commands on the upgraded connection.
-    pair3 = Pair(report, ours_port, oracle_port, "resp3")
+    # RESP3: HELLO variants first, then generated commands on the upgraded connections.
+    pair3 = Pair(report, ours_ports, oracle_port, "resp3", rules)
     for argv in ([b"HELLO", b"4"], [b"HELLO", b"x"], [b"HELLO", b"3", b"FOO"],
                  [b"HELLO", b"2"], [b"HELLO", b"3", b"SETNAME", b"r3"], [b"HELLO", b"3"]):
-        pair3.ours.send(harness.encode_command(*argv))
-        pair3.theirs.send(harness.encode_command(*argv))
-        got, want = pair3.ours.read(), pair3.theirs.read()
-        report.equal(hello_masked(got), hello_masked(want), "resp3 %s" % show(argv))
+        for ours, theirs in zip(pair3.ours, pair3.theirs):
+            ours.send(harness.encode_command(*argv))
+            theirs.send(harness.encode_command(*argv))
+            got, want = ours.read(), theirs.read()
+            report.equal(hello_masked(got), hello_masked(want), "resp3 %s" % show(argv))
     run_generated(pair3, gen, max(count // 8, 50))
     pair3.close()
 
-    # Inline requests, on their own connection (they are one line each).
-    pair_inline = Pair(report, ours_port, oracle_port, "inline")
+    # Inline requests, on their own connections (they are one line each).
+    pair_inline = Pair(report, ours_ports, oracle_port, "inline", rules)
     for _ in range(max(count // 20, 30)):
         line = gen.inline()
         pair_inline.run(line + rng.choice([b"\r\n", b"\n"]), "exact", repr(line))
     pair_inline.close()
+    if rules:
+        rules.close()
 
     return [pair, pair3, pair_inline]
 

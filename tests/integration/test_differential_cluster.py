@@ -1,0 +1,21 @@
+"""The differential test through a 3-node ringkv cluster: the same generated commands, sent
+round-robin through the nodes, must answer like one redis-server (see test_differential.py for
+the few requests a cluster cannot answer like Redis and how they are checked instead).
+
+    /usr/bin/python3 test_differential_cluster.py --server build/ringkv-server [--seed N]
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import test_differential  # noqa: E402
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if "--cluster" not in args:
+        args += ["--cluster", "3"]
+    if "--count" not in args:
+        args += ["--count", "10000"]
+    test_differential.main(args, name="test_differential_cluster")
