@@ -66,8 +66,16 @@ hashring::HashRing build_ring(const conf::ClusterOptions& options, const std::st
 struct Cluster::PeerState {
   std::string address;
   std::vector<std::unique_ptr<PeerLink>> links;  // the pool, opened on first use
+  std::unique_ptr<PeerLink> health;              // pings only, so load never delays them
   std::string fingerprint;                       // the peer's, from its handshake reply
   bool mismatch = false;                         // the peer builds a different ring
+  // Health, from the pings.
+  bool up = true;
+  bool ping_in_flight = false;
+  int64_t failures = 0;       // consecutive failed pings
+  uint64_t last_seen_ms = 0;  // loop time of the last answered ping; 0 = never
+  uint64_t times_down = 0;    // up → down transitions
+  std::string last_failure;   // why the last ping failed
 };
 
 // Collects the replies of the parts of a split or fanned-out command and writes the merged
@@ -179,13 +187,29 @@ Cluster::Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, LocalExec
       local_(std::move(local)),
       self_(options.self),
       ring_(build_ring(options, self_)),
-      router_(ring_, ring_.index_of(self_)) {
+      routing_(ring_),
+      router_(routing_, routing_.index_of(self_)),
+      self_full_(ring_.index_of(self_)) {
   peers_.resize(ring_.size());
   for (size_t i = 0; i < ring_.size(); ++i) {
-    if (i == router_.self()) continue;
+    if (i == self_full_) continue;
     peers_[i] = std::make_unique<PeerState>();
     peers_[i]->address = ring_.nodes()[i].address;
   }
+  rebuild_routing();
+}
+
+void Cluster::rebuild_routing() {
+  std::vector<hashring::Member> live;
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    if (i == self_full_ || peers_[i]->up || options_.on_peer_down != conf::kPeerDownEject) {
+      live.push_back(ring_.nodes()[i]);
+    }
+  }
+  routing_.set_members(live);
+  routing_to_full_.clear();
+  for (const auto& m : routing_.nodes()) routing_to_full_.push_back(ring_.index_of(m.address));
+  router_ = Router(routing_, routing_.index_of(self_));
 }
 
 Cluster::~Cluster() = default;
@@ -201,6 +225,7 @@ void Cluster::start() {
       for (auto& l : p->links) {
         if (l && l->needs_flush()) l->flush();
       }
+      if (p->health && p->health->needs_flush()) p->health->flush();
     }
   });
   uv_timer_init(loop_, &timeout_timer_);
@@ -215,10 +240,73 @@ void Cluster::start() {
           for (auto& l : p->links) {
             if (l) l->check_timeouts(now);
           }
+          if (p->health) p->health->check_timeouts(now);
         }
       },
       kTimeoutCheckMs, kTimeoutCheckMs);
+  uv_timer_init(loop_, &health_timer_);
+  health_timer_.data = this;
+  uint64_t interval = static_cast<uint64_t>(options_.health_interval_ms);
+  uv_timer_start(
+      &health_timer_, [](uv_timer_t* t) { static_cast<Cluster*>(t->data)->check_health(); },
+      interval, interval);
   started_ = true;
+}
+
+void Cluster::check_health() {
+  for (size_t i = 0; i < peers_.size(); ++i) {
+    if (!peers_[i] || peers_[i]->ping_in_flight) continue;
+    PeerState& peer = *peers_[i];
+    if (!peer.health) {
+      // A ping unanswered within one interval counts as failed; a down peer is probed again at
+      // least once an interval.
+      uint64_t interval = static_cast<uint64_t>(options_.health_interval_ms);
+      peer.health = make_link(
+          peer, LinkOptions{std::min<uint64_t>(interval,
+                                               static_cast<uint64_t>(options_.connect_timeout_ms)),
+                            interval, interval});
+    }
+    peer.ping_in_flight = true;
+    peer.health->send("*1\r\n$4\r\nPING\r\n", [this, i](bool ok, std::string_view reply) {
+      PeerState& p = *peers_[i];
+      p.ping_in_flight = false;
+      if (ok && reply == "+PONG\r\n") {
+        ping_succeeded(p);
+      } else {
+        // reply is "ERR peer ... unavailable: <reason>" (or an unexpected reply)
+        size_t colon = reply.rfind(": ");
+        std::string_view reason = ok || colon == std::string_view::npos
+                                      ? std::string_view("unexpected reply to PING")
+                                      : reply.substr(colon + 2);
+        ping_failed(p, reason);
+      }
+    });
+  }
+}
+
+void Cluster::ping_succeeded(PeerState& peer) {
+  peer.failures = 0;
+  peer.last_seen_ms = uv_now(loop_);
+  if (peer.up) return;
+  peer.up = true;
+  spdlog::warn("peer {} is up again", peer.address);
+  if (options_.on_peer_down == conf::kPeerDownEject) {
+    rebuild_routing();
+    spdlog::warn("peer {} is back on the ring; its keys go to it again", peer.address);
+  }
+}
+
+void Cluster::ping_failed(PeerState& peer, std::string_view reason) {
+  peer.failures++;
+  peer.last_failure = reason;
+  if (!peer.up || peer.failures < options_.failure_limit) return;
+  peer.up = false;
+  peer.times_down++;
+  spdlog::warn("peer {} is down after {} failed pings ({})", peer.address, peer.failures, reason);
+  if (options_.on_peer_down == conf::kPeerDownEject) {
+    rebuild_routing();
+    spdlog::warn("peer {} ejected from the ring; its keys go to the next owners", peer.address);
+  }
 }
 
 void Cluster::stop() {
@@ -226,8 +314,11 @@ void Cluster::stop() {
   started_ = false;
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&timeout_timer_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&health_timer_), nullptr);
   for (auto& p : peers_) {
     if (!p) continue;
+    if (p->health) p->health->close("node shutting down");
+    p->health.reset();
     // Requests still waiting get an answer, so their clients can be flushed and closed.
     for (auto& l : p->links) {
       if (l) l->close("node shutting down");
@@ -242,34 +333,36 @@ PeerLink& Cluster::link_for(size_t node, uint64_t client_id) {
   if (peer.links.empty()) peer.links.resize(pool);
   auto& link = peer.links[client_id % pool];
   if (!link) {
-    std::string handshake;
-    append_header(handshake, 3);
-    append_bulk(handshake, "RINGKV.PEER");
-    append_bulk(handshake, self_);
-    append_bulk(handshake, fingerprint_hex(ring_.fingerprint()));
-    LinkOptions lo{static_cast<uint64_t>(options_.connect_timeout_ms),
-                   static_cast<uint64_t>(options_.request_timeout_ms)};
-    PeerState* ps = &peer;
-    std::string mine = fingerprint_hex(ring_.fingerprint());
-    link = std::make_unique<PeerLink>(
-        loop_, peer.address, lo, std::move(handshake), [ps, mine](std::string_view reply) {
-          // The peer answers "+<its fingerprint>".
-          std::string theirs(reply.substr(1, reply.size() >= 3 ? reply.size() - 3 : 0));
-          if (ps->fingerprint != theirs) {
-            ps->fingerprint = theirs;
-            ps->mismatch = theirs != mine;
-            if (ps->mismatch) {
-              spdlog::error(
-                  "ring mismatch: peer {} builds a different ring (fingerprint {} here, {} "
-                  "there); check that every node lists the same members, replicas and hash",
-                  ps->address, mine, theirs);
-            } else {
-              spdlog::info("linked to peer {}", ps->address);
-            }
-          }
-        });
+    link = make_link(peer, LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
+                                       static_cast<uint64_t>(options_.request_timeout_ms)});
   }
   return *link;
+}
+
+std::unique_ptr<PeerLink> Cluster::make_link(PeerState& peer, LinkOptions options) {
+  std::string mine = fingerprint_hex(ring_.fingerprint());
+  std::string handshake;
+  append_header(handshake, 3);
+  append_bulk(handshake, "RINGKV.PEER");
+  append_bulk(handshake, self_);
+  append_bulk(handshake, mine);
+  PeerState* ps = &peer;
+  return std::make_unique<PeerLink>(
+      loop_, peer.address, options, std::move(handshake), [ps, mine](std::string_view reply) {
+        // The peer answers "+<its fingerprint>".
+        std::string theirs(reply.substr(1, reply.size() >= 3 ? reply.size() - 3 : 0));
+        if (ps->fingerprint == theirs) return;
+        ps->fingerprint = theirs;
+        ps->mismatch = theirs != mine;
+        if (ps->mismatch) {
+          spdlog::error(
+              "ring mismatch: peer {} builds a different ring (fingerprint {} here, {} there); "
+              "check that every node lists the same members, replicas and hash",
+              ps->address, mine, theirs);
+        } else {
+          spdlog::info("linked to peer {}", ps->address);
+        }
+      });
 }
 
 void Cluster::send_to(size_t node, std::span<const std::string_view> argv,
@@ -292,7 +385,14 @@ void Cluster::send_to(size_t node, std::span<const std::string_view> argv,
     cb(true, out);
     return;
   }
-  PeerLink& link = link_for(node, client_id);
+  const size_t full = routing_to_full_[node];
+  if (!peers_[full]->up) {
+    // Known down (fail mode): answer at once instead of waiting for a timeout.
+    relay_errors_++;
+    cb(false, "ERR peer " + peers_[full]->address + " unavailable: down");
+    return;
+  }
+  PeerLink& link = link_for(full, client_id);
   std::string& f = link.frame_buffer();
   bool resp3 = resp == protocol::RespVersion::kResp3;
   size_t n = groups == nullptr ? argv.size() : 1 + groups->size() * step;
@@ -370,9 +470,9 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
 
   // Keyspace-wide: every node, self included.
   fanout_++;
-  m->remaining = ring_.size();
-  m->replies.resize(ring_.size());
-  for (size_t node = 0; node < ring_.size(); ++node) {
+  m->remaining = routing_.size();
+  m->replies.resize(routing_.size());
+  for (size_t node = 0; node < routing_.size(); ++node) {
     send_to(node, argv, nullptr, 1, client_id, resp,
             [m, node](bool ok, std::string_view reply) { m->part_done(node, ok, reply); });
   }
@@ -384,7 +484,7 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
 void Cluster::execute_scan(std::span<const std::string_view> argv, uint64_t client_id,
                            protocol::RespVersion resp, ReplyDone done) {
   uint64_t cursor = 0;
-  const uint64_t nodes = ring_.size();
+  const uint64_t nodes = routing_.size();
   if (!engine::parse_scan_cursor(argv[1], cursor)) {
     // Let the command report the bad cursor exactly as it would alone.
     std::string out;
@@ -436,17 +536,41 @@ std::string Cluster::accept_peer(std::span<const std::string_view> args) {
   return "+" + mine + "\r\n";
 }
 
+std::string Cluster::link_state(const PeerState& p) const {
+  std::string state = "idle";
+  for (const auto& l : p.links) {
+    if (!l) continue;
+    if (l->state() == PeerLink::State::kReady) return "connected";
+    if (l->state() == PeerLink::State::kBackoff) state = "broken:" + l->last_error();
+    if (l->state() == PeerLink::State::kConnecting && state == "idle") state = "connecting";
+  }
+  for (char& c : state) {
+    if (c == ' ') c = '_';
+  }
+  return state;
+}
+
+std::string Cluster::health_fields(const PeerState& p) const {
+  std::string out = "state=";
+  out += p.up ? "up" : "down";
+  out += ",last-seen-ms=";
+  out += p.last_seen_ms == 0 ? std::string("-1") : std::to_string(uv_now(loop_) - p.last_seen_ms);
+  out += ",failures=" + std::to_string(p.failures);
+  out += ",times-down=" + std::to_string(p.times_down);
+  if (options_.on_peer_down == conf::kPeerDownEject) {
+    out += ",ejected=";
+    out += p.up ? "no" : "yes";
+  }
+  return out;
+}
+
 std::string Cluster::info_text() const {
-  size_t linked = 0, mismatched = 0;
+  size_t linked = 0, mismatched = 0, down = 0;
   for (const auto& p : peers_) {
     if (!p) continue;
-    for (const auto& l : p->links) {
-      if (l && l->state() == PeerLink::State::kReady) {
-        linked++;
-        break;
-      }
-    }
+    if (link_state(*p) == "connected") linked++;
     if (p->mismatch) mismatched++;
+    if (!p->up) down++;
   }
   std::string out;
   auto line = [&](std::string_view k, const std::string& v) {
@@ -455,14 +579,18 @@ std::string Cluster::info_text() const {
     out += v;
     out += "\r\n";
   };
-  line("cluster_state", mismatched ? "misconfigured" : "ok");
+  line("cluster_state", mismatched ? "misconfigured" : down ? "degraded" : "ok");
   line("cluster_members", std::to_string(ring_.size()));
   line("cluster_self", self_);
+  line("cluster_peers_up", std::to_string(peers_.size() - 1 - down));
+  line("cluster_peers_down", std::to_string(down));
   line("cluster_peers_linked", std::to_string(linked));
   line("cluster_ring_mismatches", std::to_string(mismatched));
+  line("cluster_on_peer_down", options_.on_peer_down);
+  line("cluster_routing_members", std::to_string(routing_.size()));
   line("cluster_replicas", std::to_string(ring_.replicas()));
   line("cluster_hash", ring_.scheme().name);
-  line("cluster_ring_version", std::to_string(ring_.version()));
+  line("cluster_ring_version", std::to_string(routing_.version()));
   line("cluster_ring_fingerprint", fingerprint_hex(ring_.fingerprint()));
   return out;
 }
@@ -472,29 +600,21 @@ std::string Cluster::nodes_text(size_t self_keys) const {
   for (size_t i = 0; i < ring_.size(); ++i) {
     const auto& m = ring_.nodes()[i];
     out += m.address;
-    if (i == router_.self()) {
-      out += " self connected";
+    if (i == self_full_) {
+      out += " self up connected";
     } else {
       const PeerState& p = *peers_[i];
-      std::string state = "idle";
-      for (const auto& l : p.links) {
-        if (!l) continue;
-        if (l->state() == PeerLink::State::kReady) {
-          state = "connected";
-          break;
-        }
-        if (l->state() == PeerLink::State::kBackoff) state = "down:" + l->last_error();
-        if (l->state() == PeerLink::State::kConnecting && state == "idle") state = "connecting";
-      }
-      for (char& c : state) {
-        if (c == ' ') c = '_';
-      }
-      out += " peer " + state;
+      out += p.up ? " peer up " : " peer down ";
+      out += link_state(p);
       if (p.mismatch) out += " ring-mismatch";
     }
     out += " vnodes=" + std::to_string(ring_.replicas() * m.weight);
     out += " weight=" + std::to_string(m.weight);
-    if (i == router_.self()) out += " keys=" + std::to_string(self_keys);
+    if (i == self_full_) {
+      out += " keys=" + std::to_string(self_keys);
+    } else {
+      out += " " + health_fields(*peers_[i]);
+    }
     out += "\n";
   }
   return out;
@@ -516,7 +636,7 @@ std::string Cluster::info_section() const {
       err += l->stats().errors;
       inflight += l->in_flight();
     }
-    out += "peer:" + p->address + ",requests=" + std::to_string(req) +
+    out += "peer:" + p->address + "," + health_fields(*p) + ",requests=" + std::to_string(req) +
            ",errors=" + std::to_string(err) + ",in_flight=" + std::to_string(inflight) + "\r\n";
   }
   return out;

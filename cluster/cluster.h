@@ -50,7 +50,9 @@ class Cluster {
   void stop();
 
   const Router& router() const { return router_; }
+  // Every configured member; routing uses this ring less the peers ejected for being down.
   const hashring::HashRing& ring() const { return ring_; }
+  const hashring::HashRing& routing_ring() const { return routing_; }
   const std::string& self_address() const { return self_; }
 
   // Executes a command whose route involves peers (kRemote, kSplit or kFanOut) for a client;
@@ -73,8 +75,20 @@ class Cluster {
   struct PeerState;
   struct Merge;
 
+  // The link of the pool of peer `node` (an index in ring_) that carries this client's requests.
   PeerLink& link_for(size_t node, uint64_t client_id);
-  // Sends argv (or, with `groups`, argv[0] plus those key groups) to `node`, or runs it here.
+  std::unique_ptr<PeerLink> make_link(PeerState& peer, LinkOptions options);
+  // Recomputes routing_ from ring_ without the peers ejected for being down.
+  void rebuild_routing();
+  void check_health();
+  void ping_succeeded(PeerState& peer);
+  void ping_failed(PeerState& peer, std::string_view reason);
+  // "connected", "connecting", "idle" or "broken:<reason>" for the peer's relay links.
+  std::string link_state(const PeerState& p) const;
+  // state=up|down,last-seen-ms=N,failures=N,times-down=N[,ejected=yes|no]
+  std::string health_fields(const PeerState& p) const;
+  // Sends argv (or, with `groups`, argv[0] plus those key groups) to `node` (an index in
+  // routing_), or runs it here.
   void send_to(size_t node, std::span<const std::string_view> argv,
                const std::vector<size_t>* groups, size_t step, uint64_t client_id,
                protocol::RespVersion resp, PeerLink::ReplyCallback cb);
@@ -85,11 +99,15 @@ class Cluster {
   conf::ClusterOptions options_;
   LocalExecutor local_;
   std::string self_;
-  hashring::HashRing ring_;
-  Router router_;
+  hashring::HashRing ring_;              // every configured member (what peers compare)
+  hashring::HashRing routing_;           // the members keys are routed to: ring_ less ejected peers
+  std::vector<size_t> routing_to_full_;  // routing_ node index → ring_ node index
+  Router router_;                        // over routing_
+  size_t self_full_;
   std::vector<std::unique_ptr<PeerState>> peers_;  // by node index; null for self
   uv_check_t flush_check_;
   uv_timer_t timeout_timer_;
+  uv_timer_t health_timer_;
   bool started_ = false;
   uint64_t relayed_ = 0;
   uint64_t relay_errors_ = 0;

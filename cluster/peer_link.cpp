@@ -10,7 +10,6 @@ namespace ringkv::cluster {
 namespace {
 
 constexpr uint64_t kMinBackoffMs = 100;
-constexpr uint64_t kMaxBackoffMs = 5000;
 constexpr size_t kReadChunk = 64 * 1024;
 
 struct WriteRequest {
@@ -251,7 +250,8 @@ void PeerLink::fail(std::string_view reason) {
     state_ = State::kIdle;
   } else {
     state_ = State::kBackoff;
-    backoff_ms_ = backoff_ms_ == 0 ? kMinBackoffMs : std::min(backoff_ms_ * 2, kMaxBackoffMs);
+    backoff_ms_ = backoff_ms_ == 0 ? std::min(kMinBackoffMs, options_.max_backoff_ms)
+                                   : std::min(backoff_ms_ * 2, options_.max_backoff_ms);
     backoff_until_ms_ = uv_now(loop_) + backoff_ms_;
   }
   out_.clear();

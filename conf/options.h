@@ -31,15 +31,22 @@ struct PeerOptions {
 inline constexpr const char* kHashCrc32 = "crc32";
 inline constexpr const char* kHashBalanced = "balanced";
 
+// Names accepted by ClusterOptions::on_peer_down.
+inline constexpr const char* kPeerDownFail = "fail";
+inline constexpr const char* kPeerDownEject = "eject";
+
 // The consistent-hash cluster this node belongs to. No peers means a standalone node.
 struct ClusterOptions {
-  std::string self;                   // this node's "host:port" on the ring; "" = bind:port
-  std::vector<PeerOptions> peers;     // the other nodes of the cluster
-  int64_t replicas = 100;             // virtual nodes per unit of weight on the ring
-  std::string hash = kHashBalanced;   // ring hash function: "balanced" or "crc32"
-  int64_t pool_size = 2;              // connections kept open to each peer
-  int64_t connect_timeout_ms = 1000;  // give up connecting to a peer after this long
-  int64_t request_timeout_ms = 5000;  // fail a relayed request not answered within this long
+  std::string self;                          // this node's "host:port" on the ring; "" = bind:port
+  std::vector<PeerOptions> peers;            // the other nodes of the cluster
+  int64_t replicas = 100;                    // virtual nodes per unit of weight on the ring
+  std::string hash = kHashBalanced;          // ring hash function: "balanced" or "crc32"
+  int64_t pool_size = 2;                     // connections kept open to each peer
+  int64_t connect_timeout_ms = 1000;         // give up connecting to a peer after this long
+  int64_t request_timeout_ms = 5000;         // fail a relayed request not answered within this long
+  int64_t health_interval_ms = 1000;         // ping every peer this often
+  int64_t failure_limit = 3;                 // consecutive failed pings that mark a peer down
+  std::string on_peer_down = kPeerDownFail;  // "fail" its keys, or "eject" it from the ring
 };
 
 // Logging through spdlog.

@@ -210,7 +210,7 @@ std::string Server::cluster_nodes() {
 }
 
 std::string Server::cluster_owner(std::string_view key) {
-  return cluster_ ? std::string(cluster_->ring().owner_of(key)) : std::string();
+  return cluster_ ? std::string(cluster_->routing_ring().owner_of(key)) : std::string();
 }
 
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
