@@ -338,9 +338,6 @@ class ReplyReader:
         data = self.sock.recv(65536)
         if not data:
             raise ConnectionError("connection closed by server")
-        if self.pos > 1 << 20:
-            del self.buf[: self.pos]
-            self.pos = 0
         self.buf += data
 
     def _line(self):
@@ -361,6 +358,10 @@ class ReplyReader:
 
     def read(self):
         """Returns the next complete reply's bytes (nested aggregates and attributes included)."""
+        # Consumed input is dropped only between replies, so `start` stays valid while reading.
+        if self.pos > 1 << 20:
+            del self.buf[: self.pos]
+            self.pos = 0
         start = self.pos
         self._skip_one()
         return bytes(self.buf[start : self.pos])
