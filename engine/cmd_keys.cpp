@@ -14,6 +14,7 @@
 
 #include "engine/glob.h"
 #include "engine/handlers.h"
+#include "engine/object.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
@@ -388,7 +389,7 @@ void cmd_flushall(CommandContext& ctx) {
 }
 
 void cmd_object_encoding(CommandContext& ctx) {
-  if (const Entry* e = object_lookup(ctx)) ctx.reply.bulk(encoding_name(e->encoding()));
+  if (const Entry* e = object_lookup(ctx)) ctx.reply.bulk(value_encoding_name(*e));
 }
 
 void cmd_object_freq(CommandContext& ctx) {

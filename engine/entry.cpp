@@ -9,6 +9,8 @@
 #include <cstring>
 #include <new>
 
+#include "engine/object.h"
+
 namespace ringkv::engine {
 
 namespace {
@@ -128,6 +130,20 @@ std::string_view Entry::string_value() const {
   return {reinterpret_cast<const char*>(bytes()) + l.value_offset, l.value_size};
 }
 
+Object* Entry::object() const {
+  assert(type() != ValueType::kString);
+  Layout l = layout();
+  Object* object;
+  std::memcpy(&object, bytes() + l.value_offset, sizeof object);
+  return object;
+}
+
+void Entry::detach_object() {
+  assert(type() != ValueType::kString);
+  Object* none = nullptr;
+  std::memcpy(bytes() + layout().value_offset, &none, sizeof none);
+}
+
 int64_t Entry::expire_at() const {
   if (!has_expire()) return -1;
   size_t unused;
@@ -169,6 +185,12 @@ Entry* Entry::create(ValueType type, StringEncoding encoding, uint32_t lru, std:
   auto* e = static_cast<Entry*>(mem);
   e->set_lru(lru);
   return e;
+}
+
+Entry* Entry::create_object(uint32_t lru, std::string_view key, Object* object, int64_t expire_at) {
+  assert(object != nullptr && object->type() != ValueType::kString);
+  const std::string_view slot(reinterpret_cast<const char*>(&object), sizeof object);
+  return create(object->type(), StringEncoding::kInt, lru, key, slot, expire_at);
 }
 
 bool Entry::rewrite(StringEncoding encoding, uint32_t lru, std::string_view value,
@@ -225,7 +247,10 @@ Entry* Entry::append(Entry* e, std::string_view suffix) {
   return e;
 }
 
-void Entry::destroy(Entry* e) { std::free(e); }
+void Entry::destroy(Entry* e) {
+  if (e->type() != ValueType::kString) delete e->object();
+  std::free(e);
+}
 
 size_t Entry::allocated_size() const { return malloc_usable_size(const_cast<Entry*>(this)); }
 

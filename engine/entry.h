@@ -3,12 +3,13 @@
 //   byte 0      type (3 bits) | encoding (3 bits) | has_expire (1 bit)
 //   bytes 1-3   LRU clock, seconds, 24 bits (OBJECT IDLETIME)
 //   varint      key length
-//   varint      value length (strings; 8 for the other types, whose value is a pointer)
+//   varint      value length (strings; 8 for the other types, whose value is an Object*)
 //   [8 bytes]   absolute expiry, unix ms (only when has_expire)
 //   key bytes, then value bytes
 //
 // A 16-byte key with a 16-byte value needs 38 bytes, which glibc serves from a 48-byte chunk.
-// Entries are created, resized and freed only by the Store.
+// Entries are created, resized and freed only by the Store. An entry owns its Object (see
+// object.h): destroying the entry destroys the object.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,8 @@
 #include <string_view>
 
 namespace ringkv::engine {
+
+class Object;
 
 enum class ValueType : uint8_t { kString = 0, kList = 1, kSet = 2, kZSet = 3, kHash = 4 };
 
@@ -34,6 +37,9 @@ class Entry {
   StringEncoding encoding() const;
   std::string_view key() const;
   std::string_view string_value() const;  // type() == kString
+  // The collection value (type() != kString). Writes to it go through ObjectWrite (object.h)
+  // so that the store's memory accounting and empty-key deletion stay right.
+  Object* object() const;
   bool has_expire() const;
   int64_t expire_at() const;  // unix ms; -1 when the key has no TTL
   uint32_t lru() const;       // 24-bit LRU clock at last access
@@ -54,6 +60,11 @@ class Entry {
   // Allocates and fills a block; `expire_at` < 0 means no TTL. Never returns nullptr.
   static Entry* create(ValueType type, StringEncoding encoding, uint32_t lru, std::string_view key,
                        std::string_view value, int64_t expire_at);
+  // Allocates a block for a collection key that takes ownership of `object`.
+  static Entry* create_object(uint32_t lru, std::string_view key, Object* object,
+                              int64_t expire_at);
+  // Gives up the object without freeing it (it moved to another entry).
+  void detach_object();
   // Rewrites the value (and encoding, TTL, LRU) in place when the block's layout is unchanged
   // and its allocation is big enough; false when a new block is needed.
   bool rewrite(StringEncoding encoding, uint32_t lru, std::string_view value, int64_t expire_at);
@@ -61,7 +72,7 @@ class Entry {
   // 1 MB, then 1 MB more) so repeated appends cost amortised linear time; the encoding becomes
   // raw. `suffix` must not point into `e`. Returns the block, which may have moved.
   static Entry* append(Entry* e, std::string_view suffix);
-  // Frees a block created by create().
+  // Frees a block created by create() or create_object(), with its object.
   static void destroy(Entry* e);
   // Bytes the allocator reserved for this block.
   size_t allocated_size() const;

@@ -33,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/object.h"
+
 namespace ringkv::engine {
 
 namespace {
@@ -299,6 +301,13 @@ struct Store::Impl {
 
   uint64_t hash(std::string_view key) const { return wyhash(key, seed); }
 
+  // Bytes a key holds: its block plus, for a collection, its object.
+  static size_t footprint(const Entry* e) {
+    size_t bytes = e->allocated_size();
+    if (e->type() != ValueType::kString && e->object() != nullptr) bytes += e->object()->memory();
+    return bytes;
+  }
+
   uint64_t next_random() {
     // splitmix64: cheap and good enough for picking slots.
     uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
@@ -383,7 +392,7 @@ struct Store::Impl {
     reserve_one();
     const bool is_volatile = e->has_expire();
     place(main, make_slot(e, h, is_volatile), h);
-    used += e->allocated_size();
+    used += footprint(e);
     if (is_volatile) ++volatile_count;
   }
 
@@ -392,8 +401,13 @@ struct Store::Impl {
     const uint64_t s = t.slots[pos];
     Entry* prev = slot_entry(s);
     if (prev != e) {
-      used -= prev->allocated_size();
-      used += e->allocated_size();
+      used -= footprint(prev);
+      used += footprint(e);
+      // A TTL change rebuilds the block around the same object: keep it alive.
+      if (prev->type() != ValueType::kString && e->type() != ValueType::kString &&
+          prev->object() == e->object()) {
+        prev->detach_object();
+      }
       Entry::destroy(prev);
     }
     const bool was_volatile = slot_volatile(s);
@@ -407,7 +421,7 @@ struct Store::Impl {
     const uint64_t s = t.slots[pos];
     Entry* e = slot_entry(s);
     if (slot_volatile(s)) --volatile_count;
-    used -= e->allocated_size();
+    used -= footprint(e);
     Entry::destroy(e);
     --t.count;
     size_t hole = pos;
@@ -500,7 +514,7 @@ struct Store::Impl {
         Entry* e = slot_entry(s);
         if (expired(s)) {
           --volatile_count;
-          used -= e->allocated_size();
+          used -= footprint(e);
           Entry::destroy(e);
           ++store.stats_.expired_keys;
         } else {
@@ -516,7 +530,16 @@ struct Store::Impl {
 
   uint32_t lru_clock() const { return static_cast<uint32_t>(store.now_ms_ / 1000) & kLruClockMax; }
 
-  // Copies an entry under a (possibly different) key with the given TTL and LRU.
+  // Takes a collection's object out of an entry about to be freed (it moved to another entry),
+  // so the entry frees and accounts only its block.
+  void detach(Entry* e) {
+    if (e->type() == ValueType::kString) return;
+    used -= e->object()->memory();
+    e->detach_object();
+  }
+
+  // Copies an entry under a (possibly different) key with the given TTL and LRU. A collection's
+  // object is shared, not copied: the caller detaches it from one of the two entries.
   static Entry* clone(const Entry* e, std::string_view key, int64_t expire_at, uint32_t lru) {
     const Entry::Layout l = e->layout();
     std::string_view raw(reinterpret_cast<const char*>(e->bytes()) + l.value_offset, l.value_size);
@@ -651,6 +674,17 @@ const Entry* Store::append_string(std::string_view key, std::string_view suffix)
   return e;
 }
 
+const Entry* Store::add_object(std::string_view key, std::unique_ptr<Object> object) {
+  impl_->step();
+  const uint64_t h = impl_->hash(key);
+  assert(impl_->find(key, h).entry == nullptr);
+  Entry* e = Entry::create_object(impl_->lru_clock(), key, object.release(), -1);
+  impl_->insert_new(e, h);
+  return e;
+}
+
+void Store::object_resized(size_t before, size_t after) { impl_->used += after - before; }
+
 bool Store::erase(std::string_view key) {
   impl_->step();
   const size_t before = size();
@@ -695,6 +729,7 @@ bool Store::rename(std::string_view from, std::string_view to) {
   if (from == to) return true;
   // Build the moved entry first: `to` may point into an entry about to be freed.
   Entry* moved = Impl::clone(f.entry, to, f.entry->expire_at(), f.entry->lru());
+  impl_->detach(f.entry);
   impl_->remove_at(*f.table, f.pos);
   const uint64_t h = impl_->hash(moved->key());
   Impl::Found dst = impl_->find(moved->key(), h);
@@ -716,8 +751,11 @@ bool Store::copy(std::string_view from, std::string_view to, bool replace) {
   if (from == to) return true;
   // find_live on `to` may have shifted `from`; look it up again before copying.
   src = impl_->find(from, impl_->hash(from));
-  assert(src.entry->type() == ValueType::kString);
-  Entry* e = Impl::clone(src.entry, to, src.entry->expire_at(), impl_->lru_clock());
+  Entry* e =
+      src.entry->type() == ValueType::kString
+          ? Impl::clone(src.entry, to, src.entry->expire_at(), impl_->lru_clock())
+          : Entry::create_object(impl_->lru_clock(), to, src.entry->object()->clone().release(),
+                                 src.entry->expire_at());
   if (dst.entry != nullptr) {
     impl_->replace_at(*dst.table, dst.pos, e);
   } else {

@@ -2,9 +2,10 @@
 //
 // Memory layout: an open-addressing table of tagged pointers (8 bytes a slot); each key is one
 // heap block holding a small header, the optional absolute expiry, the key bytes and, for strings,
-// the value bytes (see entry.h). The table grows and shrinks incrementally: while a resize is in
-// progress both tables are live and every operation (plus a timer step) migrates a few slots, so
-// no single operation pays for rehashing millions of keys.
+// the value bytes (see entry.h); a collection's block holds a pointer to its Object (object.h),
+// which the store owns and counts in used_memory. The table grows and shrinks incrementally: while
+// a resize is in progress both tables are live and every operation (plus a timer step) migrates a
+// few slots, so no single operation pays for rehashing millions of keys.
 //
 // Expiry is lazy (an expired key is deleted the moment it is looked up) plus an active cycle that
 // walks the table and deletes expired keys within a time budget. The store never reads the clock:
@@ -76,6 +77,12 @@ class Store {
   // nullptr when the key is absent; the caller checks the type and the size limit first.
   const Entry* append_string(std::string_view key, std::string_view suffix);
 
+  // Adds a collection key that does not exist yet (peek returned nullptr), taking ownership of
+  // `object`. Commands use write_object (object.h), which calls this. Returns the entry.
+  const Entry* add_object(std::string_view key, std::unique_ptr<Object> object);
+  // Accounts a change of an object's memory() during a write (called by ObjectWrite).
+  void object_resized(size_t before, size_t after);
+
   // Removes a key. Returns true if it existed (and was not expired).
   bool erase(std::string_view key);
 
@@ -85,10 +92,11 @@ class Store {
   // Removes a key's TTL. Returns true when it had one.
   bool persist(std::string_view key);
 
-  // Moves `from` to `to`, replacing `to`, keeping the value and TTL. false if `from` is absent.
+  // Moves `from` to `to`, replacing `to`, keeping the value and TTL (a collection's object moves
+  // with it). false if `from` is absent.
   bool rename(std::string_view from, std::string_view to);
-  // Copies `from` to `to` (value and TTL). false if `from` is absent. Replaces `to` only when
-  // `replace`; returns false if `to` exists and !replace.
+  // Copies `from` to `to` (value and TTL; a collection is deep-copied). false if `from` is absent.
+  // Replaces `to` only when `replace`; returns false if `to` exists and !replace.
   bool copy(std::string_view from, std::string_view to, bool replace);
 
   size_t size() const;           // keys, including expired ones not yet collected
@@ -121,7 +129,7 @@ class Store {
   // Slots of the table new keys go to (tests, DEBUG-style introspection).
   size_t capacity() const;
 
-  // Bytes the store holds (entries and tables), as the allocator accounts them.
+  // Bytes the store holds (entries, their objects and tables), as the allocator accounts them.
   size_t used_memory() const;
   // Sum of TTLs (ms remaining) of a sample, for INFO's avg_ttl estimate.
   int64_t avg_ttl_ms() const { return avg_ttl_ms_; }
