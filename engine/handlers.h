@@ -1,6 +1,6 @@
 // Command handlers: one function per table row. Each parses its arguments, calls pure
 // operations on the Store and writes the reply. Grouped by file: cmd_string.cpp, cmd_keys.cpp,
-// cmd_connection.cpp, cmd_server.cpp.
+// cmd_hash.cpp, cmd_connection.cpp, cmd_server.cpp.
 #pragma once
 
 #include "engine/command.h"
@@ -28,6 +28,24 @@ void cmd_decrby(CommandContext& ctx);
 void cmd_incrbyfloat(CommandContext& ctx);
 void cmd_getrange(CommandContext& ctx);  // also SUBSTR
 void cmd_setrange(CommandContext& ctx);
+
+// Hashes (cmd_hash.cpp)
+void cmd_hset(CommandContext& ctx);
+void cmd_hsetnx(CommandContext& ctx);
+void cmd_hget(CommandContext& ctx);
+void cmd_hmget(CommandContext& ctx);
+void cmd_hmset(CommandContext& ctx);
+void cmd_hdel(CommandContext& ctx);
+void cmd_hlen(CommandContext& ctx);
+void cmd_hstrlen(CommandContext& ctx);
+void cmd_hexists(CommandContext& ctx);
+void cmd_hgetall(CommandContext& ctx);
+void cmd_hkeys(CommandContext& ctx);
+void cmd_hvals(CommandContext& ctx);
+void cmd_hincrby(CommandContext& ctx);
+void cmd_hincrbyfloat(CommandContext& ctx);
+void cmd_hrandfield(CommandContext& ctx);
+void cmd_hscan(CommandContext& ctx);
 
 // Keyspace (cmd_keys.cpp)
 void cmd_del(CommandContext& ctx);  // also UNLINK

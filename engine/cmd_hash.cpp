@@ -1,0 +1,309 @@
+// Hash command handlers: parse arguments in Redis 7.0.15's order (so the first error reported is
+// the one Redis reports), call the operations of hash_type.h and write the reply.
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/glob.h"
+#include "engine/handlers.h"
+#include "engine/hash_type.h"
+#include "engine/store.h"
+#include "engine/string_ops.h"
+#include "protocol/errors.h"
+
+namespace ringkv::engine {
+
+namespace err = protocol::err;
+
+namespace {
+
+constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
+constexpr std::string_view kCountOutOfRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
+constexpr int64_t kDefaultScanCount = 10;
+
+// Random bits for HRANDFIELD: splitmix64 seeded once per process.
+uint64_t next_random() {
+  static uint64_t state = [] {
+    std::random_device rd;
+    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  }();
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// HSET and HMSET take field/value pairs: an odd count is an arity error, checked before the key.
+bool pairs_or_reply(CommandContext& ctx) {
+  if (ctx.argv.size() % 2 == 0) return true;
+  std::string text(err::kWrongArity);
+  text.replace(text.find("%s"), 2, to_lower(ctx.argv[0]));
+  ctx.reply.error(text);
+  return false;
+}
+
+// Looks up the hash a read command works on; replies the error and returns false on WRONGTYPE.
+bool hash_or_reply(CommandContext& ctx, const HashObject*& hash) {
+  auto found = lookup_hash(ctx.store, ctx.argv[1]);
+  if (!found) {
+    ctx.reply.error(found.error());
+    return false;
+  }
+  hash = *found;
+  return true;
+}
+
+// HKEYS, HVALS and HGETALL: the fields and/or values of the hash (a map for HGETALL in RESP3).
+void reply_all(CommandContext& ctx, bool fields, bool values) {
+  const HashObject* hash = nullptr;
+  if (!hash_or_reply(ctx, hash)) return;
+  const size_t n = hash == nullptr ? 0 : hash->size();
+  if (fields && values) {
+    ctx.reply.map(n);
+  } else {
+    ctx.reply.array(n);
+  }
+  if (hash == nullptr) return;
+  hash->for_each([&](std::string_view f, std::string_view v) {
+    if (fields) ctx.reply.bulk(f);
+    if (values) ctx.reply.bulk(v);
+  });
+}
+
+// HRANDFIELD key count [WITHVALUES].
+void hrandfield_with_count(CommandContext& ctx) {
+  int64_t count = 0;
+  if (!parse_int64(ctx.argv[2], count)) {
+    ctx.reply.error(err::kNotInteger);
+    return;
+  }
+  if (count == INT64_MIN) {
+    ctx.reply.error(kCountOutOfRange);
+    return;
+  }
+  bool with_values = false;
+  if (ctx.argv.size() == 4) {
+    if (!equals_ignore_case(ctx.argv[3], "withvalues")) {
+      ctx.reply.error(err::kSyntax);
+      return;
+    }
+    // Redis replies twice as many elements: keep that count representable.
+    if (count < -INT64_MAX / 2 || count > INT64_MAX / 2) {
+      ctx.reply.error(kValueOutOfRange);
+      return;
+    }
+    with_values = true;
+  } else if (ctx.argv.size() > 4) {
+    ctx.reply.error(err::kSyntax);
+    return;
+  }
+  const HashObject* hash = nullptr;
+  if (!hash_or_reply(ctx, hash)) return;
+  if (hash == nullptr || count == 0) {
+    ctx.reply.array(0);
+    return;
+  }
+  const uint64_t size = hash->size();
+  const uint64_t n = count < 0 ? static_cast<uint64_t>(-count) : std::min<uint64_t>(size, count);
+  // RESP3 nests each field with its value; RESP2 flattens them.
+  const bool resp3 = ctx.reply.version() == protocol::RespVersion::kResp3;
+  ctx.reply.array(with_values && !resp3 ? n * 2 : n);
+  hash_random_fields(*hash, count, next_random, [&](std::string_view f, std::string_view v) {
+    if (with_values && resp3) ctx.reply.array(2);
+    ctx.reply.bulk(f);
+    if (with_values) ctx.reply.bulk(v);
+  });
+}
+
+}  // namespace
+
+void cmd_hset(CommandContext& ctx) {
+  if (!pairs_or_reply(ctx)) return;
+  auto added = hash_set(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
+  if (added) {
+    ctx.reply.integer(*added);
+  } else {
+    ctx.reply.error(added.error());
+  }
+}
+
+void cmd_hmset(CommandContext& ctx) {
+  if (!pairs_or_reply(ctx)) return;
+  auto added = hash_set(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
+  if (added) {
+    ctx.reply.ok();
+  } else {
+    ctx.reply.error(added.error());
+  }
+}
+
+void cmd_hsetnx(CommandContext& ctx) {
+  auto set = hash_set_nx(ctx.store, ctx.argv[1], ctx.argv[2], ctx.argv[3]);
+  if (set) {
+    ctx.reply.integer(*set ? 1 : 0);
+  } else {
+    ctx.reply.error(set.error());
+  }
+}
+
+void cmd_hget(CommandContext& ctx) {
+  const HashObject* hash = nullptr;
+  if (!hash_or_reply(ctx, hash)) return;
+  auto value = hash == nullptr ? std::nullopt : hash->get(ctx.argv[2]);
+  if (value) {
+    ctx.reply.bulk(*value);
+  } else {
+    ctx.reply.null();
+  }
+}
+
+void cmd_hmget(CommandContext& ctx) {
+  const HashObject* hash = nullptr;
+  if (!hash_or_reply(ctx, hash)) return;
+  ctx.reply.array(ctx.argv.size() - 2);
+  for (size_t i = 2; i < ctx.argv.size(); ++i) {
+    auto value = hash == nullptr ? std::nullopt : hash->get(ctx.argv[i]);
+    if (value) {
+      ctx.reply.bulk(*value);
+    } else {
+      ctx.reply.null();
+    }
+  }
+}
+
+void cmd_hdel(CommandContext& ctx) {
+  auto deleted = hash_del(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
+  if (deleted) {
+    ctx.reply.integer(*deleted);
+  } else {
+    ctx.reply.error(deleted.error());
+  }
+}
+
+void cmd_hlen(CommandContext& ctx) {
+  const HashObject* hash = nullptr;
+  if (!hash_or_reply(ctx, hash)) return;
+  ctx.reply.integer(hash == nullptr ? 0 : static_cast<int64_t>(hash->size()));
+}
+
+void cmd_hstrlen(CommandContext& ctx) {
+  const HashObject* hash = nullptr;
+  if (!hash_or_reply(ctx, hash)) return;
+  auto value = hash == nullptr ? std::nullopt : hash->get(ctx.argv[2]);
+  ctx.reply.integer(value ? static_cast<int64_t>(value->size()) : 0);
+}
+
+void cmd_hexists(CommandContext& ctx) {
+  const HashObject* hash = nullptr;
+  if (!hash_or_reply(ctx, hash)) return;
+  ctx.reply.integer(hash != nullptr && hash->get(ctx.argv[2]) ? 1 : 0);
+}
+
+void cmd_hgetall(CommandContext& ctx) { reply_all(ctx, true, true); }
+
+void cmd_hkeys(CommandContext& ctx) { reply_all(ctx, true, false); }
+
+void cmd_hvals(CommandContext& ctx) { reply_all(ctx, false, true); }
+
+void cmd_hincrby(CommandContext& ctx) {
+  int64_t delta = 0;
+  if (!parse_int64(ctx.argv[3], delta)) {
+    ctx.reply.error(err::kNotInteger);
+    return;
+  }
+  auto value = hash_incr_by(ctx.store, ctx.argv[1], ctx.argv[2], delta);
+  if (value) {
+    ctx.reply.integer(*value);
+  } else {
+    ctx.reply.error(value.error());
+  }
+}
+
+void cmd_hincrbyfloat(CommandContext& ctx) {
+  long double increment = 0;
+  if (!parse_long_double(ctx.argv[3], increment)) {
+    ctx.reply.error(err::kNotFloat);
+    return;
+  }
+  if (std::isnan(increment) || std::isinf(increment)) {
+    ctx.reply.error(kHashIncrementNotFinite);
+    return;
+  }
+  auto value = hash_incr_by_float(ctx.store, ctx.argv[1], ctx.argv[2], increment);
+  if (value) {
+    ctx.reply.bulk(*value);
+  } else {
+    ctx.reply.error(value.error());
+  }
+}
+
+void cmd_hrandfield(CommandContext& ctx) {
+  if (ctx.argv.size() >= 3) {
+    hrandfield_with_count(ctx);
+    return;
+  }
+  const HashObject* hash = nullptr;
+  if (!hash_or_reply(ctx, hash)) return;
+  if (hash == nullptr) {
+    ctx.reply.null();
+    return;
+  }
+  ctx.reply.bulk(hash->random_entry(next_random).first);
+}
+
+void cmd_hscan(CommandContext& ctx) {
+  uint64_t cursor = 0;
+  if (!parse_scan_cursor(ctx.argv[2], cursor)) {
+    ctx.reply.error(kInvalidCursor);
+    return;
+  }
+  const HashObject* hash = nullptr;
+  if (!hash_or_reply(ctx, hash)) return;
+  if (hash == nullptr) {
+    ctx.reply.array(2);
+    ctx.reply.bulk("0");
+    ctx.reply.array(0);
+    return;
+  }
+  int64_t count = kDefaultScanCount;
+  std::string_view pattern;
+  bool use_pattern = false;
+  for (size_t i = 3; i < ctx.argv.size(); i += 2) {
+    const bool has_value = i + 1 < ctx.argv.size();
+    if (equals_ignore_case(ctx.argv[i], "count") && has_value) {
+      if (!parse_int64(ctx.argv[i + 1], count)) {
+        ctx.reply.error(err::kNotInteger);
+        return;
+      }
+      if (count < 1) {
+        ctx.reply.error(err::kSyntax);
+        return;
+      }
+    } else if (equals_ignore_case(ctx.argv[i], "match") && has_value) {
+      pattern = ctx.argv[i + 1];
+      use_pattern = pattern != "*";
+    } else {
+      ctx.reply.error(err::kSyntax);
+      return;
+    }
+  }
+  std::vector<std::string_view> items;
+  const uint64_t next =
+      hash->scan(cursor, static_cast<size_t>(count), [&](std::string_view f, std::string_view v) {
+        if (use_pattern && !glob_match(pattern, f)) return;
+        items.push_back(f);
+        items.push_back(v);
+      });
+  ctx.reply.array(2);
+  // Redis prints the unsigned cursor through addReplyBulkLongLong.
+  ctx.reply.bulk_integer(static_cast<int64_t>(next));
+  ctx.reply.array(items.size());
+  for (std::string_view item : items) ctx.reply.bulk(item);
+}
+
+}  // namespace ringkv::engine

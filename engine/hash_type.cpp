@@ -1,0 +1,508 @@
+// HashObject's two encodings and the pure hash operations (see hash_type.h). Memory is counted
+// as it is allocated (malloc_usable_size of every block), so memory() is exact and O(1).
+#include "engine/hash_type.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "engine/string_ops.h"
+#include "protocol/errors.h"
+
+namespace ringkv::engine {
+
+namespace err = protocol::err;
+
+namespace {
+
+constexpr size_t kNpos = static_cast<size_t>(-1);
+// Smallest hashtable, as Redis's DICT_HT_INITIAL_SIZE.
+constexpr size_t kMinBuckets = 4;
+// Shrink a hashtable when fewer than 1 in kShrinkFill buckets' worth of fields remain
+// (Redis's HASHTABLE_MIN_FILL of 10%).
+constexpr size_t kShrinkFill = 10;
+// HSCAN on a hashtable gives up after this many buckets per requested field, like Redis.
+constexpr size_t kScanBucketsPerCount = 10;
+
+size_t usable(const void* p) { return p == nullptr ? 0 : malloc_usable_size(const_cast<void*>(p)); }
+
+size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+char* put_varint(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+// Reads one listpack string at `p`; returns the position after it.
+const char* get_string(const char* p, std::string_view* out) {
+  uint64_t len = 0;
+  int shift = 0;
+  while (static_cast<uint8_t>(*p) & 0x80) {
+    len |= static_cast<uint64_t>(static_cast<uint8_t>(*p++) & 0x7f) << shift;
+    shift += 7;
+  }
+  len |= static_cast<uint64_t>(static_cast<uint8_t>(*p++)) << shift;
+  *out = std::string_view(p, static_cast<size_t>(len));
+  return p + len;
+}
+
+// Writes one listpack string at `p`; returns the position after it.
+char* put_string(char* p, std::string_view s) {
+  p = put_varint(p, s.size());
+  if (!s.empty()) std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+
+size_t entry_size(std::string_view s) { return varint_size(s.size()) + s.size(); }
+
+uint64_t reverse_bits(uint64_t v) {
+  v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+  v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+  v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
+  return __builtin_bswap64(v);
+}
+
+void* checked_realloc(void* p, size_t n) {
+  void* q = std::realloc(p, n);
+  if (q == nullptr) throw std::bad_alloc();
+  return q;
+}
+
+}  // namespace
+
+// One hashtable field: a single block with the field bytes followed by the value bytes.
+struct HashObject::Node {
+  Node* next;
+  uint32_t field_size;
+  uint32_t value_size;
+  char data[];
+
+  std::string_view field() const { return {data, field_size}; }
+  std::string_view value() const { return {data + field_size, value_size}; }
+};
+
+HashObject::HashObject() : Object(kType) {}
+
+HashObject::~HashObject() {
+  std::free(lp_);
+  for (size_t i = 0; i < bucket_count_; ++i) {
+    for (Node* n = buckets_[i]; n != nullptr;) {
+      Node* next = n->next;
+      std::free(n);
+      n = next;
+    }
+  }
+  std::free(buckets_);
+}
+
+std::string_view HashObject::encoding_name() const {
+  return encoding_ == Encoding::kListpack ? "listpack" : "hashtable";
+}
+
+size_t HashObject::memory() const { return usable(this) + heap_bytes_; }
+
+std::unique_ptr<Object> HashObject::clone() const {
+  auto copy = std::make_unique<HashObject>();
+  if (encoding_ == Encoding::kListpack) {
+    if (lp_size_ > 0) {
+      copy->lp_ = static_cast<char*>(checked_realloc(nullptr, lp_size_));
+      std::memcpy(copy->lp_, lp_, lp_size_);
+      copy->lp_size_ = lp_size_;
+      copy->heap_bytes_ = usable(copy->lp_);
+    }
+    copy->count_ = count_;
+    return copy;
+  }
+  copy->encoding_ = Encoding::kHashtable;
+  copy->resize_table(bucket_count_);
+  for_each([&](std::string_view field, std::string_view value) {
+    copy->insert_node(copy->make_node(field, value));
+    ++copy->count_;
+  });
+  return copy;
+}
+
+std::optional<std::string_view> HashObject::get(std::string_view field) const {
+  if (encoding_ == Encoding::kListpack) {
+    const size_t at = lp_find(field);
+    if (at == kNpos) return std::nullopt;
+    std::string_view f;
+    std::string_view v;
+    get_string(get_string(lp_ + at, &f), &v);
+    return v;
+  }
+  Node** link = find_node(field);
+  if (link == nullptr) return std::nullopt;
+  return (*link)->value();
+}
+
+bool HashObject::set(std::string_view field, std::string_view value) {
+  if (encoding_ == Encoding::kListpack &&
+      (field.size() > kHashMaxListpackValue || value.size() > kHashMaxListpackValue)) {
+    convert_to_hashtable();
+  }
+  if (encoding_ == Encoding::kListpack) {
+    const size_t at = lp_find(field);
+    if (at != kNpos) {
+      std::string_view old;
+      const size_t value_at = static_cast<size_t>(get_string(lp_ + at, &old) - lp_);
+      get_string(lp_ + value_at, &old);
+      put_string(lp_splice(value_at, entry_size(old), entry_size(value)), value);
+      return false;
+    }
+    char* p = lp_splice(lp_size_, 0, entry_size(field) + entry_size(value));
+    put_string(put_string(p, field), value);
+    ++count_;
+    if (count_ > kHashMaxListpackEntries) convert_to_hashtable();
+    return true;
+  }
+  if (Node** link = find_node(field)) {
+    Node* node = *link;
+    if (node->value_size == value.size()) {
+      if (!value.empty()) std::memcpy(node->data + node->field_size, value.data(), value.size());
+      return false;
+    }
+    Node* fresh = make_node(field, value);
+    fresh->next = node->next;
+    *link = fresh;
+    free_node(node);
+    return false;
+  }
+  insert_node(make_node(field, value));
+  ++count_;
+  if (count_ > bucket_count_) resize_table(bucket_count_ * 2);
+  return true;
+}
+
+bool HashObject::erase(std::string_view field) {
+  if (encoding_ == Encoding::kListpack) {
+    const size_t at = lp_find(field);
+    if (at == kNpos) return false;
+    std::string_view f;
+    std::string_view v;
+    const char* end = get_string(get_string(lp_ + at, &f), &v);
+    lp_splice(at, static_cast<size_t>(end - (lp_ + at)), 0);
+    --count_;
+    return true;
+  }
+  Node** link = find_node(field);
+  if (link == nullptr) return false;
+  Node* node = *link;
+  *link = node->next;
+  free_node(node);
+  --count_;
+  if (bucket_count_ > kMinBuckets && count_ * kShrinkFill < bucket_count_) {
+    resize_table(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(count_, 1))));
+  }
+  return true;
+}
+
+void HashObject::for_each(const Visit& visit) const {
+  if (encoding_ == Encoding::kListpack) {
+    const char* p = lp_;
+    const char* end = lp_ + lp_size_;
+    while (p < end) {
+      std::string_view f;
+      std::string_view v;
+      p = get_string(get_string(p, &f), &v);
+      visit(f, v);
+    }
+    return;
+  }
+  for (size_t i = 0; i < bucket_count_; ++i) {
+    for (const Node* n = buckets_[i]; n != nullptr; n = n->next) visit(n->field(), n->value());
+  }
+}
+
+uint64_t HashObject::scan(uint64_t cursor, size_t count, const Visit& visit) const {
+  if (encoding_ == Encoding::kListpack) {
+    for_each(visit);
+    return 0;
+  }
+  const uint64_t mask = bucket_count_ - 1;
+  const size_t want = std::max<size_t>(count, 1);
+  size_t emitted = 0;
+  size_t buckets = 0;
+  uint64_t v = cursor;
+  do {
+    for (const Node* n = buckets_[v & mask]; n != nullptr; n = n->next) {
+      visit(n->field(), n->value());
+      ++emitted;
+    }
+    ++buckets;
+    // Increment the reversed cursor: the high bits of the bucket index count first, so a
+    // table that doubled or halved since the last call continues without skipping a bucket.
+    v |= ~mask;
+    v = reverse_bits(v);
+    ++v;
+    v = reverse_bits(v);
+  } while (v != 0 && emitted < want && buckets < want * kScanBucketsPerCount);
+  return v;
+}
+
+std::pair<std::string_view, std::string_view> HashObject::random_entry(
+    const std::function<uint64_t()>& rng) const {
+  assert(count_ > 0);
+  if (encoding_ == Encoding::kListpack) {
+    size_t skip = rng() % count_;
+    std::pair<std::string_view, std::string_view> out;
+    const char* p = lp_;
+    do {
+      p = get_string(get_string(p, &out.first), &out.second);
+    } while (skip-- > 0);
+    return out;
+  }
+  const Node* bucket = nullptr;
+  while (bucket == nullptr) bucket = buckets_[rng() & (bucket_count_ - 1)];
+  size_t length = 0;
+  for (const Node* n = bucket; n != nullptr; n = n->next) ++length;
+  for (size_t skip = rng() % length; skip > 0; --skip) bucket = bucket->next;
+  return {bucket->field(), bucket->value()};
+}
+
+void HashObject::random_distinct(size_t count, const std::function<uint64_t()>& rng,
+                                 const Visit& visit) const {
+  assert(count < count_);
+  if (encoding_ == Encoding::kListpack) {
+    // Selection sampling: each field is taken with probability needed / remaining.
+    size_t needed = count;
+    size_t remaining = count_;
+    for_each([&](std::string_view field, std::string_view value) {
+      if (needed > 0 && rng() % remaining < needed) {
+        visit(field, value);
+        --needed;
+      }
+      --remaining;
+    });
+    return;
+  }
+  std::vector<const Node*> nodes;
+  nodes.reserve(count_);
+  for (size_t i = 0; i < bucket_count_; ++i) {
+    for (const Node* n = buckets_[i]; n != nullptr; n = n->next) nodes.push_back(n);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    std::swap(nodes[i], nodes[i + rng() % (nodes.size() - i)]);
+    visit(nodes[i]->field(), nodes[i]->value());
+  }
+}
+
+void HashObject::convert_to_hashtable() {
+  assert(encoding_ == Encoding::kListpack);
+  char* lp = lp_;
+  const size_t lp_size = lp_size_;
+  encoding_ = Encoding::kHashtable;
+  resize_table(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(count_, 1))));
+  const char* p = lp;
+  while (p < lp + lp_size) {
+    std::string_view f;
+    std::string_view v;
+    p = get_string(get_string(p, &f), &v);
+    insert_node(make_node(f, v));
+  }
+  heap_bytes_ -= usable(lp);
+  std::free(lp);
+  lp_ = nullptr;
+  lp_size_ = 0;
+}
+
+size_t HashObject::bucket_of(std::string_view field) const {
+  return std::hash<std::string_view>{}(field) & (bucket_count_ - 1);
+}
+
+HashObject::Node** HashObject::find_node(std::string_view field) const {
+  for (Node** link = &buckets_[bucket_of(field)]; *link != nullptr; link = &(*link)->next) {
+    if ((*link)->field() == field) return link;
+  }
+  return nullptr;
+}
+
+void HashObject::insert_node(Node* node) {
+  Node** head = &buckets_[bucket_of(node->field())];
+  node->next = *head;
+  *head = node;
+}
+
+void HashObject::resize_table(size_t buckets) {
+  Node** old = buckets_;
+  const size_t old_count = bucket_count_;
+  buckets_ = static_cast<Node**>(std::calloc(buckets, sizeof(Node*)));
+  if (buckets_ == nullptr) throw std::bad_alloc();
+  bucket_count_ = buckets;
+  heap_bytes_ += usable(buckets_);
+  for (size_t i = 0; i < old_count; ++i) {
+    for (Node* n = old[i]; n != nullptr;) {
+      Node* next = n->next;
+      insert_node(n);
+      n = next;
+    }
+  }
+  heap_bytes_ -= usable(old);
+  std::free(old);
+}
+
+HashObject::Node* HashObject::make_node(std::string_view field, std::string_view value) {
+  auto* node =
+      static_cast<Node*>(checked_realloc(nullptr, sizeof(Node) + field.size() + value.size()));
+  node->next = nullptr;
+  node->field_size = static_cast<uint32_t>(field.size());
+  node->value_size = static_cast<uint32_t>(value.size());
+  if (!field.empty()) std::memcpy(node->data, field.data(), field.size());
+  if (!value.empty()) std::memcpy(node->data + field.size(), value.data(), value.size());
+  heap_bytes_ += usable(node);
+  return node;
+}
+
+void HashObject::free_node(Node* node) {
+  heap_bytes_ -= usable(node);
+  std::free(node);
+}
+
+size_t HashObject::lp_find(std::string_view field) const {
+  const char* p = lp_;
+  const char* end = lp_ + lp_size_;
+  while (p < end) {
+    std::string_view f;
+    std::string_view v;
+    const char* value_at = get_string(p, &f);
+    if (f == field) return static_cast<size_t>(p - lp_);
+    p = get_string(value_at, &v);
+  }
+  return kNpos;
+}
+
+char* HashObject::lp_splice(size_t offset, size_t old_size, size_t new_size) {
+  const size_t tail = lp_size_ - offset - old_size;
+  const size_t total = lp_size_ - old_size + new_size;
+  heap_bytes_ -= usable(lp_);
+  // Like a listpack, the buffer is always exactly as big as its contents.
+  if (new_size > old_size) {
+    lp_ = static_cast<char*>(checked_realloc(lp_, total));
+    std::memmove(lp_ + offset + new_size, lp_ + offset + old_size, tail);
+  } else if (total == 0) {
+    std::free(lp_);
+    lp_ = nullptr;
+  } else {
+    std::memmove(lp_ + offset + new_size, lp_ + offset + old_size, tail);
+    lp_ = static_cast<char*>(checked_realloc(lp_, total));
+  }
+  heap_bytes_ += usable(lp_);
+  lp_size_ = total;
+  return lp_ + offset;
+}
+
+Result<const HashObject*> lookup_hash(Store& store, std::string_view key) {
+  return read_object<HashObject>(store, key);
+}
+
+Result<int64_t> hash_set(Store& store, std::string_view key,
+                         std::span<const std::string_view> field_values) {
+  auto hash = write_object<HashObject>(store, key, true);
+  if (!hash) return Error{hash.error()};
+  int64_t added = 0;
+  for (size_t i = 0; i + 1 < field_values.size(); i += 2) {
+    if (hash.value()->set(field_values[i], field_values[i + 1])) ++added;
+  }
+  return added;
+}
+
+Result<bool> hash_set_nx(Store& store, std::string_view key, std::string_view field,
+                         std::string_view value) {
+  auto hash = write_object<HashObject>(store, key, true);
+  if (!hash) return Error{hash.error()};
+  if (hash.value()->get(field)) return false;
+  hash.value()->set(field, value);
+  return true;
+}
+
+Result<int64_t> hash_del(Store& store, std::string_view key,
+                         std::span<const std::string_view> fields) {
+  auto hash = write_object<HashObject>(store, key, false);
+  if (!hash) return Error{hash.error()};
+  int64_t deleted = 0;
+  if (!hash.value()) return deleted;
+  for (std::string_view field : fields) {
+    if (hash.value()->erase(field)) ++deleted;
+    // Redis stops looking once the hash is empty (the key is gone).
+    if (hash.value()->size() == 0) break;
+  }
+  return deleted;
+}
+
+Result<int64_t> hash_incr_by(Store& store, std::string_view key, std::string_view field,
+                             int64_t delta) {
+  auto hash = write_object<HashObject>(store, key, true);
+  if (!hash) return Error{hash.error()};
+  int64_t value = 0;
+  if (auto current = hash.value()->get(field)) {
+    if (!parse_int64(*current, value)) return Error{kHashValueNotInteger};
+  }
+  int64_t result = 0;
+  if (__builtin_add_overflow(value, delta, &result)) return Error{err::kOverflow};
+  hash.value()->set(field, std::to_string(result));
+  return result;
+}
+
+Result<std::string> hash_incr_by_float(Store& store, std::string_view key, std::string_view field,
+                                       long double increment) {
+  auto hash = write_object<HashObject>(store, key, true);
+  if (!hash) return Error{hash.error()};
+  long double value = 0;
+  if (auto current = hash.value()->get(field)) {
+    if (!parse_long_double(*current, value)) return Error{kHashValueNotFloat};
+  }
+  value += increment;
+  if (std::isnan(value) || std::isinf(value)) return Error{err::kIncrFloatNaN};
+  std::string text = format_long_double(value);
+  hash.value()->set(field, text);
+  return text;
+}
+
+void hash_random_fields(const HashObject& hash, int64_t count, const std::function<uint64_t()>& rng,
+                        const HashObject::Visit& visit) {
+  const size_t size = hash.size();
+  if (count < 0) {
+    const uint64_t picks = static_cast<uint64_t>(-count);
+    if (hash.encoding() == HashObject::Encoding::kListpack) {
+      // At most kHashMaxListpackEntries pairs: index them once instead of walking per pick.
+      std::vector<std::pair<std::string_view, std::string_view>> pairs;
+      pairs.reserve(size);
+      hash.for_each([&](std::string_view f, std::string_view v) { pairs.emplace_back(f, v); });
+      for (uint64_t i = 0; i < picks; ++i) {
+        const auto& [f, v] = pairs[rng() % size];
+        visit(f, v);
+      }
+      return;
+    }
+    for (uint64_t i = 0; i < picks; ++i) {
+      auto [f, v] = hash.random_entry(rng);
+      visit(f, v);
+    }
+    return;
+  }
+  if (static_cast<uint64_t>(count) >= size) {
+    hash.for_each(visit);
+    return;
+  }
+  hash.random_distinct(static_cast<size_t>(count), rng, visit);
+}
+
+}  // namespace ringkv::engine
