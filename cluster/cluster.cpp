@@ -6,10 +6,8 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
-#include <random>
 
 #include "engine/string_ops.h"
-#include "protocol/reply_reader.h"
 
 namespace ringkv::cluster {
 namespace {
@@ -41,13 +39,6 @@ std::string fingerprint_hex(uint64_t fp) {
   return buf;
 }
 
-std::string error_reply(std::string_view text) {
-  std::string out = "-";
-  out.append(text);
-  out += "\r\n";
-  return out;
-}
-
 hashring::HashRing build_ring(const conf::ClusterOptions& options, const std::string& self) {
   auto scheme = hashring::scheme_named(options.hash);
   hashring::HashRing ring(scheme ? *scheme : hashring::balanced_scheme(),
@@ -76,109 +67,6 @@ struct Cluster::PeerState {
   uint64_t last_seen_ms = 0;  // loop time of the last answered ping; 0 = never
   uint64_t times_down = 0;    // up → down transitions
   std::string last_failure;   // why the last ping failed
-};
-
-// Collects the replies of the parts of a split or fanned-out command and writes the merged
-// reply once the last part is in.
-struct Cluster::Merge {
-  enum class Kind { kValues, kSum, kAllOk, kConcat, kRandom };
-  Kind kind;
-  bool write;
-  protocol::RespVersion resp;
-  ReplyDone done;
-  size_t remaining = 0;
-  std::vector<std::string> replies;  // per part, raw
-  std::string link_error;            // the first part the relay failed, as an error text
-  size_t failed_parts = 0;
-  // kValues: where each part's values go in the merged array.
-  std::vector<std::vector<size_t>> positions;
-  size_t total_values = 0;
-
-  void part_done(size_t i, bool ok, std::string_view reply) {
-    if (ok) {
-      replies[i].assign(reply);
-    } else {
-      failed_parts++;
-      if (link_error.empty()) link_error.assign(reply);
-    }
-    if (--remaining == 0) finish();
-  }
-
-  void finish() {
-    std::string out;
-    if (!link_error.empty()) {
-      if (write && failed_parts < replies.size()) {
-        link_error += " (the other nodes' parts were applied)";
-      }
-      done(error_reply(link_error));
-      return;
-    }
-    for (const auto& r : replies) {
-      if (!r.empty() && r[0] == '-') {
-        done(r);
-        return;
-      }
-    }
-    std::vector<protocol::ReplyValue> values(replies.size());
-    for (size_t i = 0; i < replies.size(); ++i) {
-      if (!protocol::decode_reply(replies[i], values[i])) {
-        done(error_reply("ERR malformed reply from a peer"));
-        return;
-      }
-    }
-    protocol::ReplyWriter w(out, resp);
-    switch (kind) {
-      case Kind::kValues: {
-        std::vector<const protocol::ReplyValue*> merged(total_values, nullptr);
-        for (size_t i = 0; i < values.size(); ++i) {
-          for (size_t j = 0; j < positions[i].size() && j < values[i].elements.size(); ++j) {
-            merged[positions[i][j]] = &values[i].elements[j];
-          }
-        }
-        w.array(merged.size());
-        for (const auto* v : merged) {
-          if (v == nullptr || v->null) {
-            w.null();
-          } else {
-            w.bulk(v->text);
-          }
-        }
-        break;
-      }
-      case Kind::kSum: {
-        int64_t sum = 0;
-        for (const auto& v : values) sum += v.integer;
-        w.integer(sum);
-        break;
-      }
-      case Kind::kAllOk:
-        w.ok();
-        break;
-      case Kind::kConcat: {
-        size_t n = 0;
-        for (const auto& v : values) n += v.elements.size();
-        w.array(n);
-        for (const auto& v : values) {
-          for (const auto& e : v.elements) w.bulk(e.text);
-        }
-        break;
-      }
-      case Kind::kRandom: {
-        std::vector<std::string_view> found;
-        for (const auto& v : values) {
-          if (!v.null) found.push_back(v.text);
-        }
-        if (found.empty()) {
-          w.null();
-        } else {
-          static std::minstd_rand rng(std::random_device{}());
-          w.bulk(found[rng() % found.size()]);
-        }
-        break;
-      }
-    }
-    done(out);
-  }
 };
 
 Cluster::Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, LocalExecutor local)
@@ -432,34 +320,17 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
     return;
   }
 
-  auto m = std::make_shared<Merge>();
-  m->write = (spec.flags & engine::kWrite) != 0;
-  m->resp = resp;
-  m->done = std::move(done);
-  std::string_view name = spec.name;
-  if (name == "mget") {
-    m->kind = Merge::Kind::kValues;
-  } else if (name == "mset" || name == "flushall" || name == "flushdb") {
-    m->kind = Merge::Kind::kAllOk;
-  } else if (name == "keys") {
-    m->kind = Merge::Kind::kConcat;
-  } else if (name == "randomkey") {
-    m->kind = Merge::Kind::kRandom;
-  } else {
-    m->kind = Merge::Kind::kSum;  // DEL, UNLINK, EXISTS, TOUCH, DBSIZE
-  }
-
+  const bool write = (spec.flags & engine::kWrite) != 0;
+  const ReplyMerge::Kind kind = ReplyMerge::kind_for(spec.name);
   if (route.kind == RouteKind::kSplit) {
     split_++;
     const size_t first = static_cast<size_t>(spec.first_key);
-    m->remaining = route.fragments.size();
-    m->replies.resize(route.fragments.size());
-    m->positions.resize(route.fragments.size());
+    auto m =
+        std::make_shared<ReplyMerge>(kind, write, resp, route.fragments.size(), std::move(done));
     for (size_t i = 0; i < route.fragments.size(); ++i) {
-      for (size_t g : route.fragments[i].groups) {
-        m->positions[i].push_back((g - first) / route.key_step);
-      }
-      m->total_values += route.fragments[i].groups.size();
+      std::vector<size_t> positions;
+      for (size_t g : route.fragments[i].groups) positions.push_back((g - first) / route.key_step);
+      m->set_positions(i, std::move(positions));
     }
     for (size_t i = 0; i < route.fragments.size(); ++i) {
       send_to(route.fragments[i].node, argv, &route.fragments[i].groups, route.key_step, client_id,
@@ -468,23 +339,18 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
     return;
   }
 
-  // Keyspace-wide: every node, self included.
+  // Keyspace-wide: every node routed to, self included.
   fanout_++;
-  m->remaining = routing_.size();
-  m->replies.resize(routing_.size());
+  auto m = std::make_shared<ReplyMerge>(kind, write, resp, routing_.size(), std::move(done));
   for (size_t node = 0; node < routing_.size(); ++node) {
     send_to(node, argv, nullptr, 1, client_id, resp,
             [m, node](bool ok, std::string_view reply) { m->part_done(node, ok, reply); });
   }
 }
 
-// SCAN over the cluster: the cursor encodes the node being walked (cursor % nodes) and that
-// node's own cursor (cursor / nodes). When a node's walk ends, the cursor moves to the next node,
-// so Redis's guarantees hold node by node and hence for the whole keyspace.
 void Cluster::execute_scan(std::span<const std::string_view> argv, uint64_t client_id,
                            protocol::RespVersion resp, ReplyDone done) {
   uint64_t cursor = 0;
-  const uint64_t nodes = routing_.size();
   if (!engine::parse_scan_cursor(argv[1], cursor)) {
     // Let the command report the bad cursor exactly as it would alone.
     std::string out;
@@ -493,35 +359,15 @@ void Cluster::execute_scan(std::span<const std::string_view> argv, uint64_t clie
     done(out);
     return;
   }
-  const size_t node = static_cast<size_t>(cursor % nodes);
+  const size_t nodes = routing_.size();
+  const ScanStep step = scan_step(cursor, nodes);
   std::vector<std::string> args(argv.begin(), argv.end());
-  args[1] = std::to_string(cursor / nodes);
+  args[1] = std::to_string(step.node_cursor);
   std::vector<std::string_view> views(args.begin(), args.end());
   fanout_++;
-  send_to(node, views, nullptr, 1, client_id, resp,
-          [done = std::move(done), node, nodes, resp](bool ok, std::string_view reply) {
-            if (!ok) {
-              done(error_reply(reply));
-              return;
-            }
-            protocol::ReplyValue v;
-            if (reply.empty() || reply[0] == '-' || !protocol::decode_reply(reply, v) ||
-                v.elements.size() != 2) {
-              done(reply);
-              return;
-            }
-            int64_t local_next = 0;
-            std::from_chars(v.elements[0].text.data(),
-                            v.elements[0].text.data() + v.elements[0].text.size(), local_next);
-            uint64_t next = static_cast<uint64_t>(local_next);
-            uint64_t global = next != 0 ? next * nodes + node : (node + 1 < nodes ? node + 1 : 0);
-            std::string out;
-            protocol::ReplyWriter w(out, resp);
-            w.array(2);
-            w.bulk_integer(static_cast<int64_t>(global));
-            w.array(v.elements[1].elements.size());
-            for (const auto& k : v.elements[1].elements) w.bulk(k.text);
-            done(out);
+  send_to(step.node, views, nullptr, 1, client_id, resp,
+          [done = std::move(done), node = step.node, nodes, resp](bool ok, std::string_view reply) {
+            done(ok ? cluster_scan_reply(reply, node, nodes, resp) : error_reply(reply));
           });
 }
 

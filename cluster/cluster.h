@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/merge.h"
 #include "cluster/peer_link.h"
 #include "cluster/router.h"
 #include "conf/options.h"
@@ -25,8 +26,6 @@ namespace ringkv::cluster {
 // Runs a command on this node (no routing) and writes its reply.
 using LocalExecutor =
     std::function<void(std::span<const std::string_view> argv, protocol::ReplyWriter& out)>;
-// Receives the complete reply of a command that involved peers.
-using ReplyDone = std::function<void(std::string_view reply)>;
 
 // The command a peer sends first on a relay link: RINGKV.PEER <self address> <fingerprint>.
 inline constexpr std::string_view kPeerHandshake = "ringkv.peer";
@@ -73,7 +72,6 @@ class Cluster {
 
  private:
   struct PeerState;
-  struct Merge;
 
   // The link of the pool of peer `node` (an index in ring_) that carries this client's requests.
   PeerLink& link_for(size_t node, uint64_t client_id);

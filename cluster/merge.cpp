@@ -1,0 +1,148 @@
+// ReplyMerge: merging the replies of a command's parts, and the cluster SCAN cursor.
+#include "cluster/merge.h"
+
+#include <charconv>
+#include <random>
+
+#include "protocol/reply_reader.h"
+
+namespace ringkv::cluster {
+
+std::string error_reply(std::string_view text) {
+  std::string out = "-";
+  out.append(text);
+  out += "\r\n";
+  return out;
+}
+
+ReplyMerge::Kind ReplyMerge::kind_for(std::string_view command) {
+  if (command == "mget") return Kind::kValues;
+  if (command == "mset" || command == "flushall" || command == "flushdb") return Kind::kAllOk;
+  if (command == "keys") return Kind::kConcat;
+  if (command == "randomkey") return Kind::kRandom;
+  return Kind::kSum;
+}
+
+ReplyMerge::ReplyMerge(Kind kind, bool write, protocol::RespVersion resp, size_t parts,
+                       ReplyDone done)
+    : kind_(kind),
+      write_(write),
+      resp_(resp),
+      done_(std::move(done)),
+      remaining_(parts),
+      replies_(parts),
+      positions_(parts) {}
+
+void ReplyMerge::set_positions(size_t part, std::vector<size_t> positions) {
+  total_values_ += positions.size();
+  positions_[part] = std::move(positions);
+}
+
+void ReplyMerge::part_done(size_t part, bool ok, std::string_view reply) {
+  if (ok) {
+    replies_[part].assign(reply);
+  } else {
+    failed_parts_++;
+    if (link_error_.empty()) link_error_.assign(reply);
+  }
+  if (--remaining_ == 0) done_(merge());
+}
+
+std::string ReplyMerge::merge() const {
+  if (!link_error_.empty()) {
+    std::string text = link_error_;
+    if (write_ && failed_parts_ < replies_.size()) text += " (the other nodes' parts were applied)";
+    return error_reply(text);
+  }
+  for (const auto& r : replies_) {
+    if (!r.empty() && r[0] == '-') return r;
+  }
+  std::vector<protocol::ReplyValue> values(replies_.size());
+  for (size_t i = 0; i < replies_.size(); ++i) {
+    if (!protocol::decode_reply(replies_[i], values[i])) {
+      return error_reply("ERR malformed reply from a peer");
+    }
+  }
+  std::string out;
+  protocol::ReplyWriter w(out, resp_);
+  switch (kind_) {
+    case Kind::kValues: {
+      std::vector<const protocol::ReplyValue*> merged(total_values_, nullptr);
+      for (size_t i = 0; i < values.size(); ++i) {
+        for (size_t j = 0; j < positions_[i].size() && j < values[i].elements.size(); ++j) {
+          merged[positions_[i][j]] = &values[i].elements[j];
+        }
+      }
+      w.array(merged.size());
+      for (const auto* v : merged) {
+        if (v == nullptr || v->null) {
+          w.null();
+        } else {
+          w.bulk(v->text);
+        }
+      }
+      break;
+    }
+    case Kind::kSum: {
+      int64_t sum = 0;
+      for (const auto& v : values) sum += v.integer;
+      w.integer(sum);
+      break;
+    }
+    case Kind::kAllOk:
+      w.ok();
+      break;
+    case Kind::kConcat: {
+      size_t n = 0;
+      for (const auto& v : values) n += v.elements.size();
+      w.array(n);
+      for (const auto& v : values) {
+        for (const auto& e : v.elements) w.bulk(e.text);
+      }
+      break;
+    }
+    case Kind::kRandom: {
+      std::vector<std::string_view> found;
+      for (const auto& v : values) {
+        if (!v.null) found.push_back(v.text);
+      }
+      if (found.empty()) {
+        w.null();
+      } else {
+        static std::minstd_rand rng(std::random_device{}());
+        w.bulk(found[rng() % found.size()]);
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+ScanStep scan_step(uint64_t cursor, size_t nodes) {
+  return ScanStep{static_cast<size_t>(cursor % nodes), cursor / nodes};
+}
+
+std::string cluster_scan_reply(std::string_view node_reply, size_t node, size_t nodes,
+                               protocol::RespVersion resp) {
+  protocol::ReplyValue v;
+  if (node_reply.empty() || node_reply[0] == '-' || !protocol::decode_reply(node_reply, v) ||
+      v.elements.size() != 2) {
+    return std::string(node_reply);
+  }
+  // The node prints its unsigned cursor as a signed 64-bit integer, like Redis.
+  int64_t printed = 0;
+  std::from_chars(v.elements[0].text.data(), v.elements[0].text.data() + v.elements[0].text.size(),
+                  printed);
+  const uint64_t next = static_cast<uint64_t>(printed);
+  const uint64_t cluster_cursor =
+      next != 0 ? next * nodes + node : (node + 1 < nodes ? node + 1 : 0);
+  std::string out;
+  protocol::ReplyWriter w(out, resp);
+  w.array(2);
+  w.bulk_integer(static_cast<int64_t>(cluster_cursor));
+  w.array(v.elements[1].elements.size());
+  for (const auto& k : v.elements[1].elements) w.bulk(k.text);
+  return out;
+}
+
+}  // namespace ringkv::cluster
