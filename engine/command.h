@@ -131,6 +131,21 @@ class ServerControl {
 };
 
 // Everything a handler can touch while running one command.
+// What a blocking command (BLPOP, BZPOPMIN, ...) that found nothing to serve waits for.
+struct BlockRequest {
+  bool active = false;            // set by the handler: wait instead of replying
+  std::vector<std::string> keys;  // any of these being written wakes the client
+  int64_t timeout_ms = 0;         // relative; 0 = wait forever
+};
+
+// Receives the keys that writes made ready for blocked clients (implemented by server/).
+class KeyReadySink {
+ public:
+  virtual ~KeyReadySink() = default;
+  // A list or sorted set at `key` was created or grew: clients blocked on it may be served.
+  virtual void key_ready(std::string_view key) = 0;
+};
+
 struct CommandContext {
   std::span<const std::string_view> argv;  // argv[0] is the command name as the client sent it
   protocol::ReplyWriter& reply;
@@ -138,6 +153,16 @@ struct CommandContext {
   ClientSession* client;    // null in unit tests of pure commands
   ServerControl* server;    // null in unit tests of pure commands
   const CommandSpec* spec;  // the row being run (the subcommand's row for subcommands)
+  // Where a blocking handler asks to wait. Null when the client cannot block (inside MULTI, or in
+  // unit tests): the handler then answers as if its timeout had passed, as Redis does.
+  BlockRequest* block = nullptr;
+  // Where writers report keys made ready (may be null: nobody is listening).
+  KeyReadySink* ready = nullptr;
+
+  // Reports that `key` was created or grew (LPUSH, RPUSH, LMOVE's destination, ZADD, ...).
+  void key_ready(std::string_view key) const {
+    if (ready != nullptr) ready->key_ready(key);
+  }
 };
 
 // The whole table (top-level commands, each with its subcommands).
