@@ -17,7 +17,8 @@ with CROSSSLOT when their keys have different owners.
 FAR_S = [4102444800, 7258118400, 4102444801]
 FAR_MS = [t * 1000 + 123 for t in FAR_S]
 
-KEYS = [b"k1", b"k2", b"k3", b"k4", b"n1", b"n2", b"f1", b"\x00bin\xff\r\n", "ключ🔑".encode()]
+KEYS = [b"k1", b"k2", b"k3", b"k4", b"n1", b"n2", b"f1", b"\x00bin\xff\r\n", "ключ🔑".encode(),
+        b"h1", b"h2"]
 
 # Redis 7.0 arities (negative: at least -arity), for wrong-arity requests.
 ARITY = {
@@ -28,6 +29,9 @@ ARITY = {
     "pexpire": -3, "expireat": -3, "pexpireat": -3, "ttl": 2, "pttl": 2, "expiretime": 2,
     "pexpiretime": 2, "persist": 2, "rename": 3, "renamenx": 3, "copy": -3, "keys": 2,
     "randomkey": 1, "dbsize": 1, "ping": -1, "echo": 2, "select": 2, "object": -2, "client": -2,
+    "hset": -4, "hsetnx": 4, "hget": 3, "hmget": -3, "hmset": -4, "hdel": -3, "hlen": 2,
+    "hstrlen": 3, "hexists": 3, "hgetall": 2, "hkeys": 2, "hvals": 2, "hincrby": 4,
+    "hincrbyfloat": 4, "hrandfield": -2, "hscan": -3,
 }
 SUB_ARITY = {("object", "encoding"): 3, ("object", "refcount"): 3, ("object", "freq"): 3,
              ("client", "setname"): 3, ("client", "getname"): 2}
@@ -40,6 +44,9 @@ FLOATS = [b"0.1", b"-0.1", b"1.5", b"1e10", b"3.0e-5", b"-2.5E+3", b"10", b"1e30
           b"0", b"-0", b"inf", b"-inf", b"nan", b"+inf", b"1.", b".5", b" 1.0", b"1.0 ", b"",
           b"abc", b"5.0000000000000001", b"1e-320", b"17976931348623157e292"]
 
+# Floats whose sums print as 300+ digits: kept out of generated hashes, where such a value would
+# turn the hash into a hash table (whose field order differs between the servers).
+HUGE_FLOATS = {b"1e308", b"-1e308", b"17976931348623157e292"}
 
 # Commands that must be atomic over all their keys, so a cluster runs them only when every key
 # has the same owner.
@@ -71,7 +78,7 @@ class CommandGen:
             (4, self.gen_keyspace), (2, self.gen_rename_copy), (2, self.gen_object),
             (2, self.gen_connection), (3, self.gen_wrong_arity), (1, self.gen_unknown),
             (1, self.gen_big), (1, self.gen_scenario), (1, self.gen_bad_numbers),
-            (1, self.gen_scan),
+            (1, self.gen_scan), (10, self.gen_hash), (1, self.gen_hash_big),
         ]
         self.total = sum(w for w, _ in self.gens)
 
@@ -332,6 +339,91 @@ class CommandGen:
         if r.random() < 0.3:
             argv += [b"TYPE", r.choice([b"string", b"STRING", b"hash", b"list", b"nosuch"])]
         return [(argv, "scan")]
+
+    # -- hashes ------------------------------------------------------------------------------
+
+    def hash_key(self):
+        return self.r.choice([b"h1", b"h2", b"h1", b"h2", self.key()])
+
+    def field(self):
+        return self.r.choice([b"a", b"b", b"c", b"f1", b"", b"\x00\xff", "поле".encode(),
+                              ("f%d" % self.r.randint(0, 9)).encode()])
+
+    def hash_value(self):
+        """A value short enough (at most 64 bytes) that generated hashes stay listpacks, whose
+        order both servers share."""
+        v = self.value()
+        if v in HUGE_FLOATS:
+            return b"1.5"  # an increment of it would be a 300-byte value
+        return v if len(v) <= 64 else v[:64]
+
+    def gen_hash(self):
+        r = self.r
+        k = self.hash_key()
+        c = r.choice(["hset", "hset", "hmset", "hsetnx", "hget", "hmget", "hdel", "hlen",
+                      "hstrlen", "hexists", "hgetall", "hkeys", "hvals", "hincrby",
+                      "hincrbyfloat", "hrandfield", "hscan"])
+        if c in ("hset", "hmset"):
+            argv = [c.upper().encode(), k]
+            for _ in range(r.randint(1, 3)):
+                argv += [self.field(), self.hash_value()]
+            if r.random() < 0.1:
+                argv.pop()  # odd field/value count: an arity error
+            return [(argv, "exact")]
+        if c == "hsetnx":
+            return [([b"HSETNX", k, self.field(), self.hash_value()], "exact")]
+        if c in ("hget", "hstrlen", "hexists"):
+            return [([c.upper().encode(), k, self.field()], "exact")]
+        if c in ("hmget", "hdel"):
+            return [([c.upper().encode(), k] + [self.field() for _ in range(r.randint(1, 4))],
+                     "exact")]
+        if c in ("hlen", "hgetall", "hkeys", "hvals"):
+            return [([c.upper().encode(), k], "exact")]
+        if c == "hincrby":
+            amount = r.choice(EDGE_INTS + BAD_INTS[:6] + [str(r.randint(-1000, 1000)).encode()])
+            return [([b"HINCRBY", k, self.field(), amount], "exact")]
+        if c == "hincrbyfloat":
+            amounts = [f for f in FLOATS if f not in HUGE_FLOATS] + EDGE_INTS[:4]
+            return [([b"HINCRBYFLOAT", k, self.field(), r.choice(amounts)], "exact")]
+        if c == "hrandfield":
+            # Only the deterministic forms: a count covering the whole hash, 0, or errors.
+            opts = r.choice([[b"1000"], [b"1000", b"WITHVALUES"], [b"0"], [b"x"],
+                             [b"1", b"withvalue"], [b"1", b"WITHVALUES", b"x"],
+                             [b"-9223372036854775808"], [b"4611686018427387904", b"WITHVALUES"],
+                             [b"9223372036854775807"]])
+            return [([b"HRANDFIELD", k] + opts, "exact")]
+        opts = r.choice([[], [b"MATCH", b"a*"], [b"COUNT", b"5"], [b"COUNT", b"0"],
+                         [b"COUNT", b"x"], [b"MATCH"], [b"TYPE", b"hash"],
+                         [b"MATCH", b"*", b"COUNT", b"1000"]])
+        cursor = r.choice([b"0", b"0", b"x", b"7"])
+        return [([b"HSCAN", k, cursor] + opts, "exact")]
+
+    def gen_hash_big(self):
+        """A hash on its own key past the listpack limits: the encoding switch at 512 fields or a
+        65-byte value, then whole-hash replies compared as multisets (hash-table order)."""
+        r = self.r
+        k = b"hbig"
+        n = r.choice([511, 512, 513, 600])
+        argv = [b"HSET", k]
+        for i in range(n):
+            argv += [b"field:%d" % i, b"v%d" % i]
+        out = [([b"DEL", k], "exact"), (argv, "exact"), ([b"OBJECT", b"ENCODING", k], "exact")]
+        if r.random() < 0.5:
+            out += [([b"HSET", k, b"long", b"x" * r.choice([64, 65])], "exact"),
+                    ([b"OBJECT", b"ENCODING", k], "exact")]
+        out += [([b"HLEN", k], "exact"), ([b"HGETALL", k], "unordered"),
+                ([b"HKEYS", k], "unordered"), ([b"HVALS", k], "unordered"),
+                ([b"HSCAN", k, b"0", b"COUNT", b"100000"], "scan"),
+                ([b"HSCAN", k, b"0", b"MATCH", b"field:1?", b"COUNT", b"100000"], "scan"),
+                ([b"HRANDFIELD", k, b"5000", b"WITHVALUES"], "unordered"),
+                ([b"HINCRBY", k, b"field:1", b"1"], "exact"),
+                ([b"HINCRBYFLOAT", k, b"counter", b"2.5"], "exact"),
+                ([b"HDEL", k] + [b"field:%d" % i for i in range(0, n, 2)], "exact"),
+                ([b"HLEN", k], "exact"), ([b"OBJECT", b"ENCODING", k], "exact"),
+                ([b"COPY", k, b"hbig2"], "exact"), ([b"HLEN", b"hbig2"], "exact"),
+                ([b"TYPE", b"hbig2"], "exact"), ([b"GET", k], "exact"),
+                ([b"DEL", k, b"hbig2"], "exact")]
+        return out
 
     def gen_rename_copy(self):
         r = self.r

@@ -42,6 +42,8 @@ def replies_agree(a, b, mode):
         pa, pb = harness.parse_reply(a), harness.parse_reply(b)
         if isinstance(pa, list) and isinstance(pb, list) and a[:1] == b[:1]:
             return sorted(pa) == sorted(pb)
+        if isinstance(pa, dict) and isinstance(pb, dict) and a[:1] == b[:1]:
+            return pa == pb
     if mode == "scan":
         pa, pb = harness.parse_reply(a), harness.parse_reply(b)
         if (a[:1] == b[:1] == b"*" and isinstance(pa, list) and isinstance(pb, list)
