@@ -76,15 +76,25 @@ void Connection::fill_slot(uint64_t seq, std::string_view bytes) {
   if (seq != pending_seq_ || closing_) return;
   drain_pending();
   // Replies from peers arrive many per read: write them once, at the end of this loop iteration.
-  if (!flush_scheduled_) {
-    flush_scheduled_ = true;
-    server_.schedule_flush(this);
-  }
+  request_flush();
+}
+
+void Connection::request_flush() {
+  if (flush_scheduled_) return;
+  flush_scheduled_ = true;
+  server_.schedule_flush(this);
+}
+
+void Connection::unblock() {
+  blocked_ = false;
+  request_flush();
 }
 
 void Connection::scheduled_flush() {
   flush_scheduled_ = false;
   if (closing_) return;
+  // Requests that arrived while the client was blocked.
+  if (!blocked_) process_input();
   flush();
   update_reading();
   maybe_finish_close();
@@ -209,7 +219,7 @@ void Connection::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* /*b
 }
 
 void Connection::process_input() {
-  while (rstart_ < rend_ && !close_when_flushed_ && !closing_) {
+  while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_) {
     std::span<const char> input(rbuf_.data() + rstart_, rend_ - rstart_);
     protocol::ParseResult r = parser_.parse(input, argv_);
     if (r.status == protocol::ParseStatus::kIncomplete) {
@@ -313,7 +323,8 @@ std::string Connection::info_line() const {
   line += " name=" + name_;
   line += " age=" + std::to_string((now - created_ms_) / 1000);
   line += " idle=" + std::to_string((now - last_interaction_ms_) / 1000);
-  line += " flags=N db=0 sub=0 psub=0 ssub=0 multi=-1";
+  line += blocked_ ? " flags=b" : " flags=N";
+  line += " db=0 sub=0 psub=0 ssub=0 multi=-1";
   size_t qbuf = rend_ - rstart_;
   line += " qbuf=" + std::to_string(qbuf);
   line += " qbuf-free=" + std::to_string(rbuf_.size() - rend_);

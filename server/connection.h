@@ -59,8 +59,16 @@ class Connection final : public engine::ClientSession {
   // The writer for the next request's reply, pointed at the right place in the reply stream.
   protocol::ReplyWriter& reply_writer();
 
-  // Writes what fill() made ready (called by the Server once per loop iteration).
+  // Writes what fill() made ready (called by the Server once per loop iteration), and resumes
+  // reading requests after the client was unblocked.
   void scheduled_flush();
+
+  // A blocking command is waiting: requests after it are read but not run until unblock().
+  void block() { blocked_ = true; }
+  // The blocking command was answered: its reply goes out, and pending requests run, at the end
+  // of this loop iteration.
+  void unblock();
+  bool blocked() const { return blocked_; }
   bool flush_scheduled() const { return flush_scheduled_; }
 
   // Marks this connection as a link from a peer node (see Server: peer handshake).
@@ -104,6 +112,7 @@ class Connection final : public engine::ClientSession {
     std::string data;
   };
   void fill_slot(uint64_t seq, std::string_view bytes);
+  void request_flush();
   // Moves filled replies at the head of pending_ into out_.
   void drain_pending();
 
@@ -139,6 +148,7 @@ class Connection final : public engine::ClientSession {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
   bool flush_scheduled_ = false;
+  bool blocked_ = false;
 
   bool reading_ = false;
   bool closing_ = false;  // uv_close called

@@ -109,7 +109,7 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "connected_clients", clients_.size());
     field(out, "cluster_connections", "0");
     field(out, "maxclients", config_.server.maxclients);
-    field(out, "blocked_clients", "0");
+    field(out, "blocked_clients", blocked_.size());
   }
   if (wanted(sections, "memory", true)) {
     section("Memory");

@@ -89,6 +89,9 @@ int Server::run() {
   uint64_t period = 1000 / static_cast<uint64_t>(std::max<int64_t>(1, config_.server.hz));
   uv_timer_start(&cron_timer_, on_cron, period, period);
 
+  uv_timer_init(loop_, &block_timer_);
+  block_timer_.data = this;
+
   uv_check_init(loop_, &flush_check_);
   flush_check_.data = this;
   uv_check_start(&flush_check_, [](uv_check_t* h) {
@@ -132,6 +135,7 @@ void Server::on_connection(uv_stream_t* listener, int status) {
 
 void Server::on_connection_closed(Connection* conn) {
   clients_.erase(conn->id());
+  blocked_.remove(conn->id());
   if (conn->flush_scheduled()) std::erase(dirty_, conn);
   maybe_finish_shutdown();
 }
@@ -197,10 +201,97 @@ void Server::execute_for_peer(Connection& conn, std::span<const std::string_view
 }
 
 void Server::run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                       protocol::ReplyWriter& writer, engine::ClientSession* client) {
+                       protocol::ReplyWriter& writer, Connection* conn) {
   store_.set_now(unix_ms());
-  engine::CommandContext ctx{argv, writer, store_, client, this, &spec};
+  engine::BlockRequest block;
+  engine::CommandContext ctx{argv, writer, store_, conn, this, &spec, conn ? &block : nullptr,
+                             this};
   spec.handler(ctx);
+  if (block.active) block_client(*conn, argv, std::move(block));
+  if (!ready_keys_.empty()) serve_ready_keys();
+}
+
+void Server::key_ready(std::string_view key) {
+  if (blocked_.waited_on(key)) ready_keys_.emplace_back(key);
+}
+
+void Server::block_client(Connection& conn, std::span<const std::string_view> argv,
+                          engine::BlockRequest request) {
+  uint64_t deadline =
+      request.timeout_ms > 0 ? uv_now(loop_) + static_cast<uint64_t>(request.timeout_ms) : 0;
+  blocked_.add(conn.id(), BlockedClients::Waiter{std::vector<std::string>(argv.begin(), argv.end()),
+                                                 std::move(request.keys), deadline,
+                                                 conn.resp() == protocol::RespVersion::kResp3});
+  conn.block();
+  arm_block_timer();
+}
+
+void Server::serve_ready_keys() {
+  // Serving a client may make more keys ready (BLMOVE pushes into its destination).
+  while (!ready_keys_.empty()) {
+    std::vector<std::string> keys;
+    keys.swap(ready_keys_);
+    for (const std::string& key : keys) {
+      for (uint64_t id : blocked_.waiters(key)) {
+        auto it = clients_.find(id);
+        if (it == clients_.end()) {
+          blocked_.remove(id);
+          continue;
+        }
+        // The first client that cannot be served means the key has nothing left.
+        if (!rerun_blocked(*it->second, false)) break;
+      }
+    }
+  }
+}
+
+bool Server::rerun_blocked(Connection& conn, bool timed_out) {
+  const BlockedClients::Waiter* waiter = blocked_.find(conn.id());
+  if (waiter == nullptr) return true;
+  std::vector<std::string> args = waiter->argv;
+  std::vector<std::string_view> argv(args.begin(), args.end());
+  std::string error;
+  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+  if (spec == nullptr) return true;
+  protocol::ReplyWriter& writer = conn.reply_writer();
+  const protocol::RespVersion version = writer.version();
+  if (waiter->resp3) writer.set_version(protocol::RespVersion::kResp3);
+  store_.set_now(unix_ms());
+  engine::BlockRequest again;
+  engine::CommandContext ctx{argv, writer, store_, &conn, this, spec, timed_out ? nullptr : &again,
+                             this};
+  spec->handler(ctx);
+  writer.set_version(version);
+  if (again.active) return false;
+  blocked_.remove(conn.id());
+  conn.unblock();
+  arm_block_timer();
+  return true;
+}
+
+void Server::arm_block_timer() {
+  uint64_t next = blocked_.next_deadline();
+  if (next == 0) {
+    uv_timer_stop(&block_timer_);
+    return;
+  }
+  uint64_t now = uv_now(loop_);
+  uv_timer_start(
+      &block_timer_,
+      [](uv_timer_t* t) {
+        auto* self = static_cast<Server*>(t->data);
+        for (uint64_t id : self->blocked_.expired(uv_now(self->loop_))) {
+          auto it = self->clients_.find(id);
+          if (it == self->clients_.end()) {
+            self->blocked_.remove(id);
+          } else {
+            self->rerun_blocked(*it->second, true);
+          }
+        }
+        if (!self->ready_keys_.empty()) self->serve_ready_keys();
+        self->arm_block_timer();
+      },
+      next > now ? next - now : 0, 0);
 }
 
 std::string Server::cluster_info() { return cluster_ ? cluster_->info_text() : std::string(); }
@@ -281,6 +372,7 @@ void Server::maybe_finish_shutdown() {
   shutdown_finished_ = true;
   // The last handles: with them closed the loop runs out of work and run() returns.
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&cron_timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&cron_timer_), nullptr);
   }

@@ -16,6 +16,7 @@
 #include "engine/command.h"
 #include "engine/store.h"
 #include "protocol/reply_writer.h"
+#include "server/blocked_clients.h"
 
 namespace ringkv::server {
 
@@ -33,7 +34,7 @@ struct ServerStats {
   uint64_t total_writes_processed = 0;
 };
 
-class Server final : public engine::ServerControl {
+class Server final : public engine::ServerControl, public engine::KeyReadySink {
  public:
   explicit Server(conf::Config config);
   ~Server() override;
@@ -73,6 +74,9 @@ class Server final : public engine::ServerControl {
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
 
+  // engine::KeyReadySink
+  void key_ready(std::string_view key) override;
+
  private:
   static void on_connection(uv_stream_t* listener, int status);
   static void on_cron(uv_timer_t* timer);
@@ -84,9 +88,18 @@ class Server final : public engine::ServerControl {
   // Closes the last handles once shutdown has begun and every client is gone.
   void maybe_finish_shutdown();
   void apply_runtime_config();
-  // Runs a resolved command here, without routing.
+  // Runs a resolved command here, without routing. With a connection, a blocking command that
+  // finds nothing blocks it; without one (parts of cluster commands) it cannot block.
   void run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                 protocol::ReplyWriter& writer, engine::ClientSession* client);
+                 protocol::ReplyWriter& writer, Connection* conn);
+  // Blocked clients: registering, serving them when their keys are written, timing them out.
+  void block_client(Connection& conn, std::span<const std::string_view> argv,
+                    engine::BlockRequest request);
+  void serve_ready_keys();
+  // Runs a blocked client's command again (as timed out when `timed_out`). Returns whether it
+  // was answered (else it keeps waiting where it was).
+  bool rerun_blocked(Connection& conn, bool timed_out);
+  void arm_block_timer();
   // Runs a request that arrived on a peer's relay link (never routed again).
   void execute_for_peer(Connection& conn, std::span<const std::string_view> argv,
                         protocol::ReplyWriter& writer);
@@ -104,6 +117,9 @@ class Server final : public engine::ServerControl {
 
   engine::Store store_;
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
+  BlockedClients blocked_;
+  std::vector<std::string> ready_keys_;  // keys written since blocked clients were last served
+  uv_timer_t block_timer_;
   std::unordered_map<uint64_t, Connection*> clients_;
   uint64_t next_client_id_ = 1;
   ServerStats stats_;

@@ -1,0 +1,51 @@
+// BlockedClients: the clients waiting in a blocking command (BLPOP, BZPOPMIN, ...): for each key,
+// who waits on it in the order they blocked, and when each one's timeout ends.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace ringkv::server {
+
+class BlockedClients {
+ public:
+  struct Waiter {
+    std::vector<std::string> argv;  // the command, run again when one of its keys is ready
+    std::vector<std::string> keys;
+    uint64_t deadline_ms;  // loop time; 0 = never
+    bool resp3 = false;    // the reply's protocol (a relayed RESP3 request on a peer link)
+  };
+
+  // Registers client `id`, waiting on `keys` until `deadline_ms` (0 = forever).
+  void add(uint64_t id, Waiter waiter);
+  // Forgets client `id` (served, timed out or disconnected). No-op if it is not waiting.
+  void remove(uint64_t id);
+  const Waiter* find(uint64_t id) const;
+
+  bool waited_on(std::string_view key) const { return by_key_.find(key) != by_key_.end(); }
+  // The clients waiting on `key`, first blocked first.
+  std::vector<uint64_t> waiters(std::string_view key) const;
+  // The clients whose deadline is at or before `now_ms`, earliest first.
+  std::vector<uint64_t> expired(uint64_t now_ms) const;
+  // The earliest deadline, or 0 when no waiter has one.
+  uint64_t next_deadline() const;
+  size_t size() const { return waiters_.size(); }
+
+ private:
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<uint64_t, Waiter> waiters_;
+  std::unordered_map<std::string, std::deque<uint64_t>, StringHash, std::equal_to<>> by_key_;
+  std::set<std::pair<uint64_t, uint64_t>> deadlines_;  // (deadline, id)
+};
+
+}  // namespace ringkv::server
