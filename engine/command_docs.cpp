@@ -313,10 +313,11 @@ std::string usage_text(std::string_view syntax) {
 
 std::string command_reference_markdown() {
   // Groups in the order a reader looks for them.
-  static constexpr std::string_view kGroups[] = {"string", "generic", "connection", "server",
-                                                 "cluster"};
-  static constexpr std::string_view kTitles[] = {"Strings", "Keys", "Connection", "Server",
-                                                 "Cluster"};
+  static constexpr std::string_view kGroups[] = {
+      "string", "hash", "list", "set", "sorted_set", "generic", "connection", "server", "cluster"};
+  static constexpr std::string_view kTitles[] = {"Strings",    "Hashes",      "Lists",
+                                                 "Sets",       "Sorted sets", "Keys",
+                                                 "Connection", "Server",      "Cluster"};
   std::string out;
   auto upper = [](std::string_view s) {
     std::string u(s);
@@ -333,6 +334,9 @@ std::string command_reference_markdown() {
     out += "\n";
   };
   for (size_t g = 0; g < std::size(kGroups); ++g) {
+    bool any = false;
+    for (const CommandSpec& spec : command_table()) any = any || spec.group == kGroups[g];
+    if (!any) continue;
     out += "\n**" + std::string(kTitles[g]) + "**\n\n";
     for (const CommandSpec& spec : command_table()) {
       if (spec.group != kGroups[g]) continue;

@@ -4,11 +4,13 @@
 // directory, ready to paste between the README's markers.
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "conf/config.h"
+#include "engine/command.h"
 #include "engine/command_docs.h"
 
 #ifndef RINGKV_SOURCE_DIR
@@ -44,6 +46,15 @@ void check_section(const std::string& name, const std::string& expected) {
 
 TEST_CASE("README lists exactly the commands of the command table") {
   check_section("commands", ringkv::engine::command_reference_markdown());
+}
+
+TEST_CASE("the generated command list names every command of the table") {
+  const std::string list = ringkv::engine::command_reference_markdown();
+  for (const auto& spec : ringkv::engine::command_table()) {
+    std::string name(spec.name);
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    CHECK_MESSAGE(list.find("- `" + name) != std::string::npos, name << " is missing");
+  }
 }
 
 TEST_CASE("README's configuration reference is the default configuration") {
