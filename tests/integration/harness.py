@@ -59,6 +59,7 @@ class ServerProcess:
         self.binary = os.path.abspath(binary) if os.sep in binary else binary
         self.kind = kind or ("redis" if is_redis_binary(binary) else "ringkv")
         self.port = port or free_port()
+        self.host = "127.0.0.1"
         self.extra_args = list(extra_args)
         self.name = name
         self.dir = tempfile.mkdtemp(prefix="ringkv-it-%s-" % name)
@@ -99,7 +100,7 @@ class ServerProcess:
                     % (self.name, self.proc.returncode, self.log())
                 )
             try:
-                with RespClient(self.port, timeout=1.0) as c:
+                with RespClient(self.port, host=self.host, timeout=1.0) as c:
                     if c.call("PING") == b"+PONG\r\n":
                         return
             except OSError:
@@ -178,21 +179,25 @@ def free_ports(n):
 
 
 class ClusterNode(ServerProcess):
-    """One ringkv cluster node started from a generated TOML config in its temp dir."""
+    """One ringkv cluster node started from a generated TOML config in its temp dir. `host` is
+    the address it binds to; `prefix` is prepended to its command line (e.g. `ip netns exec NS`,
+    which execs the server, so the process's PID stays the server's)."""
 
-    def __init__(self, binary, port, config_text, name):
+    def __init__(self, binary, port, config_text, name, host="127.0.0.1", prefix=()):
         super().__init__(binary, kind="ringkv", port=port, name=name)
+        self.host = host
+        self.prefix = list(prefix)
         self.config_path = os.path.join(self.dir, "node.toml")
         with open(self.config_path, "w") as f:
             f.write(config_text)
 
     @property
     def address(self):
-        return "127.0.0.1:%d" % self.port
+        return "%s:%d" % (self.host, self.port)
 
     def command_line(self):
         # Everything comes from the config file, so a restart sees exactly the same settings.
-        return [self.binary, "--config", self.config_path]
+        return self.prefix + [self.binary, "--config", self.config_path]
 
     def start(self, wait=True, timeout=10.0):
         """Starts (or restarts after a kill) the node; its output log is appended to, not
@@ -226,15 +231,20 @@ class ClusterNode(ServerProcess):
 
 
 def cluster_config(port, ports, hash_name="balanced", request_timeout=5000,
-                   connect_timeout=1000, replicas=None, log_file=None, extra=""):
-    """The TOML config of the node on `port` in a cluster of `ports` (every other one a peer)."""
-    peers = ", ".join('"127.0.0.1:%d"' % p for p in ports if p != port)
+                   connect_timeout=1000, replicas=None, log_file=None, extra="", hosts=None,
+                   cluster_options=None):
+    """The TOML config of the node on `port` in a cluster of `ports` (every other one a peer).
+    `hosts` gives each node's bind address, in the order of `ports` (all 127.0.0.1 by default);
+    `cluster_options` adds [cluster] keys, e.g. {"health-interval": 200, "failure-limit": 3}."""
+    hosts = hosts or ["127.0.0.1"] * len(ports)
+    me = ports.index(port)
+    peers = ", ".join('"%s:%d"' % (h, p) for i, (h, p) in enumerate(zip(hosts, ports)) if i != me)
     lines = [
         "[server]",
-        'bind = "127.0.0.1"',
+        'bind = "%s"' % hosts[me],
         "port = %d" % port,
         "[cluster]",
-        'self = "127.0.0.1:%d"' % port,
+        'self = "%s:%d"' % (hosts[me], port),
         "peers = [%s]" % peers,
         'hash = "%s"' % hash_name,
         "request-timeout = %d" % request_timeout,
@@ -242,6 +252,9 @@ def cluster_config(port, ports, hash_name="balanced", request_timeout=5000,
     ]
     if replicas is not None:
         lines.append("replicas = %d" % replicas)
+    for key, value in (cluster_options or {}).items():
+        lines.append('%s = "%s"' % (key, value) if isinstance(value, str) else
+                     "%s = %d" % (key, value))
     lines += ["[log]", 'file = "%s"' % (log_file or "")]
     return "\n".join(lines) + "\n" + extra
 
@@ -254,17 +267,23 @@ class Cluster:
             cluster.ports, cluster.nodes[2].kill(), cluster.restart(2)
 
     `configure(i, port, ports)` may return a node's config text instead of the default one (e.g.
-    to give nodes deliberately different rings)."""
+    to give nodes deliberately different rings). `hosts` gives each node its own bind address
+    (default 127.0.0.1) and `prefixes` a command prefix per node (e.g. `ip netns exec NS`), for
+    nodes that run in network namespaces."""
 
-    def __init__(self, binary, n=3, name="cluster", configure=None, **config):
+    def __init__(self, binary, n=3, name="cluster", configure=None, hosts=None, prefixes=None,
+                 **config):
         self.binary = binary
         self.ports = free_ports(n)
+        self.hosts = hosts or ["127.0.0.1"] * n
         self.nodes = []
         for i, port in enumerate(self.ports):
             text = configure(i, port, self.ports) if configure else None
             if text is None:
-                text = cluster_config(port, self.ports, **config)
-            self.nodes.append(ClusterNode(binary, port, text, "%s-node%d" % (name, i + 1)))
+                text = cluster_config(port, self.ports, hosts=self.hosts, **config)
+            self.nodes.append(ClusterNode(binary, port, text, "%s-node%d" % (name, i + 1),
+                                          host=self.hosts[i],
+                                          prefix=prefixes[i] if prefixes else ()))
 
     @property
     def addresses(self):
@@ -530,6 +549,14 @@ class Report:
 
     def equal(self, got, want, what):
         return self.check(got == want, what, "got  %r\n      want %r" % (got, want))
+
+    def skip(self, reason):
+        """Ends a test that cannot run here (e.g. it needs root): prints why and a summary with
+        one skipped test, then exits 0 so a suite run is not failed by the environment."""
+        print("SKIP: %s" % reason, flush=True)
+        print("%s: SKIPPED — 0 passed, 0 failed, 1 skipped, %.1fs" % (
+            self.name, time.time() - self.started), flush=True)
+        sys.exit(0)
 
     def finish(self):
         """Prints the summary and exits: 0 when every check passed, 1 otherwise."""
