@@ -11,6 +11,7 @@ Route Router::route(const engine::CommandSpec& spec, std::span<const std::string
     r.kind = RouteKind::kFanOut;
     return r;
   }
+  if (spec.find_keys != nullptr) return route_keys(engine::key_positions(spec, argv), argv);
   if (spec.first_key <= 0 || static_cast<size_t>(spec.first_key) >= argv.size()) return r;
   const size_t argc = argv.size();
   const size_t first = static_cast<size_t>(spec.first_key);
@@ -51,6 +52,25 @@ Route Router::route(const engine::CommandSpec& spec, std::span<const std::string
       it = r.fragments.end() - 1;
     }
     it->groups.push_back(i);
+  }
+  return r;
+}
+
+Route Router::route_keys(const std::vector<size_t>& keys,
+                         std::span<const std::string_view> argv) const {
+  Route r;
+  if (keys.empty()) return r;
+  const size_t owner = ring_->owner_index(argv[keys[0]]);
+  for (size_t k : keys) {
+    if (ring_->owner_index(argv[k]) != owner) {
+      // Movable-key commands are never split: they are atomic over their keys.
+      r.kind = RouteKind::kCrossSlot;
+      return r;
+    }
+  }
+  if (owner != self_) {
+    r.kind = RouteKind::kRemote;
+    r.node = owner;
   }
   return r;
 }

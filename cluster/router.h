@@ -46,6 +46,9 @@ class Router {
   const hashring::HashRing& ring() const { return *ring_; }
 
  private:
+  // Route of a command with movable keys at these argv positions.
+  Route route_keys(const std::vector<size_t>& keys, std::span<const std::string_view> argv) const;
+
   const hashring::HashRing* ring_;
   size_t self_;
 };

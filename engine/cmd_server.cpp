@@ -355,7 +355,7 @@ void cmd_command_getkeys(CommandContext& ctx) {
     ctx.reply.error("ERR Invalid number of arguments specified for command");
     return;
   }
-  std::vector<size_t> keys = key_positions(*spec, target.size());
+  std::vector<size_t> keys = key_positions(*spec, target);
   ctx.reply.array(keys.size());
   for (size_t pos : keys) ctx.reply.bulk(target[pos]);
 }

@@ -140,8 +140,13 @@ std::string command_fullname(const CommandSpec& spec) {
   return name;
 }
 
-std::vector<size_t> key_positions(const CommandSpec& spec, size_t argc) {
+std::vector<size_t> key_positions(const CommandSpec& spec, std::span<const std::string_view> argv) {
   std::vector<size_t> keys;
+  if (spec.find_keys != nullptr) {
+    spec.find_keys(argv, keys);
+    return keys;
+  }
+  const size_t argc = argv.size();
   if (spec.first_key <= 0 || spec.key_step <= 0) return keys;
   int64_t last = spec.last_key < 0 ? static_cast<int64_t>(argc) + spec.last_key : spec.last_key;
   for (int64_t i = spec.first_key; i <= last && i < static_cast<int64_t>(argc);

@@ -17,6 +17,10 @@ class Store;
 struct CommandContext;
 
 using CommandHandler = void (*)(CommandContext& ctx);
+// For commands whose keys move with their arguments (LMPOP numkeys key..., ZUNION numkeys ...):
+// appends the argv positions of the keys; appends nothing when argv is malformed (the handler then
+// reports the error where the command runs).
+using KeyFinder = void (*)(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 
 // Command flags, as COMMAND INFO names them.
 enum CommandFlag : uint32_t {
@@ -69,6 +73,8 @@ struct CommandSpec {
   std::string_view doc_flags{};
   std::string_view deprecated_since{};
   std::string_view replaced_by{};
+  // Set for commands with movable keys; first_key/last_key/key_step then say 0 as in Redis.
+  KeyFinder find_keys = nullptr;
 };
 
 // The client a command runs for, as the engine sees it (implemented by server/).
@@ -180,7 +186,7 @@ const CommandSpec* resolve_command(std::span<const std::string_view> argv, std::
 std::string command_fullname(const CommandSpec& spec);
 
 // Positions of the key arguments of argv for this row (empty for keyless commands).
-std::vector<size_t> key_positions(const CommandSpec& spec, size_t argc);
+std::vector<size_t> key_positions(const CommandSpec& spec, std::span<const std::string_view> argv);
 
 // Runs argv: resolves the row, checks arity, calls the handler. Writes an error reply when argv
 // cannot run. Returns the row that ran, or nullptr.
