@@ -115,6 +115,12 @@ void Cluster::start() {
       }
       if (p->health && p->health->needs_flush()) p->health->flush();
     }
+    for (auto& [id, slot] : self->blocking_links_) {
+      if (slot.second->needs_flush()) slot.second->flush();
+    }
+    // Closing a retired link fails what it still carried (a client that went away).
+    for (auto& l : self->retired_links_) l->close("client closed");
+    self->retired_links_.clear();
   });
   uv_timer_init(loop_, &timeout_timer_);
   timeout_timer_.data = this;
@@ -191,6 +197,12 @@ void Cluster::ping_failed(PeerState& peer, std::string_view reason) {
   peer.up = false;
   peer.times_down++;
   spdlog::warn("peer {} is down after {} failed pings ({})", peer.address, peer.failures, reason);
+  // Blocking requests wait without a timeout: a peer known down answers them now.
+  std::vector<PeerLink*> waiting;
+  for (auto& [id, slot] : blocking_links_) {
+    if (peers_[slot.first].get() == &peer) waiting.push_back(slot.second.get());
+  }
+  for (PeerLink* link : waiting) link->close("down");
   if (options_.on_peer_down == conf::kPeerDownEject) {
     rebuild_routing();
     spdlog::warn("peer {} ejected from the ring; its keys go to the next owners", peer.address);
@@ -304,6 +316,10 @@ void Cluster::send_to(size_t node, std::span<const std::string_view> argv,
 void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
                       std::span<const std::string_view> argv, uint64_t client_id,
                       protocol::RespVersion resp, ReplyDone done) {
+  if (route.kind == RouteKind::kRemote && (spec.flags & engine::kBlocking)) {
+    execute_blocking(route.node, argv, client_id, resp, std::move(done));
+    return;
+  }
   if (route.kind == RouteKind::kRemote) {
     send_to(route.node, argv, nullptr, 1, client_id, resp,
             [done = std::move(done)](bool ok, std::string_view reply) {
@@ -346,6 +362,49 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
     send_to(node, argv, nullptr, 1, client_id, resp,
             [m, node](bool ok, std::string_view reply) { m->part_done(node, ok, reply); });
   }
+}
+
+void Cluster::execute_blocking(size_t node, std::span<const std::string_view> argv,
+                               uint64_t client_id, protocol::RespVersion resp, ReplyDone done) {
+  const size_t full = routing_to_full_[node];
+  PeerState& peer = *peers_[full];
+  if (!peer.up) {
+    relay_errors_++;
+    done(error_reply("ERR peer " + peer.address + " unavailable: down"));
+    return;
+  }
+  // No request timeout: the command's own timeout (possibly forever) runs on the peer, and a
+  // dead or hung peer is caught by the link closing or by the health checks.
+  auto& slot = blocking_links_[client_id];
+  if (!slot.second || slot.first != full) {
+    if (slot.second) retired_links_.push_back(std::move(slot.second));
+    slot = {full, make_link(peer, LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms), 0,
+                                              static_cast<uint64_t>(options_.connect_timeout_ms)})};
+  }
+  PeerLink& link = *slot.second;
+  std::string& f = link.frame_buffer();
+  const bool resp3 = resp == protocol::RespVersion::kResp3;
+  append_header(f, argv.size() + (resp3 ? 1 : 0));
+  if (resp3) append_bulk(f, "RINGKV.RESP3");
+  for (auto a : argv) append_bulk(f, a);
+  relayed_++;
+  link.commit([this, client_id, done = std::move(done)](bool ok, std::string_view reply) {
+    if (!ok) relay_errors_++;
+    done(ok ? std::string(reply) : error_reply(reply));
+    // The wait is over: give the connection back (after this callback returns).
+    auto it = blocking_links_.find(client_id);
+    if (it != blocking_links_.end()) {
+      retired_links_.push_back(std::move(it->second.second));
+      blocking_links_.erase(it);
+    }
+  });
+}
+
+void Cluster::client_closed(uint64_t client_id) {
+  auto it = blocking_links_.find(client_id);
+  if (it == blocking_links_.end()) return;
+  retired_links_.push_back(std::move(it->second.second));
+  blocking_links_.erase(it);
 }
 
 void Cluster::execute_scan(std::span<const std::string_view> argv, uint64_t client_id,

@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "cluster/merge.h"
@@ -61,6 +62,10 @@ class Cluster {
                std::span<const std::string_view> argv, uint64_t client_id,
                protocol::RespVersion resp, ReplyDone done);
 
+  // A client went away: its blocking requests on peers are abandoned (their links closed, which
+  // unblocks it there too).
+  void client_closed(uint64_t client_id);
+
   // Answers a peer's handshake: the reply to RINGKV.PEER (argv without the command name).
   std::string accept_peer(std::span<const std::string_view> args);
 
@@ -90,6 +95,9 @@ class Cluster {
   void send_to(size_t node, std::span<const std::string_view> argv,
                const std::vector<size_t>* groups, size_t step, uint64_t client_id,
                protocol::RespVersion resp, PeerLink::ReplyCallback cb);
+  // Relays a blocking command on a dedicated link for its client.
+  void execute_blocking(size_t node, std::span<const std::string_view> argv, uint64_t client_id,
+                        protocol::RespVersion resp, ReplyDone done);
   void execute_scan(std::span<const std::string_view> argv, uint64_t client_id,
                     protocol::RespVersion resp, ReplyDone done);
 
@@ -103,6 +111,11 @@ class Cluster {
   Router router_;                        // over routing_
   size_t self_full_;
   std::vector<std::unique_ptr<PeerState>> peers_;  // by node index; null for self
+  // A blocking command relayed to a peer travels on a link of its own, so it never holds up the
+  // pooled links other clients share. By client id: (peer index in ring_, link).
+  std::unordered_map<uint64_t, std::pair<size_t, std::unique_ptr<PeerLink>>> blocking_links_;
+  // Links released from inside their own callbacks, destroyed at the end of the loop iteration.
+  std::vector<std::unique_ptr<PeerLink>> retired_links_;
   uv_check_t flush_check_;
   uv_timer_t timeout_timer_;
   uv_timer_t health_timer_;

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstring>
+#include <limits>
 #include <utility>
 
 namespace ringkv::cluster {
@@ -72,7 +73,9 @@ void PeerLink::commit(ReplyCallback on_reply) {
     on_reply(false, unavailable(last_error_));
     return;
   }
-  inflight_.push_back(Request{std::move(on_reply), now + options_.request_timeout_ms});
+  const uint64_t deadline = options_.request_timeout_ms == 0 ? std::numeric_limits<uint64_t>::max()
+                                                             : now + options_.request_timeout_ms;
+  inflight_.push_back(Request{std::move(on_reply), deadline});
   out_requests_++;
   if (state_ == State::kIdle || state_ == State::kBackoff) connect();
 }

@@ -22,8 +22,8 @@ namespace ringkv::cluster {
 
 struct LinkOptions {
   uint64_t connect_timeout_ms = 1000;
-  uint64_t request_timeout_ms = 5000;
-  uint64_t max_backoff_ms = 5000;  // longest wait before reconnecting after a failure
+  uint64_t request_timeout_ms = 5000;  // 0 = requests wait for their reply however long it takes
+  uint64_t max_backoff_ms = 5000;      // longest wait before reconnecting after a failure
 };
 
 // Per-link counters for INFO cluster and CLUSTER NODES.

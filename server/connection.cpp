@@ -64,8 +64,10 @@ Connection::ReplySlot Connection::reserve_reply() {
   return ReplySlot(this, alive_, pending_seq_ + pending_.size() - 1);
 }
 
-void Connection::ReplySlot::fill(std::string_view reply_bytes) const {
-  if (*alive_) conn_->fill_slot(seq_, reply_bytes);
+void Connection::ReplySlot::fill(std::string_view reply_bytes, bool unblock) const {
+  if (!*alive_) return;
+  conn_->fill_slot(seq_, reply_bytes);
+  if (unblock) conn_->unblock();
 }
 
 void Connection::fill_slot(uint64_t seq, std::string_view bytes) {

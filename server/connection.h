@@ -43,8 +43,9 @@ class Connection final : public engine::ClientSession {
   // Replies written after it wait until it is filled, so replies leave in request order.
   class ReplySlot {
    public:
-    // Stores the reply; a no-op when the connection has closed meanwhile.
-    void fill(std::string_view reply_bytes) const;
+    // Stores the reply; a no-op when the connection has closed meanwhile. With `unblock`, the
+    // client was blocked waiting for this reply (a relayed blocking command) and resumes.
+    void fill(std::string_view reply_bytes, bool unblock = false) const;
 
    private:
     friend class Connection;

@@ -136,6 +136,7 @@ void Server::on_connection(uv_stream_t* listener, int status) {
 void Server::on_connection_closed(Connection* conn) {
   clients_.erase(conn->id());
   blocked_.remove(conn->id());
+  if (cluster_) cluster_->client_closed(conn->id());
   if (conn->flush_scheduled()) std::erase(dirty_, conn);
   maybe_finish_shutdown();
 }
@@ -173,8 +174,12 @@ void Server::execute(Connection& conn, std::span<const std::string_view> argv,
       default: {
         Connection::ReplySlot slot = conn.reserve_reply();
         store_.set_now(unix_ms());
+        // A blocking command blocks its client here too: later requests wait for its answer,
+        // as they would on the node that holds the key.
+        const bool blocking = (spec->flags & engine::kBlocking) != 0;
+        if (blocking) conn.block();
         cluster_->execute(route, *spec, argv, conn.id(), writer.version(),
-                          [slot](std::string_view reply) { slot.fill(reply); });
+                          [slot, blocking](std::string_view reply) { slot.fill(reply, blocking); });
         return;
       }
     }
