@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Single-node benchmark: ringkv-server against redis-server on the same machine, same run.
 
-Throughput and latency: redis-benchmark runs SET, GET, INCR and MSET (10 keys) with -c 50
+Throughput and latency: redis-benchmark runs SET, GET, INCR, MSET (10 keys), LPUSH, LPOP, SADD,
+HSET, ZADD and LRANGE_100 with -c 50
 -r 100000 against each server, interleaved (ringkv, redis, ringkv, redis, ...) so drift of the
 machine affects both alike, unpipelined (-P 1) and pipelined (-P 16). The best round per server
 is reported (the least disturbed one). Memory: one million small keys (16-byte values, every
@@ -24,7 +25,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import harness  # noqa: E402
 
-TESTS = [("SET", "set"), ("GET", "get"), ("INCR", "incr"), ("MSET (10 keys)", "mset")]
+TESTS = [("SET", "set"), ("GET", "get"), ("INCR", "incr"), ("MSET (10 keys)", "mset"),
+         ("LPUSH", "lpush"), ("LPOP", "lpop"), ("SADD", "sadd"), ("HSET", "hset"),
+         ("ZADD", "zadd"), ("LRANGE_100 (first 100 elements)", "lrange_100")]
 
 
 def run_benchmark(port, tests, requests, pipeline, clients):
