@@ -47,6 +47,27 @@ void cmd_hincrbyfloat(CommandContext& ctx);
 void cmd_hrandfield(CommandContext& ctx);
 void cmd_hscan(CommandContext& ctx);
 
+// Sets (cmd_set.cpp)
+void cmd_sadd(CommandContext& ctx);
+void cmd_srem(CommandContext& ctx);
+void cmd_smembers(CommandContext& ctx);
+void cmd_sismember(CommandContext& ctx);
+void cmd_smismember(CommandContext& ctx);
+void cmd_scard(CommandContext& ctx);
+void cmd_spop(CommandContext& ctx);
+void cmd_srandmember(CommandContext& ctx);
+void cmd_smove(CommandContext& ctx);
+void cmd_sinter(CommandContext& ctx);
+void cmd_sintercard(CommandContext& ctx);
+void cmd_sunion(CommandContext& ctx);
+void cmd_sdiff(CommandContext& ctx);
+void cmd_sinterstore(CommandContext& ctx);
+void cmd_sunionstore(CommandContext& ctx);
+void cmd_sdiffstore(CommandContext& ctx);
+void cmd_sscan(CommandContext& ctx);
+// SINTERCARD numkeys key... : the key positions (a KeyFinder).
+void sintercard_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
+
 // Keyspace (cmd_keys.cpp)
 void cmd_del(CommandContext& ctx);  // also UNLINK
 void cmd_exists(CommandContext& ctx);

@@ -1,0 +1,316 @@
+// Set command handlers: parse arguments in Redis 7.0.15's order (so the first error reported is
+// the one Redis reports), call the operations of set_type.h and write the reply. Also the key
+// finder of SINTERCARD, whose keys follow a numkeys argument.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/glob.h"
+#include "engine/handlers.h"
+#include "engine/set_type.h"
+#include "engine/store.h"
+#include "engine/string_ops.h"
+#include "protocol/errors.h"
+
+namespace ringkv::engine {
+
+namespace err = protocol::err;
+
+namespace {
+
+constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
+constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
+constexpr std::string_view kCountOutOfRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+constexpr std::string_view kNumkeysNotPositive = "ERR numkeys should be greater than 0";
+constexpr std::string_view kTooManyNumkeys =
+    "ERR Number of keys can't be greater than number of args";
+constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
+constexpr int64_t kDefaultScanCount = 10;
+
+// Random bits for SPOP and SRANDMEMBER: splitmix64 seeded once per process.
+uint64_t next_random() {
+  static uint64_t state = [] {
+    std::random_device rd;
+    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  }();
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Looks up the set a read command works on; replies the error and returns false on WRONGTYPE.
+bool set_or_reply(CommandContext& ctx, std::string_view key, const SetObject*& set) {
+  auto found = read_object<SetObject>(ctx.store, key);
+  if (!found) {
+    ctx.reply.error(found.error());
+    return false;
+  }
+  set = *found;
+  return true;
+}
+
+void reply_int_or_error(CommandContext& ctx, const Result<int64_t>& n) {
+  if (n) {
+    ctx.reply.integer(*n);
+  } else {
+    ctx.reply.error(n.error());
+  }
+}
+
+// SUNION, SDIFF (and SINTER through its own path): the result as a RESP3 set.
+void reply_combination(CommandContext& ctx, SetOp op) {
+  auto result = set_combine(ctx.store, op, ctx.argv.subspan(1));
+  if (!result) {
+    ctx.reply.error(result.error());
+    return;
+  }
+  const SetObject* set = result.value().get();
+  ctx.reply.set(set == nullptr ? 0 : set->size());
+  if (set != nullptr) set->for_each([&](std::string_view m) { ctx.reply.bulk(m); });
+}
+
+void store_combination(CommandContext& ctx, SetOp op) {
+  reply_int_or_error(ctx, set_combine_store(ctx.store, op, ctx.argv[1], ctx.argv.subspan(2)));
+}
+
+// SINTERCARD's numkeys as Redis 7.0 reads it: a positive integer no larger than the arguments
+// that follow it. Replies the error and returns false otherwise.
+bool sintercard_numkeys(CommandContext& ctx, size_t& numkeys) {
+  int64_t n = 0;
+  if (!parse_int64(ctx.argv[1], n) || n <= 0) {
+    ctx.reply.error(kNumkeysNotPositive);
+    return false;
+  }
+  if (static_cast<uint64_t>(n) > ctx.argv.size() - 2) {
+    ctx.reply.error(kTooManyNumkeys);
+    return false;
+  }
+  numkeys = static_cast<size_t>(n);
+  return true;
+}
+
+}  // namespace
+
+void sintercard_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions) {
+  int64_t n = 0;
+  if (argv.size() < 3 || !parse_int64(argv[1], n) || n <= 0 ||
+      static_cast<uint64_t>(n) > argv.size() - 2) {
+    return;
+  }
+  for (size_t i = 0; i < static_cast<size_t>(n); ++i) positions.push_back(2 + i);
+}
+
+void cmd_sadd(CommandContext& ctx) {
+  reply_int_or_error(ctx, set_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2)));
+}
+
+void cmd_srem(CommandContext& ctx) {
+  reply_int_or_error(ctx, set_remove(ctx.store, ctx.argv[1], ctx.argv.subspan(2)));
+}
+
+void cmd_smembers(CommandContext& ctx) {
+  const SetObject* set = nullptr;
+  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  ctx.reply.set(set == nullptr ? 0 : set->size());
+  if (set != nullptr) set->for_each([&](std::string_view m) { ctx.reply.bulk(m); });
+}
+
+void cmd_sismember(CommandContext& ctx) {
+  const SetObject* set = nullptr;
+  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  ctx.reply.integer(set != nullptr && set->contains(ctx.argv[2]) ? 1 : 0);
+}
+
+void cmd_smismember(CommandContext& ctx) {
+  const SetObject* set = nullptr;
+  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  ctx.reply.array(ctx.argv.size() - 2);
+  for (size_t i = 2; i < ctx.argv.size(); ++i) {
+    ctx.reply.integer(set != nullptr && set->contains(ctx.argv[i]) ? 1 : 0);
+  }
+}
+
+void cmd_scard(CommandContext& ctx) {
+  const SetObject* set = nullptr;
+  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  ctx.reply.integer(set == nullptr ? 0 : static_cast<int64_t>(set->size()));
+}
+
+void cmd_spop(CommandContext& ctx) {
+  if (ctx.argv.size() > 3) {
+    ctx.reply.error(err::kSyntax);
+    return;
+  }
+  if (ctx.argv.size() == 3) {
+    int64_t count = 0;
+    if (!parse_int64(ctx.argv[2], count) || count < 0) {
+      ctx.reply.error(kNotPositive);
+      return;
+    }
+    std::vector<std::string> popped;
+    auto n = set_pop(ctx.store, ctx.argv[1], static_cast<uint64_t>(count), next_random,
+                     [&](std::string_view m) { popped.emplace_back(m); });
+    if (!n) {
+      ctx.reply.error(n.error());
+      return;
+    }
+    ctx.reply.set(popped.size());
+    for (const std::string& m : popped) ctx.reply.bulk(m);
+    return;
+  }
+  std::string member;
+  bool found = false;
+  auto n = set_pop(ctx.store, ctx.argv[1], 1, next_random, [&](std::string_view m) {
+    member = m;
+    found = true;
+  });
+  if (!n) {
+    ctx.reply.error(n.error());
+  } else if (found) {
+    ctx.reply.bulk(member);
+  } else {
+    ctx.reply.null();
+  }
+}
+
+void cmd_srandmember(CommandContext& ctx) {
+  if (ctx.argv.size() > 3) {
+    ctx.reply.error(err::kSyntax);
+    return;
+  }
+  if (ctx.argv.size() == 2) {
+    const SetObject* set = nullptr;
+    if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+    if (set == nullptr) {
+      ctx.reply.null();
+    } else {
+      ctx.reply.bulk(set->random_member(next_random));
+    }
+    return;
+  }
+  int64_t count = 0;
+  if (!parse_int64(ctx.argv[2], count)) {
+    ctx.reply.error(err::kNotInteger);
+    return;
+  }
+  if (count == INT64_MIN) {
+    ctx.reply.error(kCountOutOfRange);
+    return;
+  }
+  const SetObject* set = nullptr;
+  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  if (set == nullptr || count == 0) {
+    ctx.reply.array(0);
+    return;
+  }
+  const uint64_t size = set->size();
+  ctx.reply.array(count < 0 ? static_cast<uint64_t>(-count)
+                            : std::min<uint64_t>(size, static_cast<uint64_t>(count)));
+  set_random_members(*set, count, next_random, [&](std::string_view m) { ctx.reply.bulk(m); });
+}
+
+void cmd_smove(CommandContext& ctx) {
+  auto moved = set_move(ctx.store, ctx.argv[1], ctx.argv[2], ctx.argv[3]);
+  if (moved) {
+    ctx.reply.integer(*moved ? 1 : 0);
+  } else {
+    ctx.reply.error(moved.error());
+  }
+}
+
+void cmd_sinter(CommandContext& ctx) {
+  auto members = set_inter(ctx.store, ctx.argv.subspan(1));
+  if (!members) {
+    ctx.reply.error(members.error());
+    return;
+  }
+  ctx.reply.set(members.value().size());
+  for (const std::string& m : *members) ctx.reply.bulk(m);
+}
+
+void cmd_sintercard(CommandContext& ctx) {
+  size_t numkeys = 0;
+  if (!sintercard_numkeys(ctx, numkeys)) return;
+  int64_t limit = 0;
+  for (size_t i = 2 + numkeys; i < ctx.argv.size(); i += 2) {
+    if (equals_ignore_case(ctx.argv[i], "limit") && i + 1 < ctx.argv.size()) {
+      if (!parse_int64(ctx.argv[i + 1], limit) || limit < 0) {
+        ctx.reply.error(kLimitNegative);
+        return;
+      }
+    } else {
+      ctx.reply.error(err::kSyntax);
+      return;
+    }
+  }
+  auto members = set_inter(ctx.store, ctx.argv.subspan(2, numkeys), static_cast<size_t>(limit));
+  if (members) {
+    ctx.reply.integer(static_cast<int64_t>(members.value().size()));
+  } else {
+    ctx.reply.error(members.error());
+  }
+}
+
+void cmd_sunion(CommandContext& ctx) { reply_combination(ctx, SetOp::kUnion); }
+
+void cmd_sdiff(CommandContext& ctx) { reply_combination(ctx, SetOp::kDiff); }
+
+void cmd_sinterstore(CommandContext& ctx) { store_combination(ctx, SetOp::kInter); }
+
+void cmd_sunionstore(CommandContext& ctx) { store_combination(ctx, SetOp::kUnion); }
+
+void cmd_sdiffstore(CommandContext& ctx) { store_combination(ctx, SetOp::kDiff); }
+
+void cmd_sscan(CommandContext& ctx) {
+  uint64_t cursor = 0;
+  if (!parse_scan_cursor(ctx.argv[2], cursor)) {
+    ctx.reply.error(kInvalidCursor);
+    return;
+  }
+  const SetObject* set = nullptr;
+  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  if (set == nullptr) {
+    ctx.reply.array(2);
+    ctx.reply.bulk("0");
+    ctx.reply.array(0);
+    return;
+  }
+  int64_t count = kDefaultScanCount;
+  std::string_view pattern;
+  bool use_pattern = false;
+  for (size_t i = 3; i < ctx.argv.size(); i += 2) {
+    const bool has_value = i + 1 < ctx.argv.size();
+    if (equals_ignore_case(ctx.argv[i], "count") && has_value) {
+      if (!parse_int64(ctx.argv[i + 1], count)) {
+        ctx.reply.error(err::kNotInteger);
+        return;
+      }
+      if (count < 1) {
+        ctx.reply.error(err::kSyntax);
+        return;
+      }
+    } else if (equals_ignore_case(ctx.argv[i], "match") && has_value) {
+      pattern = ctx.argv[i + 1];
+      use_pattern = pattern != "*";
+    } else {
+      ctx.reply.error(err::kSyntax);
+      return;
+    }
+  }
+  std::vector<std::string> items;
+  const uint64_t next = set->scan(cursor, static_cast<size_t>(count), [&](std::string_view m) {
+    if (use_pattern && !glob_match(pattern, m)) return;
+    items.emplace_back(m);
+  });
+  ctx.reply.array(2);
+  // Redis prints the unsigned cursor through addReplyBulkLongLong.
+  ctx.reply.bulk_integer(static_cast<int64_t>(next));
+  ctx.reply.array(items.size());
+  for (const std::string& item : items) ctx.reply.bulk(item);
+}
+
+}  // namespace ringkv::engine
