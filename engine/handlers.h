@@ -68,6 +68,33 @@ void cmd_sscan(CommandContext& ctx);
 // SINTERCARD numkeys key... : the key positions (a KeyFinder).
 void sintercard_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 
+// Lists (cmd_list.cpp)
+void cmd_lpush(CommandContext& ctx);
+void cmd_rpush(CommandContext& ctx);
+void cmd_lpushx(CommandContext& ctx);
+void cmd_rpushx(CommandContext& ctx);
+void cmd_lpop(CommandContext& ctx);
+void cmd_rpop(CommandContext& ctx);
+void cmd_llen(CommandContext& ctx);
+void cmd_lrange(CommandContext& ctx);
+void cmd_lindex(CommandContext& ctx);
+void cmd_lset(CommandContext& ctx);
+void cmd_linsert(CommandContext& ctx);
+void cmd_lrem(CommandContext& ctx);
+void cmd_ltrim(CommandContext& ctx);
+void cmd_lpos(CommandContext& ctx);
+void cmd_lmove(CommandContext& ctx);
+void cmd_rpoplpush(CommandContext& ctx);
+void cmd_lmpop(CommandContext& ctx);
+void cmd_blpop(CommandContext& ctx);
+void cmd_brpop(CommandContext& ctx);
+void cmd_blmove(CommandContext& ctx);
+void cmd_brpoplpush(CommandContext& ctx);
+void cmd_blmpop(CommandContext& ctx);
+// Key finders of LMPOP (numkeys at argv[1]) and BLMPOP (timeout, then numkeys at argv[2]).
+void lmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
+void blmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
+
 // Keyspace (cmd_keys.cpp)
 void cmd_del(CommandContext& ctx);  // also UNLINK
 void cmd_exists(CommandContext& ctx);
