@@ -63,6 +63,7 @@ struct Cluster::PeerState {
   // Health, from the pings.
   bool up = true;
   bool ping_in_flight = false;
+  uint64_t ping_seq = 0;      // the ping whose answer counts
   int64_t failures = 0;       // consecutive failed pings
   uint64_t last_seen_ms = 0;  // loop time of the last answered ping; 0 = never
   uint64_t times_down = 0;    // up → down transitions
@@ -149,11 +150,16 @@ void Cluster::start() {
 
 void Cluster::check_health() {
   for (size_t i = 0; i < peers_.size(); ++i) {
-    if (!peers_[i] || peers_[i]->ping_in_flight) continue;
+    if (!peers_[i]) continue;
     PeerState& peer = *peers_[i];
+    if (peer.ping_in_flight) {
+      // Unanswered for a whole interval: that ping failed (its late answer is ignored).
+      peer.ping_in_flight = false;
+      peer.ping_seq++;
+      ping_failed(peer, "timeout");
+    }
     if (!peer.health) {
-      // A ping unanswered within one interval counts as failed; a down peer is probed again at
-      // least once an interval.
+      // A down peer is probed again at least once an interval.
       uint64_t interval = static_cast<uint64_t>(options_.health_interval_ms);
       peer.health = make_link(
           peer, LinkOptions{std::min<uint64_t>(interval,
@@ -161,8 +167,10 @@ void Cluster::check_health() {
                             interval, interval});
     }
     peer.ping_in_flight = true;
-    peer.health->send("*1\r\n$4\r\nPING\r\n", [this, i](bool ok, std::string_view reply) {
+    const uint64_t seq = ++peer.ping_seq;
+    peer.health->send("*1\r\n$4\r\nPING\r\n", [this, i, seq](bool ok, std::string_view reply) {
       PeerState& p = *peers_[i];
+      if (p.ping_seq != seq) return;
       p.ping_in_flight = false;
       if (ok && reply == "+PONG\r\n") {
         ping_succeeded(p);
@@ -184,6 +192,10 @@ void Cluster::ping_succeeded(PeerState& peer) {
   if (peer.up) return;
   peer.up = true;
   spdlog::warn("peer {} is up again", peer.address);
+  // Relay links waiting out a reconnect delay from while it was down may connect right away.
+  for (auto& l : peer.links) {
+    if (l) l->reset_backoff();
+  }
   if (options_.on_peer_down == conf::kPeerDownEject) {
     rebuild_routing();
     spdlog::warn("peer {} is back on the ring; its keys go to it again", peer.address);

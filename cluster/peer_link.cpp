@@ -209,6 +209,11 @@ void PeerLink::start_write() {
   }
 }
 
+void PeerLink::reset_backoff() {
+  backoff_ms_ = 0;
+  if (state_ == State::kBackoff) state_ = State::kIdle;
+}
+
 void PeerLink::check_timeouts(uint64_t now_ms) {
   if (state_ == State::kConnecting && now_ms - connect_started_ms_ >= options_.connect_timeout_ms) {
     fail("connect timeout");

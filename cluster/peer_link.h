@@ -58,6 +58,8 @@ class PeerLink {
 
   // Writes the frames queued since the last flush (one write per loop iteration).
   void flush();
+  // Forgets the reconnect delay after failures (the peer is known to answer again).
+  void reset_backoff();
   // Closes the link, failing everything queued or in flight with `reason`.
   void close(std::string_view reason) { fail(reason); }
   // Fails requests older than the request timeout; gives up a connect that takes too long.
