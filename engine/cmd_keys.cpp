@@ -226,6 +226,19 @@ void cmd_expiretime(CommandContext& ctx) {
 
 void cmd_persist(CommandContext& ctx) { ctx.reply.integer(ctx.store.persist(ctx.argv[1]) ? 1 : 0); }
 
+namespace {
+
+// A list or sorted set that arrives at `key` (RENAME, COPY) may serve clients blocked on it, as
+// Redis's dbAdd signals for those types.
+void report_if_blockable(CommandContext& ctx, std::string_view key) {
+  const Entry* e = ctx.store.peek(key);
+  if (e != nullptr && (e->type() == ValueType::kList || e->type() == ValueType::kZSet)) {
+    ctx.key_ready(key);
+  }
+}
+
+}  // namespace
+
 void cmd_rename(CommandContext& ctx) {
   const std::string_view from = ctx.argv[1];
   const std::string_view to = ctx.argv[2];
@@ -234,7 +247,10 @@ void cmd_rename(CommandContext& ctx) {
     return;
   }
   // Renaming a key onto itself keeps it, TTL included.
-  if (from != to) ctx.store.rename(from, to);
+  if (from != to) {
+    ctx.store.rename(from, to);
+    report_if_blockable(ctx, to);
+  }
   ctx.reply.ok();
 }
 
@@ -250,6 +266,7 @@ void cmd_renamenx(CommandContext& ctx) {
     return;
   }
   ctx.store.rename(from, to);
+  report_if_blockable(ctx, to);
   ctx.reply.integer(1);
 }
 
@@ -291,7 +308,9 @@ void cmd_copy(CommandContext& ctx) {
     ctx.reply.integer(0);
     return;
   }
-  ctx.reply.integer(ctx.store.copy(from, to, replace) ? 1 : 0);
+  const bool copied = ctx.store.copy(from, to, replace);
+  if (copied) report_if_blockable(ctx, to);
+  ctx.reply.integer(copied ? 1 : 0);
 }
 
 void cmd_keys(CommandContext& ctx) {
