@@ -4,9 +4,10 @@ Each generated item is (argv, mode): argv a list of bytes, mode how replies are 
 "exact"; "time" for TIME (seconds within 1); ("tol", n) for integers that depend on the clock
 (TTL, PTTL, EXPIRETIME of relative expiries may differ by n between two servers); "unordered"
 for arrays whose order is a hash table's (KEYS); or "scan" for a complete SCAN from cursor 0
-(same next cursor, same keys in any order). Relative expiries are drawn from a wide range so two
-of them practically never tie, which keeps NX/XX/GT/LT outcomes identical on both servers
-whatever their clocks read.
+(same next cursor, same keys in any order); or ("sample", distinct, allowed) for a random pick
+(SRANDMEMBER, SPOP with a count): same type and length, every element in `allowed`, no repeats
+when `distinct`. Relative expiries are drawn from a wide range so two of them practically never
+tie, which keeps NX/XX/GT/LT outcomes identical on both servers whatever their clocks read.
 
 In a cluster some commands cannot be compared with a single Redis: `atomic_keys` names the keys
 of the commands that must run on one node (MSETNX, RENAME, RENAMENX, COPY), which ringkv refuses
@@ -18,7 +19,14 @@ FAR_S = [4102444800, 7258118400, 4102444801]
 FAR_MS = [t * 1000 + 123 for t in FAR_S]
 
 KEYS = [b"k1", b"k2", b"k3", b"k4", b"n1", b"n2", b"f1", b"\x00bin\xff\r\n", "ключ🔑".encode(),
-        b"h1", b"h2"]
+        b"h1", b"h2", b"s1", b"s2"]
+
+# Set keys that only ever hold a few integers (always intsets), and set members.
+INT_SET_KEYS = [b"si1", b"si2", b"si3"]
+INT_MEMBERS = [b"0", b"1", b"-1", b"2", b"3", b"7", b"42", b"-100", b"32767", b"32768", b"-32769",
+               b"2147483648", b"-9223372036854775808", b"9223372036854775807"]
+STR_MEMBERS = [b"a", b"b", b"c", b"", b"01", b"-0", b"+1", b"1.0", b" 1", "член".encode(),
+               b"\x00\xff"]
 
 # Redis 7.0 arities (negative: at least -arity), for wrong-arity requests.
 ARITY = {
@@ -32,6 +40,9 @@ ARITY = {
     "hset": -4, "hsetnx": 4, "hget": 3, "hmget": -3, "hmset": -4, "hdel": -3, "hlen": 2,
     "hstrlen": 3, "hexists": 3, "hgetall": 2, "hkeys": 2, "hvals": 2, "hincrby": 4,
     "hincrbyfloat": 4, "hrandfield": -2, "hscan": -3,
+    "sadd": -3, "srem": -3, "smembers": 2, "sismember": 3, "smismember": -3, "scard": 2,
+    "spop": -2, "srandmember": -2, "smove": 4, "sinter": -2, "sintercard": -3, "sunion": -2,
+    "sdiff": -2, "sinterstore": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
 }
 SUB_ARITY = {("object", "encoding"): 3, ("object", "refcount"): 3, ("object", "freq"): 3,
              ("client", "setname"): 3, ("client", "getname"): 2}
@@ -79,6 +90,7 @@ class CommandGen:
             (2, self.gen_connection), (3, self.gen_wrong_arity), (1, self.gen_unknown),
             (1, self.gen_big), (1, self.gen_scenario), (1, self.gen_bad_numbers),
             (1, self.gen_scan), (10, self.gen_hash), (1, self.gen_hash_big),
+            (10, self.gen_set), (1, self.gen_set_big),
         ]
         self.total = sum(w for w, _ in self.gens)
 
@@ -423,6 +435,128 @@ class CommandGen:
                 ([b"COPY", k, b"hbig2"], "exact"), ([b"HLEN", b"hbig2"], "exact"),
                 ([b"TYPE", b"hbig2"], "exact"), ([b"GET", k], "exact"),
                 ([b"DEL", k, b"hbig2"], "exact")]
+        return out
+
+    # -- sets --------------------------------------------------------------------------------
+
+    def set_key(self):
+        """A set key of any content (may be a hash table: whole-set replies are unordered), or
+        any key for WRONGTYPE."""
+        return self.r.choice([b"s1", b"s2", b"s1", b"s2", self.key()])
+
+    def int_set_key(self):
+        """A key that only ever holds a small set of integers: an intset, whose order (ascending)
+        both servers share, so its whole-set replies are compared exactly."""
+        return self.r.choice(INT_SET_KEYS)
+
+    def set_member(self, ints_only=False):
+        return self.r.choice(INT_MEMBERS if ints_only else INT_MEMBERS + STR_MEMBERS)
+
+    def gen_set(self):
+        r = self.r
+        ints = r.random() < 0.5
+        k = self.int_set_key() if ints else self.set_key()
+        whole = "exact" if ints else "unordered"
+        c = r.choice(["sadd", "sadd", "srem", "smembers", "sismember", "smismember", "scard",
+                      "spop", "srandmember", "smove", "combine", "store", "sintercard", "sscan"])
+        if c in ("sadd", "srem"):
+            return [([c.upper().encode(), k] +
+                     [self.set_member(ints) for _ in range(r.randint(1, 4))], "exact")]
+        if c == "smembers":
+            return [([b"SMEMBERS", k], whole)]
+        if c in ("sismember", "scard"):
+            return [([c.upper().encode(), k] + ([self.set_member()] if c == "sismember" else []),
+                     "exact")]
+        if c == "smismember":
+            return [([b"SMISMEMBER", k] + [self.set_member() for _ in range(r.randint(1, 4))],
+                     "exact")]
+        if c == "spop":
+            # Deterministic forms only: count 0, a count covering the set, errors, or a set of
+            # one member.
+            opts = r.choice([[b"0"], [b"1000"], [b"-1"], [b"x"], [b"1", b"2"], [b"1.5"]])
+            if r.random() < 0.3:
+                return [([b"DEL", b"sp"], "exact"), ([b"SADD", b"sp", self.set_member()], "exact"),
+                        ([b"SPOP", b"sp"], "exact"), ([b"EXISTS", b"sp"], "exact")]
+            return [([b"SPOP", k] + opts, whole)]
+        if c == "srandmember":
+            if r.random() < 0.3:
+                # One member: every pick is that member.
+                return [([b"DEL", b"sp"], "exact"), ([b"SADD", b"sp", self.set_member()], "exact"),
+                        ([b"SRANDMEMBER", b"sp"] + r.choice([[], [b"-3"], [b"2"]]), "exact")]
+            opts = r.choice([[b"1000"], [b"0"], [b"x"], [b"1", b"2"], [b"-9223372036854775808"],
+                             [b"9223372036854775807"]])
+            return [([b"SRANDMEMBER", k] + opts, whole)]
+        if c == "smove":
+            if ints:
+                return [([b"SMOVE", k, self.int_set_key(), self.set_member(True)], "exact")]
+            return [([b"SMOVE", k, self.set_key(), self.set_member()], "exact")]
+        keys = [self.int_set_key() if ints else self.set_key()
+                for _ in range(r.randint(1, 3))]
+        if r.random() < 0.2:
+            keys.insert(r.randint(0, len(keys)), b"nosuchset")
+        if c == "combine":
+            return [([r.choice([b"SINTER", b"SUNION", b"SDIFF"])] + keys, whole)]
+        if c == "store":
+            dest = self.int_set_key() if ints else self.set_key()
+            op = r.choice([b"SINTERSTORE", b"SUNIONSTORE", b"SDIFFSTORE"])
+            return [([op, dest] + keys, "exact"), ([b"SMEMBERS", dest], whole),
+                    ([b"OBJECT", b"ENCODING", dest], "exact")]
+        if c == "sintercard":
+            numkeys = str(len(keys)).encode()
+            if r.random() < 0.2:
+                numkeys = r.choice([b"0", b"-1", b"x", b"9", b"9223372036854775808"])
+            argv = [b"SINTERCARD", numkeys] + keys
+            if r.random() < 0.4:
+                argv += r.choice([[b"LIMIT", b"1"], [b"limit", b"0"], [b"LIMIT", b"-1"],
+                                  [b"LIMIT", b"x"], [b"LIMIT"], [b"FOO", b"1"],
+                                  [b"LIMIT", b"2", b"LIMIT", b"100"]])
+            return [(argv, "exact")]
+        # A hash table's partial scan follows its own bucket order: only ints get small counts.
+        opts = r.choice([[], [b"MATCH", b"1*"], [b"COUNT", b"5" if ints else b"1000"],
+                         [b"COUNT", b"0"], [b"COUNT", b"x"], [b"MATCH"], [b"TYPE", b"set"],
+                         [b"MATCH", b"*", b"COUNT", b"1000"]])
+        # A cursor past 0 names a bucket, which only an intset (scanned whole) makes comparable.
+        cursor = r.choice([b"0", b"0", b"x", b"-1" if ints else b"0"])
+        if cursor == b"0" and not ints and b"COUNT" not in opts:
+            opts = opts + [b"COUNT", b"1000"]  # one call covers a hash table: same cursor 0
+        return [([b"SSCAN", k, cursor] + opts, "exact" if ints else "scan")]
+
+    def gen_set_big(self):
+        """A set on its own key past the intset limits: the switch at 512 integers or on a
+        string member, then whole-set replies compared as multisets (hash-table order), random
+        replies by their deterministic properties, and SDIFFSTORE's algorithm-dependent
+        encoding."""
+        r = self.r
+        k = b"sbig"
+        n = r.choice([511, 512, 513, 600])
+        members = [b"%d" % (i * 3 - 700) for i in range(n)]
+        allowed = frozenset(members + [b"str"])
+        out = [([b"DEL", k, b"sbig2"], "exact"), ([b"SADD", k] + members, "exact"),
+               ([b"OBJECT", b"ENCODING", k], "exact")]
+        if r.random() < 0.5:
+            out += [([b"SADD", k, b"str"], "exact"), ([b"OBJECT", b"ENCODING", k], "exact"),
+                    ([b"SREM", k, b"str"], "exact"), ([b"OBJECT", b"ENCODING", k], "exact")]
+        out += [([b"SCARD", k], "exact"), ([b"SMEMBERS", k], "unordered"),
+                ([b"SSCAN", k, b"0", b"COUNT", b"100000"], "scan"),
+                ([b"SSCAN", k, b"0", b"MATCH", b"1?", b"COUNT", b"100000"], "scan"),
+                ([b"SRANDMEMBER", k, b"5000"], "unordered"),
+                ([b"SRANDMEMBER", k, b"7"], ("sample", True, allowed)),
+                ([b"SRANDMEMBER", k, b"400"], ("sample", True, allowed)),
+                ([b"SRANDMEMBER", k, b"-20"], ("sample", False, allowed)),
+                ([b"SINTERCARD", b"2", k, b"s1"], "exact"),
+                ([b"SINTERCARD", b"1", k, b"LIMIT", b"10"], "exact"),
+                ([b"SADD", b"sbig2", b"-700", b"-697", b"x"], "exact"),
+                ([b"SDIFFSTORE", b"sbig2", k, b"sbig2"], "exact"),
+                ([b"OBJECT", b"ENCODING", b"sbig2"], "exact"),
+                ([b"SDIFFSTORE", b"sbig2", b"sbig2", k, k], "exact"),
+                ([b"SINTERSTORE", b"sbig2", k, k], "exact"),
+                ([b"OBJECT", b"ENCODING", b"sbig2"], "exact"),
+                ([b"COPY", k, b"sbig2", b"REPLACE"], "exact"), ([b"SCARD", b"sbig2"], "exact"),
+                ([b"SPOP", b"sbig2", b"10"], ("sample", True, allowed)),
+                ([b"SCARD", b"sbig2"], "exact"),
+                ([b"SPOP", b"sbig2", str(n - 12).encode()], ("sample", True, allowed)),
+                ([b"SCARD", b"sbig2"], "exact"), ([b"OBJECT", b"ENCODING", b"sbig2"], "exact"),
+                ([b"DEL", k, b"sbig2"], "exact")]
         return out
 
     def gen_rename_copy(self):

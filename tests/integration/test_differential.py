@@ -44,6 +44,14 @@ def replies_agree(a, b, mode):
             return sorted(pa) == sorted(pb)
         if isinstance(pa, dict) and isinstance(pb, dict) and a[:1] == b[:1]:
             return pa == pb
+    if isinstance(mode, tuple) and mode[0] == "sample":
+        # A random pick (SRANDMEMBER, SPOP with a count): the same reply type and length, every
+        # element one of the allowed members, and no repeats when the picks must be distinct.
+        _, distinct, allowed = mode
+        pa, pb = harness.parse_reply(a), harness.parse_reply(b)
+        return (a[:1] == b[:1] and isinstance(pa, list) and isinstance(pb, list)
+                and len(pa) == len(pb) and all(x in allowed for x in pa)
+                and (not distinct or len(set(pa)) == len(pa)))
     if mode == "scan":
         pa, pb = harness.parse_reply(a), harness.parse_reply(b)
         if (a[:1] == b[:1] == b"*" and isinstance(pa, list) and isinstance(pb, list)
