@@ -95,6 +95,42 @@ void cmd_blmpop(CommandContext& ctx);
 void lmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 void blmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 
+// Sorted sets (cmd_zset.cpp, cmd_zset_ops.cpp)
+void cmd_zadd(CommandContext& ctx);
+void cmd_zincrby(CommandContext& ctx);
+void cmd_zscore(CommandContext& ctx);
+void cmd_zmscore(CommandContext& ctx);
+void cmd_zcard(CommandContext& ctx);
+void cmd_zcount(CommandContext& ctx);
+void cmd_zlexcount(CommandContext& ctx);
+void cmd_zrange(CommandContext& ctx);
+void cmd_zrangebyscore(CommandContext& ctx);
+void cmd_zrevrangebyscore(CommandContext& ctx);
+void cmd_zrangebylex(CommandContext& ctx);
+void cmd_zrevrangebylex(CommandContext& ctx);
+void cmd_zrevrange(CommandContext& ctx);
+void cmd_zrank(CommandContext& ctx);
+void cmd_zrevrank(CommandContext& ctx);
+void cmd_zrem(CommandContext& ctx);
+void cmd_zremrangebyrank(CommandContext& ctx);
+void cmd_zremrangebyscore(CommandContext& ctx);
+void cmd_zremrangebylex(CommandContext& ctx);
+void cmd_zpopmin(CommandContext& ctx);
+void cmd_zpopmax(CommandContext& ctx);
+void cmd_bzpopmin(CommandContext& ctx);
+void cmd_bzpopmax(CommandContext& ctx);
+void cmd_zrandmember(CommandContext& ctx);
+void cmd_zunionstore(CommandContext& ctx);
+void cmd_zinterstore(CommandContext& ctx);
+void cmd_zdiffstore(CommandContext& ctx);
+void cmd_zunion(CommandContext& ctx);
+void cmd_zinter(CommandContext& ctx);
+void cmd_zdiff(CommandContext& ctx);
+// Key finders of ZUNION/ZINTER/ZDIFF (numkeys at argv[1]) and their STORE forms (destination,
+// then numkeys at argv[2]).
+void zsetop_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
+void zsetop_store_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
+
 // Keyspace (cmd_keys.cpp)
 void cmd_del(CommandContext& ctx);  // also UNLINK
 void cmd_exists(CommandContext& ctx);

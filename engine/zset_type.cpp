@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -159,6 +160,21 @@ bool parse_score_bound(std::string_view arg, double& value, bool& exclusive) {
   return *end == '\0' && !std::isnan(value);
 }
 
+bool parse_score(std::string_view arg, double& value) {
+  if (arg.empty() || std::isspace(static_cast<unsigned char>(arg[0]))) return false;
+  const std::string text(arg);
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(text.c_str(), &end);
+  if (static_cast<size_t>(end - text.c_str()) != text.size() || std::isnan(value)) return false;
+  return !(errno == ERANGE && (std::isinf(value) || value == 0));
+}
+
+bool parse_score_range(std::string_view min, std::string_view max, ScoreRange& range) {
+  return parse_score_bound(min, range.min, range.min_exclusive) &&
+         parse_score_bound(max, range.max, range.max_exclusive);
+}
+
 bool parse_lex_range(std::string_view min, std::string_view max, LexRange& range) {
   return parse_lex_bound(min, range.min) && parse_lex_bound(max, range.max);
 }
@@ -183,6 +199,10 @@ struct ZSetObject::Node {
 };
 
 ZSetObject::ZSetObject() : Object(kType) {}
+
+ZSetObject::ZSetObject(Encoding encoding) : Object(kType) {
+  if (encoding == Encoding::kSkiplist) convert_to_skiplist();
+}
 
 ZSetObject::~ZSetObject() {
   std::free(lp_);

@@ -50,6 +50,13 @@ struct LexRange {
   LexBound max;
 };
 
+// Parses a score (ZADD, ZINCRBY, WEIGHTS) as Redis's string2d: strtod syntax with no leading
+// space, every byte consumed, not NaN, not overflowing nor underflowing to zero.
+bool parse_score(std::string_view arg, double& value);
+
+// Parses ZRANGEBYSCORE's bounds (see parse_score_bound). Returns false when either is invalid.
+bool parse_score_range(std::string_view min, std::string_view max, ScoreRange& range);
+
 // Parses one ZRANGEBYSCORE bound as Redis's zslParseRange: an optional '(' then a strtod number
 // (not NaN). Returns false when it is not one.
 bool parse_score_bound(std::string_view arg, double& value, bool& exclusive);
@@ -66,6 +73,8 @@ class ZSetObject final : public Object {
   using Visit = std::function<void(std::string_view member, double score)>;
 
   ZSetObject();
+  // An empty set starting in `encoding` (a skiplist stays one however small it gets).
+  explicit ZSetObject(Encoding encoding);
   ~ZSetObject() override;
 
   Encoding encoding() const { return encoding_; }

@@ -1,0 +1,669 @@
+// Sorted-set command handlers for single keys: ZADD, ZINCRBY, the queries, the ranges (ZRANGE and
+// its older forms), removals, pops (blocking too) and ZRANDMEMBER. Arguments are parsed in Redis
+// 7.0.15's order, so the first error reported is the one Redis reports. The multi-key set
+// operations live in cmd_zset_ops.cpp.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/handlers.h"
+#include "engine/store.h"
+#include "engine/string_ops.h"
+#include "engine/zset_type.h"
+#include "protocol/errors.h"
+
+namespace ringkv::engine {
+
+namespace err = protocol::err;
+
+namespace {
+
+constexpr std::string_view kNxXxConflict =
+    "ERR XX and NX options at the same time are not compatible";
+constexpr std::string_view kGtLtNxConflict =
+    "ERR GT, LT, and/or NX options at the same time are not compatible";
+constexpr std::string_view kIncrSinglePair =
+    "ERR INCR option supports a single increment-element pair";
+constexpr std::string_view kScoreNaN = "ERR resulting score is not a number (NaN)";
+constexpr std::string_view kLimitNeedsByScoreOrLex =
+    "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
+constexpr std::string_view kWithScoresByLex =
+    "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
+constexpr std::string_view kCountNotPositive = "ERR value is out of range, must be positive";
+constexpr std::string_view kCountOutOfRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
+constexpr std::string_view kMinMaxNotFloat = "ERR min or max is not a float";
+constexpr std::string_view kMinMaxNotLex = "ERR min or max not valid string range item";
+constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";
+constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
+
+// Random bits for ZRANDMEMBER: splitmix64 seeded once per process.
+uint64_t next_random() {
+  static uint64_t state = [] {
+    std::random_device rd;
+    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  }();
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Parses a blocking command's timeout in seconds as Redis 7.0's getTimeoutFromObjectOrReply:
+// a long double, times 1000, truncated to whole milliseconds (a value past the 64-bit range
+// converts to the most negative one on x86, hence "negative"). Replies the error and returns false
+// when it is invalid.
+bool parse_block_timeout(CommandContext& ctx, std::string_view arg, int64_t& timeout_ms) {
+  long double seconds = 0;
+  if (!parse_long_double(arg, seconds)) {
+    ctx.reply.error(kTimeoutNotFloat);
+    return false;
+  }
+  const long double ms = seconds * 1000.0L;
+  constexpr long double kLimit = 9223372036854775808.0L;  // 2^63
+  timeout_ms =
+      ms >= kLimit || ms < -kLimit || std::isnan(ms) ? INT64_MIN : static_cast<int64_t>(ms);
+  if (timeout_ms < 0) {
+    ctx.reply.error(kTimeoutNegative);
+    return false;
+  }
+  return true;
+}
+
+// ZADD's option flags (ZADD_IN_* in Redis).
+struct AddFlags {
+  bool nx = false;
+  bool xx = false;
+  bool gt = false;
+  bool lt = false;
+  bool ch = false;
+  bool incr = false;
+};
+
+// ZADD and ZINCRBY (which is ZADD INCR): options from argv[2] on, then score/member pairs.
+void zadd_generic(CommandContext& ctx, AddFlags flags) {
+  size_t score_index = 2;
+  for (; score_index < ctx.argv.size(); ++score_index) {
+    const std::string_view opt = ctx.argv[score_index];
+    if (equals_ignore_case(opt, "nx")) {
+      flags.nx = true;
+    } else if (equals_ignore_case(opt, "xx")) {
+      flags.xx = true;
+    } else if (equals_ignore_case(opt, "ch")) {
+      flags.ch = true;
+    } else if (equals_ignore_case(opt, "incr")) {
+      flags.incr = true;
+    } else if (equals_ignore_case(opt, "gt")) {
+      flags.gt = true;
+    } else if (equals_ignore_case(opt, "lt")) {
+      flags.lt = true;
+    } else {
+      break;
+    }
+  }
+  const size_t args = ctx.argv.size() - score_index;
+  if (args == 0 || args % 2 != 0) {
+    ctx.reply.error(err::kSyntax);
+    return;
+  }
+  if (flags.nx && flags.xx) {
+    ctx.reply.error(kNxXxConflict);
+    return;
+  }
+  if ((flags.gt && flags.nx) || (flags.lt && flags.nx) || (flags.gt && flags.lt)) {
+    ctx.reply.error(kGtLtNxConflict);
+    return;
+  }
+  if (flags.incr && args > 2) {
+    ctx.reply.error(kIncrSinglePair);
+    return;
+  }
+  std::vector<double> scores(args / 2);
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (!parse_score(ctx.argv[score_index + 2 * i], scores[i])) {
+      ctx.reply.error(err::kNotFloat);
+      return;
+    }
+  }
+  const std::string_view key = ctx.argv[1];
+  // XX never creates the key; otherwise it is created (and deleted again if nothing was added).
+  auto found = write_object<ZSetObject>(ctx.store, key, !flags.xx);
+  if (!found) {
+    ctx.reply.error(found.error());
+    return;
+  }
+  auto& zset = found.value();
+  int64_t added = 0;
+  int64_t updated = 0;
+  int64_t processed = 0;
+  double result = 0;
+  for (size_t i = 0; zset && i < scores.size(); ++i) {
+    const std::string_view member = ctx.argv[score_index + 2 * i + 1];
+    double score = scores[i];
+    const auto current = zset->score(member);
+    if (current) {
+      if (flags.nx) continue;
+      if (flags.incr) {
+        score += *current;
+        if (std::isnan(score)) {
+          ctx.reply.error(kScoreNaN);
+          return;
+        }
+      }
+      if ((flags.lt && score >= *current) || (flags.gt && score <= *current)) continue;
+      ++processed;
+      result = score;
+      if (score != *current) {
+        zset->set(member, score);
+        ++updated;
+      }
+    } else if (!flags.xx) {
+      zset->set(member, score);
+      ++added;
+      ++processed;
+      result = score;
+    }
+  }
+  if (added > 0) ctx.key_ready(key);
+  if (flags.incr) {
+    if (processed > 0) {
+      ctx.reply.double_value(result);
+    } else {
+      ctx.reply.null();
+    }
+    return;
+  }
+  ctx.reply.integer(flags.ch ? added + updated : added);
+}
+
+// Looks up the sorted set a read command works on; replies the error and returns false on
+// WRONGTYPE.
+bool zset_or_reply(CommandContext& ctx, std::string_view key, const ZSetObject*& zset) {
+  auto found = read_object<ZSetObject>(ctx.store, key);
+  if (!found) {
+    ctx.reply.error(found.error());
+    return false;
+  }
+  zset = *found;
+  return true;
+}
+
+// Which range ZRANGE's arguments describe, and in which direction (kAuto: options decide).
+enum class RangeKind : uint8_t { kAuto, kRank, kScore, kLex };
+enum class Direction : uint8_t { kAuto, kForward, kReverse };
+
+// A resolved range: `count` elements from ascending rank `start`, going down when `reverse`.
+struct RankSpan {
+  size_t start = 0;
+  size_t count = 0;
+  bool reverse = false;
+};
+
+// Z[REV]RANGE rank normalization: negative indexes count from the end, out-of-range clamps.
+RankSpan rank_span(int64_t start, int64_t end, size_t size, bool reverse) {
+  const auto len = static_cast<int64_t>(size);
+  if (start < 0) start += len;
+  if (end < 0) end += len;
+  if (start < 0) start = 0;
+  if (start > end || start >= len) return {};
+  if (end >= len) end = len - 1;
+  const auto count = static_cast<size_t>(end - start + 1);
+  if (reverse) return {static_cast<size_t>(len - 1 - start), count, true};
+  return {static_cast<size_t>(start), count, false};
+}
+
+// A score or lex range: the elements of ranks [lower, upper) after skipping `offset` and taking
+// at most `limit` (negative: all), walked downwards when `reverse`. A negative offset selects
+// nothing, as in Redis.
+RankSpan window(size_t lower, size_t upper, int64_t offset, int64_t limit, bool reverse) {
+  if (upper <= lower || offset < 0) return {};
+  const size_t in_range = upper - lower;
+  if (static_cast<uint64_t>(offset) >= in_range) return {};
+  size_t count = in_range - static_cast<size_t>(offset);
+  if (limit >= 0) count = std::min<size_t>(count, static_cast<uint64_t>(limit));
+  if (count == 0) return {};
+  if (reverse) return {upper - 1 - static_cast<size_t>(offset), count, true};
+  return {lower + static_cast<size_t>(offset), count, false};
+}
+
+// Writes the elements of `span` as Redis does: members, with scores after each (RESP2 flat) or
+// as [member, score] pairs (RESP3).
+void reply_span(CommandContext& ctx, const ZSetObject* zset, RankSpan span, bool with_scores) {
+  const bool resp3 = ctx.reply.version() == protocol::RespVersion::kResp3;
+  ctx.reply.array(with_scores && !resp3 ? span.count * 2 : span.count);
+  if (zset == nullptr) return;
+  zset->visit_ranks(span.start, span.count, span.reverse, [&](std::string_view m, double s) {
+    if (with_scores && resp3) ctx.reply.array(2);
+    ctx.reply.bulk(m);
+    if (with_scores) ctx.reply.double_value(s);
+  });
+}
+
+// ZRANGE and its older forms (Redis's zrangeGenericCommand without the STORE variant).
+void zrange_generic(CommandContext& ctx, RangeKind kind, Direction direction) {
+  bool with_scores = false;
+  int64_t offset = 0;
+  int64_t limit = -1;
+  for (size_t j = 4; j < ctx.argv.size(); ++j) {
+    const size_t left = ctx.argv.size() - j - 1;
+    const std::string_view opt = ctx.argv[j];
+    if (equals_ignore_case(opt, "withscores")) {
+      with_scores = true;
+    } else if (equals_ignore_case(opt, "limit") && left >= 2) {
+      if (!parse_int64(ctx.argv[j + 1], offset) || !parse_int64(ctx.argv[j + 2], limit)) {
+        ctx.reply.error(err::kNotInteger);
+        return;
+      }
+      j += 2;
+    } else if (direction == Direction::kAuto && equals_ignore_case(opt, "rev")) {
+      direction = Direction::kReverse;
+    } else if (kind == RangeKind::kAuto && equals_ignore_case(opt, "bylex")) {
+      kind = RangeKind::kLex;
+    } else if (kind == RangeKind::kAuto && equals_ignore_case(opt, "byscore")) {
+      kind = RangeKind::kScore;
+    } else {
+      ctx.reply.error(err::kSyntax);
+      return;
+    }
+  }
+  if (kind == RangeKind::kAuto) kind = RangeKind::kRank;
+  const bool reverse = direction == Direction::kReverse;
+  if (limit != -1 && kind == RangeKind::kRank) {
+    ctx.reply.error(kLimitNeedsByScoreOrLex);
+    return;
+  }
+  if (with_scores && kind == RangeKind::kLex) {
+    ctx.reply.error(kWithScoresByLex);
+    return;
+  }
+  // Score and lex ranges are given as max, min when reversed.
+  std::string_view min_arg = ctx.argv[2];
+  std::string_view max_arg = ctx.argv[3];
+  if (reverse && kind != RangeKind::kRank) std::swap(min_arg, max_arg);
+  int64_t start = 0;
+  int64_t end = 0;
+  ScoreRange score_range;
+  LexRange lex_range;
+  switch (kind) {
+    case RangeKind::kAuto:
+    case RangeKind::kRank:
+      if (!parse_int64(min_arg, start) || !parse_int64(max_arg, end)) {
+        ctx.reply.error(err::kNotInteger);
+        return;
+      }
+      break;
+    case RangeKind::kScore:
+      if (!parse_score_range(min_arg, max_arg, score_range)) {
+        ctx.reply.error(kMinMaxNotFloat);
+        return;
+      }
+      break;
+    case RangeKind::kLex:
+      if (!parse_lex_range(min_arg, max_arg, lex_range)) {
+        ctx.reply.error(kMinMaxNotLex);
+        return;
+      }
+      break;
+  }
+  const ZSetObject* zset = nullptr;
+  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (zset == nullptr) {
+    ctx.reply.array(0);
+    return;
+  }
+  RankSpan span;
+  if (kind == RangeKind::kRank) {
+    span = rank_span(start, end, zset->size(), reverse);
+  } else if (offset <= 0 || static_cast<uint64_t>(offset) < zset->size()) {
+    const bool by_score = kind == RangeKind::kScore;
+    const size_t lower =
+        by_score ? zset->score_lower_rank(score_range) : zset->lex_lower_rank(lex_range);
+    const size_t upper =
+        by_score ? zset->score_upper_rank(score_range) : zset->lex_upper_rank(lex_range);
+    span = window(lower, upper, offset, limit, reverse);
+  }
+  reply_span(ctx, zset, span, with_scores);
+}
+
+// ZREMRANGEBYRANK/SCORE/LEX: parse the range, then remove what it covers.
+void zremrange_generic(CommandContext& ctx, RangeKind kind) {
+  int64_t start = 0;
+  int64_t end = 0;
+  ScoreRange score_range;
+  LexRange lex_range;
+  if (kind == RangeKind::kRank) {
+    if (!parse_int64(ctx.argv[2], start) || !parse_int64(ctx.argv[3], end)) {
+      ctx.reply.error(err::kNotInteger);
+      return;
+    }
+  } else if (kind == RangeKind::kScore) {
+    if (!parse_score_range(ctx.argv[2], ctx.argv[3], score_range)) {
+      ctx.reply.error(kMinMaxNotFloat);
+      return;
+    }
+  } else if (!parse_lex_range(ctx.argv[2], ctx.argv[3], lex_range)) {
+    ctx.reply.error(kMinMaxNotLex);
+    return;
+  }
+  auto found = write_object<ZSetObject>(ctx.store, ctx.argv[1], false);
+  if (!found) {
+    ctx.reply.error(found.error());
+    return;
+  }
+  auto& zset = found.value();
+  if (!zset) {
+    ctx.reply.integer(0);
+    return;
+  }
+  RankSpan span;
+  if (kind == RangeKind::kRank) {
+    span = rank_span(start, end, zset->size(), false);
+  } else if (kind == RangeKind::kScore) {
+    span = window(zset->score_lower_rank(score_range), zset->score_upper_rank(score_range), 0, -1,
+                  false);
+  } else {
+    span = window(zset->lex_lower_rank(lex_range), zset->lex_upper_rank(lex_range), 0, -1, false);
+  }
+  ctx.reply.integer(static_cast<int64_t>(zset->erase_ranks(span.start, span.count)));
+}
+
+// Pops up to `count` elements from the low (min) or high end of `zset`, writing each as
+// member, score (flat) or [member, score] (nested).
+void pop_elements(CommandContext& ctx, ZSetObject& zset, size_t count, bool min, bool nested) {
+  count = std::min(count, zset.size());
+  const size_t start = min ? 0 : zset.size() - 1;
+  zset.visit_ranks(start, count, !min, [&](std::string_view m, double s) {
+    if (nested) ctx.reply.array(2);
+    ctx.reply.bulk(m);
+    ctx.reply.double_value(s);
+  });
+  zset.erase_ranks(min ? 0 : zset.size() - count, count);
+}
+
+// ZPOPMIN/ZPOPMAX key [count].
+void zpop_generic(CommandContext& ctx, bool min) {
+  if (ctx.argv.size() > 3) {
+    ctx.reply.error(err::kSyntax);
+    return;
+  }
+  int64_t count = 1;
+  const bool has_count = ctx.argv.size() == 3;
+  if (has_count && (!parse_int64(ctx.argv[2], count) || count < 0)) {
+    ctx.reply.error(kCountNotPositive);
+    return;
+  }
+  if (count == 0) {
+    ctx.reply.array(0);
+    return;
+  }
+  auto found = write_object<ZSetObject>(ctx.store, ctx.argv[1], false);
+  if (!found) {
+    ctx.reply.error(found.error());
+    return;
+  }
+  auto& zset = found.value();
+  if (!zset) {
+    ctx.reply.array(0);
+    return;
+  }
+  // RESP3 nests the pairs when a count was given; otherwise the reply is flat.
+  const bool nested = has_count && ctx.reply.version() == protocol::RespVersion::kResp3;
+  const size_t n = std::min<uint64_t>(static_cast<uint64_t>(count), zset->size());
+  ctx.reply.array(nested ? n : n * 2);
+  pop_elements(ctx, *zset, n, min, nested);
+}
+
+// BZPOPMIN/BZPOPMAX key [key ...] timeout.
+void bzpop_generic(CommandContext& ctx, bool min) {
+  int64_t timeout_ms = 0;
+  if (!parse_block_timeout(ctx, ctx.argv.back(), timeout_ms)) return;
+  const auto keys = ctx.argv.subspan(1, ctx.argv.size() - 2);
+  for (const std::string_view key : keys) {
+    auto found = write_object<ZSetObject>(ctx.store, key, false);
+    if (!found) {
+      ctx.reply.error(found.error());
+      return;
+    }
+    auto& zset = found.value();
+    if (!zset) continue;
+    ctx.reply.array(3);
+    ctx.reply.bulk(key);
+    pop_elements(ctx, *zset, 1, min, false);
+    return;
+  }
+  if (ctx.block == nullptr) {
+    ctx.reply.null_array();
+    return;
+  }
+  ctx.block->active = true;
+  ctx.block->keys.assign(keys.begin(), keys.end());
+  ctx.block->timeout_ms = timeout_ms;
+}
+
+// ZRANDMEMBER key count [WITHSCORES].
+void zrandmember_with_count(CommandContext& ctx) {
+  int64_t count = 0;
+  if (!parse_int64(ctx.argv[2], count)) {
+    ctx.reply.error(err::kNotInteger);
+    return;
+  }
+  if (count == INT64_MIN) {
+    ctx.reply.error(kCountOutOfRange);
+    return;
+  }
+  bool with_scores = false;
+  if (ctx.argv.size() > 4 ||
+      (ctx.argv.size() == 4 && !equals_ignore_case(ctx.argv[3], "withscores"))) {
+    ctx.reply.error(err::kSyntax);
+    return;
+  }
+  if (ctx.argv.size() == 4) {
+    // Redis replies twice as many elements: keep that count representable.
+    if (count < -INT64_MAX / 2 || count > INT64_MAX / 2) {
+      ctx.reply.error(kValueOutOfRange);
+      return;
+    }
+    with_scores = true;
+  }
+  const ZSetObject* zset = nullptr;
+  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (zset == nullptr || count == 0) {
+    ctx.reply.array(0);
+    return;
+  }
+  const bool resp3 = ctx.reply.version() == protocol::RespVersion::kResp3;
+  const size_t size = zset->size();
+  auto emit = [&](std::string_view m, double s) {
+    if (with_scores && resp3) ctx.reply.array(2);
+    ctx.reply.bulk(m);
+    if (with_scores) ctx.reply.double_value(s);
+  };
+  auto header = [&](uint64_t n) { ctx.reply.array(with_scores && !resp3 ? n * 2 : n); };
+  if (count < 0) {
+    // With repetition: -count independent picks.
+    const auto n = static_cast<uint64_t>(-count);
+    header(n);
+    for (uint64_t i = 0; i < n; ++i) zset->visit_ranks(next_random() % size, 1, false, emit);
+    return;
+  }
+  if (static_cast<uint64_t>(count) >= size) {
+    header(size);
+    zset->for_each(emit);
+    return;
+  }
+  // Distinct ranks: a partial Fisher-Yates shuffle of the rank list.
+  std::vector<size_t> ranks(size);
+  for (size_t i = 0; i < size; ++i) ranks[i] = i;
+  const auto n = static_cast<size_t>(count);
+  for (size_t i = 0; i < n; ++i) std::swap(ranks[i], ranks[i + next_random() % (size - i)]);
+  ranks.resize(n);
+  // A listpack answers in its own order, as Redis's lpRandomPairsUnique does.
+  if (zset->encoding() == ZSetObject::Encoding::kListpack) std::sort(ranks.begin(), ranks.end());
+  header(n);
+  for (size_t r : ranks) zset->visit_ranks(r, 1, false, emit);
+}
+
+}  // namespace
+
+void cmd_zadd(CommandContext& ctx) { zadd_generic(ctx, {}); }
+
+void cmd_zincrby(CommandContext& ctx) { zadd_generic(ctx, {.incr = true}); }
+
+void cmd_zscore(CommandContext& ctx) {
+  const ZSetObject* zset = nullptr;
+  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  const auto score = zset == nullptr ? std::nullopt : zset->score(ctx.argv[2]);
+  if (score) {
+    ctx.reply.double_value(*score);
+  } else {
+    ctx.reply.null();
+  }
+}
+
+void cmd_zmscore(CommandContext& ctx) {
+  const ZSetObject* zset = nullptr;
+  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  ctx.reply.array(ctx.argv.size() - 2);
+  for (size_t i = 2; i < ctx.argv.size(); ++i) {
+    const auto score = zset == nullptr ? std::nullopt : zset->score(ctx.argv[i]);
+    if (score) {
+      ctx.reply.double_value(*score);
+    } else {
+      ctx.reply.null();
+    }
+  }
+}
+
+void cmd_zcard(CommandContext& ctx) {
+  const ZSetObject* zset = nullptr;
+  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  ctx.reply.integer(zset == nullptr ? 0 : static_cast<int64_t>(zset->size()));
+}
+
+void cmd_zcount(CommandContext& ctx) {
+  ScoreRange range;
+  if (!parse_score_range(ctx.argv[2], ctx.argv[3], range)) {
+    ctx.reply.error(kMinMaxNotFloat);
+    return;
+  }
+  const ZSetObject* zset = nullptr;
+  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (zset == nullptr) {
+    ctx.reply.integer(0);
+    return;
+  }
+  const size_t lower = zset->score_lower_rank(range);
+  const size_t upper = zset->score_upper_rank(range);
+  ctx.reply.integer(upper > lower ? static_cast<int64_t>(upper - lower) : 0);
+}
+
+void cmd_zlexcount(CommandContext& ctx) {
+  LexRange range;
+  if (!parse_lex_range(ctx.argv[2], ctx.argv[3], range)) {
+    ctx.reply.error(kMinMaxNotLex);
+    return;
+  }
+  const ZSetObject* zset = nullptr;
+  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (zset == nullptr) {
+    ctx.reply.integer(0);
+    return;
+  }
+  const size_t lower = zset->lex_lower_rank(range);
+  const size_t upper = zset->lex_upper_rank(range);
+  ctx.reply.integer(upper > lower ? static_cast<int64_t>(upper - lower) : 0);
+}
+
+void cmd_zrange(CommandContext& ctx) { zrange_generic(ctx, RangeKind::kAuto, Direction::kAuto); }
+
+void cmd_zrevrange(CommandContext& ctx) {
+  zrange_generic(ctx, RangeKind::kRank, Direction::kReverse);
+}
+
+void cmd_zrangebyscore(CommandContext& ctx) {
+  zrange_generic(ctx, RangeKind::kScore, Direction::kForward);
+}
+
+void cmd_zrevrangebyscore(CommandContext& ctx) {
+  zrange_generic(ctx, RangeKind::kScore, Direction::kReverse);
+}
+
+void cmd_zrangebylex(CommandContext& ctx) {
+  zrange_generic(ctx, RangeKind::kLex, Direction::kForward);
+}
+
+void cmd_zrevrangebylex(CommandContext& ctx) {
+  zrange_generic(ctx, RangeKind::kLex, Direction::kReverse);
+}
+
+void cmd_zrank(CommandContext& ctx) {
+  const ZSetObject* zset = nullptr;
+  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  const auto rank = zset == nullptr ? std::nullopt : zset->rank(ctx.argv[2]);
+  if (rank) {
+    ctx.reply.integer(static_cast<int64_t>(*rank));
+  } else {
+    ctx.reply.null();
+  }
+}
+
+void cmd_zrevrank(CommandContext& ctx) {
+  const ZSetObject* zset = nullptr;
+  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  const auto rank = zset == nullptr ? std::nullopt : zset->rank(ctx.argv[2]);
+  if (rank) {
+    ctx.reply.integer(static_cast<int64_t>(zset->size() - 1 - *rank));
+  } else {
+    ctx.reply.null();
+  }
+}
+
+void cmd_zrem(CommandContext& ctx) {
+  auto found = write_object<ZSetObject>(ctx.store, ctx.argv[1], false);
+  if (!found) {
+    ctx.reply.error(found.error());
+    return;
+  }
+  auto& zset = found.value();
+  int64_t removed = 0;
+  for (size_t i = 2; zset && i < ctx.argv.size() && zset->size() > 0; ++i) {
+    removed += zset->erase(ctx.argv[i]) ? 1 : 0;
+  }
+  ctx.reply.integer(removed);
+}
+
+void cmd_zremrangebyrank(CommandContext& ctx) { zremrange_generic(ctx, RangeKind::kRank); }
+
+void cmd_zremrangebyscore(CommandContext& ctx) { zremrange_generic(ctx, RangeKind::kScore); }
+
+void cmd_zremrangebylex(CommandContext& ctx) { zremrange_generic(ctx, RangeKind::kLex); }
+
+void cmd_zpopmin(CommandContext& ctx) { zpop_generic(ctx, true); }
+
+void cmd_zpopmax(CommandContext& ctx) { zpop_generic(ctx, false); }
+
+void cmd_bzpopmin(CommandContext& ctx) { bzpop_generic(ctx, true); }
+
+void cmd_bzpopmax(CommandContext& ctx) { bzpop_generic(ctx, false); }
+
+void cmd_zrandmember(CommandContext& ctx) {
+  if (ctx.argv.size() >= 3) {
+    zrandmember_with_count(ctx);
+    return;
+  }
+  const ZSetObject* zset = nullptr;
+  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (zset == nullptr) {
+    ctx.reply.null();
+    return;
+  }
+  zset->visit_ranks(next_random() % zset->size(), 1, false,
+                    [&](std::string_view m, double) { ctx.reply.bulk(m); });
+}
+
+}  // namespace ringkv::engine
