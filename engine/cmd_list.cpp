@@ -56,11 +56,12 @@ bool int_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out) {
   return false;
 }
 
-// A non-negative integer; `msg` replaces both errors when given, as getPositiveLongFromObject.
+// A non-negative integer; one error text for both failures (`msg`, or "must be positive"), as
+// getPositiveLongFromObjectOrReply.
 bool non_negative_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out,
                            std::string_view msg) {
   if (!parse_int64(arg, out)) {
-    ctx.reply.error(msg.empty() ? err::kNotInteger : msg);
+    ctx.reply.error(msg.empty() ? kMustBePositive : msg);
     return false;
   }
   if (out < 0) {
