@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/handlers.h"
@@ -244,6 +245,22 @@ void reply_span(CommandContext& ctx, const ZSetObject* zset, RankSpan span, bool
   });
 }
 
+// The ranks [lower, upper) a lex range covers. Redis first rejects ranges whose last member is
+// below the minimum or whose first member is above the maximum; with equal scores (the only case
+// where lex ranges are defined) that changes nothing, and with mixed scores it keeps the answer
+// Redis gives.
+std::pair<size_t, size_t> lex_ranks(const ZSetObject& zset, const LexRange& range) {
+  bool reachable = true;
+  zset.visit_ranks(zset.size() - 1, 1, false, [&](std::string_view m, double) {
+    reachable = reachable && lex_gte_min(m, range.min);
+  });
+  zset.visit_ranks(0, 1, false, [&](std::string_view m, double) {
+    reachable = reachable && lex_lte_max(m, range.max);
+  });
+  if (!reachable) return {0, 0};
+  return {zset.lex_lower_rank(range), zset.lex_upper_rank(range)};
+}
+
 // ZRANGE and its older forms (Redis's zrangeGenericCommand without the STORE variant).
 void zrange_generic(CommandContext& ctx, RangeKind kind, Direction direction) {
   bool with_scores = false;
@@ -320,11 +337,10 @@ void zrange_generic(CommandContext& ctx, RangeKind kind, Direction direction) {
   if (kind == RangeKind::kRank) {
     span = rank_span(start, end, zset->size(), reverse);
   } else if (offset <= 0 || static_cast<uint64_t>(offset) < zset->size()) {
-    const bool by_score = kind == RangeKind::kScore;
-    const size_t lower =
-        by_score ? zset->score_lower_rank(score_range) : zset->lex_lower_rank(lex_range);
-    const size_t upper =
-        by_score ? zset->score_upper_rank(score_range) : zset->lex_upper_rank(lex_range);
+    const auto [lower, upper] =
+        kind == RangeKind::kScore
+            ? std::pair(zset->score_lower_rank(score_range), zset->score_upper_rank(score_range))
+            : lex_ranks(*zset, lex_range);
     span = window(lower, upper, offset, limit, reverse);
   }
   reply_span(ctx, zset, span, with_scores);
@@ -367,7 +383,8 @@ void zremrange_generic(CommandContext& ctx, RangeKind kind) {
     span = window(zset->score_lower_rank(score_range), zset->score_upper_rank(score_range), 0, -1,
                   false);
   } else {
-    span = window(zset->lex_lower_rank(lex_range), zset->lex_upper_rank(lex_range), 0, -1, false);
+    const auto [lower, upper] = lex_ranks(*zset, lex_range);
+    span = window(lower, upper, 0, -1, false);
   }
   ctx.reply.integer(static_cast<int64_t>(zset->erase_ranks(span.start, span.count)));
 }
@@ -492,8 +509,9 @@ void zrandmember_with_count(CommandContext& ctx) {
     return;
   }
   if (static_cast<uint64_t>(count) >= size) {
+    // Redis 7.0 answers the whole set from the highest score down.
     header(size);
-    zset->for_each(emit);
+    zset->visit_ranks(size - 1, size, true, emit);
     return;
   }
   // Distinct ranks: a partial Fisher-Yates shuffle of the rank list.
@@ -574,8 +592,7 @@ void cmd_zlexcount(CommandContext& ctx) {
     ctx.reply.integer(0);
     return;
   }
-  const size_t lower = zset->lex_lower_rank(range);
-  const size_t upper = zset->lex_upper_rank(range);
+  const auto [lower, upper] = lex_ranks(*zset, range);
   ctx.reply.integer(upper > lower ? static_cast<int64_t>(upper - lower) : 0);
 }
 

@@ -97,32 +97,6 @@ void put_entry(char* p, std::string_view member, double score) {
   if (!member.empty()) std::memcpy(p, member.data(), member.size());
 }
 
-// Whether `member` lies above the range's minimum / at or below its maximum (zslLexValueGteMin,
-// zslLexValueLteMax).
-bool lex_gte_min(std::string_view member, const LexBound& min) {
-  switch (min.kind) {
-    case LexBound::Kind::kNegInf:
-      return true;
-    case LexBound::Kind::kPosInf:
-      return false;
-    case LexBound::Kind::kValue:
-      break;
-  }
-  return min.exclusive ? member > min.value : member >= min.value;
-}
-
-bool lex_lte_max(std::string_view member, const LexBound& max) {
-  switch (max.kind) {
-    case LexBound::Kind::kNegInf:
-      return false;
-    case LexBound::Kind::kPosInf:
-      return true;
-    case LexBound::Kind::kValue:
-      break;
-  }
-  return max.exclusive ? member < max.value : member <= max.value;
-}
-
 bool parse_lex_bound(std::string_view arg, LexBound& bound) {
   // Redis reads the C string: a NUL right after '+' or '-' ends it.
   if (arg.empty()) return false;
@@ -148,6 +122,30 @@ bool parse_lex_bound(std::string_view arg, LexBound& bound) {
 }
 
 }  // namespace
+
+bool lex_gte_min(std::string_view member, const LexBound& min) {
+  switch (min.kind) {
+    case LexBound::Kind::kNegInf:
+      return true;
+    case LexBound::Kind::kPosInf:
+      return false;
+    case LexBound::Kind::kValue:
+      break;
+  }
+  return min.exclusive ? member > min.value : member >= min.value;
+}
+
+bool lex_lte_max(std::string_view member, const LexBound& max) {
+  switch (max.kind) {
+    case LexBound::Kind::kNegInf:
+      return false;
+    case LexBound::Kind::kPosInf:
+      return true;
+    case LexBound::Kind::kValue:
+      break;
+  }
+  return max.exclusive ? member < max.value : member <= max.value;
+}
 
 bool parse_score_bound(std::string_view arg, double& value, bool& exclusive) {
   exclusive = !arg.empty() && arg[0] == '(';

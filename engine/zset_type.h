@@ -50,6 +50,10 @@ struct LexRange {
   LexBound max;
 };
 
+// Whether `member` lies at or above the range's minimum / at or below its maximum.
+bool lex_gte_min(std::string_view member, const LexBound& min);
+bool lex_lte_max(std::string_view member, const LexBound& max);
+
 // Parses a score (ZADD, ZINCRBY, WEIGHTS) as Redis's string2d: strtod syntax with no leading
 // space, every byte consumed, not NaN, not overflowing nor underflowing to zero.
 bool parse_score(std::string_view arg, double& value);
