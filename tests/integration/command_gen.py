@@ -10,8 +10,9 @@ when `distinct`. Relative expiries are drawn from a wide range so two of them pr
 tie, which keeps NX/XX/GT/LT outcomes identical on both servers whatever their clocks read.
 
 In a cluster some commands cannot be compared with a single Redis: `atomic_keys` names the keys
-of the commands that must run on one node (MSETNX, RENAME, RENAMENX, COPY), which ringkv refuses
-with CROSSSLOT when their keys have different owners.
+of the commands that must run on one node (MSETNX, RENAME, RENAMENX, COPY, SMOVE, SINTERCARD and
+SINTER/SUNION/SDIFF with their STORE forms), which ringkv refuses with CROSSSLOT when their keys
+have different owners.
 """
 
 # Absolute unix times far in the future (2100, 2200) so EXPIREAT/EXAT results agree exactly.
@@ -62,12 +63,22 @@ HUGE_FLOATS = {b"1e308", b"-1e308", b"17976931348623157e292"}
 # Commands that must be atomic over all their keys, so a cluster runs them only when every key
 # has the same owner.
 ATOMIC_MULTI_KEY = {b"msetnx", b"rename", b"renamenx", b"copy"}
+# Set commands over every argument from index 1 on, with their least argument count.
+SET_MULTI_KEY = {b"sinter": 2, b"sunion": 2, b"sdiff": 2, b"sinterstore": 3, b"sunionstore": 3,
+                 b"sdiffstore": 3}
 
 
 def atomic_keys(argv):
     """The keys of an atomic multi-key command with a valid argument count, else None (other
     commands, and wrong-arity forms, which fail the same way on any node)."""
     name = argv[0].lower()
+    if name in SET_MULTI_KEY:
+        return argv[1:] if len(argv) >= SET_MULTI_KEY[name] else None
+    if name == b"smove":
+        return argv[1:3] if len(argv) == 4 else None
+    if name == b"sintercard":
+        n = int(argv[1]) if len(argv) >= 3 and argv[1].isdigit() else 0
+        return argv[2:2 + n] if 0 < n <= len(argv) - 2 else None
     if name not in ATOMIC_MULTI_KEY:
         return None
     if name == b"msetnx":
@@ -527,11 +538,12 @@ class CommandGen:
         replies by their deterministic properties, and SDIFFSTORE's algorithm-dependent
         encoding."""
         r = self.r
-        k = b"sbig"
+        # One hash tag: a cluster keeps both keys on one node, so every command here runs.
+        k, k2 = b"{sbig}1", b"{sbig}2"
         n = r.choice([511, 512, 513, 600])
         members = [b"%d" % (i * 3 - 700) for i in range(n)]
-        allowed = frozenset(members + [b"str"])
-        out = [([b"DEL", k, b"sbig2"], "exact"), ([b"SADD", k] + members, "exact"),
+        allowed = frozenset(members + [b"str", b"x"])
+        out = [([b"DEL", k, k2], "exact"), ([b"SADD", k] + members, "exact"),
                ([b"OBJECT", b"ENCODING", k], "exact")]
         if r.random() < 0.5:
             out += [([b"SADD", k, b"str"], "exact"), ([b"OBJECT", b"ENCODING", k], "exact"),
@@ -545,18 +557,18 @@ class CommandGen:
                 ([b"SRANDMEMBER", k, b"-20"], ("sample", False, allowed)),
                 ([b"SINTERCARD", b"2", k, b"s1"], "exact"),
                 ([b"SINTERCARD", b"1", k, b"LIMIT", b"10"], "exact"),
-                ([b"SADD", b"sbig2", b"-700", b"-697", b"x"], "exact"),
-                ([b"SDIFFSTORE", b"sbig2", k, b"sbig2"], "exact"),
-                ([b"OBJECT", b"ENCODING", b"sbig2"], "exact"),
-                ([b"SDIFFSTORE", b"sbig2", b"sbig2", k, k], "exact"),
-                ([b"SINTERSTORE", b"sbig2", k, k], "exact"),
-                ([b"OBJECT", b"ENCODING", b"sbig2"], "exact"),
-                ([b"COPY", k, b"sbig2", b"REPLACE"], "exact"), ([b"SCARD", b"sbig2"], "exact"),
-                ([b"SPOP", b"sbig2", b"10"], ("sample", True, allowed)),
-                ([b"SCARD", b"sbig2"], "exact"),
-                ([b"SPOP", b"sbig2", str(n - 12).encode()], ("sample", True, allowed)),
-                ([b"SCARD", b"sbig2"], "exact"), ([b"OBJECT", b"ENCODING", b"sbig2"], "exact"),
-                ([b"DEL", k, b"sbig2"], "exact")]
+                ([b"SADD", k2, b"-700", b"-697", b"x"], "exact"),
+                ([b"SDIFFSTORE", k2, k, k2], "exact"),
+                ([b"OBJECT", b"ENCODING", k2], "exact"),
+                ([b"SDIFFSTORE", k2, k2, k, k], "exact"),
+                ([b"SINTERSTORE", k2, k, k], "exact"),
+                ([b"OBJECT", b"ENCODING", k2], "exact"),
+                ([b"COPY", k, k2, b"REPLACE"], "exact"), ([b"SCARD", k2], "exact"),
+                ([b"SPOP", k2, b"10"], ("sample", True, allowed)),
+                ([b"SCARD", k2], "exact"),
+                ([b"SPOP", k2, str(n - 12).encode()], ("sample", True, allowed)),
+                ([b"SCARD", k2], "exact"), ([b"OBJECT", b"ENCODING", k2], "exact"),
+                ([b"DEL", k, k2], "exact")]
         return out
 
     def gen_rename_copy(self):
