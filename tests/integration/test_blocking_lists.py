@@ -1,0 +1,174 @@
+"""Blocking list commands end to end: the same scenarios run against ringkv and a real
+redis-server 7, with raw-socket clients, and every reply must be byte-identical (and match the
+expected bytes where they are known). Covers BLPOP/BRPOP/BLMOVE/BRPOPLPUSH/BLMPOP served by a
+later push, FIFO order of several blocked clients, one push serving several clients, a BLMOVE
+whose push serves a client blocked on its destination, a RENAME serving a waiter, timeout replies
+(RESP2 and RESP3) and their timing with fractional seconds, a client that disconnects while
+blocked, and pipelined requests that wait behind a blocked command.
+
+    /usr/bin/python3 test_blocking_lists.py --server build/ringkv-server
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+from harness import RespClient, encode_command  # noqa: E402
+
+# Long enough for a request to reach the server and block before the next client acts.
+SETTLE = 0.1
+
+
+def quiet(client, timeout=SETTLE):
+    """True when nothing arrives on `client` within `timeout` (it is still blocked)."""
+    data, closed = client.read_available(timeout)
+    client.sock.settimeout(10.0)
+    return data == b"" and not closed
+
+
+def blocked_send(client, *args):
+    client.send(encode_command(*args))
+    time.sleep(SETTLE / 2)
+
+
+def scenarios(port, report, label):
+    """Runs every scenario on the server at `port`; returns the observed replies in order."""
+    seen = []
+
+    def note(name, value):
+        seen.append((name, value))
+        return value
+
+    def client():
+        return RespClient(port)
+
+    with client() as admin:
+        admin.call("FLUSHALL")
+
+        # Served by a later push, on the second of two keys.
+        with client() as a:
+            blocked_send(a, "BLPOP", "k1", "k2", "0")
+            note("blpop waits", quiet(a))
+            note("rpush", admin.call("RPUSH", "k2", "x", "y"))
+            note("blpop served", a.read())
+            note("rest", admin.call("LRANGE", "k2", "0", "-1"))
+
+        # FIFO: three clients on one key, served in the order they blocked.
+        with client() as a, client() as b, client() as c:
+            for x in (a, b, c):
+                blocked_send(x, "BRPOP", "q", "0")
+            note("push 2", admin.call("RPUSH", "q", "1", "2"))
+            note("first", a.read())
+            note("second", b.read())
+            note("third waits", quiet(c))
+            note("push 1", admin.call("LPUSH", "q", "3"))
+            note("third", c.read())
+            note("q gone", admin.call("EXISTS", "q"))
+
+        # BLMOVE served, and its push into the destination serves a client waiting there.
+        with client() as a, client() as c:
+            blocked_send(c, "BLPOP", "dst", "0")
+            blocked_send(a, "BLMOVE", "src", "dst", "RIGHT", "LEFT", "0")
+            note("lpush src", admin.call("LPUSH", "src", "a", "b"))
+            note("blmove served", a.read())
+            note("chained blpop", c.read())
+            note("src left", admin.call("LRANGE", "src", "0", "-1"))
+            note("dst left", admin.call("EXISTS", "dst"))
+
+        # BRPOPLPUSH and BLMPOP with COUNT.
+        with client() as a, client() as b:
+            blocked_send(a, "BRPOPLPUSH", "s2", "d2", "0")
+            blocked_send(b, "BLMPOP", "0", "2", "m1", "s2", "LEFT", "COUNT", "5")
+            note("rpush s2", admin.call("RPUSH", "s2", "1", "2", "3"))
+            note("brpoplpush served", a.read())
+            note("blmpop served", b.read())
+            note("d2", admin.call("LRANGE", "d2", "0", "-1"))
+
+        # A list renamed onto the awaited key serves the waiter.
+        with client() as a:
+            blocked_send(a, "BLPOP", "rk", "0")
+            admin.call("RPUSH", "tmp", "moved")
+            note("rename", admin.call("RENAME", "tmp", "rk"))
+            note("rename served", a.read())
+
+        # Timeouts: replies, RESP3 shape, and timing of a fractional timeout.
+        with client() as a:
+            for args in (["BLPOP", "nx", "0.05"], ["BRPOP", "nx", "nx2", "0.05"],
+                         ["BLMOVE", "nx", "d", "LEFT", "LEFT", "0.05"],
+                         ["BRPOPLPUSH", "nx", "d", "0.05"],
+                         ["BLMPOP", "0.05", "1", "nx", "RIGHT"]):
+                note("timeout " + args[0], a.call(*args))
+            start = time.time()
+            note("fractional timeout", a.call("BLPOP", "nx", "0.35"))
+            elapsed = time.time() - start
+            report.check(0.3 <= elapsed < 1.0, "%s: 0.35 s timeout took %.2fs" % (label, elapsed))
+            a.call("HELLO", "3")
+            note("resp3 timeout", a.call("BLMPOP", "0.05", "1", "nx", "LEFT"))
+            note("resp3 blpop timeout", a.call("BLPOP", "nx", "0.05"))
+
+        # A client that leaves while blocked takes nothing.
+        a = client()
+        blocked_send(a, "BLPOP", "gone", "0")
+        a.close()
+        time.sleep(SETTLE)
+        note("push after disconnect", admin.call("RPUSH", "gone", "v"))
+        note("still there", admin.call("LRANGE", "gone", "0", "-1"))
+
+        # Pipelined requests wait behind the blocked command, then run in order.
+        with client() as a:
+            a.send(encode_command("BLPOP", "p", "0") + encode_command("PING") +
+                   encode_command("LLEN", "p") + encode_command("RPUSH", "p", "own"))
+            note("pipeline waits", quiet(a, 0.2))
+            note("push p", admin.call("RPUSH", "p", "first"))
+            note("pipeline blpop", a.read())
+            note("pipeline ping", a.read())
+            note("pipeline llen", a.read())
+            note("pipeline rpush", a.read())
+
+        # Not a list: an error at once, not a wait.
+        admin.call("SET", "str", "v")
+        with client() as a:
+            note("wrongtype", a.call("BLPOP", "nx", "str", "0"))
+            note("negative", a.call("BLPOP", "nx", "-1"))
+    return seen
+
+
+EXPECTED = {
+    "blpop served": b"*2\r\n$2\r\nk2\r\n$1\r\nx\r\n",
+    "first": b"*2\r\n$1\r\nq\r\n$1\r\n2\r\n",
+    "second": b"*2\r\n$1\r\nq\r\n$1\r\n1\r\n",
+    "third": b"*2\r\n$1\r\nq\r\n$1\r\n3\r\n",
+    "blmove served": b"$1\r\na\r\n",
+    "chained blpop": b"*2\r\n$3\r\ndst\r\n$1\r\na\r\n",
+    "blmpop served": b"*2\r\n$2\r\ns2\r\n*2\r\n$1\r\n1\r\n$1\r\n2\r\n",
+    "timeout BLPOP": b"*-1\r\n",
+    "timeout BLMOVE": b"*-1\r\n",
+    "resp3 timeout": b"_\r\n",
+    "still there": b"*1\r\n$1\r\nv\r\n",
+    "pipeline waits": True,
+    "pipeline ping": b"+PONG\r\n",
+    "pipeline llen": b":0\r\n",
+}
+
+
+def main():
+    args = harness.arg_parser(__doc__).parse_args()
+    report = harness.Report("test_blocking_lists")
+    with harness.ServerProcess(args.server, name="ringkv") as ours, \
+            harness.start_oracle() as redis:
+        got = scenarios(ours.port, report, "ringkv")
+        want = scenarios(redis.port, report, "redis")
+        report.equal(len(got), len(want), "number of observations")
+        for (name, g), (_, w) in zip(got, want):
+            report.equal(g, w, "%s (ringkv vs redis)" % name)
+            if name in EXPECTED:
+                report.equal(g, EXPECTED[name], "%s (expected bytes)" % name)
+        report.check(ours.alive(), "ringkv still running", ours.log())
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
