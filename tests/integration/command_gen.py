@@ -20,7 +20,7 @@ FAR_S = [4102444800, 7258118400, 4102444801]
 FAR_MS = [t * 1000 + 123 for t in FAR_S]
 
 KEYS = [b"k1", b"k2", b"k3", b"k4", b"n1", b"n2", b"f1", b"\x00bin\xff\r\n", "ключ🔑".encode(),
-        b"h1", b"h2", b"s1", b"s2"]
+        b"h1", b"h2", b"s1", b"s2", b"l1", b"l2"]
 
 # Set keys that only ever hold a few integers (always intsets), and set members.
 INT_SET_KEYS = [b"si1", b"si2", b"si3"]
@@ -44,6 +44,10 @@ ARITY = {
     "sadd": -3, "srem": -3, "smembers": 2, "sismember": 3, "smismember": -3, "scard": 2,
     "spop": -2, "srandmember": -2, "smove": 4, "sinter": -2, "sintercard": -3, "sunion": -2,
     "sdiff": -2, "sinterstore": -3, "sunionstore": -3, "sdiffstore": -3, "sscan": -3,
+    "lpush": -3, "rpush": -3, "lpushx": -3, "rpushx": -3, "lpop": -2, "rpop": -2, "llen": 2,
+    "lrange": 4, "lindex": 3, "lset": 4, "linsert": 5, "lrem": 4, "ltrim": 4, "lpos": -3,
+    "lmove": 5, "rpoplpush": 3, "lmpop": -4, "blpop": -3, "brpop": -3, "blmove": 6,
+    "brpoplpush": 4, "blmpop": -5,
 }
 SUB_ARITY = {("object", "encoding"): 3, ("object", "refcount"): 3, ("object", "freq"): 3,
              ("client", "setname"): 3, ("client", "getname"): 2}
@@ -63,15 +67,32 @@ HUGE_FLOATS = {b"1e308", b"-1e308", b"17976931348623157e292"}
 # Commands that must be atomic over all their keys, so a cluster runs them only when every key
 # has the same owner.
 ATOMIC_MULTI_KEY = {b"msetnx", b"rename", b"renamenx", b"copy"}
+# List commands moving between two keys, with their argument counts.
+LIST_MOVE_ARGC = {b"lmove": 5, b"blmove": 6, b"rpoplpush": 3, b"brpoplpush": 4}
 # Set commands over every argument from index 1 on, with their least argument count.
 SET_MULTI_KEY = {b"sinter": 2, b"sunion": 2, b"sdiff": 2, b"sinterstore": 3, b"sunionstore": 3,
                  b"sdiffstore": 3}
+
+
+def numkeys_keys(argv, at):
+    """The keys of a command whose numkeys is at argv[at] (LMPOP, BLMPOP), or None when numkeys
+    is malformed (the command then fails the same way on any node)."""
+    n = int(argv[at]) if len(argv) > at and argv[at].isdigit() else 0
+    return argv[at + 1:at + 1 + n] if 0 < n <= len(argv) - at - 1 else None
 
 
 def atomic_keys(argv):
     """The keys of an atomic multi-key command with a valid argument count, else None (other
     commands, and wrong-arity forms, which fail the same way on any node)."""
     name = argv[0].lower()
+    if name in (b"lmove", b"blmove", b"rpoplpush", b"brpoplpush"):
+        return argv[1:3] if len(argv) == LIST_MOVE_ARGC[name] else None
+    if name in (b"blpop", b"brpop"):
+        return argv[1:-1] if len(argv) >= 3 else None
+    if name == b"lmpop":
+        return numkeys_keys(argv, 1)
+    if name == b"blmpop":
+        return numkeys_keys(argv, 2)
     if name in SET_MULTI_KEY:
         return argv[1:] if len(argv) >= SET_MULTI_KEY[name] else None
     if name == b"smove":
@@ -101,7 +122,8 @@ class CommandGen:
             (2, self.gen_connection), (3, self.gen_wrong_arity), (1, self.gen_unknown),
             (1, self.gen_big), (1, self.gen_scenario), (1, self.gen_bad_numbers),
             (1, self.gen_scan), (10, self.gen_hash), (1, self.gen_hash_big),
-            (10, self.gen_set), (1, self.gen_set_big),
+            (10, self.gen_set), (1, self.gen_set_big), (10, self.gen_list),
+            (1, self.gen_list_big),
         ]
         self.total = sum(w for w, _ in self.gens)
 
@@ -569,6 +591,120 @@ class CommandGen:
                 ([b"SPOP", k2, str(n - 12).encode()], ("sample", True, allowed)),
                 ([b"SCARD", k2], "exact"), ([b"OBJECT", b"ENCODING", k2], "exact"),
                 ([b"DEL", k, k2], "exact")]
+        return out
+
+    # -- lists -------------------------------------------------------------------------------
+
+    def list_key(self):
+        return self.r.choice([b"l1", b"l2", b"l1", b"l2", self.key()])
+
+    def list_element(self):
+        return self.r.choice([b"a", b"b", b"c", b"", b"1", b"01", b"x" * 70, "элемент".encode(),
+                              b"\x00\xff", ("e%d" % self.r.randint(0, 5)).encode()])
+
+    def list_index(self):
+        return self.r.choice([b"0", b"1", b"-1", b"-2", b"2", b"5", b"-100", b"100",
+                              b"9223372036854775807", b"-9223372036854775808", b"x", b"1.5"])
+
+    def list_end(self):
+        return self.r.choice([b"LEFT", b"RIGHT", b"left", b"right", b"up"])
+
+    def gen_list(self):
+        r = self.r
+        k = self.list_key()
+        c = r.choice(["lpush", "rpush", "lpush", "rpush", "lpushx", "rpushx", "lpop", "rpop",
+                      "llen", "lrange", "lrange", "lindex", "lset", "linsert", "lrem", "ltrim",
+                      "lpos", "lmove", "rpoplpush", "lmpop", "blpop", "brpop", "blmove",
+                      "brpoplpush", "blmpop"])
+        if c in ("lpush", "rpush", "lpushx", "rpushx"):
+            return [([c.upper().encode(), k] + [self.list_element()
+                                                for _ in range(r.randint(1, 4))], "exact")]
+        if c in ("lpop", "rpop"):
+            opts = r.choice([[], [], [b"1"], [b"2"], [b"0"], [b"100"], [b"-1"], [b"x"],
+                             [b"1", b"2"]])
+            return [([c.upper().encode(), k] + opts, "exact")]
+        if c == "llen":
+            return [([b"LLEN", k], "exact")]
+        if c == "lrange":
+            return [([b"LRANGE", k, self.list_index(), self.list_index()], "exact")]
+        if c == "lindex":
+            return [([b"LINDEX", k, self.list_index()], "exact")]
+        if c == "lset":
+            return [([b"LSET", k, self.list_index(), self.list_element()], "exact")]
+        if c == "linsert":
+            where = r.choice([b"BEFORE", b"AFTER", b"after", b"middle"])
+            return [([b"LINSERT", k, where, self.list_element(), self.list_element()], "exact")]
+        if c == "lrem":
+            count = r.choice([b"0", b"1", b"-1", b"2", b"-2", b"x", b"-9223372036854775808"])
+            return [([b"LREM", k, count, self.list_element()], "exact")]
+        if c == "ltrim":
+            return [([b"LTRIM", k, self.list_index(), self.list_index()], "exact")]
+        if c == "lpos":
+            argv = [b"LPOS", k, self.list_element()]
+            for _ in range(r.randint(0, 3)):
+                opt = r.choice([b"RANK", b"COUNT", b"MAXLEN", b"rank", b"FOO"])
+                argv += [opt, r.choice([b"1", b"-1", b"2", b"-2", b"0", b"3", b"x",
+                                        b"-9223372036854775808", b"9223372036854775807"])]
+            if r.random() < 0.1:
+                argv.append(b"RANK")
+            return [(argv, "exact")]
+        if c in ("lmove", "blmove"):
+            argv = [c.upper().encode(), k, self.list_key(), self.list_end(), self.list_end()]
+            if c == "blmove":
+                argv.append(r.choice([b"0.01", b"-1", b"x"]))
+            return [(argv, "exact")]
+        if c in ("rpoplpush", "brpoplpush"):
+            argv = [c.upper().encode(), k, self.list_key()]
+            if c == "brpoplpush":
+                argv.append(r.choice([b"0.01", b"-1", b"nan"]))
+            return [(argv, "exact")]
+        keys = [self.list_key() for _ in range(r.randint(1, 3))]
+        if r.random() < 0.3:
+            keys.insert(r.randint(0, len(keys)), b"nosuchlist")
+        # Blocking forms always carry a short timeout: an empty key times out, never hangs.
+        timeout = r.choice([b"0.01", b"0.01", b"-1", b"x", b"inf"])
+        if c in ("blpop", "brpop"):
+            return [([c.upper().encode()] + keys + [timeout], "exact")]
+        numkeys = str(len(keys)).encode()
+        if r.random() < 0.2:
+            numkeys = r.choice([b"0", b"-1", b"x", b"9", b"9223372036854775807"])
+        argv = [numkeys] + keys + [self.list_end()]
+        if r.random() < 0.5:
+            argv += r.choice([[b"COUNT", b"2"], [b"count", b"100"], [b"COUNT", b"0"],
+                              [b"COUNT", b"-1"], [b"COUNT"], [b"FOO"],
+                              [b"COUNT", b"1", b"COUNT", b"1"]])
+        if c == "lmpop":
+            return [([b"LMPOP"] + argv, "exact")]
+        return [([b"BLMPOP", timeout] + argv, "exact")]
+
+    def gen_list_big(self):
+        """A long list on its own key, across many 8 KB nodes: indexes, ranges, insertions and
+        removals in the middle, trims, and the replies of every read."""
+        r = self.r
+        k = b"lbig"
+        n = r.choice([1000, 5000, 20000])
+        out = [([b"DEL", k, b"{lbig}2"], "exact")]
+        for start in range(0, n, 2000):
+            out.append(([b"RPUSH", k] + [b"item:%d" % i for i in range(start, min(n, start + 2000))],
+                        "exact"))
+        out += [([b"LPUSH", k, b"x" * 9000, b"head"], "exact"),
+                ([b"OBJECT", b"ENCODING", k], "exact"), ([b"LLEN", k], "exact"),
+                ([b"LINDEX", k, str(n // 2).encode()], "exact"),
+                ([b"LINDEX", k, b"-%d" % (n // 3)], "exact"),
+                ([b"LSET", k, str(n // 4).encode(), b"y" * 300], "exact"),
+                ([b"LINSERT", k, b"BEFORE", b"item:%d" % (n // 2), b"z" * 5000], "exact"),
+                ([b"LINSERT", k, b"AFTER", b"item:%d" % (n - 1), b"tail"], "exact"),
+                ([b"LRANGE", k, str(n // 2 - 5).encode(), str(n // 2 + 5).encode()], "exact"),
+                ([b"LPOS", k, b"item:%d" % (n - 10)], "exact"),
+                ([b"LPOS", k, b"item:7", b"RANK", b"-1", b"MAXLEN", str(n).encode()], "exact"),
+                ([b"LREM", k, b"0", b"item:%d" % (n // 5)], "exact"),
+                ([b"LMOVE", k, b"{lbig}2", b"LEFT", b"RIGHT"], "exact"),
+                ([b"LPOP", k, b"1500"], "exact"),
+                ([b"LTRIM", k, b"100", b"-100"], "exact"),
+                ([b"LRANGE", k, b"0", b"-1"], "exact"),
+                ([b"COPY", k, b"{lbig}2", b"REPLACE"], "exact"),
+                ([b"RPOP", b"{lbig}2", str(n).encode()], "exact"),
+                ([b"EXISTS", b"{lbig}2"], "exact"), ([b"DEL", k], "exact")]
         return out
 
     def gen_rename_copy(self):
