@@ -414,17 +414,13 @@ void zpop_generic(CommandContext& ctx, bool min) {
     ctx.reply.error(kCountNotPositive);
     return;
   }
-  if (count == 0) {
-    ctx.reply.array(0);
-    return;
-  }
   auto found = write_object<ZSetObject>(ctx.store, ctx.argv[1], false);
   if (!found) {
     ctx.reply.error(found.error());
     return;
   }
   auto& zset = found.value();
-  if (!zset) {
+  if (!zset || count == 0) {
     ctx.reply.array(0);
     return;
   }

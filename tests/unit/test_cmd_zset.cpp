@@ -170,6 +170,8 @@ TEST_CASE("ZPOPMIN, ZPOPMAX: counts and the RESP3 shapes") {
   CHECK(h.run(cmd_zpopmin, {"ZPOPMIN", "z", "-1"}) ==
         "-ERR value is out of range, must be positive\r\n");
   CHECK(h.run(cmd_zpopmin, {"ZPOPMIN", "z", "0"}) == "*0\r\n");
+  h.store.set_string("s", "x", Expiry::none());
+  CHECK(h.run(cmd_zpopmin, {"ZPOPMIN", "s", "0"}) == kWrongType);
   CHECK(h.run(cmd_zpopmin, {"ZPOPMIN", "z", "1", "2"}) == "-ERR syntax error\r\n");
   h.writer.set_version(RespVersion::kResp3);
   CHECK(h.run(cmd_zpopmax, {"ZPOPMAX", "z"}) == "*2\r\n$1\r\nc\r\n,3\r\n");
