@@ -15,6 +15,8 @@ SINTER/SUNION/SDIFF with their STORE forms), which ringkv refuses with CROSSSLOT
 have different owners.
 """
 
+from command_gen_zset import ZSET_ARITY, ZSetGenMixin, zset_atomic_keys
+
 # Absolute unix times far in the future (2100, 2200) so EXPIREAT/EXAT results agree exactly.
 FAR_S = [4102444800, 7258118400, 4102444801]
 FAR_MS = [t * 1000 + 123 for t in FAR_S]
@@ -49,6 +51,7 @@ ARITY = {
     "lmove": 5, "rpoplpush": 3, "lmpop": -4, "blpop": -3, "brpop": -3, "blmove": 6,
     "brpoplpush": 4, "blmpop": -5,
 }
+ARITY.update(ZSET_ARITY)
 SUB_ARITY = {("object", "encoding"): 3, ("object", "refcount"): 3, ("object", "freq"): 3,
              ("client", "setname"): 3, ("client", "getname"): 2}
 
@@ -85,6 +88,8 @@ def atomic_keys(argv):
     """The keys of an atomic multi-key command with a valid argument count, else None (other
     commands, and wrong-arity forms, which fail the same way on any node)."""
     name = argv[0].lower()
+    if name.startswith(b"z") or name in (b"bzpopmin", b"bzpopmax"):
+        return zset_atomic_keys(argv)
     if name in (b"lmove", b"blmove", b"rpoplpush", b"brpoplpush"):
         return argv[1:3] if len(argv) == LIST_MOVE_ARGC[name] else None
     if name in (b"blpop", b"brpop"):
@@ -109,7 +114,7 @@ def atomic_keys(argv):
     return argv[1:3] if len(argv) == 3 else None
 
 
-class CommandGen:
+class CommandGen(ZSetGenMixin):
     """Draws commands from every group; all randomness comes from the given random.Random."""
 
     def __init__(self, rng):
@@ -124,6 +129,7 @@ class CommandGen:
             (1, self.gen_scan), (10, self.gen_hash), (1, self.gen_hash_big),
             (10, self.gen_set), (1, self.gen_set_big), (10, self.gen_list),
             (1, self.gen_list_big),
+            (10, self.gen_zset), (1, self.gen_zset_big),
         ]
         self.total = sum(w for w, _ in self.gens)
 
