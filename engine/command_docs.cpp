@@ -314,7 +314,7 @@ std::string usage_text(std::string_view syntax) {
 std::string command_reference_markdown() {
   // Groups in the order a reader looks for them.
   static constexpr std::string_view kGroups[] = {
-      "string", "hash", "list", "set", "sorted_set", "generic", "connection", "server", "cluster"};
+      "string", "hash", "list", "set", "sorted-set", "generic", "connection", "server", "cluster"};
   static constexpr std::string_view kTitles[] = {"Strings",    "Hashes",      "Lists",
                                                  "Sets",       "Sorted sets", "Keys",
                                                  "Connection", "Server",      "Cluster"};
