@@ -1,0 +1,162 @@
+"""Blocking sorted-set commands end to end: the same scenarios run against ringkv and a real
+redis-server 7, with raw-socket clients, and every reply must be byte-identical (and match the
+expected bytes where they are known). Covers BZPOPMIN/BZPOPMAX served by a later ZADD, ZINCRBY,
+a Z*STORE destination or a RENAME, FIFO order of several blocked clients, the RESP3 reply shape,
+timeout replies (RESP2 and RESP3) and their timing with fractional seconds, a client that
+disconnects while blocked, pipelined requests that wait behind a blocked command, and the errors
+answered at once (WRONGTYPE, bad timeouts).
+
+    /usr/bin/python3 test_blocking_zset.py --server build/ringkv-server
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+from harness import RespClient, encode_command  # noqa: E402
+
+# Long enough for a request to reach the server and block before the next client acts.
+SETTLE = 0.1
+
+
+def quiet(client, timeout=SETTLE):
+    """True when nothing arrives on `client` within `timeout` (it is still blocked)."""
+    data, closed = client.read_available(timeout)
+    client.sock.settimeout(10.0)
+    return data == b"" and not closed
+
+
+def blocked_send(client, *args):
+    client.send(encode_command(*args))
+    time.sleep(SETTLE / 2)
+
+
+def scenarios(port, report, label):
+    """Runs every scenario on the server at `port`; returns the observed replies in order."""
+    seen = []
+
+    def note(name, value):
+        seen.append((name, value))
+        return value
+
+    def client():
+        return RespClient(port)
+
+    with client() as admin:
+        admin.call("FLUSHALL")
+
+        # Served by a later ZADD, on the second of two keys.
+        with client() as a:
+            blocked_send(a, "BZPOPMIN", "z1", "z2", "0")
+            note("bzpopmin waits", quiet(a))
+            note("zadd", admin.call("ZADD", "z2", "2", "b", "1.5", "a"))
+            note("bzpopmin served", a.read())
+            note("rest", admin.call("ZRANGE", "z2", "0", "-1", "WITHSCORES"))
+
+        # FIFO: three clients on one key, served in the order they blocked.
+        with client() as a, client() as b, client() as c:
+            for x in (a, b, c):
+                blocked_send(x, "BZPOPMAX", "q", "0")
+            note("zadd 2", admin.call("ZADD", "q", "1", "x", "2", "y"))
+            note("first", a.read())
+            note("second", b.read())
+            note("third waits", quiet(c))
+            note("zincrby", admin.call("ZINCRBY", "q", "0.1", "w"))
+            note("third", c.read())
+            note("q gone", admin.call("EXISTS", "q"))
+
+        # A store destination and a renamed sorted set serve waiters.
+        with client() as a, client() as b:
+            blocked_send(a, "BZPOPMIN", "dst", "0")
+            blocked_send(b, "BZPOPMAX", "rk", "0")
+            admin.call("ZADD", "src", "1", "m", "2", "n")
+            note("zunionstore", admin.call("ZUNIONSTORE", "dst", "1", "src", "WEIGHTS", "3"))
+            note("store served", a.read())
+            note("rename", admin.call("RENAME", "src", "rk"))
+            note("rename served", b.read())
+
+        # RESP3: the score is a double.
+        with client() as a:
+            a.call("HELLO", "3")
+            blocked_send(a, "BZPOPMAX", "r3", "0")
+            admin.call("ZADD", "r3", "0.1", "v")
+            note("resp3 served", a.read())
+
+        # Timeouts: replies, RESP3 shape, and timing of a fractional timeout.
+        with client() as a:
+            note("timeout min", a.call("BZPOPMIN", "nx", "0.05"))
+            note("timeout max", a.call("BZPOPMAX", "nx", "nx2", "0.05"))
+            start = time.time()
+            note("fractional timeout", a.call("BZPOPMIN", "nx", "0.35"))
+            elapsed = time.time() - start
+            report.check(0.3 <= elapsed < 1.0, "%s: 0.35 s timeout took %.2fs" % (label, elapsed))
+            a.call("HELLO", "3")
+            note("resp3 timeout", a.call("BZPOPMAX", "nx", "0.05"))
+
+        # A client that leaves while blocked takes nothing.
+        a = client()
+        blocked_send(a, "BZPOPMIN", "gone", "0")
+        a.close()
+        time.sleep(SETTLE)
+        note("zadd after disconnect", admin.call("ZADD", "gone", "1", "v"))
+        note("still there", admin.call("ZRANGE", "gone", "0", "-1"))
+
+        # Pipelined requests wait behind the blocked command, then run in order.
+        with client() as a:
+            a.send(encode_command("BZPOPMIN", "p", "0") + encode_command("PING") +
+                   encode_command("ZCARD", "p") + encode_command("ZADD", "p", "5", "own"))
+            note("pipeline waits", quiet(a, 0.2))
+            note("zadd p", admin.call("ZADD", "p", "1", "first"))
+            note("pipeline bzpopmin", a.read())
+            note("pipeline ping", a.read())
+            note("pipeline zcard", a.read())
+            note("pipeline zadd", a.read())
+
+        # Errors are answered at once, not waited on.
+        admin.call("SET", "str", "v")
+        with client() as a:
+            note("wrongtype", a.call("BZPOPMIN", "nx", "str", "0"))
+            note("negative", a.call("BZPOPMIN", "nx", "-1"))
+            note("not a float", a.call("BZPOPMAX", "nx", "abc"))
+            note("overflow", a.call("BZPOPMAX", "nx", "1e20"))
+    return seen
+
+
+EXPECTED = {
+    "bzpopmin served": b"*3\r\n$2\r\nz2\r\n$1\r\na\r\n$3\r\n1.5\r\n",
+    "first": b"*3\r\n$1\r\nq\r\n$1\r\ny\r\n$1\r\n2\r\n",
+    "second": b"*3\r\n$1\r\nq\r\n$1\r\nx\r\n$1\r\n1\r\n",
+    "third": b"*3\r\n$1\r\nq\r\n$1\r\nw\r\n$19\r\n0.10000000000000001\r\n",
+    "store served": b"*3\r\n$3\r\ndst\r\n$1\r\nm\r\n$1\r\n3\r\n",
+    "resp3 served": b"*3\r\n$2\r\nr3\r\n$1\r\nv\r\n,0.10000000000000001\r\n",
+    "timeout min": b"*-1\r\n",
+    "resp3 timeout": b"_\r\n",
+    "still there": b"*1\r\n$1\r\nv\r\n",
+    "pipeline waits": True,
+    "pipeline ping": b"+PONG\r\n",
+    "pipeline zcard": b":0\r\n",
+    "negative": b"-ERR timeout is negative\r\n",
+}
+
+
+def main():
+    args = harness.arg_parser(__doc__).parse_args()
+    report = harness.Report("test_blocking_zset")
+    with harness.ServerProcess(args.server, name="ringkv") as ours, \
+            harness.start_oracle() as redis:
+        got = scenarios(ours.port, report, "ringkv")
+        want = scenarios(redis.port, report, "redis")
+        report.equal(len(got), len(want), "number of observations")
+        for (name, g), (_, w) in zip(got, want):
+            report.equal(g, w, "%s (ringkv vs redis)" % name)
+            if name in EXPECTED:
+                report.equal(g, EXPECTED[name], "%s (expected bytes)" % name)
+        report.check(ours.alive(), "ringkv still running", ours.log())
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
