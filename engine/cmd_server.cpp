@@ -142,6 +142,24 @@ void write_key_spec(ReplyWriter& reply, std::string_view spec) {
   reply.bulk("find_keys");
   reply.map(2);
   reply.bulk("type");
+  if (fields[2] == "keynum") {
+    // "FLAGS|begin|keynum|keynumidx,firstkey,keystep": the keys follow a count argument.
+    int64_t v[3] = {0, 0, 0};
+    size_t k = 0;
+    split(fields[3], ',', [&](std::string_view f) {
+      if (k < 3) v[k++] = to_int(f);
+    });
+    reply.bulk("keynum");
+    reply.bulk("spec");
+    reply.map(3);
+    reply.bulk("keynumidx");
+    reply.integer(v[0]);
+    reply.bulk("firstkey");
+    reply.integer(v[1]);
+    reply.bulk("keystep");
+    reply.integer(v[2]);
+    return;
+  }
   reply.bulk("range");
   reply.bulk("spec");
   reply.map(3);
@@ -159,10 +177,13 @@ void write_command_info(ReplyWriter& reply, const CommandSpec& spec) {
   reply.integer(spec.arity);
   size_t nflags = 0;
   for (size_t i = 0; i < std::size(kFlagNames); ++i) nflags += (spec.flags >> i) & 1;
-  reply.set(nflags);
+  // Redis adds "movablekeys" last for commands whose keys move with their arguments.
+  const bool movable = spec.find_keys != nullptr;
+  reply.set(nflags + (movable ? 1 : 0));
   for (size_t i = 0; i < std::size(kFlagNames); ++i) {
     if ((spec.flags >> i) & 1) reply.simple(kFlagNames[i]);
   }
+  if (movable) reply.simple("movablekeys");
   reply.integer(spec.first_key);
   reply.integer(spec.last_key);
   reply.integer(spec.key_step);

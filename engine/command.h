@@ -42,6 +42,7 @@ enum CommandFlag : uint32_t {
   // ringkv's own routing flags (not reported by COMMAND INFO):
   kKeyspaceWide = 1u << 20,  // acts on every key (DBSIZE, KEYS, SCAN, FLUSHALL, RANDOMKEY…)
   kSplittable = 1u << 21,    // multi-key command that may be split per owner (MGET, MSET, DEL…)
+  kClusterWide = 1u << 22,   // acts on every node's state, not keys (PUBLISH, PUBSUB CHANNELS…)
 };
 
 struct CommandSpec {
@@ -65,7 +66,9 @@ struct CommandSpec {
   std::string_view acl_categories{};  // space-separated, without '@': "write string slow"
   std::string_view tips{};            // space-separated: "request_policy:all_shards ..."
   // Key specs, ';'-separated; each "FLAGS|begin index|lastkey|keystep|limit[|notes]" with
-  // space-separated flags, e.g. "RW access delete|1|0|1|0". Empty for keyless commands.
+  // space-separated flags, e.g. "RW access delete|1|0|1|0", or, for keys that follow a count
+  // argument, "FLAGS|begin index|keynum|keynumidx,firstkey,keystep" (e.g. LMPOP's
+  // "RW access delete|1|keynum|0,1,1"). Empty for keyless commands.
   std::string_view key_specs{};
   // COMMAND DOCS extras: history entries "version|text", '\n'-separated; doc flags
   // ("deprecated"); for deprecated commands the version and the replacement.
@@ -152,6 +155,33 @@ class KeyReadySink {
   virtual void key_ready(std::string_view key) = 0;
 };
 
+// Publish/subscribe on this node (implemented by server/): subscriptions of clients (by id) and
+// delivery of messages to this node's subscribers.
+class PubSubHub {
+ public:
+  virtual ~PubSubHub() = default;
+  // Subscribes the client to a channel (or, with `pattern`, a glob pattern); returns false when
+  // it already was.
+  virtual bool subscribe(uint64_t client, std::string_view name, bool pattern) = 0;
+  // Drops that subscription; returns false when the client did not have it.
+  virtual bool unsubscribe(uint64_t client, std::string_view name, bool pattern) = 0;
+  // The client's channels (or patterns), in the order UNSUBSCRIBE (PUNSUBSCRIBE) without
+  // arguments drops them.
+  virtual std::vector<std::string> subscriptions(uint64_t client, bool pattern) const = 0;
+  // Channels plus patterns the client listens to: the count in (un)subscribe replies.
+  virtual size_t subscription_count(uint64_t client) const = 0;
+  // Delivers the message to every subscriber of the channel and of a matching pattern here;
+  // returns how many deliveries were made.
+  virtual int64_t publish(std::string_view channel, std::string_view message) = 0;
+  // Channels with subscribers here, all of them or those matching the glob `pattern`.
+  virtual std::vector<std::string> active_channels(
+      std::optional<std::string_view> pattern) const = 0;
+  // Clients subscribed to the channel itself (pattern subscriptions excluded).
+  virtual int64_t subscribers(std::string_view channel) const = 0;
+  // Distinct patterns subscribed to by any client.
+  virtual int64_t pattern_count() const = 0;
+};
+
 struct CommandContext {
   std::span<const std::string_view> argv;  // argv[0] is the command name as the client sent it
   protocol::ReplyWriter& reply;
@@ -164,6 +194,8 @@ struct CommandContext {
   BlockRequest* block = nullptr;
   // Where writers report keys made ready (may be null: nobody is listening).
   KeyReadySink* ready = nullptr;
+  // Publish/subscribe state (null in unit tests that do not need it).
+  PubSubHub* pubsub = nullptr;
 
   // Reports that `key` was created or grew (LPUSH, RPUSH, LMOVE's destination, ZADD, ...).
   void key_ready(std::string_view key) const {

@@ -48,8 +48,9 @@ void check_rows(std::span<const CommandSpec> rows, bool sub) {
     CHECK_FALSE(spec.acl_categories.empty());
     std::vector<DocArg> args;
     CHECK(parse_syntax(spec.syntax, args));
-    // Keys come with key specs and a positive step; keyless rows have neither.
-    CHECK((spec.first_key > 0) == !spec.key_specs.empty());
+    // Keys (fixed or movable) come with key specs and fixed ones with a positive step; keyless
+    // rows have neither.
+    CHECK((spec.first_key > 0 || spec.find_keys != nullptr) == !spec.key_specs.empty());
     if (spec.first_key > 0) CHECK(spec.key_step > 0);
     if (spec.subcommands.empty()) {
       CHECK((spec.handler != nullptr));
