@@ -10,6 +10,7 @@
 #include <new>
 
 #include "engine/object.h"
+#include "engine/varint.h"
 
 namespace ringkv::engine {
 
@@ -26,36 +27,6 @@ constexpr size_t kEmbstrLimit = 44;  // Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT
 constexpr size_t kMaxInPlaceSlack = 16;
 // Redis's SDS_MAX_PREALLOC: appends double a value's room up to this size, then add this much.
 constexpr size_t kAppendDoublingLimit = size_t{1} << 20;
-
-size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-uint8_t* put_varint(uint8_t* p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<uint8_t>(v);
-  return p;
-}
-
-const uint8_t* get_varint(const uint8_t* p, size_t* out) {
-  uint64_t v = 0;
-  int shift = 0;
-  while (*p & 0x80) {
-    v |= static_cast<uint64_t>(*p++ & 0x7f) << shift;
-    shift += 7;
-  }
-  v |= static_cast<uint64_t>(*p++) << shift;
-  *out = static_cast<size_t>(v);
-  return p;
-}
 
 // Redis's string2ll acceptance: optional '-', no leading zeros (except "0"), no '+', no spaces,
 // and the value must fit in a signed 64-bit integer.

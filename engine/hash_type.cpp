@@ -2,8 +2,6 @@
 // as it is allocated (malloc_usable_size of every block), so memory() is exact and O(1).
 #include "engine/hash_type.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -13,7 +11,9 @@
 #include <limits>
 #include <new>
 
+#include "engine/heap.h"
 #include "engine/string_ops.h"
+#include "engine/varint.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -31,59 +31,11 @@ constexpr size_t kShrinkFill = 10;
 // HSCAN on a hashtable gives up after this many buckets per requested field, like Redis.
 constexpr size_t kScanBucketsPerCount = 10;
 
-size_t usable(const void* p) { return p == nullptr ? 0 : malloc_usable_size(const_cast<void*>(p)); }
-
-size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-char* put_varint(char* p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<char>(v);
-  return p;
-}
-
-// Reads one listpack string at `p`; returns the position after it.
-const char* get_string(const char* p, std::string_view* out) {
-  uint64_t len = 0;
-  int shift = 0;
-  while (static_cast<uint8_t>(*p) & 0x80) {
-    len |= static_cast<uint64_t>(static_cast<uint8_t>(*p++) & 0x7f) << shift;
-    shift += 7;
-  }
-  len |= static_cast<uint64_t>(static_cast<uint8_t>(*p++)) << shift;
-  *out = std::string_view(p, static_cast<size_t>(len));
-  return p + len;
-}
-
-// Writes one listpack string at `p`; returns the position after it.
-char* put_string(char* p, std::string_view s) {
-  p = put_varint(p, s.size());
-  if (!s.empty()) std::memcpy(p, s.data(), s.size());
-  return p + s.size();
-}
-
-size_t entry_size(std::string_view s) { return varint_size(s.size()) + s.size(); }
-
 uint64_t reverse_bits(uint64_t v) {
   v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
   v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
   v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
   return __builtin_bswap64(v);
-}
-
-void* checked_realloc(void* p, size_t n) {
-  void* q = std::realloc(p, n);
-  if (q == nullptr) throw std::bad_alloc();
-  return q;
 }
 
 }  // namespace
@@ -120,8 +72,7 @@ std::string_view HashObject::encoding_name() const {
 size_t HashObject::memory() const {
   // The object itself may live anywhere (the store allocates it, tests may not): count what
   // glibc would give a request of its size (16-byte chunks with an 8-byte header).
-  constexpr size_t kSelf = std::max<size_t>(24, ((sizeof(HashObject) + 8 + 15) & ~size_t{15}) - 8);
-  return kSelf + heap_bytes_;
+  return malloc_chunk_usable(sizeof(HashObject)) + heap_bytes_;
 }
 
 std::unique_ptr<Object> HashObject::clone() const {
@@ -131,7 +82,7 @@ std::unique_ptr<Object> HashObject::clone() const {
       copy->lp_ = static_cast<char*>(checked_realloc(nullptr, lp_size_));
       std::memcpy(copy->lp_, lp_, lp_size_);
       copy->lp_size_ = lp_size_;
-      copy->heap_bytes_ = usable(copy->lp_);
+      copy->heap_bytes_ = usable_size(copy->lp_);
     }
     copy->count_ = count_;
     return copy;
@@ -156,7 +107,7 @@ std::optional<std::string_view> HashObject::get(std::string_view field) const {
     if (at == kNpos) return std::nullopt;
     std::string_view f;
     std::string_view v;
-    get_string(get_string(lp_ + at, &f), &v);
+    get_prefixed(get_prefixed(lp_ + at, &f), &v);
     return v;
   }
   Node** link = find_node(field);
@@ -173,13 +124,13 @@ bool HashObject::set(std::string_view field, std::string_view value) {
     const size_t at = lp_find(field);
     if (at != kNpos) {
       std::string_view old;
-      const size_t value_at = static_cast<size_t>(get_string(lp_ + at, &old) - lp_);
-      get_string(lp_ + value_at, &old);
-      put_string(lp_splice(value_at, entry_size(old), entry_size(value)), value);
+      const size_t value_at = static_cast<size_t>(get_prefixed(lp_ + at, &old) - lp_);
+      get_prefixed(lp_ + value_at, &old);
+      put_prefixed(lp_splice(value_at, prefixed_size(old), prefixed_size(value)), value);
       return false;
     }
-    char* p = lp_splice(lp_size_, 0, entry_size(field) + entry_size(value));
-    put_string(put_string(p, field), value);
+    char* p = lp_splice(lp_size_, 0, prefixed_size(field) + prefixed_size(value));
+    put_prefixed(put_prefixed(p, field), value);
     ++count_;
     if (count_ > kHashMaxListpackEntries) convert_to_hashtable();
     return true;
@@ -208,7 +159,7 @@ bool HashObject::erase(std::string_view field) {
     if (at == kNpos) return false;
     std::string_view f;
     std::string_view v;
-    const char* end = get_string(get_string(lp_ + at, &f), &v);
+    const char* end = get_prefixed(get_prefixed(lp_ + at, &f), &v);
     lp_splice(at, static_cast<size_t>(end - (lp_ + at)), 0);
     --count_;
     return true;
@@ -232,7 +183,7 @@ void HashObject::for_each(const Visit& visit) const {
     while (p < end) {
       std::string_view f;
       std::string_view v;
-      p = get_string(get_string(p, &f), &v);
+      p = get_prefixed(get_prefixed(p, &f), &v);
       visit(f, v);
     }
     return;
@@ -276,7 +227,7 @@ std::pair<std::string_view, std::string_view> HashObject::random_entry(
     std::pair<std::string_view, std::string_view> out;
     const char* p = lp_;
     do {
-      p = get_string(get_string(p, &out.first), &out.second);
+      p = get_prefixed(get_prefixed(p, &out.first), &out.second);
     } while (skip-- > 0);
     return out;
   }
@@ -325,10 +276,10 @@ void HashObject::convert_to_hashtable() {
   while (p < lp + lp_size) {
     std::string_view f;
     std::string_view v;
-    p = get_string(get_string(p, &f), &v);
+    p = get_prefixed(get_prefixed(p, &f), &v);
     insert_node(make_node(f, v));
   }
-  heap_bytes_ -= usable(lp);
+  heap_bytes_ -= usable_size(lp);
   std::free(lp);
   lp_ = nullptr;
   lp_size_ = 0;
@@ -357,7 +308,7 @@ void HashObject::resize_table(size_t buckets) {
   buckets_ = static_cast<Node**>(std::calloc(buckets, sizeof(Node*)));
   if (buckets_ == nullptr) throw std::bad_alloc();
   bucket_count_ = buckets;
-  heap_bytes_ += usable(buckets_);
+  heap_bytes_ += usable_size(buckets_);
   for (size_t i = 0; i < old_count; ++i) {
     for (Node* n = old[i]; n != nullptr;) {
       Node* next = n->next;
@@ -365,7 +316,7 @@ void HashObject::resize_table(size_t buckets) {
       n = next;
     }
   }
-  heap_bytes_ -= usable(old);
+  heap_bytes_ -= usable_size(old);
   std::free(old);
 }
 
@@ -377,12 +328,12 @@ HashObject::Node* HashObject::make_node(std::string_view field, std::string_view
   node->value_size = static_cast<uint32_t>(value.size());
   if (!field.empty()) std::memcpy(node->data, field.data(), field.size());
   if (!value.empty()) std::memcpy(node->data + field.size(), value.data(), value.size());
-  heap_bytes_ += usable(node);
+  heap_bytes_ += usable_size(node);
   return node;
 }
 
 void HashObject::free_node(Node* node) {
-  heap_bytes_ -= usable(node);
+  heap_bytes_ -= usable_size(node);
   std::free(node);
 }
 
@@ -392,9 +343,9 @@ size_t HashObject::lp_find(std::string_view field) const {
   while (p < end) {
     std::string_view f;
     std::string_view v;
-    const char* value_at = get_string(p, &f);
+    const char* value_at = get_prefixed(p, &f);
     if (f == field) return static_cast<size_t>(p - lp_);
-    p = get_string(value_at, &v);
+    p = get_prefixed(value_at, &v);
   }
   return kNpos;
 }
@@ -402,7 +353,7 @@ size_t HashObject::lp_find(std::string_view field) const {
 char* HashObject::lp_splice(size_t offset, size_t old_size, size_t new_size) {
   const size_t tail = lp_size_ - offset - old_size;
   const size_t total = lp_size_ - old_size + new_size;
-  heap_bytes_ -= usable(lp_);
+  heap_bytes_ -= usable_size(lp_);
   // Like a listpack, the buffer is always exactly as big as its contents.
   if (new_size > old_size) {
     lp_ = static_cast<char*>(checked_realloc(lp_, total));
@@ -414,7 +365,7 @@ char* HashObject::lp_splice(size_t offset, size_t old_size, size_t new_size) {
     std::memmove(lp_ + offset + new_size, lp_ + offset + old_size, tail);
     lp_ = static_cast<char*>(checked_realloc(lp_, total));
   }
-  heap_bytes_ += usable(lp_);
+  heap_bytes_ += usable_size(lp_);
   lp_size_ = total;
   return lp_ + offset;
 }

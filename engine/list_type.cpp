@@ -3,36 +3,19 @@
 // and O(1).
 #include "engine/list_type.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <cassert>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
+#include "engine/heap.h"
+#include "engine/varint.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
 
 namespace {
-
-size_t usable(const void* p) { return p == nullptr ? 0 : malloc_usable_size(const_cast<void*>(p)); }
-
-void* checked_realloc(void* p, size_t n) {
-  void* q = std::realloc(p, n);
-  if (q == nullptr) throw std::bad_alloc();
-  return q;
-}
-
-size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
 
 // Bytes one element takes in a node: its length before and after it.
 size_t entry_size(std::string_view s) { return 2 * varint_size(s.size()) + s.size(); }
@@ -41,10 +24,7 @@ size_t entry_size(std::string_view s) { return 2 * varint_size(s.size()) + s.siz
 char* write_entry(char* p, std::string_view s) {
   uint64_t v = s.size();
   const size_t n = varint_size(v);
-  for (uint64_t x = v; x >= 0x80; x >>= 7) *p++ = static_cast<char>(x | 0x80);
-  *p++ = static_cast<char>(v >> (7 * (n - 1)));
-  if (!s.empty()) std::memcpy(p, s.data(), s.size());
-  p += s.size();
+  p = put_prefixed(p, s);
   // The trailing length is the same varint with its bytes in reverse order, so a reader coming
   // from the end meets the low bits first.
   char* back = p + n;
@@ -56,15 +36,8 @@ char* write_entry(char* p, std::string_view s) {
 }  // namespace
 
 const char* ListObject::read_forward(const char* p, std::string_view* out) {
-  uint64_t len = 0;
-  int shift = 0;
-  while (static_cast<uint8_t>(*p) & 0x80) {
-    len |= static_cast<uint64_t>(static_cast<uint8_t>(*p++) & 0x7f) << shift;
-    shift += 7;
-  }
-  len |= static_cast<uint64_t>(static_cast<uint8_t>(*p++)) << shift;
-  *out = std::string_view(p, static_cast<size_t>(len));
-  return p + len + varint_size(len);
+  p = get_prefixed(p, out);
+  return p + varint_size(out->size());
 }
 
 const char* ListObject::read_backward(const char* end, std::string_view* out) {
@@ -90,8 +63,7 @@ ListObject::~ListObject() {
 
 size_t ListObject::memory() const {
   // As HashObject: what glibc gives a request of this object's size.
-  constexpr size_t kSelf = std::max<size_t>(24, ((sizeof(ListObject) + 8 + 15) & ~size_t{15}) - 8);
-  return kSelf + heap_bytes_;
+  return malloc_chunk_usable(sizeof(ListObject)) + heap_bytes_;
 }
 
 std::unique_ptr<Object> ListObject::clone() const {
@@ -114,12 +86,12 @@ ListObject::Node* ListObject::new_node(size_t cap) {
   n->cap = static_cast<uint32_t>(cap);
   n->count = 0;
   n->unused = 0;
-  heap_bytes_ += usable(n);
+  heap_bytes_ += usable_size(n);
   return n;
 }
 
 void ListObject::free_node(Node* n) {
-  heap_bytes_ -= usable(n);
+  heap_bytes_ -= usable_size(n);
   std::free(n);
 }
 
@@ -159,10 +131,10 @@ void ListObject::insert_node(size_t pos, Node* n) {
   if (nnodes_ > pos) {
     std::memcpy(fresh + new_first + pos + 1, old + pos, (nnodes_ - pos) * sizeof(Node*));
   }
-  heap_bytes_ -= usable(nodes_);
+  heap_bytes_ -= usable_size(nodes_);
   std::free(nodes_);
   nodes_ = fresh;
-  heap_bytes_ += usable(nodes_);
+  heap_bytes_ += usable_size(nodes_);
   cap_ = static_cast<uint32_t>(new_cap);
   first_ = static_cast<uint32_t>(new_first);
   ++nnodes_;
@@ -178,7 +150,7 @@ void ListObject::erase_node(size_t pos) {
   }
   --nnodes_;
   if (nnodes_ == 0) {
-    heap_bytes_ -= usable(nodes_);
+    heap_bytes_ -= usable_size(nodes_);
     std::free(nodes_);
     nodes_ = nullptr;
     cap_ = first_ = 0;
@@ -197,9 +169,9 @@ char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_
     const size_t cap =
         used > n->cap ? std::max(used, std::min<size_t>(n->cap + n->cap / 2, kListMaxNodeBytes))
                       : used;
-    heap_bytes_ -= usable(n);
+    heap_bytes_ -= usable_size(n);
     n = static_cast<Node*>(checked_realloc(n, sizeof(Node) + cap));
-    heap_bytes_ += usable(n);
+    heap_bytes_ += usable_size(n);
     n->cap = static_cast<uint32_t>(cap);
     nodes_[first_ + pos] = n;
   }

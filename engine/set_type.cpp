@@ -2,8 +2,6 @@
 // is allocated (malloc_usable_size of every block), so memory() is exact and O(1).
 #include "engine/set_type.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -13,6 +11,7 @@
 #include <new>
 #include <unordered_set>
 
+#include "engine/heap.h"
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
 
@@ -36,19 +35,11 @@ constexpr uint64_t kSpopMoveStrategyMul = 5;
 // size (Redis's SRANDMEMBER_SUB_STRATEGY_MUL); otherwise it draws until it has count members.
 constexpr uint64_t kSrandmemberSubStrategyMul = 3;
 
-size_t usable(const void* p) { return p == nullptr ? 0 : malloc_usable_size(const_cast<void*>(p)); }
-
 uint64_t reverse_bits(uint64_t v) {
   v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
   v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
   v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
   return __builtin_bswap64(v);
-}
-
-void* checked_realloc(void* p, size_t n) {
-  void* q = std::realloc(p, n);
-  if (q == nullptr) throw std::bad_alloc();
-  return q;
 }
 
 // The intset width (bytes) that holds v, as Redis's _intsetValueEncoding.
@@ -100,8 +91,7 @@ std::string_view SetObject::encoding_name() const {
 size_t SetObject::memory() const {
   // Counted as glibc would size a request for the object (16-byte chunks, 8-byte header),
   // wherever it was allocated.
-  constexpr size_t kSelf = std::max<size_t>(24, ((sizeof(SetObject) + 8 + 15) & ~size_t{15}) - 8);
-  return kSelf + heap_bytes_;
+  return malloc_chunk_usable(sizeof(SetObject)) + heap_bytes_;
 }
 
 std::unique_ptr<Object> SetObject::clone() const {
@@ -112,7 +102,7 @@ std::unique_ptr<Object> SetObject::clone() const {
     if (count_ > 0) {
       copy->ints_ = static_cast<char*>(checked_realloc(nullptr, count_ * width_));
       std::memcpy(copy->ints_, ints_, count_ * width_);
-      copy->heap_bytes_ = usable(copy->ints_);
+      copy->heap_bytes_ = usable_size(copy->ints_);
     }
     return copy;
   }
@@ -264,7 +254,7 @@ void SetObject::convert_to_hashtable() {
     }
     insert_node(make_node(IntText(v).view));
   }
-  heap_bytes_ -= usable(ints);
+  heap_bytes_ -= usable_size(ints);
   std::free(ints);
   ints_ = nullptr;
 }
@@ -318,7 +308,7 @@ bool SetObject::int_find(int64_t v, size_t& index) const {
 }
 
 void SetObject::int_resize(size_t count, uint8_t width) {
-  heap_bytes_ -= usable(ints_);
+  heap_bytes_ -= usable_size(ints_);
   if (count == 0) {
     std::free(ints_);
     ints_ = nullptr;
@@ -337,7 +327,7 @@ void SetObject::int_resize(size_t count, uint8_t width) {
     }
   }
   width_ = width;
-  heap_bytes_ += usable(ints_);
+  heap_bytes_ += usable_size(ints_);
 }
 
 size_t SetObject::bucket_of(std::string_view member) const {
@@ -363,7 +353,7 @@ void SetObject::resize_table(size_t buckets) {
   buckets_ = static_cast<Node**>(std::calloc(buckets, sizeof(Node*)));
   if (buckets_ == nullptr) throw std::bad_alloc();
   bucket_count_ = buckets;
-  heap_bytes_ += usable(buckets_);
+  heap_bytes_ += usable_size(buckets_);
   for (size_t i = 0; i < old_count; ++i) {
     for (Node* n = old[i]; n != nullptr;) {
       Node* next = n->next;
@@ -371,7 +361,7 @@ void SetObject::resize_table(size_t buckets) {
       n = next;
     }
   }
-  heap_bytes_ -= usable(old);
+  heap_bytes_ -= usable_size(old);
   std::free(old);
 }
 
@@ -380,12 +370,12 @@ SetObject::Node* SetObject::make_node(std::string_view member) {
   node->next = nullptr;
   node->size = static_cast<uint32_t>(member.size());
   if (!member.empty()) std::memcpy(node->data, member.data(), member.size());
-  heap_bytes_ += usable(node);
+  heap_bytes_ += usable_size(node);
   return node;
 }
 
 void SetObject::free_node(Node* node) {
-  heap_bytes_ -= usable(node);
+  heap_bytes_ -= usable_size(node);
   std::free(node);
 }
 

@@ -3,8 +3,6 @@
 // and O(1).
 #include "engine/zset_type.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -18,6 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/heap.h"
+#include "engine/varint.h"
+
 namespace ringkv::engine {
 
 namespace {
@@ -29,14 +30,6 @@ constexpr uint32_t kLevelThreshold = 0xFFFF / 4;
 // Smallest member hash, as Redis's DICT_HT_INITIAL_SIZE; shrink below 10% fill as Redis.
 constexpr size_t kMinBuckets = 4;
 constexpr size_t kShrinkFill = 10;
-
-size_t usable(const void* p) { return p == nullptr ? 0 : malloc_usable_size(const_cast<void*>(p)); }
-
-void* checked_realloc(void* p, size_t n) {
-  void* q = std::realloc(p, n);
-  if (q == nullptr) throw std::bad_alloc();
-  return q;
-}
 
 // Random bits for skip list levels: splitmix64 seeded once per process.
 uint64_t next_random() {
@@ -56,45 +49,18 @@ bool element_less(double sa, std::string_view ma, double sb, std::string_view mb
   return ma < mb;
 }
 
-// Listpack entries: an 8-byte score, a varint length, the member bytes.
-size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-size_t entry_size(std::string_view member) {
-  return sizeof(double) + varint_size(member.size()) + member.size();
-}
+// Listpack entries: an 8-byte score, then the length-prefixed member.
+size_t entry_size(std::string_view member) { return sizeof(double) + prefixed_size(member); }
 
 // Reads the entry at `p`; returns the position after it.
 const char* get_entry(const char* p, std::string_view* member, double* score) {
   std::memcpy(score, p, sizeof(double));
-  p += sizeof(double);
-  uint64_t len = 0;
-  int shift = 0;
-  while (static_cast<uint8_t>(*p) & 0x80) {
-    len |= static_cast<uint64_t>(static_cast<uint8_t>(*p++) & 0x7f) << shift;
-    shift += 7;
-  }
-  len |= static_cast<uint64_t>(static_cast<uint8_t>(*p++)) << shift;
-  *member = std::string_view(p, static_cast<size_t>(len));
-  return p + len;
+  return get_prefixed(p + sizeof(double), member);
 }
 
 void put_entry(char* p, std::string_view member, double score) {
   std::memcpy(p, &score, sizeof(double));
-  p += sizeof(double);
-  uint64_t v = member.size();
-  while (v >= 0x80) {
-    *p++ = static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = static_cast<char>(v);
-  if (!member.empty()) std::memcpy(p, member.data(), member.size());
+  put_prefixed(p + sizeof(double), member);
 }
 
 bool parse_lex_bound(std::string_view arg, LexBound& bound) {
@@ -221,8 +187,7 @@ std::string_view ZSetObject::encoding_name() const {
 
 size_t ZSetObject::memory() const {
   // What glibc gives a request of the object's size (16-byte chunks with an 8-byte header).
-  constexpr size_t kSelf = std::max<size_t>(24, ((sizeof(ZSetObject) + 8 + 15) & ~size_t{15}) - 8);
-  return kSelf + heap_bytes_;
+  return malloc_chunk_usable(sizeof(ZSetObject)) + heap_bytes_;
 }
 
 std::unique_ptr<Object> ZSetObject::clone() const {
@@ -232,7 +197,7 @@ std::unique_ptr<Object> ZSetObject::clone() const {
       copy->lp_ = static_cast<char*>(checked_realloc(nullptr, lp_size_));
       std::memcpy(copy->lp_, lp_, lp_size_);
       copy->lp_size_ = lp_size_;
-      copy->heap_bytes_ = usable(copy->lp_);
+      copy->heap_bytes_ = usable_size(copy->lp_);
     }
     copy->count_ = count_;
     return copy;
@@ -306,7 +271,7 @@ bool ZSetObject::erase(std::string_view member) {
   Node* node = *link;
   *link = node->hnext;
   sl_unlink(node);
-  heap_bytes_ -= usable(node);
+  heap_bytes_ -= usable_size(node);
   std::free(node);
   if (bucket_count_ > kMinBuckets && count_ * kShrinkFill < bucket_count_) {
     hash_resize(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(count_, 1))));
@@ -449,7 +414,7 @@ size_t ZSetObject::erase_ranks(size_t start, size_t count) {
     Node** link = hash_find(n->member());
     *link = n->hnext;
     sl_unlink(n);
-    heap_bytes_ -= usable(n);
+    heap_bytes_ -= usable_size(n);
     std::free(n);
     n = next;
   }
@@ -465,11 +430,11 @@ void ZSetObject::convert_to_skiplist() {
   header_ = static_cast<Node*>(checked_realloc(nullptr, header_size));
   std::memset(static_cast<void*>(header_), 0, header_size);
   header_->level_count = kMaxLevel;
-  heap_bytes_ += usable(header_);
+  heap_bytes_ += usable_size(header_);
   level_ = 1;
   char* lp = std::exchange(lp_, nullptr);
   const size_t lp_size = std::exchange(lp_size_, 0);
-  heap_bytes_ -= usable(lp);
+  heap_bytes_ -= usable_size(lp);
   const size_t n = std::exchange(count_, 0);
   encoding_ = Encoding::kSkiplist;
   hash_resize(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(n, 1))));
@@ -499,20 +464,20 @@ char* ZSetObject::lp_splice(size_t offset, size_t old_size, size_t new_size) {
   const size_t tail = lp_size_ - offset - old_size;
   const size_t size = lp_size_ - old_size + new_size;
   if (new_size > old_size) {
-    heap_bytes_ -= usable(lp_);
+    heap_bytes_ -= usable_size(lp_);
     lp_ = static_cast<char*>(checked_realloc(lp_, size));
-    heap_bytes_ += usable(lp_);
+    heap_bytes_ += usable_size(lp_);
   }
   if (tail > 0) std::memmove(lp_ + offset + new_size, lp_ + offset + old_size, tail);
   if (new_size < old_size) {
-    heap_bytes_ -= usable(lp_);
+    heap_bytes_ -= usable_size(lp_);
     if (size == 0) {
       std::free(lp_);
       lp_ = nullptr;
     } else {
       lp_ = static_cast<char*>(checked_realloc(lp_, size));
     }
-    heap_bytes_ += usable(lp_);
+    heap_bytes_ += usable_size(lp_);
   }
   lp_size_ = size;
   return lp_ + offset;
@@ -558,7 +523,7 @@ void ZSetObject::sl_insert(std::string_view member, double score) {
   const int lvl = random_level();
   const size_t size = sizeof(Node) + static_cast<size_t>(lvl) * sizeof(Node::Level) + member.size();
   Node* node = static_cast<Node*>(checked_realloc(nullptr, size));
-  heap_bytes_ += usable(node);
+  heap_bytes_ += usable_size(node);
   node->score = score;
   node->member_size = static_cast<uint32_t>(member.size());
   node->level_count = static_cast<uint8_t>(lvl);
@@ -650,7 +615,7 @@ void ZSetObject::hash_resize(size_t buckets) {
   buckets_ = static_cast<Node**>(checked_realloc(nullptr, buckets * sizeof(Node*)));
   std::fill(buckets_, buckets_ + buckets, nullptr);
   bucket_count_ = buckets;
-  heap_bytes_ += usable(buckets_);
+  heap_bytes_ += usable_size(buckets_);
   for (size_t i = 0; i < old_count; ++i) {
     for (Node* n = old[i]; n != nullptr;) {
       Node* next = n->hnext;
@@ -658,7 +623,7 @@ void ZSetObject::hash_resize(size_t buckets) {
       n = next;
     }
   }
-  heap_bytes_ -= usable(old);
+  heap_bytes_ -= usable_size(old);
   std::free(old);
 }
 
