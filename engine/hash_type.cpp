@@ -3,7 +3,6 @@
 #include "engine/hash_type.h"
 
 #include <algorithm>
-#include <bit>
 #include <cassert>
 #include <cmath>
 #include <cstdlib>
@@ -23,46 +22,26 @@ namespace err = protocol::err;
 namespace {
 
 constexpr size_t kNpos = static_cast<size_t>(-1);
-// Smallest hashtable, as Redis's DICT_HT_INITIAL_SIZE.
-constexpr size_t kMinBuckets = 4;
-// Shrink a hashtable when fewer than 1 in kShrinkFill buckets' worth of fields remain
-// (Redis's HASHTABLE_MIN_FILL of 10%).
-constexpr size_t kShrinkFill = 10;
-// HSCAN on a hashtable gives up after this many buckets per requested field, like Redis.
-constexpr size_t kScanBucketsPerCount = 10;
-
-uint64_t reverse_bits(uint64_t v) {
-  v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-  v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-  v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
-  return __builtin_bswap64(v);
-}
 
 }  // namespace
 
 // One hashtable field: a single block with the field bytes followed by the value bytes.
 struct HashObject::Node {
-  Node* next;
+  Node* chain;
   uint32_t field_size;
   uint32_t value_size;
   char data[];
 
   std::string_view field() const { return {data, field_size}; }
   std::string_view value() const { return {data + field_size, value_size}; }
+  std::string_view key() const { return field(); }
 };
 
 HashObject::HashObject() : Object(kType) {}
 
 HashObject::~HashObject() {
   std::free(lp_);
-  for (size_t i = 0; i < bucket_count_; ++i) {
-    for (Node* n = buckets_[i]; n != nullptr;) {
-      Node* next = n->next;
-      std::free(n);
-      n = next;
-    }
-  }
-  std::free(buckets_);
+  table_.for_each([](Node* n) { std::free(n); });
 }
 
 std::string_view HashObject::encoding_name() const {
@@ -88,15 +67,9 @@ std::unique_ptr<Object> HashObject::clone() const {
     return copy;
   }
   copy->encoding_ = Encoding::kHashtable;
-  copy->resize_table(bucket_count_);
-  // Same buckets, same chain order: the copy iterates (and scans) like the original.
-  for (size_t i = 0; i < bucket_count_; ++i) {
-    Node** tail = &copy->buckets_[i];
-    for (const Node* n = buckets_[i]; n != nullptr; n = n->next) {
-      *tail = copy->make_node(n->field(), n->value());
-      tail = &(*tail)->next;
-    }
-  }
+  copy->table_.copy_from(
+      table_, [&](const Node& n) { return copy->make_node(n.field(), n.value()); },
+      copy->heap_bytes_);
   copy->count_ = count_;
   return copy;
 }
@@ -110,7 +83,7 @@ std::optional<std::string_view> HashObject::get(std::string_view field) const {
     get_prefixed(get_prefixed(lp_ + at, &f), &v);
     return v;
   }
-  Node** link = find_node(field);
+  Node** link = table_.find(field);
   if (link == nullptr) return std::nullopt;
   return (*link)->value();
 }
@@ -135,21 +108,21 @@ bool HashObject::set(std::string_view field, std::string_view value) {
     if (count_ > kHashMaxListpackEntries) convert_to_hashtable();
     return true;
   }
-  if (Node** link = find_node(field)) {
+  if (Node** link = table_.find(field)) {
     Node* node = *link;
     if (node->value_size == value.size()) {
       if (!value.empty()) std::memcpy(node->data + node->field_size, value.data(), value.size());
       return false;
     }
     Node* fresh = make_node(field, value);
-    fresh->next = node->next;
+    fresh->chain = node->chain;
     *link = fresh;
     free_node(node);
     return false;
   }
-  insert_node(make_node(field, value));
+  table_.insert(make_node(field, value));
   ++count_;
-  if (count_ > bucket_count_) resize_table(bucket_count_ * 2);
+  table_.grow_if_needed(count_, heap_bytes_);
   return true;
 }
 
@@ -164,15 +137,13 @@ bool HashObject::erase(std::string_view field) {
     --count_;
     return true;
   }
-  Node** link = find_node(field);
+  Node** link = table_.find(field);
   if (link == nullptr) return false;
   Node* node = *link;
-  *link = node->next;
+  ChainedTable<Node>::unlink(link);
   free_node(node);
   --count_;
-  if (bucket_count_ > kMinBuckets && count_ * kShrinkFill < bucket_count_) {
-    resize_table(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(count_, 1))));
-  }
+  table_.shrink_if_needed(count_, heap_bytes_);
   return true;
 }
 
@@ -188,9 +159,7 @@ void HashObject::for_each(const Visit& visit) const {
     }
     return;
   }
-  for (size_t i = 0; i < bucket_count_; ++i) {
-    for (const Node* n = buckets_[i]; n != nullptr; n = n->next) visit(n->field(), n->value());
-  }
+  table_.for_each([&](const Node* n) { visit(n->field(), n->value()); });
 }
 
 uint64_t HashObject::scan(uint64_t cursor, size_t count, const Visit& visit) const {
@@ -198,25 +167,7 @@ uint64_t HashObject::scan(uint64_t cursor, size_t count, const Visit& visit) con
     for_each(visit);
     return 0;
   }
-  const uint64_t mask = bucket_count_ - 1;
-  const size_t want = std::max<size_t>(count, 1);
-  size_t emitted = 0;
-  size_t buckets = 0;
-  uint64_t v = cursor;
-  do {
-    for (const Node* n = buckets_[v & mask]; n != nullptr; n = n->next) {
-      visit(n->field(), n->value());
-      ++emitted;
-    }
-    ++buckets;
-    // Increment the reversed cursor: the high bits of the bucket index count first, so a
-    // table that doubled or halved since the last call continues without skipping a bucket.
-    v |= ~mask;
-    v = reverse_bits(v);
-    ++v;
-    v = reverse_bits(v);
-  } while (v != 0 && emitted < want && buckets < want * kScanBucketsPerCount);
-  return v;
+  return table_.scan(cursor, count, [&](const Node& n) { visit(n.field(), n.value()); });
 }
 
 std::pair<std::string_view, std::string_view> HashObject::random_entry(
@@ -231,12 +182,8 @@ std::pair<std::string_view, std::string_view> HashObject::random_entry(
     } while (skip-- > 0);
     return out;
   }
-  const Node* bucket = nullptr;
-  while (bucket == nullptr) bucket = buckets_[rng() & (bucket_count_ - 1)];
-  size_t length = 0;
-  for (const Node* n = bucket; n != nullptr; n = n->next) ++length;
-  for (size_t skip = rng() % length; skip > 0; --skip) bucket = bucket->next;
-  return {bucket->field(), bucket->value()};
+  const Node* node = table_.random_node(rng);
+  return {node->field(), node->value()};
 }
 
 void HashObject::random_distinct(size_t count, const std::function<uint64_t()>& rng,
@@ -257,9 +204,7 @@ void HashObject::random_distinct(size_t count, const std::function<uint64_t()>& 
   }
   std::vector<const Node*> nodes;
   nodes.reserve(count_);
-  for (size_t i = 0; i < bucket_count_; ++i) {
-    for (const Node* n = buckets_[i]; n != nullptr; n = n->next) nodes.push_back(n);
-  }
+  table_.for_each([&](const Node* n) { nodes.push_back(n); });
   for (size_t i = 0; i < count; ++i) {
     std::swap(nodes[i], nodes[i + rng() % (nodes.size() - i)]);
     visit(nodes[i]->field(), nodes[i]->value());
@@ -271,13 +216,13 @@ void HashObject::convert_to_hashtable() {
   char* lp = lp_;
   const size_t lp_size = lp_size_;
   encoding_ = Encoding::kHashtable;
-  resize_table(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(count_, 1))));
+  table_.fit(count_, heap_bytes_);
   const char* p = lp;
   while (p < lp + lp_size) {
     std::string_view f;
     std::string_view v;
     p = get_prefixed(get_prefixed(p, &f), &v);
-    insert_node(make_node(f, v));
+    table_.insert(make_node(f, v));
   }
   heap_bytes_ -= usable_size(lp);
   std::free(lp);
@@ -285,45 +230,10 @@ void HashObject::convert_to_hashtable() {
   lp_size_ = 0;
 }
 
-size_t HashObject::bucket_of(std::string_view field) const {
-  return std::hash<std::string_view>{}(field) & (bucket_count_ - 1);
-}
-
-HashObject::Node** HashObject::find_node(std::string_view field) const {
-  for (Node** link = &buckets_[bucket_of(field)]; *link != nullptr; link = &(*link)->next) {
-    if ((*link)->field() == field) return link;
-  }
-  return nullptr;
-}
-
-void HashObject::insert_node(Node* node) {
-  Node** head = &buckets_[bucket_of(node->field())];
-  node->next = *head;
-  *head = node;
-}
-
-void HashObject::resize_table(size_t buckets) {
-  Node** old = buckets_;
-  const size_t old_count = bucket_count_;
-  buckets_ = static_cast<Node**>(std::calloc(buckets, sizeof(Node*)));
-  if (buckets_ == nullptr) throw std::bad_alloc();
-  bucket_count_ = buckets;
-  heap_bytes_ += usable_size(buckets_);
-  for (size_t i = 0; i < old_count; ++i) {
-    for (Node* n = old[i]; n != nullptr;) {
-      Node* next = n->next;
-      insert_node(n);
-      n = next;
-    }
-  }
-  heap_bytes_ -= usable_size(old);
-  std::free(old);
-}
-
 HashObject::Node* HashObject::make_node(std::string_view field, std::string_view value) {
   auto* node =
       static_cast<Node*>(checked_realloc(nullptr, sizeof(Node) + field.size() + value.size()));
-  node->next = nullptr;
+  node->chain = nullptr;
   node->field_size = static_cast<uint32_t>(field.size());
   node->value_size = static_cast<uint32_t>(value.size());
   if (!field.empty()) std::memcpy(node->data, field.data(), field.size());

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/chained_table.h"
 #include "engine/object.h"
 #include "engine/result.h"
 #include "engine/store.h"
@@ -82,10 +83,6 @@ class HashObject final : public Object {
 
   void convert_to_hashtable();
   // Hashtable helpers.
-  size_t bucket_of(std::string_view field) const;
-  Node** find_node(std::string_view field) const;  // the link pointing at the node, or nullptr
-  void insert_node(Node* node);
-  void resize_table(size_t buckets);
   Node* make_node(std::string_view field, std::string_view value);
   void free_node(Node* node);
   // Listpack helpers.
@@ -100,8 +97,7 @@ class HashObject final : public Object {
   char* lp_ = nullptr;
   size_t lp_size_ = 0;
   // Hashtable.
-  Node** buckets_ = nullptr;
-  size_t bucket_count_ = 0;  // a power of two
+  ChainedTable<Node> table_;
 };
 
 // Looks a key up for reading a hash: nullptr when absent; error kWrongType for another type.

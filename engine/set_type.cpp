@@ -3,7 +3,6 @@
 #include "engine/set_type.h"
 
 #include <algorithm>
-#include <bit>
 #include <cassert>
 #include <charconv>
 #include <cstdlib>
@@ -21,26 +20,12 @@ namespace err = protocol::err;
 
 namespace {
 
-// Smallest hashtable, as Redis's DICT_HT_INITIAL_SIZE.
-constexpr size_t kMinBuckets = 4;
-// Shrink a hashtable when fewer than 1 in kShrinkFill buckets' worth of members remain
-// (Redis's HASHTABLE_MIN_FILL of 10%).
-constexpr size_t kShrinkFill = 10;
-// SSCAN on a hashtable gives up after this many buckets per requested member, like Redis.
-constexpr size_t kScanBucketsPerCount = 10;
 // SPOP pops one by one while the members left outnumber the popped ones by this factor divided
 // out (Redis's SPOP_MOVE_STRATEGY_MUL); otherwise it rebuilds the set from the members that stay.
 constexpr uint64_t kSpopMoveStrategyMul = 5;
 // SRANDMEMBER copies the whole set and drops members when count is within this factor of the
 // size (Redis's SRANDMEMBER_SUB_STRATEGY_MUL); otherwise it draws until it has count members.
 constexpr uint64_t kSrandmemberSubStrategyMul = 3;
-
-uint64_t reverse_bits(uint64_t v) {
-  v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-  v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-  v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
-  return __builtin_bswap64(v);
-}
 
 // The intset width (bytes) that holds v, as Redis's _intsetValueEncoding.
 uint8_t width_for(int64_t v) {
@@ -63,25 +48,19 @@ struct IntText {
 
 // One hashtable member: a single block with the member bytes.
 struct SetObject::Node {
-  Node* next;
+  Node* chain;
   uint32_t size;
   char data[];
 
   std::string_view member() const { return {data, size}; }
+  std::string_view key() const { return member(); }
 };
 
 SetObject::SetObject() : Object(kType) {}
 
 SetObject::~SetObject() {
   std::free(ints_);
-  for (size_t i = 0; i < bucket_count_; ++i) {
-    for (Node* n = buckets_[i]; n != nullptr;) {
-      Node* next = n->next;
-      std::free(n);
-      n = next;
-    }
-  }
-  std::free(buckets_);
+  table_.for_each([](Node* n) { std::free(n); });
 }
 
 std::string_view SetObject::encoding_name() const {
@@ -107,15 +86,8 @@ std::unique_ptr<Object> SetObject::clone() const {
     return copy;
   }
   copy->encoding_ = Encoding::kHashtable;
-  copy->resize_table(bucket_count_);
-  // Same buckets, same chain order: the copy iterates (and scans) like the original.
-  for (size_t i = 0; i < bucket_count_; ++i) {
-    Node** tail = &copy->buckets_[i];
-    for (const Node* n = buckets_[i]; n != nullptr; n = n->next) {
-      *tail = copy->make_node(n->member());
-      tail = &(*tail)->next;
-    }
-  }
+  copy->table_.copy_from(
+      table_, [&](const Node& n) { return copy->make_node(n.member()); }, copy->heap_bytes_);
   return copy;
 }
 
@@ -125,7 +97,7 @@ bool SetObject::contains(std::string_view member) const {
     size_t index = 0;
     return parse_int64(member, v) && int_find(v, index);
   }
-  return find_node(member) != nullptr;
+  return table_.find(member) != nullptr;
 }
 
 bool SetObject::add(std::string_view member) {
@@ -145,10 +117,10 @@ bool SetObject::add(std::string_view member) {
       return true;
     }
   }
-  if (find_node(member) != nullptr) return false;
-  insert_node(make_node(member));
+  if (table_.find(member) != nullptr) return false;
+  table_.insert(make_node(member));
   ++count_;
-  if (count_ > bucket_count_) resize_table(bucket_count_ * 2);
+  table_.grow_if_needed(count_, heap_bytes_);
   return true;
 }
 
@@ -163,15 +135,13 @@ bool SetObject::remove(std::string_view member) {
     int_resize(count_, width_);
     return true;
   }
-  Node** link = find_node(member);
+  Node** link = table_.find(member);
   if (link == nullptr) return false;
   Node* node = *link;
-  *link = node->next;
+  ChainedTable<Node>::unlink(link);
   free_node(node);
   --count_;
-  if (bucket_count_ > kMinBuckets && count_ * kShrinkFill < bucket_count_) {
-    resize_table(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(count_, 1))));
-  }
+  table_.shrink_if_needed(count_, heap_bytes_);
   return true;
 }
 
@@ -180,9 +150,7 @@ void SetObject::for_each(const Visit& visit) const {
     for (size_t i = 0; i < count_; ++i) visit(IntText(int_at(i)).view);
     return;
   }
-  for (size_t i = 0; i < bucket_count_; ++i) {
-    for (const Node* n = buckets_[i]; n != nullptr; n = n->next) visit(n->member());
-  }
+  table_.for_each([&](const Node* n) { visit(n->member()); });
 }
 
 uint64_t SetObject::scan(uint64_t cursor, size_t count, const Visit& visit) const {
@@ -190,36 +158,13 @@ uint64_t SetObject::scan(uint64_t cursor, size_t count, const Visit& visit) cons
     for_each(visit);
     return 0;
   }
-  const uint64_t mask = bucket_count_ - 1;
-  const size_t want = std::max<size_t>(count, 1);
-  size_t emitted = 0;
-  size_t buckets = 0;
-  uint64_t v = cursor;
-  do {
-    for (const Node* n = buckets_[v & mask]; n != nullptr; n = n->next) {
-      visit(n->member());
-      ++emitted;
-    }
-    ++buckets;
-    // Increment the reversed cursor: the high bits of the bucket index count first, so a
-    // table that doubled or halved since the last call continues without skipping a bucket.
-    v |= ~mask;
-    v = reverse_bits(v);
-    ++v;
-    v = reverse_bits(v);
-  } while (v != 0 && emitted < want && buckets < want * kScanBucketsPerCount);
-  return v;
+  return table_.scan(cursor, count, [&](const Node& n) { visit(n.member()); });
 }
 
 std::string SetObject::random_member(const Random& rng) const {
   assert(count_ > 0);
   if (encoding_ == Encoding::kIntset) return std::string(IntText(int_at(rng() % count_)).view);
-  const Node* bucket = nullptr;
-  while (bucket == nullptr) bucket = buckets_[rng() & (bucket_count_ - 1)];
-  size_t length = 0;
-  for (const Node* n = bucket; n != nullptr; n = n->next) ++length;
-  for (size_t skip = rng() % length; skip > 0; --skip) bucket = bucket->next;
-  return std::string(bucket->member());
+  return std::string(table_.random_node(rng)->member());
 }
 
 void SetObject::swap(SetObject& other) noexcept {
@@ -228,8 +173,7 @@ void SetObject::swap(SetObject& other) noexcept {
   std::swap(count_, other.count_);
   std::swap(heap_bytes_, other.heap_bytes_);
   std::swap(ints_, other.ints_);
-  std::swap(buckets_, other.buckets_);
-  std::swap(bucket_count_, other.bucket_count_);
+  table_.swap(other.table_);
 }
 
 void SetObject::convert_to_hashtable() {
@@ -238,7 +182,7 @@ void SetObject::convert_to_hashtable() {
   const uint8_t width = width_;
   const size_t count = count_;
   encoding_ = Encoding::kHashtable;
-  resize_table(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(count, 1))));
+  table_.fit(count, heap_bytes_);
   for (size_t i = 0; i < count; ++i) {
     int64_t v = 0;
     if (width == 2) {
@@ -252,7 +196,7 @@ void SetObject::convert_to_hashtable() {
     } else {
       std::memcpy(&v, ints + i * 8, 8);
     }
-    insert_node(make_node(IntText(v).view));
+    table_.insert(make_node(IntText(v).view));
   }
   heap_bytes_ -= usable_size(ints);
   std::free(ints);
@@ -330,44 +274,9 @@ void SetObject::int_resize(size_t count, uint8_t width) {
   heap_bytes_ += usable_size(ints_);
 }
 
-size_t SetObject::bucket_of(std::string_view member) const {
-  return std::hash<std::string_view>{}(member) & (bucket_count_ - 1);
-}
-
-SetObject::Node** SetObject::find_node(std::string_view member) const {
-  for (Node** link = &buckets_[bucket_of(member)]; *link != nullptr; link = &(*link)->next) {
-    if ((*link)->member() == member) return link;
-  }
-  return nullptr;
-}
-
-void SetObject::insert_node(Node* node) {
-  Node** head = &buckets_[bucket_of(node->member())];
-  node->next = *head;
-  *head = node;
-}
-
-void SetObject::resize_table(size_t buckets) {
-  Node** old = buckets_;
-  const size_t old_count = bucket_count_;
-  buckets_ = static_cast<Node**>(std::calloc(buckets, sizeof(Node*)));
-  if (buckets_ == nullptr) throw std::bad_alloc();
-  bucket_count_ = buckets;
-  heap_bytes_ += usable_size(buckets_);
-  for (size_t i = 0; i < old_count; ++i) {
-    for (Node* n = old[i]; n != nullptr;) {
-      Node* next = n->next;
-      insert_node(n);
-      n = next;
-    }
-  }
-  heap_bytes_ -= usable_size(old);
-  std::free(old);
-}
-
 SetObject::Node* SetObject::make_node(std::string_view member) {
   auto* node = static_cast<Node*>(checked_realloc(nullptr, sizeof(Node) + member.size()));
-  node->next = nullptr;
+  node->chain = nullptr;
   node->size = static_cast<uint32_t>(member.size());
   if (!member.empty()) std::memcpy(node->data, member.data(), member.size());
   heap_bytes_ += usable_size(node);

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/chained_table.h"
 #include "engine/object.h"
 #include "engine/result.h"
 #include "engine/store.h"
@@ -81,10 +82,6 @@ class SetObject final : public Object {
   bool int_find(int64_t v, size_t& index) const;
   void int_resize(size_t count, uint8_t width);
   // Hashtable helpers.
-  size_t bucket_of(std::string_view member) const;
-  Node** find_node(std::string_view member) const;  // the link pointing at the node, or nullptr
-  void insert_node(Node* node);
-  void resize_table(size_t buckets);
   Node* make_node(std::string_view member);
   void free_node(Node* node);
 
@@ -95,8 +92,7 @@ class SetObject final : public Object {
   // Intset: count_ integers of width_ bytes, ascending.
   char* ints_ = nullptr;
   // Hashtable.
-  Node** buckets_ = nullptr;
-  size_t bucket_count_ = 0;  // a power of two
+  ChainedTable<Node> table_;
 };
 
 // Which combination SINTER, SUNION and SDIFF compute.

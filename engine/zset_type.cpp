@@ -4,7 +4,6 @@
 #include "engine/zset_type.h"
 
 #include <algorithm>
-#include <bit>
 #include <cassert>
 #include <cctype>
 #include <cerrno>
@@ -27,9 +26,6 @@ constexpr size_t kNpos = static_cast<size_t>(-1);
 // Redis's ZSKIPLIST_MAXLEVEL and ZSKIPLIST_P: a node reaches level k+1 with probability 1/4.
 constexpr int kMaxLevel = 32;
 constexpr uint32_t kLevelThreshold = 0xFFFF / 4;
-// Smallest member hash, as Redis's DICT_HT_INITIAL_SIZE; shrink below 10% fill as Redis.
-constexpr size_t kMinBuckets = 4;
-constexpr size_t kShrinkFill = 10;
 
 // Random bits for skip list levels: splitmix64 seeded once per process.
 uint64_t next_random() {
@@ -152,7 +148,7 @@ struct ZSetObject::Node {
   };
   double score;
   Node* backward;
-  Node* hnext;  // the next node in the member hash's chain
+  Node* chain;  // the next node in the member index's bucket
   uint32_t member_size;
   uint8_t level_count;
   Level level[];  // level_count of them, then the member bytes
@@ -160,6 +156,7 @@ struct ZSetObject::Node {
   std::string_view member() const {
     return {reinterpret_cast<const char*>(level + level_count), member_size};
   }
+  std::string_view key() const { return member(); }
 };
 
 ZSetObject::ZSetObject() : Object(kType) {}
@@ -178,7 +175,6 @@ ZSetObject::~ZSetObject() {
     }
     std::free(header_);
   }
-  std::free(buckets_);
 }
 
 std::string_view ZSetObject::encoding_name() const {
@@ -215,7 +211,7 @@ std::optional<double> ZSetObject::score(std::string_view member) const {
     if (lp_find(member, &score) == kNpos) return std::nullopt;
     return score;
   }
-  Node** link = hash_find(member);
+  Node** link = index_.find(member);
   if (link == nullptr) return std::nullopt;
   return (*link)->score;
 }
@@ -245,7 +241,7 @@ bool ZSetObject::set(std::string_view member, double score) {
     ++count_;
     return true;
   }
-  if (Node** link = hash_find(member)) {
+  if (Node** link = index_.find(member)) {
     Node* node = *link;
     if (node->score == score) return false;
     sl_unlink(node);
@@ -266,16 +262,14 @@ bool ZSetObject::erase(std::string_view member) {
     --count_;
     return true;
   }
-  Node** link = hash_find(member);
+  Node** link = index_.find(member);
   if (link == nullptr) return false;
   Node* node = *link;
-  *link = node->hnext;
+  ChainedTable<Node>::unlink(link);
   sl_unlink(node);
   heap_bytes_ -= usable_size(node);
   std::free(node);
-  if (bucket_count_ > kMinBuckets && count_ * kShrinkFill < bucket_count_) {
-    hash_resize(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(count_, 1))));
-  }
+  index_.shrink_if_needed(count_, heap_bytes_);
   return true;
 }
 
@@ -291,7 +285,7 @@ std::optional<size_t> ZSetObject::rank(std::string_view member) const {
     }
     return std::nullopt;
   }
-  Node** link = hash_find(member);
+  Node** link = index_.find(member);
   if (link == nullptr) return std::nullopt;
   const Node* node = *link;
   return sl_count_before([node](const Node* n) {
@@ -411,16 +405,13 @@ size_t ZSetObject::erase_ranks(size_t start, size_t count) {
   Node* n = sl_node_at(start);
   for (size_t i = 0; i < count; ++i) {
     Node* next = n->level[0].forward;
-    Node** link = hash_find(n->member());
-    *link = n->hnext;
+    ChainedTable<Node>::unlink(index_.find(n->member()));
     sl_unlink(n);
     heap_bytes_ -= usable_size(n);
     std::free(n);
     n = next;
   }
-  if (bucket_count_ > kMinBuckets && count_ * kShrinkFill < bucket_count_) {
-    hash_resize(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(count_, 1))));
-  }
+  index_.shrink_if_needed(count_, heap_bytes_);
   return count;
 }
 
@@ -437,7 +428,7 @@ void ZSetObject::convert_to_skiplist() {
   heap_bytes_ -= usable_size(lp);
   const size_t n = std::exchange(count_, 0);
   encoding_ = Encoding::kSkiplist;
-  hash_resize(std::max(kMinBuckets, std::bit_ceil(std::max<size_t>(n, 1))));
+  index_.fit(n, heap_bytes_);
   const char* p = lp;
   while (p < lp + lp_size) {
     std::string_view m;
@@ -531,8 +522,8 @@ void ZSetObject::sl_insert(std::string_view member, double score) {
     std::memcpy(reinterpret_cast<char*>(node->level + lvl), member.data(), member.size());
   }
   sl_link(node);
-  hash_insert(node);
-  if (count_ > bucket_count_) hash_resize(bucket_count_ * 2);
+  index_.insert(node);
+  index_.grow_if_needed(count_, heap_bytes_);
 }
 
 void ZSetObject::sl_link(Node* node) {
@@ -593,38 +584,6 @@ void ZSetObject::sl_unlink(Node* node) {
   if (node->level[0].forward != nullptr) node->level[0].forward->backward = node->backward;
   while (level_ > 1 && header_->level[level_ - 1].forward == nullptr) --level_;
   --count_;
-}
-
-ZSetObject::Node** ZSetObject::hash_find(std::string_view member) const {
-  const size_t b = std::hash<std::string_view>{}(member) & (bucket_count_ - 1);
-  for (Node** link = &buckets_[b]; *link != nullptr; link = &(*link)->hnext) {
-    if ((*link)->member() == member) return link;
-  }
-  return nullptr;
-}
-
-void ZSetObject::hash_insert(Node* node) {
-  const size_t b = std::hash<std::string_view>{}(node->member()) & (bucket_count_ - 1);
-  node->hnext = buckets_[b];
-  buckets_[b] = node;
-}
-
-void ZSetObject::hash_resize(size_t buckets) {
-  Node** old = buckets_;
-  const size_t old_count = bucket_count_;
-  buckets_ = static_cast<Node**>(checked_realloc(nullptr, buckets * sizeof(Node*)));
-  std::fill(buckets_, buckets_ + buckets, nullptr);
-  bucket_count_ = buckets;
-  heap_bytes_ += usable_size(buckets_);
-  for (size_t i = 0; i < old_count; ++i) {
-    for (Node* n = old[i]; n != nullptr;) {
-      Node* next = n->hnext;
-      hash_insert(n);
-      n = next;
-    }
-  }
-  heap_bytes_ -= usable_size(old);
-  std::free(old);
 }
 
 int ZSetObject::random_level() {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/chained_table.h"
 #include "engine/object.h"
 
 namespace ringkv::engine {
@@ -129,9 +130,6 @@ class ZSetObject final : public Object {
   void sl_insert(std::string_view member, double score);  // a new node, linked and hashed
   void sl_link(Node* node);    // links a node at its place by (score, member); counts it
   void sl_unlink(Node* node);  // unlinks a node (it stays in the hash); uncounts it
-  Node** hash_find(std::string_view member) const;  // the link pointing at the node, or nullptr
-  void hash_insert(Node* node);
-  void hash_resize(size_t buckets);
   int random_level();
 
   Encoding encoding_ = Encoding::kListpack;
@@ -144,8 +142,7 @@ class ZSetObject final : public Object {
   Node* header_ = nullptr;
   int level_ = 1;
   // Hash from member to node, chained through the nodes.
-  Node** buckets_ = nullptr;
-  size_t bucket_count_ = 0;  // a power of two
+  ChainedTable<Node> index_;
 };
 
 }  // namespace ringkv::engine
