@@ -191,4 +191,18 @@ void cmd_cluster_nodes(CommandContext& ctx);
 void cmd_cluster_owner(CommandContext& ctx);
 void cmd_cluster_help(CommandContext& ctx);
 
+// Publish/subscribe (cmd_pubsub.cpp)
+void cmd_subscribe(CommandContext& ctx);
+void cmd_unsubscribe(CommandContext& ctx);
+void cmd_psubscribe(CommandContext& ctx);
+void cmd_punsubscribe(CommandContext& ctx);
+void cmd_publish(CommandContext& ctx);
+void cmd_pubsub_channels(CommandContext& ctx);
+void cmd_pubsub_numsub(CommandContext& ctx);
+void cmd_pubsub_numpat(CommandContext& ctx);
+void cmd_pubsub_help(CommandContext& ctx);
+// PING from a RESP2 client in subscribed mode: ["pong", message-or-empty], as Redis replies
+// there (the server runs it instead of PING's row handler in that context).
+void cmd_ping_subscribed(CommandContext& ctx);
+
 }  // namespace ringkv::engine

@@ -182,8 +182,32 @@ void Connection::apply_limits() {
 }
 
 void Connection::reset_state() {
+  // RESET leaves every channel and pattern, without confirmations (as Redis).
+  server_.pubsub().remove_client(id_);
   name_.clear();
   writer_.set_version(protocol::RespVersion::kResp2);
+}
+
+bool Connection::enforce_output_limit(size_t hard, size_t soft, uint64_t soft_period_ms) {
+  const size_t used = pending_output();
+  const uint64_t now = uv_now(server_.loop());
+  bool over = used >= hard;
+  if (used >= soft) {
+    if (soft_limit_since_ms_ == 0) {
+      soft_limit_since_ms_ = now;
+    } else if (now - soft_limit_since_ms_ > soft_period_ms) {
+      over = true;
+    }
+  } else {
+    soft_limit_since_ms_ = 0;
+  }
+  if (!over) return true;
+  spdlog::warn(
+      "closing client id={} addr={} for overcoming of output buffer limits ({} bytes unsent; "
+      "pubsub limits: hard {}, soft {} for {} s)",
+      id_, peer_addr_, used, hard, soft, soft_period_ms / 1000);
+  close();
+  return false;
 }
 
 void Connection::on_alloc(uv_handle_t* handle, size_t /*suggested*/, uv_buf_t* buf) {
@@ -325,8 +349,15 @@ std::string Connection::info_line() const {
   line += " name=" + name_;
   line += " age=" + std::to_string((now - created_ms_) / 1000);
   line += " idle=" + std::to_string((now - last_interaction_ms_) / 1000);
-  line += blocked_ ? " flags=b" : " flags=N";
-  line += " db=0 sub=0 psub=0 ssub=0 multi=-1";
+  const size_t sub = server_.pubsub().channel_count(id_);
+  const size_t psub = server_.pubsub().pattern_subscription_count(id_);
+  // Flags in Redis's order: P (subscribed) before b (blocked); N when there is none.
+  std::string flags;
+  if (sub + psub > 0) flags += 'P';
+  if (blocked_) flags += 'b';
+  line += " flags=" + (flags.empty() ? std::string("N") : flags);
+  line += " db=0 sub=" + std::to_string(sub) + " psub=" + std::to_string(psub);
+  line += " ssub=0 multi=-1";
   size_t qbuf = rend_ - rstart_;
   line += " qbuf=" + std::to_string(qbuf);
   line += " qbuf-free=" + std::to_string(rbuf_.size() - rend_);

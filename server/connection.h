@@ -86,6 +86,14 @@ class Connection final : public engine::ClientSession {
   const std::string& local_address() const { return local_addr_; }
   size_t pending_output() const { return out_.size() + in_flight_bytes_; }
 
+  // Output was written through reply_writer() outside a request of this client (a published
+  // message): it goes out at the end of this loop iteration.
+  void output_added() { request_flush(); }
+  // Applies an output buffer limit (Redis's client-output-buffer-limit) to the unsent output:
+  // closes the connection, with a warning, when it reaches `hard` bytes or has stayed at or over
+  // `soft` bytes for more than `soft_period_ms`. Returns false when it closed.
+  bool enforce_output_limit(size_t hard, size_t soft, uint64_t soft_period_ms);
+
   // engine::ClientSession
   uint64_t id() const override { return id_; }
   std::string_view name() const override { return name_; }
@@ -148,6 +156,8 @@ class Connection final : public engine::ClientSession {
   uint64_t pending_seq_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
+  // Loop time the output first reached the soft limit; 0 while it is under it.
+  uint64_t soft_limit_since_ms_ = 0;
   bool flush_scheduled_ = false;
   bool blocked_ = false;
 

@@ -149,6 +149,8 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "evicted_keys", "0");
     field(out, "keyspace_hits", ss.keyspace_hits);
     field(out, "keyspace_misses", ss.keyspace_misses);
+    field(out, "pubsub_channels", pubsub_.channel_total());
+    field(out, "pubsub_patterns", pubsub_.pattern_count());
     field(out, "total_error_replies", stats_.total_error_replies);
     field(out, "total_reads_processed", stats_.total_reads_processed);
     field(out, "total_writes_processed", stats_.total_writes_processed);

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "engine/glob.h"
+#include "engine/handlers.h"
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
@@ -136,6 +137,7 @@ void Server::on_connection(uv_stream_t* listener, int status) {
 void Server::on_connection_closed(Connection* conn) {
   clients_.erase(conn->id());
   blocked_.remove(conn->id());
+  pubsub_.remove_client(conn->id());
   if (cluster_) cluster_->client_closed(conn->id());
   if (conn->flush_scheduled()) std::erase(dirty_, conn);
   maybe_finish_shutdown();
@@ -162,6 +164,7 @@ void Server::execute(Connection& conn, std::span<const std::string_view> argv,
     return;
   }
   conn.set_last_command(spec);
+  if (answer_in_pubsub_context(conn, *spec, argv, writer)) return;
   if (cluster_) {
     cluster::Route route = cluster_->router().route(*spec, argv);
     switch (route.kind) {
@@ -187,6 +190,55 @@ void Server::execute(Connection& conn, std::span<const std::string_view> argv,
   run_local(*spec, argv, writer, &conn);
 }
 
+bool Server::answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,
+                                      std::span<const std::string_view> argv,
+                                      protocol::ReplyWriter& writer) {
+  // RESP3 carries messages as pushes, so a RESP3 subscriber may run anything.
+  if (conn.resp() != protocol::RespVersion::kResp2 || pubsub_.subscription_count(conn.id()) == 0) {
+    return false;
+  }
+  static const engine::CommandSpec* const kPing = engine::find_command("ping");
+  static const engine::CommandSpec* const kAllowed[] = {
+      engine::find_command("subscribe"),  engine::find_command("unsubscribe"),
+      engine::find_command("psubscribe"), engine::find_command("punsubscribe"),
+      engine::find_command("quit"),       engine::find_command("reset")};
+  if (&spec == kPing) {
+    engine::CommandContext ctx{argv, writer, store_, &conn, this, &spec};
+    engine::cmd_ping_subscribed(ctx);
+    return true;
+  }
+  if (std::find(std::begin(kAllowed), std::end(kAllowed), &spec) != std::end(kAllowed)) {
+    return false;
+  }
+  writer.error(
+      "ERR Can't execute '" + engine::command_fullname(spec) +
+      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
+      "context");
+  stats_.total_error_replies++;
+  return true;
+}
+
+void Server::deliver(uint64_t client, const std::string* pattern, std::string_view channel,
+                     std::string_view message) {
+  auto it = clients_.find(client);
+  if (it == clients_.end() || it->second->closing()) return;
+  Connection& conn = *it->second;
+  protocol::ReplyWriter w(conn.reply_writer().buffer(), conn.resp());
+  if (pattern == nullptr) {
+    w.push(3);
+    w.bulk("message");
+  } else {
+    w.push(4);
+    w.bulk("pmessage");
+    w.bulk(*pattern);
+  }
+  w.bulk(channel);
+  w.bulk(message);
+  conn.output_added();
+  conn.enforce_output_limit(kPubsubOutputHardLimit, kPubsubOutputSoftLimit,
+                            kPubsubOutputSoftPeriodMs);
+}
+
 void Server::execute_for_peer(Connection& conn, std::span<const std::string_view> argv,
                               protocol::ReplyWriter& writer) {
   protocol::RespVersion version = writer.version();
@@ -209,8 +261,8 @@ void Server::run_local(const engine::CommandSpec& spec, std::span<const std::str
                        protocol::ReplyWriter& writer, Connection* conn) {
   store_.set_now(unix_ms());
   engine::BlockRequest block;
-  engine::CommandContext ctx{argv, writer, store_, conn, this, &spec, conn ? &block : nullptr,
-                             this};
+  engine::CommandContext ctx{argv, writer,  store_, conn, this, &spec, conn ? &block : nullptr,
+                             this, &pubsub_};
   spec.handler(ctx);
   if (block.active) block_client(*conn, argv, std::move(block));
   if (!ready_keys_.empty()) serve_ready_keys();
@@ -263,8 +315,8 @@ bool Server::rerun_blocked(Connection& conn, bool timed_out) {
   if (waiter->resp3) writer.set_version(protocol::RespVersion::kResp3);
   store_.set_now(unix_ms());
   engine::BlockRequest again;
-  engine::CommandContext ctx{argv, writer, store_, &conn, this, spec, timed_out ? nullptr : &again,
-                             this};
+  engine::CommandContext ctx{argv, writer,  store_, &conn, this, spec, timed_out ? nullptr : &again,
+                             this, &pubsub_};
   spec->handler(ctx);
   writer.set_version(version);
   if (again.active) return false;

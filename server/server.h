@@ -1,6 +1,7 @@
 // Server: the process's event loop. Owns the listener, the clients, the store and the timers
 // (expiry, incremental rehash, idle clients), runs commands for connections, and implements the
-// process-wide services commands need (INFO, CLIENT LIST/KILL, CONFIG, SHUTDOWN).
+// process-wide services commands need (INFO, CLIENT LIST/KILL, CONFIG, SHUTDOWN) and the
+// delivery of published messages to subscribers.
 #pragma once
 
 #include <uv.h>
@@ -17,6 +18,7 @@
 #include "engine/store.h"
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
+#include "server/pubsub.h"
 
 namespace ringkv::server {
 
@@ -34,7 +36,7 @@ struct ServerStats {
   uint64_t total_writes_processed = 0;
 };
 
-class Server final : public engine::ServerControl, public engine::KeyReadySink {
+class Server final : public engine::ServerControl, public engine::KeyReadySink, public PubSubSink {
  public:
   explicit Server(conf::Config config);
   ~Server() override;
@@ -52,6 +54,8 @@ class Server final : public engine::ServerControl, public engine::KeyReadySink {
   const conf::Config& config() const { return config_; }
   ServerStats& stats() { return stats_; }
   engine::Store& store() { return store_; }
+  PubSubRegistry& pubsub() { return pubsub_; }
+  const PubSubRegistry& pubsub() const { return pubsub_; }
 
   // Asks for conn->scheduled_flush() at the end of this loop iteration.
   void schedule_flush(Connection* conn) { dirty_.push_back(conn); }
@@ -76,6 +80,12 @@ class Server final : public engine::ServerControl, public engine::KeyReadySink {
 
   // engine::KeyReadySink
   void key_ready(std::string_view key) override;
+
+  // PubSubSink: writes the message into the subscriber's output (as a RESP2 array or a RESP3
+  // push), flushed once at the end of this loop iteration; disconnects a subscriber whose
+  // unsent output is over the pub/sub output buffer limits.
+  void deliver(uint64_t client, const std::string* pattern, std::string_view channel,
+               std::string_view message) override;
 
  private:
   static void on_connection(uv_stream_t* listener, int status);
@@ -103,6 +113,11 @@ class Server final : public engine::ServerControl, public engine::KeyReadySink {
   // Runs a request that arrived on a peer's relay link (never routed again).
   void execute_for_peer(Connection& conn, std::span<const std::string_view> argv,
                         protocol::ReplyWriter& writer);
+  // A RESP2 client with subscriptions may only run (P)(UN)SUBSCRIBE, PING, QUIT and RESET, and
+  // gets PING's subscribed-mode reply. Returns true when it answered `spec` that way.
+  bool answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,
+                                std::span<const std::string_view> argv,
+                                protocol::ReplyWriter& writer);
 
   conf::Config config_;
   uv_loop_t* loop_;
@@ -118,6 +133,7 @@ class Server final : public engine::ServerControl, public engine::KeyReadySink {
   engine::Store store_;
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
   BlockedClients blocked_;
+  PubSubRegistry pubsub_{*this};
   std::vector<std::string> ready_keys_;  // keys written since blocked clients were last served
   uv_timer_t block_timer_;
   std::unordered_map<uint64_t, Connection*> clients_;

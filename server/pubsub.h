@@ -1,0 +1,70 @@
+// PubSubRegistry: which clients listen to which channels and patterns on this node. Pure
+// bookkeeping by client id (no sockets), so it is unit-tested alone; it hands each message to a
+// PubSubSink (the Server), which encodes it for the client's protocol and queues it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/command.h"
+
+namespace ringkv::server {
+
+// Redis's `client-output-buffer-limit pubsub 32mb 8mb 60`: a subscriber whose unsent output
+// reaches the hard limit, or stays at or over the soft limit for longer than the soft period,
+// is disconnected, so one client that stops reading cannot exhaust the server's memory.
+inline constexpr size_t kPubsubOutputHardLimit = 32ull * 1024 * 1024;
+inline constexpr size_t kPubsubOutputSoftLimit = 8ull * 1024 * 1024;
+inline constexpr uint64_t kPubsubOutputSoftPeriodMs = 60 * 1000;
+
+// Receives the messages a PUBLISH delivers, one call per receiving subscription.
+class PubSubSink {
+ public:
+  virtual ~PubSubSink() = default;
+  // `pattern` is null for a channel subscription ("message"), else the matching pattern
+  // ("pmessage").
+  virtual void deliver(uint64_t client, const std::string* pattern, std::string_view channel,
+                       std::string_view message) = 0;
+};
+
+class PubSubRegistry final : public engine::PubSubHub {
+ public:
+  explicit PubSubRegistry(PubSubSink& sink) : sink_(&sink) {}
+
+  // engine::PubSubHub
+  bool subscribe(uint64_t client, std::string_view name, bool pattern) override;
+  bool unsubscribe(uint64_t client, std::string_view name, bool pattern) override;
+  std::vector<std::string> subscriptions(uint64_t client, bool pattern) const override;
+  size_t subscription_count(uint64_t client) const override;
+  int64_t publish(std::string_view channel, std::string_view message) override;
+  std::vector<std::string> active_channels(std::optional<std::string_view> pattern) const override;
+  int64_t subscribers(std::string_view channel) const override;
+  int64_t pattern_count() const override { return static_cast<int64_t>(patterns_.size()); }
+
+  // The client's channel and pattern subscriptions (CLIENT LIST's sub= and psub=).
+  size_t channel_count(uint64_t client) const;
+  size_t pattern_subscription_count(uint64_t client) const;
+  // Drops every subscription of the client, without notifications (disconnect, RESET).
+  void remove_client(uint64_t client);
+  // Channels with at least one subscriber (INFO's pubsub_channels).
+  size_t channel_total() const { return channels_.size(); }
+
+ private:
+  struct ClientSubscriptions {
+    std::unordered_set<std::string> channels;  // unordered, as Redis's per-client dict
+    std::vector<std::string> patterns;         // in subscription order, as Redis 7.0's list
+  };
+
+  PubSubSink* sink_;
+  // Subscribers in the order they subscribed, as Redis delivers to them.
+  std::unordered_map<std::string, std::vector<uint64_t>> channels_;
+  std::unordered_map<std::string, std::vector<uint64_t>> patterns_;
+  std::unordered_map<uint64_t, ClientSubscriptions> clients_;
+};
+
+}  // namespace ringkv::server
