@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/glob.h"
 #include "engine/handlers.h"
 #include "engine/hash_type.h"
+#include "engine/scan_args.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
@@ -20,11 +20,9 @@ namespace err = protocol::err;
 
 namespace {
 
-constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 constexpr std::string_view kCountOutOfRange =
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
-constexpr int64_t kDefaultScanCount = 10;
 
 // Random bits for HRANDFIELD: splitmix64 seeded once per process.
 uint64_t next_random() {
@@ -258,52 +256,23 @@ void cmd_hrandfield(CommandContext& ctx) {
 
 void cmd_hscan(CommandContext& ctx) {
   uint64_t cursor = 0;
-  if (!parse_scan_cursor(ctx.argv[2], cursor)) {
-    ctx.reply.error(kInvalidCursor);
-    return;
-  }
+  if (!scan_cursor_or_reply(ctx, ctx.argv[2], cursor)) return;
   const HashObject* hash = nullptr;
   if (!hash_or_reply(ctx, hash)) return;
   if (hash == nullptr) {
-    ctx.reply.array(2);
-    ctx.reply.bulk("0");
-    ctx.reply.array(0);
+    reply_empty_scan(ctx.reply);
     return;
   }
-  int64_t count = kDefaultScanCount;
-  std::string_view pattern;
-  bool use_pattern = false;
-  for (size_t i = 3; i < ctx.argv.size(); i += 2) {
-    const bool has_value = i + 1 < ctx.argv.size();
-    if (equals_ignore_case(ctx.argv[i], "count") && has_value) {
-      if (!parse_int64(ctx.argv[i + 1], count)) {
-        ctx.reply.error(err::kNotInteger);
-        return;
-      }
-      if (count < 1) {
-        ctx.reply.error(err::kSyntax);
-        return;
-      }
-    } else if (equals_ignore_case(ctx.argv[i], "match") && has_value) {
-      pattern = ctx.argv[i + 1];
-      use_pattern = pattern != "*";
-    } else {
-      ctx.reply.error(err::kSyntax);
-      return;
-    }
-  }
+  ScanOptions options;
+  if (!scan_options_or_reply(ctx, 3, false, options)) return;
   std::vector<std::string_view> items;
-  const uint64_t next =
-      hash->scan(cursor, static_cast<size_t>(count), [&](std::string_view f, std::string_view v) {
-        if (use_pattern && !glob_match(pattern, f)) return;
-        items.push_back(f);
-        items.push_back(v);
-      });
-  ctx.reply.array(2);
-  // Redis prints the unsigned cursor through addReplyBulkLongLong.
-  ctx.reply.bulk_integer(static_cast<int64_t>(next));
-  ctx.reply.array(items.size());
-  for (std::string_view item : items) ctx.reply.bulk(item);
+  const uint64_t next = hash->scan(cursor, static_cast<size_t>(options.count),
+                                   [&](std::string_view f, std::string_view v) {
+                                     if (!options.matches(f)) return;
+                                     items.push_back(f);
+                                     items.push_back(v);
+                                   });
+  reply_scan(ctx.reply, next, items);
 }
 
 }  // namespace ringkv::engine

@@ -15,6 +15,7 @@
 #include "engine/glob.h"
 #include "engine/handlers.h"
 #include "engine/object.h"
+#include "engine/scan_args.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
@@ -25,7 +26,6 @@ namespace {
 namespace err = protocol::err;
 
 constexpr std::string_view kSameObject = "ERR source and destination objects are the same";
-constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 constexpr std::string_view kNxWithOthers =
     "ERR NX and XX, GT or LT options at the same time are not compatible";
 constexpr std::string_view kGtWithLt = "ERR GT and LT options at the same time are not compatible";
@@ -328,37 +328,10 @@ void cmd_keys(CommandContext& ctx) {
 
 void cmd_scan(CommandContext& ctx) {
   uint64_t cursor = 0;
-  if (!parse_scan_cursor(ctx.argv[1], cursor)) {
-    ctx.reply.error(kInvalidCursor);
-    return;
-  }
-  int64_t count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  std::string_view type;
-  bool use_type = false;
-  for (size_t i = 2; i < ctx.argv.size(); i += 2) {
-    const bool has_value = i + 1 < ctx.argv.size();
-    if (equals_ignore_case(ctx.argv[i], "count") && has_value) {
-      if (!parse_int64(ctx.argv[i + 1], count)) {
-        ctx.reply.error(err::kNotInteger);
-        return;
-      }
-      if (count < 1) {
-        ctx.reply.error(err::kSyntax);
-        return;
-      }
-    } else if (equals_ignore_case(ctx.argv[i], "match") && has_value) {
-      pattern = ctx.argv[i + 1];
-      use_pattern = pattern != "*";
-    } else if (equals_ignore_case(ctx.argv[i], "type") && has_value) {
-      type = ctx.argv[i + 1];
-      use_type = true;
-    } else {
-      ctx.reply.error(err::kSyntax);
-      return;
-    }
-  }
+  if (!scan_cursor_or_reply(ctx, ctx.argv[1], cursor)) return;
+  ScanOptions options;
+  if (!scan_options_or_reply(ctx, 2, true, options)) return;
+  const int64_t count = options.count;
 
   // As Redis: keep walking buckets until `count` keys were seen (before filtering) or the scan
   // ends, bounded so that a sparse table does not make one call walk all of it.
@@ -369,17 +342,13 @@ void cmd_scan(CommandContext& ctx) {
     const size_t want = static_cast<size_t>(count) - seen;
     cursor = ctx.store.scan(cursor, want, [&](const Entry& e) {
       ++seen;
-      if (use_pattern && !glob_match(pattern, e.key())) return;
-      if (use_type && !equals_ignore_case(type, type_name(e.type()))) return;
+      if (!options.matches(e.key())) return;
+      if (options.use_type && !equals_ignore_case(options.type, type_name(e.type()))) return;
       keys.emplace_back(e.key());
     });
   } while (cursor != 0 && steps_left-- > 0 && seen < static_cast<uint64_t>(count));
 
-  ctx.reply.array(2);
-  // Redis prints the unsigned cursor through addReplyBulkLongLong.
-  ctx.reply.bulk_integer(static_cast<int64_t>(cursor));
-  ctx.reply.array(keys.size());
-  for (const std::string& key : keys) ctx.reply.bulk(key);
+  reply_scan(ctx.reply, cursor, keys);
 }
 
 void cmd_randomkey(CommandContext& ctx) {

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/glob.h"
 #include "engine/handlers.h"
+#include "engine/scan_args.h"
 #include "engine/set_type.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
@@ -20,7 +20,6 @@ namespace err = protocol::err;
 
 namespace {
 
-constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
 constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
 constexpr std::string_view kCountOutOfRange =
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
@@ -28,7 +27,6 @@ constexpr std::string_view kNumkeysNotPositive = "ERR numkeys should be greater 
 constexpr std::string_view kTooManyNumkeys =
     "ERR Number of keys can't be greater than number of args";
 constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
-constexpr int64_t kDefaultScanCount = 10;
 
 // Random bits for SPOP and SRANDMEMBER: splitmix64 seeded once per process.
 uint64_t next_random() {
@@ -267,50 +265,21 @@ void cmd_sdiffstore(CommandContext& ctx) { store_combination(ctx, SetOp::kDiff);
 
 void cmd_sscan(CommandContext& ctx) {
   uint64_t cursor = 0;
-  if (!parse_scan_cursor(ctx.argv[2], cursor)) {
-    ctx.reply.error(kInvalidCursor);
-    return;
-  }
+  if (!scan_cursor_or_reply(ctx, ctx.argv[2], cursor)) return;
   const SetObject* set = nullptr;
   if (!set_or_reply(ctx, ctx.argv[1], set)) return;
   if (set == nullptr) {
-    ctx.reply.array(2);
-    ctx.reply.bulk("0");
-    ctx.reply.array(0);
+    reply_empty_scan(ctx.reply);
     return;
   }
-  int64_t count = kDefaultScanCount;
-  std::string_view pattern;
-  bool use_pattern = false;
-  for (size_t i = 3; i < ctx.argv.size(); i += 2) {
-    const bool has_value = i + 1 < ctx.argv.size();
-    if (equals_ignore_case(ctx.argv[i], "count") && has_value) {
-      if (!parse_int64(ctx.argv[i + 1], count)) {
-        ctx.reply.error(err::kNotInteger);
-        return;
-      }
-      if (count < 1) {
-        ctx.reply.error(err::kSyntax);
-        return;
-      }
-    } else if (equals_ignore_case(ctx.argv[i], "match") && has_value) {
-      pattern = ctx.argv[i + 1];
-      use_pattern = pattern != "*";
-    } else {
-      ctx.reply.error(err::kSyntax);
-      return;
-    }
-  }
+  ScanOptions options;
+  if (!scan_options_or_reply(ctx, 3, false, options)) return;
   std::vector<std::string> items;
-  const uint64_t next = set->scan(cursor, static_cast<size_t>(count), [&](std::string_view m) {
-    if (use_pattern && !glob_match(pattern, m)) return;
-    items.emplace_back(m);
-  });
-  ctx.reply.array(2);
-  // Redis prints the unsigned cursor through addReplyBulkLongLong.
-  ctx.reply.bulk_integer(static_cast<int64_t>(next));
-  ctx.reply.array(items.size());
-  for (const std::string& item : items) ctx.reply.bulk(item);
+  const uint64_t next =
+      set->scan(cursor, static_cast<size_t>(options.count), [&](std::string_view m) {
+        if (options.matches(m)) items.emplace_back(m);
+      });
+  reply_scan(ctx.reply, next, items);
 }
 
 }  // namespace ringkv::engine
