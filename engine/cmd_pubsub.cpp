@@ -90,8 +90,11 @@ void cmd_publish(CommandContext& ctx) {
 
 void cmd_pubsub_channels(CommandContext& ctx) {
   if (ctx.argv.size() > 3) {
-    ctx.reply.error(
-        "ERR unknown subcommand or wrong number of arguments for 'channels'. Try PUBSUB HELP.");
+    // Redis names the subcommand as the client spelled it.
+    std::string error = "ERR unknown subcommand or wrong number of arguments for '";
+    error.append(ctx.argv[1]);
+    error += "'. Try PUBSUB HELP.";
+    ctx.reply.error(error);
     return;
   }
   std::optional<std::string_view> pattern;
