@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/blocking.h"
 #include "engine/handlers.h"
 #include "engine/list_type.h"
 #include "engine/store.h"
@@ -28,8 +29,6 @@ constexpr std::string_view kCountNegative = "ERR COUNT can't be negative";
 constexpr std::string_view kMaxlenNegative = "ERR MAXLEN can't be negative";
 constexpr std::string_view kNumkeys = "ERR numkeys should be greater than 0";
 constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
-constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";
-constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
 
 void reply_arity(CommandContext& ctx) {
   std::string text(err::kWrongArity);
@@ -77,39 +76,6 @@ bool positive_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out,
   if (parse_int64(arg, out) && out >= 1) return true;
   ctx.reply.error(msg);
   return false;
-}
-
-// A blocking timeout in seconds, as Redis 7.0's getTimeoutFromObjectOrReply: a long double times
-// 1000 truncated to milliseconds, where values past the int64 range convert to INT64_MIN (what
-// x86 gives), so they count as negative. 0 waits forever.
-bool timeout_or_reply(CommandContext& ctx, std::string_view arg, int64_t& timeout_ms) {
-  long double seconds = 0;
-  if (!parse_long_double(arg, seconds)) {
-    ctx.reply.error(kTimeoutNotFloat);
-    return false;
-  }
-  const long double ms = seconds * 1000.0L;
-  constexpr long double kLimit = 9223372036854775808.0L;
-  const int64_t t = (ms > -kLimit && ms < kLimit) ? static_cast<int64_t>(ms) : INT64_MIN;
-  if (t < 0) {
-    ctx.reply.error(kTimeoutNegative);
-    return false;
-  }
-  timeout_ms = t;
-  return true;
-}
-
-// Nothing to serve: wait for `keys`, or answer as timed out (a null array) when the client cannot
-// block or its deadline has passed.
-void block_or_timeout(CommandContext& ctx, std::span<const std::string_view> keys,
-                      int64_t timeout_ms) {
-  if (ctx.block == nullptr) {
-    ctx.reply.null_array();
-    return;
-  }
-  ctx.block->active = true;
-  ctx.block->keys.assign(keys.begin(), keys.end());
-  ctx.block->timeout_ms = timeout_ms;
 }
 
 // Looks up the list a read command works on; replies the error and returns false on WRONGTYPE.
@@ -235,7 +201,7 @@ void move_generic(CommandContext& ctx, End from, End to) {
 // BLMOVE and BRPOPLPUSH once their arguments are parsed: move now, or wait for the source.
 void blocking_move(CommandContext& ctx, End from, End to, std::string_view timeout_arg) {
   int64_t timeout_ms = 0;
-  if (!timeout_or_reply(ctx, timeout_arg, timeout_ms)) return;
+  if (!block_timeout_or_reply(ctx, timeout_arg, timeout_ms)) return;
   auto source = read_object<ListObject>(ctx.store, ctx.argv[1]);
   if (!source) {
     ctx.reply.error(source.error());
@@ -251,7 +217,7 @@ void blocking_move(CommandContext& ctx, End from, End to, std::string_view timeo
 // BLPOP and BRPOP: key... timeout.
 void blocking_pop(CommandContext& ctx, End end) {
   int64_t timeout_ms = 0;
-  if (!timeout_or_reply(ctx, ctx.argv.back(), timeout_ms)) return;
+  if (!block_timeout_or_reply(ctx, ctx.argv.back(), timeout_ms)) return;
   auto keys = ctx.argv.subspan(1, ctx.argv.size() - 2);
   if (!pop_first_or_reply(ctx, keys, end, 0)) block_or_timeout(ctx, keys, timeout_ms);
 }
@@ -568,7 +534,7 @@ void cmd_blmpop(CommandContext& ctx) {
   int64_t count = 0;
   if (!mpop_args_or_reply(ctx, 2, keys, end, count)) return;
   int64_t timeout_ms = 0;
-  if (!timeout_or_reply(ctx, ctx.argv[1], timeout_ms)) return;
+  if (!block_timeout_or_reply(ctx, ctx.argv[1], timeout_ms)) return;
   if (!pop_first_or_reply(ctx, keys, end, count)) block_or_timeout(ctx, keys, timeout_ms);
 }
 

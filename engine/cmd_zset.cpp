@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/blocking.h"
 #include "engine/handlers.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
@@ -40,8 +41,6 @@ constexpr std::string_view kCountOutOfRange =
 constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
 constexpr std::string_view kMinMaxNotFloat = "ERR min or max is not a float";
 constexpr std::string_view kMinMaxNotLex = "ERR min or max not valid string range item";
-constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";
-constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
 
 // Random bits for ZRANDMEMBER: splitmix64 seeded once per process.
 uint64_t next_random() {
@@ -53,27 +52,6 @@ uint64_t next_random() {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
-}
-
-// Parses a blocking command's timeout in seconds as Redis 7.0's getTimeoutFromObjectOrReply:
-// a long double, times 1000, truncated to whole milliseconds (a value past the 64-bit range
-// converts to the most negative one on x86, hence "negative"). Replies the error and returns false
-// when it is invalid.
-bool parse_block_timeout(CommandContext& ctx, std::string_view arg, int64_t& timeout_ms) {
-  long double seconds = 0;
-  if (!parse_long_double(arg, seconds)) {
-    ctx.reply.error(kTimeoutNotFloat);
-    return false;
-  }
-  const long double ms = seconds * 1000.0L;
-  constexpr long double kLimit = 9223372036854775808.0L;  // 2^63
-  timeout_ms =
-      ms >= kLimit || ms < -kLimit || std::isnan(ms) ? INT64_MIN : static_cast<int64_t>(ms);
-  if (timeout_ms < 0) {
-    ctx.reply.error(kTimeoutNegative);
-    return false;
-  }
-  return true;
 }
 
 // ZADD's option flags (ZADD_IN_* in Redis).
@@ -434,7 +412,7 @@ void zpop_generic(CommandContext& ctx, bool min) {
 // BZPOPMIN/BZPOPMAX key [key ...] timeout.
 void bzpop_generic(CommandContext& ctx, bool min) {
   int64_t timeout_ms = 0;
-  if (!parse_block_timeout(ctx, ctx.argv.back(), timeout_ms)) return;
+  if (!block_timeout_or_reply(ctx, ctx.argv.back(), timeout_ms)) return;
   const auto keys = ctx.argv.subspan(1, ctx.argv.size() - 2);
   for (const std::string_view key : keys) {
     auto found = write_object<ZSetObject>(ctx.store, key, false);
@@ -449,13 +427,7 @@ void bzpop_generic(CommandContext& ctx, bool min) {
     pop_elements(ctx, *zset, 1, min, false);
     return;
   }
-  if (ctx.block == nullptr) {
-    ctx.reply.null_array();
-    return;
-  }
-  ctx.block->active = true;
-  ctx.block->keys.assign(keys.begin(), keys.end());
-  ctx.block->timeout_ms = timeout_ms;
+  block_or_timeout(ctx, keys, timeout_ms);
 }
 
 // ZRANDMEMBER key count [WITHSCORES].
