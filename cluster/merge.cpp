@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <random>
+#include <unordered_set>
 
 #include "protocol/reply_reader.h"
 
@@ -20,6 +21,9 @@ ReplyMerge::Kind ReplyMerge::kind_for(std::string_view command) {
   if (command == "mset" || command == "flushall" || command == "flushdb") return Kind::kAllOk;
   if (command == "keys") return Kind::kConcat;
   if (command == "randomkey") return Kind::kRandom;
+  if (command == "publish" || command == "pubsub|numpat") return Kind::kSumReachable;
+  if (command == "pubsub|channels") return Kind::kUnion;
+  if (command == "pubsub|numsub") return Kind::kPairSums;
   return Kind::kSum;
 }
 
@@ -49,7 +53,9 @@ void ReplyMerge::part_done(size_t part, bool ok, std::string_view reply) {
 }
 
 std::string ReplyMerge::merge() const {
-  if (!link_error_.empty()) {
+  const bool best_effort =
+      kind_ == Kind::kSumReachable || kind_ == Kind::kUnion || kind_ == Kind::kPairSums;
+  if (!link_error_.empty() && !best_effort) {
     std::string text = link_error_;
     if (write_ && failed_parts_ < replies_.size()) text += " (the other nodes' parts were applied)";
     return error_reply(text);
@@ -57,9 +63,12 @@ std::string ReplyMerge::merge() const {
   for (const auto& r : replies_) {
     if (!r.empty() && r[0] == '-') return r;
   }
-  std::vector<protocol::ReplyValue> values(replies_.size());
-  for (size_t i = 0; i < replies_.size(); ++i) {
-    if (!protocol::decode_reply(replies_[i], values[i])) {
+  // Parts that failed (best-effort kinds only get here with some) have no reply.
+  std::vector<protocol::ReplyValue> values;
+  values.reserve(replies_.size());
+  for (const auto& r : replies_) {
+    if (r.empty()) continue;
+    if (!protocol::decode_reply(r, values.emplace_back())) {
       return error_reply("ERR malformed reply from a peer");
     }
   }
@@ -67,6 +76,7 @@ std::string ReplyMerge::merge() const {
   protocol::ReplyWriter w(out, resp_);
   switch (kind_) {
     case Kind::kValues: {
+      // A failed part fails the whole command, so values[i] is part i's reply.
       std::vector<const protocol::ReplyValue*> merged(total_values_, nullptr);
       for (size_t i = 0; i < values.size(); ++i) {
         for (size_t j = 0; j < positions_[i].size() && j < values[i].elements.size(); ++j) {
@@ -83,7 +93,8 @@ std::string ReplyMerge::merge() const {
       }
       break;
     }
-    case Kind::kSum: {
+    case Kind::kSum:
+    case Kind::kSumReachable: {
       int64_t sum = 0;
       for (const auto& v : values) sum += v.integer;
       w.integer(sum);
@@ -111,6 +122,32 @@ std::string ReplyMerge::merge() const {
       } else {
         static std::minstd_rand rng(std::random_device{}());
         w.bulk(found[rng() % found.size()]);
+      }
+      break;
+    }
+    case Kind::kUnion: {
+      std::vector<std::string_view> names;
+      std::unordered_set<std::string_view> seen;
+      for (const auto& v : values) {
+        for (const auto& e : v.elements) {
+          if (seen.insert(e.text).second) names.push_back(e.text);
+        }
+      }
+      w.array(names.size());
+      for (std::string_view n : names) w.bulk(n);
+      break;
+    }
+    case Kind::kPairSums: {
+      // Every node answers for the same names in the same order; the first reply gives them.
+      const size_t n = values.empty() ? 0 : values[0].elements.size();
+      w.array(n);
+      for (size_t i = 0; i + 1 < n; i += 2) {
+        int64_t sum = 0;
+        for (const auto& v : values) {
+          if (i + 1 < v.elements.size()) sum += v.elements[i + 1].integer;
+        }
+        w.bulk(values[0].elements[i].text);
+        w.integer(sum);
       }
       break;
     }

@@ -1,6 +1,7 @@
 // ReplyMerge: builds one client reply from the replies of the parts of a command that ran on
-// several nodes — a split MGET/MSET/DEL/EXISTS/TOUCH/UNLINK or a fanned-out DBSIZE/KEYS/
-// RANDOMKEY/FLUSHALL — and the cluster-wide SCAN cursor. Pure code: unit-tested without I/O.
+// several nodes — a split MGET/MSET/DEL/EXISTS/TOUCH/UNLINK, a fanned-out DBSIZE/KEYS/
+// RANDOMKEY/FLUSHALL or PUBLISH/PUBSUB — and the cluster-wide SCAN cursor. Pure code: unit-tested
+// without I/O.
 #pragma once
 
 #include <cstddef>
@@ -25,8 +26,13 @@ class ReplyMerge {
     kAllOk,   // MSET, FLUSHALL, FLUSHDB: +OK when every part said +OK
     kConcat,  // KEYS: the parts' arrays one after the other
     kRandom,  // RANDOMKEY: any part's key, or null when every part is empty
+    // Pub/Sub is best effort, as in Redis Cluster: a node that cannot be reached has no
+    // subscribers to count, so it contributes nothing instead of failing the command.
+    kSumReachable,  // PUBLISH, PUBSUB NUMPAT: integers added up
+    kUnion,         // PUBSUB CHANNELS: the distinct names in the parts' arrays
+    kPairSums,      // PUBSUB NUMSUB: [name, count, ...] with each name's counts added up
   };
-  // The merge a command's parts need (by its lowercase name).
+  // The merge a command's parts need (by its full lowercase name: "mget", "pubsub|numsub").
   static Kind kind_for(std::string_view command);
 
   // `write`: the command changes data, so a failed part leaves the others applied.

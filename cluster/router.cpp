@@ -7,7 +7,9 @@ namespace ringkv::cluster {
 
 Route Router::route(const engine::CommandSpec& spec, std::span<const std::string_view> argv) const {
   Route r;
-  if (spec.flags & engine::kKeyspaceWide) {
+  // Cluster-wide commands (PUBLISH, PUBSUB) need every node's subscribers, as keyspace-wide
+  // ones need every node's keys.
+  if (spec.flags & (engine::kKeyspaceWide | engine::kClusterWide)) {
     r.kind = RouteKind::kFanOut;
     return r;
   }

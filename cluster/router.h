@@ -5,6 +5,7 @@
 //   MGET/MSET/DEL/UNLINK/EXISTS/TOUCH over several .... kSplit (one fragment per owner)
 //   any other command with keys on several nodes ...... kCrossSlot
 //   keyspace-wide command (DBSIZE, KEYS, SCAN, ...) ... kFanOut (every node)
+//   cluster-wide command (PUBLISH, PUBSUB ...) ........ kFanOut (every node)
 //   keyless command ................................... kLocal
 #pragma once
 

@@ -1,0 +1,172 @@
+"""Pub/Sub through a 3-node cluster: a PUBLISH on any node reaches the matching subscribers on
+every node exactly once and counts them all; pattern subscriptions work across nodes; pipelined
+publishes arrive in order; PUBSUB CHANNELS/NUMSUB/NUMPAT answer for the whole cluster in RESP2
+and RESP3; subscriptions stay local to their node; and with a peer killed, PUBLISH counts fewer
+receivers but still answers promptly.
+
+    /usr/bin/python3 test_pubsub_cluster.py --server build/ringkv-server
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+from harness import RespClient, encode_command  # noqa: E402
+
+SETTLE = 0.1
+
+
+def call_n(client, n, *args):
+    client.send(encode_command(*args))
+    return b"".join(client.read() for _ in range(n))
+
+
+def quiet(client, timeout=SETTLE):
+    """True when nothing more arrives on `client` within `timeout` (no duplicates)."""
+    data, closed = client.read_available(timeout)
+    client.sock.settimeout(10.0)
+    return data == b"" and not closed
+
+
+def confirm(kind, name, count):
+    """A RESP2 (un)subscribe confirmation."""
+    kind, name = kind.encode(), name.encode()
+    return b"*3\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n:%d\r\n" % (len(kind), kind, len(name), name, count)
+
+
+def message(channel, payload):
+    return encode_command("message", channel, payload)
+
+
+def pmessage(pattern, channel, payload):
+    return encode_command("pmessage", pattern, channel, payload)
+
+
+def pairs(raw):
+    """A NUMSUB reply as a list of (channel, count)."""
+    v = harness.parse_reply(raw)
+    return [(v[i], v[i + 1]) for i in range(0, len(v), 2)]
+
+
+def main():
+    args = harness.arg_parser(__doc__).parse_args()
+    report = harness.Report("test_pubsub_cluster")
+    with harness.Cluster(args.server, 3, name="pubsub", request_timeout=2000,
+                         connect_timeout=500) as cluster:
+        p1, p2, p3 = cluster.ports
+        pub = RespClient(p1)
+        s1, s2, s3 = RespClient(p1), RespClient(p2), RespClient(p3)
+        ps3 = RespClient(p3)
+
+        # Subscriptions are local to the node a client is connected to.
+        report.equal(call_n(s2, 1, "SUBSCRIBE", "news"),
+                     confirm("subscribe", "news", 1), "subscribe on node 2")
+        report.equal(call_n(s3, 2, "SUBSCRIBE", "news", "sport"),
+                     confirm("subscribe", "news", 1) +
+                     confirm("subscribe", "sport", 2), "subscribe on node 3")
+        report.equal(call_n(ps3, 1, "PSUBSCRIBE", "n*"), confirm("psubscribe", "n*", 1),
+                     "psubscribe on node 3")
+
+        # 1. A publish on node 1 reaches nodes 2 and 3, each subscriber exactly once.
+        report.equal(pub.call("PUBLISH", "news", "hello"), b":3\r\n",
+                     "PUBLISH counts receivers on every node")
+        report.equal(s2.read(), message("news", "hello"), "node 2 subscriber gets the message")
+        report.equal(s3.read(), message("news", "hello"), "node 3 subscriber gets the message")
+        report.equal(ps3.read(), pmessage("n*", "news", "hello"),
+                     "node 3 pattern subscriber gets the pmessage")
+        report.check(quiet(s1) and quiet(s2) and quiet(s3) and quiet(ps3),
+                     "no duplicates anywhere")
+
+        # 2. Published on node 2 (a subscriber's own node) and on node 3.
+        report.equal(RespClient(p2).call("PUBLISH", "sport", "goal"), b":1\r\n",
+                     "PUBLISH from node 2 reaches node 3")
+        report.equal(s3.read(), message("sport", "goal"), "node 3 gets node 2's message")
+        report.equal(RespClient(p3).call("PUBLISH", "news", "n3"), b":3\r\n",
+                     "PUBLISH from node 3 counts its own and node 2's subscribers")
+        got = [s2.read(), s3.read(), ps3.read()]
+        report.equal(got, [message("news", "n3"), message("news", "n3"),
+                           pmessage("n*", "news", "n3")], "node 3's publish delivered once each")
+        report.equal(pub.call("PUBLISH", "nobody", "x"), b":1\r\n",
+                     "only the pattern subscriber matches 'nobody'")
+        report.equal(ps3.read(), pmessage("n*", "nobody", "x"), "pattern match across nodes")
+        report.equal(pub.call("PUBLISH", "zzz", "x"), b":0\r\n", "no receiver anywhere")
+        report.check(quiet(s2) and quiet(s3) and quiet(ps3), "still no duplicates")
+
+        # 3. A subscriber on the publisher's node, in RESP3, and a RESP3 publisher.
+        s1.call("HELLO", "3")
+        report.equal(call_n(s1, 1, "SUBSCRIBE", "news"),
+                     b">3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n", "RESP3 subscribe")
+        r3pub = RespClient(p2)
+        r3pub.call("HELLO", "3")
+        report.equal(r3pub.call("PUBLISH", "news", "all"), b":4\r\n", "RESP3 publisher's count")
+        report.equal(s1.read(), b">3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$3\r\nall\r\n",
+                     "RESP3 subscriber gets a push")
+        report.equal([s2.read(), s3.read(), ps3.read()],
+                     [message("news", "all"), message("news", "all"),
+                      pmessage("n*", "news", "all")], "RESP2 subscribers elsewhere")
+
+        # 4. Pipelined publishes arrive in order, once.
+        pub.send(b"".join(encode_command("PUBLISH", "sport", "p%d" % i) for i in range(100)))
+        replies = [pub.read() for _ in range(100)]
+        report.check(all(r == b":1\r\n" for r in replies), "pipelined publish counts",
+                     repr(set(replies)))
+        got = b"".join(s3.read() for _ in range(100))
+        report.equal(got, b"".join(message("sport", "p%d" % i) for i in range(100)),
+                     "pipelined messages in order on node 3")
+        report.check(quiet(s3), "no extra messages")
+
+        # 5. PUBSUB answers for the whole cluster.
+        extra = RespClient(p2)
+        call_n(extra, 2, "SUBSCRIBE", "weather", "news")
+        call_n(extra, 1, "PSUBSCRIBE", "w*")
+        report.equal(sorted(harness.parse_reply(pub.call("PUBSUB", "CHANNELS"))),
+                     [b"news", b"sport", b"weather"], "PUBSUB CHANNELS is the union")
+        report.equal(sorted(harness.parse_reply(pub.call("PUBSUB", "CHANNELS", "*s*"))),
+                     [b"news", b"sport"], "PUBSUB CHANNELS pattern")
+        report.equal(pub.call("PUBSUB", "CHANNELS", "q*"), b"*0\r\n", "no channel matches")
+        report.equal(pairs(pub.call("PUBSUB", "NUMSUB", "news", "sport", "none")),
+                     [(b"news", 4), (b"sport", 1), (b"none", 0)], "PUBSUB NUMSUB sums nodes")
+        report.equal(pub.call("PUBSUB", "NUMSUB"), b"*0\r\n", "PUBSUB NUMSUB without channels")
+        report.equal(pub.call("PUBSUB", "NUMPAT"), b":2\r\n", "PUBSUB NUMPAT sums nodes")
+        p3r = RespClient(p3)
+        p3r.call("HELLO", "3")
+        report.equal(p3r.call("PUBSUB", "NUMSUB", "news"), b"*2\r\n$4\r\nnews\r\n:4\r\n",
+                     "RESP3 PUBSUB NUMSUB from node 3")
+        report.equal(RespClient(p2).call("PUBSUB", "NUMPAT"), b":2\r\n", "NUMPAT from node 2")
+        report.equal(pub.call("PUBSUB", "HELP")[:4], b"*14\r", "PUBSUB HELP answers locally")
+        extra.close()
+        time.sleep(SETTLE)
+        report.equal(pairs(pub.call("PUBSUB", "NUMSUB", "news", "weather")),
+                     [(b"news", 3), (b"weather", 0)], "a disconnect on node 2 is seen")
+
+        # 6. A killed peer: PUBLISH counts fewer receivers and still answers promptly.
+        cluster.kill(2)
+        time.sleep(SETTLE)
+        t0 = time.time()
+        report.equal(pub.call("PUBLISH", "news", "after"), b":2\r\n",
+                     "PUBLISH with node 3 down counts nodes 1 and 2")
+        elapsed = time.time() - t0
+        report.check(elapsed < 2.5, "and answers promptly", "%.2fs" % elapsed)
+        report.equal([s1.read(), s2.read()],
+                     [b">3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nafter\r\n",
+                      message("news", "after")], "the live subscribers get it")
+        t0 = time.time()
+        report.equal(pairs(pub.call("PUBSUB", "NUMSUB", "news")), [(b"news", 2)],
+                     "PUBSUB NUMSUB without the dead node")
+        report.equal(pub.call("PUBSUB", "NUMPAT"), b":0\r\n", "its patterns are gone too")
+        report.check(time.time() - t0 < 5.0, "PUBSUB answers promptly too")
+        for i in range(5):
+            report.equal(RespClient(p2).call("PUBLISH", "news", "x%d" % i), b":2\r\n",
+                         "repeated PUBLISH from node 2 with node 3 down (%d)" % i)
+
+        for n in (0, 1):
+            report.check(cluster.nodes[n].alive(), "node %d still running" % (n + 1),
+                         cluster.nodes[n].log())
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
