@@ -2,13 +2,13 @@
 // the one Redis reports), call the operations of hash_type.h and write the reply.
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/handlers.h"
 #include "engine/hash_type.h"
+#include "engine/random.h"
 #include "engine/scan_args.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
@@ -23,18 +23,6 @@ namespace {
 constexpr std::string_view kCountOutOfRange =
     "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
-
-// Random bits for HRANDFIELD: splitmix64 seeded once per process.
-uint64_t next_random() {
-  static uint64_t state = [] {
-    std::random_device rd;
-    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  }();
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // HSET and HMSET take field/value pairs: an odd count is an arity error, checked before the key.
 bool pairs_or_reply(CommandContext& ctx) {

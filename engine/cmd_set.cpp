@@ -2,12 +2,12 @@
 // the one Redis reports), call the operations of set_type.h and write the reply. Also the key
 // finder of SINTERCARD, whose keys follow a numkeys argument.
 #include <cstdint>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/handlers.h"
+#include "engine/random.h"
 #include "engine/scan_args.h"
 #include "engine/set_type.h"
 #include "engine/store.h"
@@ -27,18 +27,6 @@ constexpr std::string_view kNumkeysNotPositive = "ERR numkeys should be greater 
 constexpr std::string_view kTooManyNumkeys =
     "ERR Number of keys can't be greater than number of args";
 constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
-
-// Random bits for SPOP and SRANDMEMBER: splitmix64 seeded once per process.
-uint64_t next_random() {
-  static uint64_t state = [] {
-    std::random_device rd;
-    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  }();
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // Looks up the set a read command works on; replies the error and returns false on WRONGTYPE.
 bool set_or_reply(CommandContext& ctx, std::string_view key, const SetObject*& set) {

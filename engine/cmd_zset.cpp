@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +12,7 @@
 
 #include "engine/blocking.h"
 #include "engine/handlers.h"
+#include "engine/random.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
 #include "engine/zset_type.h"
@@ -41,18 +41,6 @@ constexpr std::string_view kCountOutOfRange =
 constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
 constexpr std::string_view kMinMaxNotFloat = "ERR min or max is not a float";
 constexpr std::string_view kMinMaxNotLex = "ERR min or max not valid string range item";
-
-// Random bits for ZRANDMEMBER: splitmix64 seeded once per process.
-uint64_t next_random() {
-  static uint64_t state = [] {
-    std::random_device rd;
-    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  }();
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // ZADD's option flags (ZADD_IN_* in Redis).
 struct AddFlags {

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "engine/object.h"
+#include "engine/random.h"
 
 namespace ringkv::engine {
 
@@ -308,13 +309,7 @@ struct Store::Impl {
     return bytes;
   }
 
-  uint64_t next_random() {
-    // splitmix64: cheap and good enough for picking slots.
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  uint64_t next_random() { return splitmix64(rng_state); }
 
   Table make_table(size_t cap) {
     Table t;

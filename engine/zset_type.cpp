@@ -11,11 +11,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "engine/heap.h"
+#include "engine/random.h"
 #include "engine/varint.h"
 
 namespace ringkv::engine {
@@ -26,18 +26,6 @@ constexpr size_t kNpos = static_cast<size_t>(-1);
 // Redis's ZSKIPLIST_MAXLEVEL and ZSKIPLIST_P: a node reaches level k+1 with probability 1/4.
 constexpr int kMaxLevel = 32;
 constexpr uint32_t kLevelThreshold = 0xFFFF / 4;
-
-// Random bits for skip list levels: splitmix64 seeded once per process.
-uint64_t next_random() {
-  static uint64_t state = [] {
-    std::random_device rd;
-    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  }();
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // The order of elements: by score, then by member bytes (unsigned, shorter first on a tie).
 bool element_less(double sa, std::string_view ma, double sb, std::string_view mb) {
