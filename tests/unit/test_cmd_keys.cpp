@@ -14,29 +14,16 @@
 #include "engine/handlers.h"
 #include "engine/store.h"
 #include "protocol/reply_writer.h"
+#include "tests/unit/command_harness.h"
 
 namespace {
 
 using namespace ringkv::engine;
 
-constexpr int64_t kNow = 1'700'000'000'000;  // the fixed "current time" of every test, unix ms
+using ringkv::test::kNow;
 
-struct Keyspace {
-  Store store;
-  std::string out;
-  ringkv::protocol::ReplyWriter writer{out};
-
-  Keyspace() { store.set_now(kNow); }
-
-  // Runs one handler on argv and returns the reply bytes it wrote.
-  std::string run(CommandHandler handler, std::initializer_list<std::string_view> args) {
-    std::vector<std::string_view> argv(args);
-    out.clear();
-    CommandContext ctx{argv, writer, store, nullptr, nullptr, nullptr};
-    handler(ctx);
-    return out;
-  }
-
+// The handler harness with shortcuts for writing strings.
+struct Keyspace : ringkv::test::CommandHarness {
   void set(std::string_view key, std::string_view value) {
     store.set_string(key, value, Expiry::none());
   }

@@ -12,51 +12,16 @@
 #include "engine/handlers.h"
 #include "engine/store.h"
 #include "protocol/reply_writer.h"
+#include "tests/unit/command_harness.h"
 
 namespace {
 
 using namespace ringkv::engine;
 using ringkv::protocol::RespVersion;
 
-constexpr int64_t kNow = 1'700'000'000'000;
-constexpr std::string_view kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
-
-// Records the keys reported ready.
-struct ReadyKeys : KeyReadySink {
-  std::vector<std::string> keys;
-  void key_ready(std::string_view key) override { keys.emplace_back(key); }
-};
-
-// A store and a reply buffer; run() calls one handler and returns the bytes it wrote. With
-// `blockable`, the handler may ask to wait (see `block`).
-struct Harness {
-  Store store;
-  std::string out;
-  ringkv::protocol::ReplyWriter writer{out};
-  ReadyKeys ready;
-  BlockRequest block;
-  bool blockable = false;
-
-  Harness() { store.set_now(kNow); }
-
-  std::string run(CommandHandler handler, std::initializer_list<std::string_view> args) {
-    std::vector<std::string_view> argv(args);
-    out.clear();
-    block = BlockRequest{};
-    CommandContext ctx{
-        argv, writer, store, nullptr, nullptr, nullptr, blockable ? &block : nullptr, &ready};
-    handler(ctx);
-    return out;
-  }
-};
-
-std::vector<size_t> finder(KeyFinder f, std::initializer_list<std::string_view> args) {
-  std::vector<std::string_view> argv(args);
-  std::vector<size_t> positions;
-  f(argv, positions);
-  return positions;
-}
+using Harness = ringkv::test::CommandHarness;
+using ringkv::test::keys_of;
+using ringkv::test::kWrongType;
 
 }  // namespace
 
@@ -240,12 +205,12 @@ TEST_CASE("blocking commands serve data, wait, or answer as timed out") {
 
 TEST_CASE("LMPOP and BLMPOP key finders") {
   using V = std::vector<size_t>;
-  CHECK(finder(lmpop_keys, {"LMPOP", "2", "a", "b", "LEFT"}) == V{2, 3});
-  CHECK(finder(lmpop_keys, {"LMPOP", "1", "a", "LEFT", "COUNT", "3"}) == V{2});
-  CHECK(finder(lmpop_keys, {"LMPOP", "3", "a", "b"}).empty());
-  CHECK(finder(lmpop_keys, {"LMPOP", "0", "a", "b"}).empty());
-  CHECK(finder(lmpop_keys, {"LMPOP", "x", "a", "b"}).empty());
-  CHECK(finder(blmpop_keys, {"BLMPOP", "0", "2", "a", "b", "RIGHT"}) == V{3, 4});
-  CHECK(finder(blmpop_keys, {"BLMPOP", "0", "-1", "a", "b"}).empty());
-  CHECK(finder(blmpop_keys, {"BLMPOP", "0"}).empty());
+  CHECK(keys_of(lmpop_keys, {"LMPOP", "2", "a", "b", "LEFT"}) == V{2, 3});
+  CHECK(keys_of(lmpop_keys, {"LMPOP", "1", "a", "LEFT", "COUNT", "3"}) == V{2});
+  CHECK(keys_of(lmpop_keys, {"LMPOP", "3", "a", "b"}).empty());
+  CHECK(keys_of(lmpop_keys, {"LMPOP", "0", "a", "b"}).empty());
+  CHECK(keys_of(lmpop_keys, {"LMPOP", "x", "a", "b"}).empty());
+  CHECK(keys_of(blmpop_keys, {"BLMPOP", "0", "2", "a", "b", "RIGHT"}) == V{3, 4});
+  CHECK(keys_of(blmpop_keys, {"BLMPOP", "0", "-1", "a", "b"}).empty());
+  CHECK(keys_of(blmpop_keys, {"BLMPOP", "0"}).empty());
 }

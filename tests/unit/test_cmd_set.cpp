@@ -11,35 +11,18 @@
 #include "engine/handlers.h"
 #include "engine/store.h"
 #include "protocol/reply_writer.h"
+#include "tests/unit/command_harness.h"
 
 namespace {
 
 using namespace ringkv::engine;
 using ringkv::protocol::RespVersion;
 
-constexpr std::string_view kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
-
-// A store and a reply buffer; run() calls one handler and returns the bytes it wrote.
-struct Harness {
-  Store store;
-  std::string out;
-  ringkv::protocol::ReplyWriter writer{out};
-
-  std::string run(CommandHandler handler, std::initializer_list<std::string_view> args) {
-    std::vector<std::string_view> argv(args);
-    out.clear();
-    CommandContext ctx{argv, writer, store, nullptr, nullptr, nullptr};
-    handler(ctx);
-    return out;
-  }
-};
+using Harness = ringkv::test::CommandHarness;
+using ringkv::test::kWrongType;
 
 std::vector<size_t> finder(std::initializer_list<std::string_view> args) {
-  std::vector<std::string_view> argv(args);
-  std::vector<size_t> positions;
-  sintercard_keys(argv, positions);
-  return positions;
+  return ringkv::test::keys_of(sintercard_keys, args);
 }
 
 }  // namespace

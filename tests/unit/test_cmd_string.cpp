@@ -17,32 +17,17 @@
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
 #include "protocol/reply_writer.h"
+#include "tests/unit/command_harness.h"
 
 namespace {
 
 using namespace ringkv::engine;
 namespace err = ringkv::protocol::err;
 
-constexpr int64_t kNow = 1'700'000'000'000;  // a fixed "current" unix time in ms
+using ringkv::test::kNow;
 
-// A store and a reply buffer; run() calls one handler and returns the bytes it wrote.
-struct Harness {
-  Store store;
-  std::string out;
-  ringkv::protocol::ReplyWriter writer{out};
-
-  Harness() { store.set_now(kNow); }
-
-  ServerControl* server = nullptr;
-
-  std::string run(CommandHandler handler, std::initializer_list<std::string_view> args) {
-    std::vector<std::string_view> argv(args);
-    out.clear();
-    CommandContext ctx{argv, writer, store, nullptr, server, nullptr};
-    handler(ctx);
-    return out;
-  }
-
+// The handler harness with shortcuts for a key's encoding and expiry.
+struct Harness : ringkv::test::CommandHarness {
   std::string_view encoding(std::string_view key) {
     const Entry* e = store.peek(key);
     REQUIRE(e != nullptr);

@@ -12,47 +12,16 @@
 #include "engine/handlers.h"
 #include "engine/store.h"
 #include "protocol/reply_writer.h"
+#include "tests/unit/command_harness.h"
 
 namespace {
 
 using namespace ringkv::engine;
 using ringkv::protocol::RespVersion;
 
-constexpr int64_t kNow = 1'700'000'000'000;
-constexpr std::string_view kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
-
-// Records the keys reported ready.
-struct ReadyLog : KeyReadySink {
-  std::vector<std::string> keys;
-  void key_ready(std::string_view key) override { keys.emplace_back(key); }
-};
-
-// A store and a reply buffer; run() calls one handler and returns the bytes it wrote.
-struct Harness {
-  Store store;
-  std::string out;
-  ringkv::protocol::ReplyWriter writer{out};
-  ReadyLog ready;
-  BlockRequest* block = nullptr;
-
-  Harness() { store.set_now(kNow); }
-
-  std::string run(CommandHandler handler, std::initializer_list<std::string_view> args) {
-    std::vector<std::string_view> argv(args);
-    out.clear();
-    CommandContext ctx{argv, writer, store, nullptr, nullptr, nullptr, block, &ready};
-    handler(ctx);
-    return out;
-  }
-};
-
-std::vector<size_t> keys_of(KeyFinder finder, std::initializer_list<std::string_view> args) {
-  std::vector<std::string_view> argv(args);
-  std::vector<size_t> positions;
-  finder(argv, positions);
-  return positions;
-}
+using Harness = ringkv::test::CommandHarness;
+using ringkv::test::keys_of;
+using ringkv::test::kWrongType;
 
 }  // namespace
 
@@ -188,18 +157,17 @@ TEST_CASE("BZPOPMIN, BZPOPMAX: serve, block, time out") {
   CHECK(h.run(cmd_bzpopmin, {"BZPOPMIN", "z", "1e20"}) == "-ERR timeout is negative\r\n");
   // Not blockable (MULTI): answers as a timeout at once.
   CHECK(h.run(cmd_bzpopmin, {"BZPOPMIN", "z", "0"}) == "*-1\r\n");
-  BlockRequest block;
-  h.block = &block;
+  h.blockable = true;
   CHECK(h.run(cmd_bzpopmax, {"BZPOPMAX", "y", "z", "0.25"}).empty());
-  CHECK(block.active);
-  CHECK(block.keys == std::vector<std::string>{"y", "z"});
-  CHECK(block.timeout_ms == 250);
+  CHECK(h.block.active);
+  CHECK(h.block.keys == std::vector<std::string>{"y", "z"});
+  CHECK(h.block.timeout_ms == 250);
   h.run(cmd_zadd, {"ZADD", "z", "1", "a", "2", "b"});
   CHECK(h.run(cmd_bzpopmax, {"BZPOPMAX", "y", "z", "0"}) ==
         "*3\r\n$1\r\nz\r\n$1\r\nb\r\n$1\r\n2\r\n");
   h.store.set_string("y", "x", Expiry::none());
   CHECK(h.run(cmd_bzpopmin, {"BZPOPMIN", "y", "z", "0"}) == kWrongType);
-  h.block = nullptr;
+  h.blockable = false;
   h.writer.set_version(RespVersion::kResp3);
   CHECK(h.run(cmd_bzpopmin, {"BZPOPMIN", "nokey", "0"}) == "_\r\n");
   CHECK(h.run(cmd_bzpopmin, {"BZPOPMIN", "z", "0"}) == "*3\r\n$1\r\nz\r\n$1\r\na\r\n,1\r\n");

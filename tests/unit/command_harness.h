@@ -1,0 +1,64 @@
+// The harness of the command handler unit tests (test_cmd_*.cpp): a Store at a fixed clock, a
+// reply buffer, and the hooks a handler may use (key-ready reports, a wait request, a server).
+// run() calls one handler on argv and returns exactly the bytes it wrote.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/command.h"
+#include "engine/store.h"
+#include "protocol/reply_writer.h"
+
+namespace ringkv::test {
+
+// The fixed "current time" of every handler test, unix ms.
+inline constexpr int64_t kNow = 1'700'000'000'000;
+// The reply of any command run on a key of another type.
+inline constexpr std::string_view kWrongType =
+    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
+
+// Records the keys that writes reported ready for blocked clients.
+struct ReadyKeys : engine::KeyReadySink {
+  std::vector<std::string> keys;
+  void key_ready(std::string_view key) override { keys.emplace_back(key); }
+};
+
+struct CommandHarness {
+  engine::Store store;
+  std::string out;
+  protocol::ReplyWriter writer{out};
+  ReadyKeys ready;
+  // The wait request of the last run, when `blockable`; otherwise handlers cannot block and
+  // answer as timed out, as inside MULTI.
+  engine::BlockRequest block;
+  bool blockable = false;
+  engine::ServerControl* server = nullptr;
+
+  CommandHarness() { store.set_now(kNow); }
+
+  // Runs `handler` on `args` (the command name first) and returns the reply bytes.
+  std::string run(engine::CommandHandler handler, std::initializer_list<std::string_view> args) {
+    std::vector<std::string_view> argv(args);
+    out.clear();
+    block = engine::BlockRequest{};
+    engine::CommandContext ctx{
+        argv, writer, store, nullptr, server, nullptr, blockable ? &block : nullptr, &ready};
+    handler(ctx);
+    return out;
+  }
+};
+
+// The argv positions a KeyFinder names for `args`.
+inline std::vector<size_t> keys_of(engine::KeyFinder finder,
+                                   std::initializer_list<std::string_view> args) {
+  std::vector<std::string_view> argv(args);
+  std::vector<size_t> positions;
+  finder(argv, positions);
+  return positions;
+}
+
+}  // namespace ringkv::test
