@@ -15,23 +15,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import harness  # noqa: E402
+from blocking import SETTLE, blocked_send, compare_with_redis, quiet  # noqa: E402
 from harness import RespClient, encode_command  # noqa: E402
-
-# Long enough for a request to reach the server and block before the next client acts.
-SETTLE = 0.1
-
-
-def quiet(client, timeout=SETTLE):
-    """True when nothing arrives on `client` within `timeout` (it is still blocked)."""
-    data, closed = client.read_available(timeout)
-    client.sock.settimeout(10.0)
-    return data == b"" and not closed
-
-
-def blocked_send(client, *args):
-    client.send(encode_command(*args))
-    time.sleep(SETTLE / 2)
 
 
 def scenarios(port, report, label):
@@ -155,19 +140,7 @@ EXPECTED = {
 
 
 def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_blocking_lists")
-    with harness.ServerProcess(args.server, name="ringkv") as ours, \
-            harness.start_oracle() as redis:
-        got = scenarios(ours.port, report, "ringkv")
-        want = scenarios(redis.port, report, "redis")
-        report.equal(len(got), len(want), "number of observations")
-        for (name, g), (_, w) in zip(got, want):
-            report.equal(g, w, "%s (ringkv vs redis)" % name)
-            if name in EXPECTED:
-                report.equal(g, EXPECTED[name], "%s (expected bytes)" % name)
-        report.check(ours.alive(), "ringkv still running", ours.log())
-    report.finish()
+    compare_with_redis("test_blocking_lists", __doc__, scenarios, EXPECTED)
 
 
 if __name__ == "__main__":
