@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/handler_args.h"
 #include "engine/handlers.h"
 #include "engine/hash_type.h"
 #include "engine/random.h"
@@ -20,34 +21,17 @@ namespace err = protocol::err;
 
 namespace {
 
-constexpr std::string_view kCountOutOfRange =
-    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
-constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
-
 // HSET and HMSET take field/value pairs: an odd count is an arity error, checked before the key.
 bool pairs_or_reply(CommandContext& ctx) {
   if (ctx.argv.size() % 2 == 0) return true;
-  std::string text(err::kWrongArity);
-  text.replace(text.find("%s"), 2, to_lower(ctx.argv[0]));
-  ctx.reply.error(text);
+  reply_wrong_arity(ctx);
   return false;
-}
-
-// Looks up the hash a read command works on; replies the error and returns false on WRONGTYPE.
-bool hash_or_reply(CommandContext& ctx, const HashObject*& hash) {
-  auto found = lookup_hash(ctx.store, ctx.argv[1]);
-  if (!found) {
-    ctx.reply.error(found.error());
-    return false;
-  }
-  hash = *found;
-  return true;
 }
 
 // HKEYS, HVALS and HGETALL: the fields and/or values of the hash (a map for HGETALL in RESP3).
 void reply_all(CommandContext& ctx, bool fields, bool values) {
   const HashObject* hash = nullptr;
-  if (!hash_or_reply(ctx, hash)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], hash)) return;
   const size_t n = hash == nullptr ? 0 : hash->size();
   if (fields && values) {
     ctx.reply.map(n);
@@ -64,32 +48,11 @@ void reply_all(CommandContext& ctx, bool fields, bool values) {
 // HRANDFIELD key count [WITHVALUES].
 void hrandfield_with_count(CommandContext& ctx) {
   int64_t count = 0;
-  if (!parse_int64(ctx.argv[2], count)) {
-    ctx.reply.error(err::kNotInteger);
-    return;
-  }
-  if (count == INT64_MIN) {
-    ctx.reply.error(kCountOutOfRange);
-    return;
-  }
+  if (!random_count_or_reply(ctx, count)) return;
   bool with_values = false;
-  if (ctx.argv.size() == 4) {
-    if (!equals_ignore_case(ctx.argv[3], "withvalues")) {
-      ctx.reply.error(err::kSyntax);
-      return;
-    }
-    // Redis replies twice as many elements: keep that count representable.
-    if (count < -INT64_MAX / 2 || count > INT64_MAX / 2) {
-      ctx.reply.error(kValueOutOfRange);
-      return;
-    }
-    with_values = true;
-  } else if (ctx.argv.size() > 4) {
-    ctx.reply.error(err::kSyntax);
-    return;
-  }
+  if (!random_with_or_reply(ctx, "withvalues", count, with_values)) return;
   const HashObject* hash = nullptr;
-  if (!hash_or_reply(ctx, hash)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], hash)) return;
   if (hash == nullptr || count == 0) {
     ctx.reply.array(0);
     return;
@@ -139,7 +102,7 @@ void cmd_hsetnx(CommandContext& ctx) {
 
 void cmd_hget(CommandContext& ctx) {
   const HashObject* hash = nullptr;
-  if (!hash_or_reply(ctx, hash)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], hash)) return;
   auto value = hash == nullptr ? std::nullopt : hash->get(ctx.argv[2]);
   if (value) {
     ctx.reply.bulk(*value);
@@ -150,7 +113,7 @@ void cmd_hget(CommandContext& ctx) {
 
 void cmd_hmget(CommandContext& ctx) {
   const HashObject* hash = nullptr;
-  if (!hash_or_reply(ctx, hash)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], hash)) return;
   ctx.reply.array(ctx.argv.size() - 2);
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
     auto value = hash == nullptr ? std::nullopt : hash->get(ctx.argv[i]);
@@ -173,20 +136,20 @@ void cmd_hdel(CommandContext& ctx) {
 
 void cmd_hlen(CommandContext& ctx) {
   const HashObject* hash = nullptr;
-  if (!hash_or_reply(ctx, hash)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], hash)) return;
   ctx.reply.integer(hash == nullptr ? 0 : static_cast<int64_t>(hash->size()));
 }
 
 void cmd_hstrlen(CommandContext& ctx) {
   const HashObject* hash = nullptr;
-  if (!hash_or_reply(ctx, hash)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], hash)) return;
   auto value = hash == nullptr ? std::nullopt : hash->get(ctx.argv[2]);
   ctx.reply.integer(value ? static_cast<int64_t>(value->size()) : 0);
 }
 
 void cmd_hexists(CommandContext& ctx) {
   const HashObject* hash = nullptr;
-  if (!hash_or_reply(ctx, hash)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], hash)) return;
   ctx.reply.integer(hash != nullptr && hash->get(ctx.argv[2]) ? 1 : 0);
 }
 
@@ -234,7 +197,7 @@ void cmd_hrandfield(CommandContext& ctx) {
     return;
   }
   const HashObject* hash = nullptr;
-  if (!hash_or_reply(ctx, hash)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], hash)) return;
   if (hash == nullptr) {
     ctx.reply.null();
     return;
@@ -246,7 +209,7 @@ void cmd_hscan(CommandContext& ctx) {
   uint64_t cursor = 0;
   if (!scan_cursor_or_reply(ctx, ctx.argv[2], cursor)) return;
   const HashObject* hash = nullptr;
-  if (!hash_or_reply(ctx, hash)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], hash)) return;
   if (hash == nullptr) {
     reply_empty_scan(ctx.reply);
     return;

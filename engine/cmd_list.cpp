@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/blocking.h"
+#include "engine/handler_args.h"
 #include "engine/handlers.h"
 #include "engine/list_type.h"
 #include "engine/store.h"
@@ -30,12 +31,6 @@ constexpr std::string_view kMaxlenNegative = "ERR MAXLEN can't be negative";
 constexpr std::string_view kNumkeys = "ERR numkeys should be greater than 0";
 constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
 
-void reply_arity(CommandContext& ctx) {
-  std::string text(err::kWrongArity);
-  text.replace(text.find("%s"), 2, to_lower(ctx.argv[0]));
-  ctx.reply.error(text);
-}
-
 // LEFT or RIGHT, case-insensitively (getListPositionFromObjectOrReply).
 bool end_or_reply(CommandContext& ctx, std::string_view arg, End& end) {
   if (equals_ignore_case(arg, "left")) {
@@ -47,12 +42,6 @@ bool end_or_reply(CommandContext& ctx, std::string_view arg, End& end) {
     return false;
   }
   return true;
-}
-
-bool int_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out) {
-  if (parse_int64(arg, out)) return true;
-  ctx.reply.error(err::kNotInteger);
-  return false;
 }
 
 // A non-negative integer; one error text for both failures (`msg`, or "must be positive"), as
@@ -78,17 +67,6 @@ bool positive_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out,
   return false;
 }
 
-// Looks up the list a read command works on; replies the error and returns false on WRONGTYPE.
-bool list_or_reply(CommandContext& ctx, const ListObject*& list) {
-  auto found = read_object<ListObject>(ctx.store, ctx.argv[1]);
-  if (!found) {
-    ctx.reply.error(found.error());
-    return false;
-  }
-  list = *found;
-  return true;
-}
-
 void push_generic(CommandContext& ctx, End end, bool only_existing) {
   auto len = list_push(ctx.store, ctx.argv[1], end, ctx.argv.subspan(2), only_existing);
   if (!len) {
@@ -101,7 +79,7 @@ void push_generic(CommandContext& ctx, End end, bool only_existing) {
 
 void pop_generic(CommandContext& ctx, End end) {
   if (ctx.argv.size() > 3) {
-    reply_arity(ctx);
+    reply_wrong_arity(ctx);
     return;
   }
   const bool has_count = ctx.argv.size() == 3;
@@ -257,16 +235,16 @@ void cmd_rpop(CommandContext& ctx) { pop_generic(ctx, End::kTail); }
 
 void cmd_llen(CommandContext& ctx) {
   const ListObject* list = nullptr;
-  if (!list_or_reply(ctx, list)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], list)) return;
   ctx.reply.integer(list == nullptr ? 0 : static_cast<int64_t>(list->size()));
 }
 
 void cmd_lrange(CommandContext& ctx) {
   int64_t start = 0;
   int64_t stop = 0;
-  if (!int_or_reply(ctx, ctx.argv[2], start) || !int_or_reply(ctx, ctx.argv[3], stop)) return;
+  if (!int64_or_reply(ctx, ctx.argv[2], start) || !int64_or_reply(ctx, ctx.argv[3], stop)) return;
   const ListObject* list = nullptr;
-  if (!list_or_reply(ctx, list)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], list)) return;
   const int64_t len = list == nullptr ? 0 : static_cast<int64_t>(list->size());
   if (start < 0) start += len;
   if (stop < 0) stop += len;
@@ -286,13 +264,13 @@ void cmd_lrange(CommandContext& ctx) {
 
 void cmd_lindex(CommandContext& ctx) {
   const ListObject* list = nullptr;
-  if (!list_or_reply(ctx, list)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], list)) return;
   if (list == nullptr) {
     ctx.reply.null();
     return;
   }
   int64_t index = 0;
-  if (!int_or_reply(ctx, ctx.argv[2], index)) return;
+  if (!int64_or_reply(ctx, ctx.argv[2], index)) return;
   const int64_t len = static_cast<int64_t>(list->size());
   if (index < 0) index += len;
   if (index < 0 || index >= len) {
@@ -314,7 +292,7 @@ void cmd_lset(CommandContext& ctx) {
     return;
   }
   int64_t index = 0;
-  if (!int_or_reply(ctx, ctx.argv[2], index)) return;
+  if (!int64_or_reply(ctx, ctx.argv[2], index)) return;
   const int64_t len = static_cast<int64_t>(o->size());
   if (index < 0) index += len;
   if (index < 0 || index >= len) {
@@ -364,7 +342,7 @@ void cmd_linsert(CommandContext& ctx) {
 
 void cmd_lrem(CommandContext& ctx) {
   int64_t count = 0;
-  if (!int_or_reply(ctx, ctx.argv[2], count)) return;
+  if (!int64_or_reply(ctx, ctx.argv[2], count)) return;
   auto list = write_object<ListObject>(ctx.store, ctx.argv[1], false);
   if (!list) {
     ctx.reply.error(list.error());
@@ -401,7 +379,7 @@ void cmd_lrem(CommandContext& ctx) {
 void cmd_ltrim(CommandContext& ctx) {
   int64_t start = 0;
   int64_t stop = 0;
-  if (!int_or_reply(ctx, ctx.argv[2], start) || !int_or_reply(ctx, ctx.argv[3], stop)) return;
+  if (!int64_or_reply(ctx, ctx.argv[2], start) || !int64_or_reply(ctx, ctx.argv[3], stop)) return;
   auto list = write_object<ListObject>(ctx.store, ctx.argv[1], false);
   if (!list) {
     ctx.reply.error(list.error());
@@ -433,7 +411,7 @@ void cmd_lpos(CommandContext& ctx) {
     const std::string_view opt = ctx.argv[j];
     const bool more = j + 1 < argc;
     if (equals_ignore_case(opt, "rank") && more) {
-      if (!int_or_reply(ctx, ctx.argv[++j], rank)) return;
+      if (!int64_or_reply(ctx, ctx.argv[++j], rank)) return;
       if (rank == 0) {
         ctx.reply.error(kRankZero);
         return;
@@ -455,7 +433,7 @@ void cmd_lpos(CommandContext& ctx) {
     from_tail = true;
   }
   const ListObject* list = nullptr;
-  if (!list_or_reply(ctx, list)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], list)) return;
   if (list == nullptr) {
     if (count != -1) {
       ctx.reply.array(0);

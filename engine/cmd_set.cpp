@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/handler_args.h"
 #include "engine/handlers.h"
 #include "engine/random.h"
 #include "engine/scan_args.h"
@@ -21,23 +22,10 @@ namespace err = protocol::err;
 namespace {
 
 constexpr std::string_view kNotPositive = "ERR value is out of range, must be positive";
-constexpr std::string_view kCountOutOfRange =
-    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
 constexpr std::string_view kNumkeysNotPositive = "ERR numkeys should be greater than 0";
 constexpr std::string_view kTooManyNumkeys =
     "ERR Number of keys can't be greater than number of args";
 constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
-
-// Looks up the set a read command works on; replies the error and returns false on WRONGTYPE.
-bool set_or_reply(CommandContext& ctx, std::string_view key, const SetObject*& set) {
-  auto found = read_object<SetObject>(ctx.store, key);
-  if (!found) {
-    ctx.reply.error(found.error());
-    return false;
-  }
-  set = *found;
-  return true;
-}
 
 void reply_int_or_error(CommandContext& ctx, const Result<int64_t>& n) {
   if (n) {
@@ -100,20 +88,20 @@ void cmd_srem(CommandContext& ctx) {
 
 void cmd_smembers(CommandContext& ctx) {
   const SetObject* set = nullptr;
-  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], set)) return;
   ctx.reply.set(set == nullptr ? 0 : set->size());
   if (set != nullptr) set->for_each([&](std::string_view m) { ctx.reply.bulk(m); });
 }
 
 void cmd_sismember(CommandContext& ctx) {
   const SetObject* set = nullptr;
-  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], set)) return;
   ctx.reply.integer(set != nullptr && set->contains(ctx.argv[2]) ? 1 : 0);
 }
 
 void cmd_smismember(CommandContext& ctx) {
   const SetObject* set = nullptr;
-  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], set)) return;
   ctx.reply.array(ctx.argv.size() - 2);
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
     ctx.reply.integer(set != nullptr && set->contains(ctx.argv[i]) ? 1 : 0);
@@ -122,7 +110,7 @@ void cmd_smismember(CommandContext& ctx) {
 
 void cmd_scard(CommandContext& ctx) {
   const SetObject* set = nullptr;
-  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], set)) return;
   ctx.reply.integer(set == nullptr ? 0 : static_cast<int64_t>(set->size()));
 }
 
@@ -170,7 +158,7 @@ void cmd_srandmember(CommandContext& ctx) {
   }
   if (ctx.argv.size() == 2) {
     const SetObject* set = nullptr;
-    if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+    if (!read_or_reply(ctx, ctx.argv[1], set)) return;
     if (set == nullptr) {
       ctx.reply.null();
     } else {
@@ -179,16 +167,9 @@ void cmd_srandmember(CommandContext& ctx) {
     return;
   }
   int64_t count = 0;
-  if (!parse_int64(ctx.argv[2], count)) {
-    ctx.reply.error(err::kNotInteger);
-    return;
-  }
-  if (count == INT64_MIN) {
-    ctx.reply.error(kCountOutOfRange);
-    return;
-  }
+  if (!random_count_or_reply(ctx, count)) return;
   const SetObject* set = nullptr;
-  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], set)) return;
   if (set == nullptr || count == 0) {
     ctx.reply.array(0);
     return;
@@ -255,7 +236,7 @@ void cmd_sscan(CommandContext& ctx) {
   uint64_t cursor = 0;
   if (!scan_cursor_or_reply(ctx, ctx.argv[2], cursor)) return;
   const SetObject* set = nullptr;
-  if (!set_or_reply(ctx, ctx.argv[1], set)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], set)) return;
   if (set == nullptr) {
     reply_empty_scan(ctx.reply);
     return;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/handler_args.h"
 #include "engine/handlers.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
@@ -46,13 +47,6 @@ void reply_optional(CommandContext& ctx, const std::optional<std::string>& value
   } else {
     ctx.reply.null();
   }
-}
-
-// Parses an integer argument, replying the error when it is not one.
-bool int64_arg_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out) {
-  if (parse_int64(arg, out)) return true;
-  ctx.reply.error(err::kNotInteger);
-  return false;
 }
 
 // The Expiry a write applies: KEEPTTL keeps it, an expiry option sets it, otherwise none.
@@ -238,13 +232,13 @@ void cmd_decr(CommandContext& ctx) { incr_and_reply(ctx, -1); }
 
 void cmd_incrby(CommandContext& ctx) {
   int64_t delta = 0;
-  if (!int64_arg_or_reply(ctx, ctx.argv[2], delta)) return;
+  if (!int64_or_reply(ctx, ctx.argv[2], delta)) return;
   incr_and_reply(ctx, delta);
 }
 
 void cmd_decrby(CommandContext& ctx) {
   int64_t delta = 0;
-  if (!int64_arg_or_reply(ctx, ctx.argv[2], delta)) return;
+  if (!int64_or_reply(ctx, ctx.argv[2], delta)) return;
   // Negating INT64_MIN is not representable; Redis rejects it before looking at the key.
   if (delta == std::numeric_limits<int64_t>::min()) {
     ctx.reply.error(err::kDecrementOverflow);
@@ -265,8 +259,8 @@ void cmd_incrbyfloat(CommandContext& ctx) {
 void cmd_getrange(CommandContext& ctx) {
   int64_t start = 0;
   int64_t end = 0;
-  if (!int64_arg_or_reply(ctx, ctx.argv[2], start)) return;
-  if (!int64_arg_or_reply(ctx, ctx.argv[3], end)) return;
+  if (!int64_or_reply(ctx, ctx.argv[2], start)) return;
+  if (!int64_or_reply(ctx, ctx.argv[3], end)) return;
   auto range = get_range(ctx.store, ctx.argv[1], start, end);
   if (range) {
     ctx.reply.bulk(*range);
@@ -277,7 +271,7 @@ void cmd_getrange(CommandContext& ctx) {
 
 void cmd_setrange(CommandContext& ctx) {
   int64_t offset = 0;
-  if (!int64_arg_or_reply(ctx, ctx.argv[2], offset)) return;
+  if (!int64_or_reply(ctx, ctx.argv[2], offset)) return;
   auto length = set_range(ctx.store, ctx.argv[1], offset, ctx.argv[3], bulk_limit(ctx));
   if (length) {
     ctx.reply.integer(static_cast<int64_t>(*length));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/blocking.h"
+#include "engine/handler_args.h"
 #include "engine/handlers.h"
 #include "engine/random.h"
 #include "engine/store.h"
@@ -36,9 +37,6 @@ constexpr std::string_view kLimitNeedsByScoreOrLex =
 constexpr std::string_view kWithScoresByLex =
     "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
 constexpr std::string_view kCountNotPositive = "ERR value is out of range, must be positive";
-constexpr std::string_view kCountOutOfRange =
-    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
-constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
 constexpr std::string_view kMinMaxNotFloat = "ERR min or max is not a float";
 constexpr std::string_view kMinMaxNotLex = "ERR min or max not valid string range item";
 
@@ -146,18 +144,6 @@ void zadd_generic(CommandContext& ctx, AddFlags flags) {
     return;
   }
   ctx.reply.integer(flags.ch ? added + updated : added);
-}
-
-// Looks up the sorted set a read command works on; replies the error and returns false on
-// WRONGTYPE.
-bool zset_or_reply(CommandContext& ctx, std::string_view key, const ZSetObject*& zset) {
-  auto found = read_object<ZSetObject>(ctx.store, key);
-  if (!found) {
-    ctx.reply.error(found.error());
-    return false;
-  }
-  zset = *found;
-  return true;
 }
 
 // Which range ZRANGE's arguments describe, and in which direction (kAuto: options decide).
@@ -294,7 +280,7 @@ void zrange_generic(CommandContext& ctx, RangeKind kind, Direction direction) {
       break;
   }
   const ZSetObject* zset = nullptr;
-  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
   if (zset == nullptr) {
     ctx.reply.array(0);
     return;
@@ -421,30 +407,11 @@ void bzpop_generic(CommandContext& ctx, bool min) {
 // ZRANDMEMBER key count [WITHSCORES].
 void zrandmember_with_count(CommandContext& ctx) {
   int64_t count = 0;
-  if (!parse_int64(ctx.argv[2], count)) {
-    ctx.reply.error(err::kNotInteger);
-    return;
-  }
-  if (count == INT64_MIN) {
-    ctx.reply.error(kCountOutOfRange);
-    return;
-  }
+  if (!random_count_or_reply(ctx, count)) return;
   bool with_scores = false;
-  if (ctx.argv.size() > 4 ||
-      (ctx.argv.size() == 4 && !equals_ignore_case(ctx.argv[3], "withscores"))) {
-    ctx.reply.error(err::kSyntax);
-    return;
-  }
-  if (ctx.argv.size() == 4) {
-    // Redis replies twice as many elements: keep that count representable.
-    if (count < -INT64_MAX / 2 || count > INT64_MAX / 2) {
-      ctx.reply.error(kValueOutOfRange);
-      return;
-    }
-    with_scores = true;
-  }
+  if (!random_with_or_reply(ctx, "withscores", count, with_scores)) return;
   const ZSetObject* zset = nullptr;
-  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
   if (zset == nullptr || count == 0) {
     ctx.reply.array(0);
     return;
@@ -490,7 +457,7 @@ void cmd_zincrby(CommandContext& ctx) { zadd_generic(ctx, {.incr = true}); }
 
 void cmd_zscore(CommandContext& ctx) {
   const ZSetObject* zset = nullptr;
-  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
   const auto score = zset == nullptr ? std::nullopt : zset->score(ctx.argv[2]);
   if (score) {
     ctx.reply.double_value(*score);
@@ -501,7 +468,7 @@ void cmd_zscore(CommandContext& ctx) {
 
 void cmd_zmscore(CommandContext& ctx) {
   const ZSetObject* zset = nullptr;
-  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
   ctx.reply.array(ctx.argv.size() - 2);
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
     const auto score = zset == nullptr ? std::nullopt : zset->score(ctx.argv[i]);
@@ -515,7 +482,7 @@ void cmd_zmscore(CommandContext& ctx) {
 
 void cmd_zcard(CommandContext& ctx) {
   const ZSetObject* zset = nullptr;
-  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
   ctx.reply.integer(zset == nullptr ? 0 : static_cast<int64_t>(zset->size()));
 }
 
@@ -526,7 +493,7 @@ void cmd_zcount(CommandContext& ctx) {
     return;
   }
   const ZSetObject* zset = nullptr;
-  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
   if (zset == nullptr) {
     ctx.reply.integer(0);
     return;
@@ -543,7 +510,7 @@ void cmd_zlexcount(CommandContext& ctx) {
     return;
   }
   const ZSetObject* zset = nullptr;
-  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
   if (zset == nullptr) {
     ctx.reply.integer(0);
     return;
@@ -576,7 +543,7 @@ void cmd_zrevrangebylex(CommandContext& ctx) {
 
 void cmd_zrank(CommandContext& ctx) {
   const ZSetObject* zset = nullptr;
-  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
   const auto rank = zset == nullptr ? std::nullopt : zset->rank(ctx.argv[2]);
   if (rank) {
     ctx.reply.integer(static_cast<int64_t>(*rank));
@@ -587,7 +554,7 @@ void cmd_zrank(CommandContext& ctx) {
 
 void cmd_zrevrank(CommandContext& ctx) {
   const ZSetObject* zset = nullptr;
-  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
   const auto rank = zset == nullptr ? std::nullopt : zset->rank(ctx.argv[2]);
   if (rank) {
     ctx.reply.integer(static_cast<int64_t>(zset->size() - 1 - *rank));
@@ -630,7 +597,7 @@ void cmd_zrandmember(CommandContext& ctx) {
     return;
   }
   const ZSetObject* zset = nullptr;
-  if (!zset_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
   if (zset == nullptr) {
     ctx.reply.null();
     return;
