@@ -40,7 +40,6 @@ struct HashObject::Node {
 HashObject::HashObject() : Object(kType) {}
 
 HashObject::~HashObject() {
-  std::free(lp_);
   table_.for_each([](Node* n) { std::free(n); });
 }
 
@@ -57,12 +56,7 @@ size_t HashObject::memory() const {
 std::unique_ptr<Object> HashObject::clone() const {
   auto copy = std::make_unique<HashObject>();
   if (encoding_ == Encoding::kListpack) {
-    if (lp_size_ > 0) {
-      copy->lp_ = static_cast<char*>(checked_realloc(nullptr, lp_size_));
-      std::memcpy(copy->lp_, lp_, lp_size_);
-      copy->lp_size_ = lp_size_;
-      copy->heap_bytes_ = usable_size(copy->lp_);
-    }
+    copy->lp_.copy_from(lp_, copy->heap_bytes_);
     copy->count_ = count_;
     return copy;
   }
@@ -80,7 +74,7 @@ std::optional<std::string_view> HashObject::get(std::string_view field) const {
     if (at == kNpos) return std::nullopt;
     std::string_view f;
     std::string_view v;
-    get_prefixed(get_prefixed(lp_ + at, &f), &v);
+    get_prefixed(get_prefixed(lp_.data() + at, &f), &v);
     return v;
   }
   Node** link = table_.find(field);
@@ -97,12 +91,13 @@ bool HashObject::set(std::string_view field, std::string_view value) {
     const size_t at = lp_find(field);
     if (at != kNpos) {
       std::string_view old;
-      const size_t value_at = static_cast<size_t>(get_prefixed(lp_ + at, &old) - lp_);
-      get_prefixed(lp_ + value_at, &old);
-      put_prefixed(lp_splice(value_at, prefixed_size(old), prefixed_size(value)), value);
+      const size_t value_at = static_cast<size_t>(get_prefixed(lp_.data() + at, &old) - lp_.data());
+      get_prefixed(lp_.data() + value_at, &old);
+      put_prefixed(lp_.splice(value_at, prefixed_size(old), prefixed_size(value), heap_bytes_),
+                   value);
       return false;
     }
-    char* p = lp_splice(lp_size_, 0, prefixed_size(field) + prefixed_size(value));
+    char* p = lp_.splice(lp_.size(), 0, prefixed_size(field) + prefixed_size(value), heap_bytes_);
     put_prefixed(put_prefixed(p, field), value);
     ++count_;
     if (count_ > kHashMaxListpackEntries) convert_to_hashtable();
@@ -132,8 +127,8 @@ bool HashObject::erase(std::string_view field) {
     if (at == kNpos) return false;
     std::string_view f;
     std::string_view v;
-    const char* end = get_prefixed(get_prefixed(lp_ + at, &f), &v);
-    lp_splice(at, static_cast<size_t>(end - (lp_ + at)), 0);
+    const char* end = get_prefixed(get_prefixed(lp_.data() + at, &f), &v);
+    lp_.splice(at, static_cast<size_t>(end - (lp_.data() + at)), 0, heap_bytes_);
     --count_;
     return true;
   }
@@ -149,8 +144,8 @@ bool HashObject::erase(std::string_view field) {
 
 void HashObject::for_each(const Visit& visit) const {
   if (encoding_ == Encoding::kListpack) {
-    const char* p = lp_;
-    const char* end = lp_ + lp_size_;
+    const char* p = lp_.data();
+    const char* end = lp_.end();
     while (p < end) {
       std::string_view f;
       std::string_view v;
@@ -176,7 +171,7 @@ std::pair<std::string_view, std::string_view> HashObject::random_entry(
   if (encoding_ == Encoding::kListpack) {
     size_t skip = rng() % count_;
     std::pair<std::string_view, std::string_view> out;
-    const char* p = lp_;
+    const char* p = lp_.data();
     do {
       p = get_prefixed(get_prefixed(p, &out.first), &out.second);
     } while (skip-- > 0);
@@ -213,21 +208,17 @@ void HashObject::random_distinct(size_t count, const std::function<uint64_t()>& 
 
 void HashObject::convert_to_hashtable() {
   assert(encoding_ == Encoding::kListpack);
-  char* lp = lp_;
-  const size_t lp_size = lp_size_;
+  const PackedBuffer lp = std::move(lp_);
+  heap_bytes_ -= lp.heap_size();
   encoding_ = Encoding::kHashtable;
   table_.fit(count_, heap_bytes_);
-  const char* p = lp;
-  while (p < lp + lp_size) {
+  const char* p = lp.data();
+  while (p < lp.end()) {
     std::string_view f;
     std::string_view v;
     p = get_prefixed(get_prefixed(p, &f), &v);
     table_.insert(make_node(f, v));
   }
-  heap_bytes_ -= usable_size(lp);
-  std::free(lp);
-  lp_ = nullptr;
-  lp_size_ = 0;
 }
 
 HashObject::Node* HashObject::make_node(std::string_view field, std::string_view value) {
@@ -248,36 +239,16 @@ void HashObject::free_node(Node* node) {
 }
 
 size_t HashObject::lp_find(std::string_view field) const {
-  const char* p = lp_;
-  const char* end = lp_ + lp_size_;
+  const char* p = lp_.data();
+  const char* end = lp_.end();
   while (p < end) {
     std::string_view f;
     std::string_view v;
     const char* value_at = get_prefixed(p, &f);
-    if (f == field) return static_cast<size_t>(p - lp_);
+    if (f == field) return static_cast<size_t>(p - lp_.data());
     p = get_prefixed(value_at, &v);
   }
   return kNpos;
-}
-
-char* HashObject::lp_splice(size_t offset, size_t old_size, size_t new_size) {
-  const size_t tail = lp_size_ - offset - old_size;
-  const size_t total = lp_size_ - old_size + new_size;
-  heap_bytes_ -= usable_size(lp_);
-  // Like a listpack, the buffer is always exactly as big as its contents.
-  if (new_size > old_size) {
-    lp_ = static_cast<char*>(checked_realloc(lp_, total));
-    std::memmove(lp_ + offset + new_size, lp_ + offset + old_size, tail);
-  } else if (total == 0) {
-    std::free(lp_);
-    lp_ = nullptr;
-  } else {
-    std::memmove(lp_ + offset + new_size, lp_ + offset + old_size, tail);
-    lp_ = static_cast<char*>(checked_realloc(lp_, total));
-  }
-  heap_bytes_ += usable_size(lp_);
-  lp_size_ = total;
-  return lp_ + offset;
 }
 
 Result<const HashObject*> lookup_hash(Store& store, std::string_view key) {

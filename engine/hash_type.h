@@ -23,6 +23,7 @@
 
 #include "engine/chained_table.h"
 #include "engine/object.h"
+#include "engine/packed_buffer.h"
 #include "engine/result.h"
 #include "engine/store.h"
 
@@ -87,15 +88,12 @@ class HashObject final : public Object {
   void free_node(Node* node);
   // Listpack helpers.
   size_t lp_find(std::string_view field) const;  // offset of the field entry, or npos
-  // Replaces `old_size` bytes at `offset` by a gap of `new_size` bytes; returns the gap.
-  char* lp_splice(size_t offset, size_t old_size, size_t new_size);
 
   Encoding encoding_ = Encoding::kListpack;
   size_t count_ = 0;
   size_t heap_bytes_ = 0;  // allocations below, as malloc_usable_size reports them
   // Listpack.
-  char* lp_ = nullptr;
-  size_t lp_size_ = 0;
+  PackedBuffer lp_;
   // Hashtable.
   ChainedTable<Node> table_;
 };

@@ -154,7 +154,6 @@ ZSetObject::ZSetObject(Encoding encoding) : Object(kType) {
 }
 
 ZSetObject::~ZSetObject() {
-  std::free(lp_);
   if (header_ != nullptr) {
     for (Node* n = header_->level[0].forward; n != nullptr;) {
       Node* next = n->level[0].forward;
@@ -177,12 +176,7 @@ size_t ZSetObject::memory() const {
 std::unique_ptr<Object> ZSetObject::clone() const {
   auto copy = std::make_unique<ZSetObject>();
   if (encoding_ == Encoding::kListpack) {
-    if (lp_size_ > 0) {
-      copy->lp_ = static_cast<char*>(checked_realloc(nullptr, lp_size_));
-      std::memcpy(copy->lp_, lp_, lp_size_);
-      copy->lp_size_ = lp_size_;
-      copy->heap_bytes_ = usable_size(copy->lp_);
-    }
+    copy->lp_.copy_from(lp_, copy->heap_bytes_);
     copy->count_ = count_;
     return copy;
   }
@@ -216,7 +210,7 @@ bool ZSetObject::set(std::string_view member, double score) {
     const size_t at = lp_find(member, &old);
     if (at != kNpos) {
       if (old == score) return false;
-      lp_splice(at, entry_size(member), 0);
+      lp_.splice(at, entry_size(member), 0, heap_bytes_);
       lp_insert(member, score);
       return false;
     }
@@ -246,7 +240,7 @@ bool ZSetObject::erase(std::string_view member) {
     double score = 0;
     const size_t at = lp_find(member, &score);
     if (at == kNpos) return false;
-    lp_splice(at, entry_size(member), 0);
+    lp_.splice(at, entry_size(member), 0, heap_bytes_);
     --count_;
     return true;
   }
@@ -263,8 +257,8 @@ bool ZSetObject::erase(std::string_view member) {
 
 std::optional<size_t> ZSetObject::rank(std::string_view member) const {
   if (encoding_ == Encoding::kListpack) {
-    const char* p = lp_;
-    const char* end = lp_ + lp_size_;
+    const char* p = lp_.data();
+    const char* end = lp_.end();
     for (size_t r = 0; p < end; ++r) {
       std::string_view m;
       double s = 0;
@@ -355,7 +349,7 @@ void ZSetObject::visit_ranks(size_t start, size_t count, bool reverse, const Vis
   std::string_view m;
   double s = 0;
   if (!reverse) {
-    const char* p = lp_ + lp_offset_of_rank(start);
+    const char* p = lp_.data() + lp_offset_of_rank(start);
     for (size_t i = 0; i < count; ++i) {
       p = get_entry(p, &m, &s);
       visit(m, s);
@@ -365,7 +359,7 @@ void ZSetObject::visit_ranks(size_t start, size_t count, bool reverse, const Vis
   // Entries have no back links: note where each one starts, then walk the notes backwards.
   std::vector<const char*> starts;
   starts.reserve(start + 1);
-  const char* p = lp_;
+  const char* p = lp_.data();
   for (size_t i = 0; i <= start; ++i) {
     starts.push_back(p);
     p = get_entry(p, &m, &s);
@@ -382,11 +376,11 @@ size_t ZSetObject::erase_ranks(size_t start, size_t count) {
   if (count == 0) return 0;
   if (encoding_ == Encoding::kListpack) {
     const size_t from = lp_offset_of_rank(start);
-    const char* p = lp_ + from;
+    const char* p = lp_.data() + from;
     std::string_view m;
     double s = 0;
     for (size_t i = 0; i < count; ++i) p = get_entry(p, &m, &s);
-    lp_splice(from, static_cast<size_t>(p - (lp_ + from)), 0);
+    lp_.splice(from, static_cast<size_t>(p - (lp_.data() + from)), 0, heap_bytes_);
     count_ -= count;
     return count;
   }
@@ -411,60 +405,35 @@ void ZSetObject::convert_to_skiplist() {
   header_->level_count = kMaxLevel;
   heap_bytes_ += usable_size(header_);
   level_ = 1;
-  char* lp = std::exchange(lp_, nullptr);
-  const size_t lp_size = std::exchange(lp_size_, 0);
-  heap_bytes_ -= usable_size(lp);
+  const PackedBuffer lp = std::move(lp_);
+  heap_bytes_ -= lp.heap_size();
   const size_t n = std::exchange(count_, 0);
   encoding_ = Encoding::kSkiplist;
   index_.fit(n, heap_bytes_);
-  const char* p = lp;
-  while (p < lp + lp_size) {
+  const char* p = lp.data();
+  while (p < lp.end()) {
     std::string_view m;
     double s = 0;
     p = get_entry(p, &m, &s);
     sl_insert(m, s);
   }
-  std::free(lp);
 }
 
 size_t ZSetObject::lp_find(std::string_view member, double* score) const {
-  const char* p = lp_;
-  const char* end = lp_ + lp_size_;
+  const char* p = lp_.data();
+  const char* end = lp_.end();
   while (p < end) {
     std::string_view m;
     const char* next = get_entry(p, &m, score);
-    if (m == member) return static_cast<size_t>(p - lp_);
+    if (m == member) return static_cast<size_t>(p - lp_.data());
     p = next;
   }
   return kNpos;
 }
 
-char* ZSetObject::lp_splice(size_t offset, size_t old_size, size_t new_size) {
-  const size_t tail = lp_size_ - offset - old_size;
-  const size_t size = lp_size_ - old_size + new_size;
-  if (new_size > old_size) {
-    heap_bytes_ -= usable_size(lp_);
-    lp_ = static_cast<char*>(checked_realloc(lp_, size));
-    heap_bytes_ += usable_size(lp_);
-  }
-  if (tail > 0) std::memmove(lp_ + offset + new_size, lp_ + offset + old_size, tail);
-  if (new_size < old_size) {
-    heap_bytes_ -= usable_size(lp_);
-    if (size == 0) {
-      std::free(lp_);
-      lp_ = nullptr;
-    } else {
-      lp_ = static_cast<char*>(checked_realloc(lp_, size));
-    }
-    heap_bytes_ += usable_size(lp_);
-  }
-  lp_size_ = size;
-  return lp_ + offset;
-}
-
 void ZSetObject::lp_insert(std::string_view member, double score) {
-  const char* p = lp_;
-  const char* end = lp_ + lp_size_;
+  const char* p = lp_.data();
+  const char* end = lp_.end();
   while (p < end) {
     std::string_view m;
     double s = 0;
@@ -472,16 +441,16 @@ void ZSetObject::lp_insert(std::string_view member, double score) {
     if (element_less(score, member, s, m)) break;
     p = next;
   }
-  const size_t at = static_cast<size_t>(p - lp_);
-  put_entry(lp_splice(at, 0, entry_size(member)), member, score);
+  const size_t at = static_cast<size_t>(p - lp_.data());
+  put_entry(lp_.splice(at, 0, entry_size(member), heap_bytes_), member, score);
 }
 
 size_t ZSetObject::lp_offset_of_rank(size_t rank) const {
-  const char* p = lp_;
+  const char* p = lp_.data();
   std::string_view m;
   double s = 0;
   for (size_t i = 0; i < rank; ++i) p = get_entry(p, &m, &s);
-  return static_cast<size_t>(p - lp_);
+  return static_cast<size_t>(p - lp_.data());
 }
 
 ZSetObject::Node* ZSetObject::sl_node_at(size_t rank) const {

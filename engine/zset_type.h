@@ -21,6 +21,7 @@
 
 #include "engine/chained_table.h"
 #include "engine/object.h"
+#include "engine/packed_buffer.h"
 
 namespace ringkv::engine {
 
@@ -120,7 +121,6 @@ class ZSetObject final : public Object {
   void convert_to_skiplist();
   // Listpack helpers.
   size_t lp_find(std::string_view member, double* score) const;  // offset of the entry, or npos
-  char* lp_splice(size_t offset, size_t old_size, size_t new_size);
   void lp_insert(std::string_view member, double score);
   size_t lp_offset_of_rank(size_t rank) const;
   // Skiplist helpers.
@@ -136,8 +136,7 @@ class ZSetObject final : public Object {
   size_t count_ = 0;
   size_t heap_bytes_ = 0;  // allocations below, as malloc_usable_size reports them
   // Listpack.
-  char* lp_ = nullptr;
-  size_t lp_size_ = 0;
+  PackedBuffer lp_;
   // Skiplist: a header node with the maximum level, and the highest level in use.
   Node* header_ = nullptr;
   int level_ = 1;
