@@ -564,17 +564,14 @@ void cmd_zrevrank(CommandContext& ctx) {
 }
 
 void cmd_zrem(CommandContext& ctx) {
-  auto found = write_object<ZSetObject>(ctx.store, ctx.argv[1], false);
-  if (!found) {
-    ctx.reply.error(found.error());
-    return;
+  auto removed = remove_each<ZSetObject>(
+      ctx.store, ctx.argv[1], ctx.argv.subspan(2),
+      [](ZSetObject& zset, std::string_view member) { return zset.erase(member); });
+  if (removed) {
+    ctx.reply.integer(*removed);
+  } else {
+    ctx.reply.error(removed.error());
   }
-  auto& zset = found.value();
-  int64_t removed = 0;
-  for (size_t i = 2; zset && i < ctx.argv.size() && zset->size() > 0; ++i) {
-    removed += zset->erase(ctx.argv[i]) ? 1 : 0;
-  }
-  ctx.reply.integer(removed);
 }
 
 void cmd_zremrangebyrank(CommandContext& ctx) { zremrange_generic(ctx, RangeKind::kRank); }

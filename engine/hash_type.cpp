@@ -277,16 +277,9 @@ Result<bool> hash_set_nx(Store& store, std::string_view key, std::string_view fi
 
 Result<int64_t> hash_del(Store& store, std::string_view key,
                          std::span<const std::string_view> fields) {
-  auto hash = write_object<HashObject>(store, key, false);
-  if (!hash) return Error{hash.error()};
-  int64_t deleted = 0;
-  if (!hash.value()) return deleted;
-  for (std::string_view field : fields) {
-    if (hash.value()->erase(field)) ++deleted;
-    // Redis stops looking once the hash is empty (the key is gone).
-    if (hash.value()->size() == 0) break;
-  }
-  return deleted;
+  return remove_each<HashObject>(store, key, fields, [](HashObject& hash, std::string_view field) {
+    return hash.erase(field);
+  });
 }
 
 Result<int64_t> hash_incr_by(Store& store, std::string_view key, std::string_view field,

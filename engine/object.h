@@ -16,7 +16,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -116,6 +118,24 @@ Result<ObjectWrite<T>> write_object(Store& store, std::string_view key, bool cre
   if (!create) return ObjectWrite<T>(store, key, nullptr);
   e = store.add_object(key, std::make_unique<T>());
   return ObjectWrite<T>(store, key, static_cast<T*>(e->object()));
+}
+
+// HDEL, SREM and ZREM: removes each of `items` from the T at `key` with `remove(T&, item)` (true
+// when the item was there) and returns how many were removed, 0 when the key is absent. Stops
+// once the T is empty, as Redis does (the key is deleted then). Error: kWrongType.
+template <typename T, typename Remove>
+Result<int64_t> remove_each(Store& store, std::string_view key,
+                            std::span<const std::string_view> items, Remove remove) {
+  auto found = write_object<T>(store, key, false);
+  if (!found) return Error{found.error()};
+  T* object = found.value().get();
+  int64_t removed = 0;
+  if (object == nullptr) return removed;
+  for (std::string_view item : items) {
+    if (remove(*object, item)) ++removed;
+    if (object->size() == 0) break;
+  }
+  return removed;
 }
 
 }  // namespace ringkv::engine

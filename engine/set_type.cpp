@@ -303,16 +303,9 @@ Result<int64_t> set_add(Store& store, std::string_view key,
 
 Result<int64_t> set_remove(Store& store, std::string_view key,
                            std::span<const std::string_view> members) {
-  auto set = write_object<SetObject>(store, key, false);
-  if (!set) return Error{set.error()};
-  int64_t removed = 0;
-  if (!set.value()) return removed;
-  for (std::string_view member : members) {
-    if (set.value()->remove(member)) ++removed;
-    // Redis stops looking once the set is empty (the key is gone).
-    if (set.value()->size() == 0) break;
-  }
-  return removed;
+  return remove_each<SetObject>(store, key, members, [](SetObject& set, std::string_view member) {
+    return set.remove(member);
+  });
 }
 
 Result<bool> set_move(Store& store, std::string_view source, std::string_view destination,
