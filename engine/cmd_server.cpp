@@ -21,10 +21,10 @@ namespace {
 using protocol::ReplyWriter;
 
 // Flag names in the order COMMAND INFO lists them (the order of the CommandFlag bits).
-constexpr std::string_view kFlagNames[] = {"write",         "readonly",     "denyoom",   "admin",
-                                           "pubsub",        "noscript",     "blocking",  "loading",
-                                           "stale",         "skip_monitor", "fast",      "no_auth",
-                                           "may_replicate", "no_multi",     "allow_busy"};
+constexpr std::string_view kFlagNames[] = {
+    "write",   "readonly", "denyoom",      "admin",        "pubsub", "noscript", "blocking",
+    "loading", "stale",    "skip_monitor", "skip_slowlog", "fast",   "no_auth",  "no_multi"};
+constexpr std::string_view kAllowBusyName = "allow_busy";
 
 constexpr std::string_view kCommandHelp[] = {
     "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -177,13 +177,16 @@ void write_command_info(ReplyWriter& reply, const CommandSpec& spec) {
   reply.integer(spec.arity);
   size_t nflags = 0;
   for (size_t i = 0; i < std::size(kFlagNames); ++i) nflags += (spec.flags >> i) & 1;
-  // Redis adds "movablekeys" last for commands whose keys move with their arguments.
+  // Redis lists "movablekeys" (commands whose keys move with their arguments) just before
+  // "allow_busy".
   const bool movable = spec.find_keys != nullptr;
-  reply.set(nflags + (movable ? 1 : 0));
+  const bool busy = (spec.flags & kAllowBusy) != 0;
+  reply.set(nflags + (movable ? 1 : 0) + (busy ? 1 : 0));
   for (size_t i = 0; i < std::size(kFlagNames); ++i) {
     if ((spec.flags >> i) & 1) reply.simple(kFlagNames[i]);
   }
   if (movable) reply.simple("movablekeys");
+  if (busy) reply.simple(kAllowBusyName);
   reply.integer(spec.first_key);
   reply.integer(spec.last_key);
   reply.integer(spec.key_step);

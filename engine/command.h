@@ -22,7 +22,7 @@ using CommandHandler = void (*)(CommandContext& ctx);
 // reports the error where the command runs).
 using KeyFinder = void (*)(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 
-// Command flags, as COMMAND INFO names them.
+// Command flags, as COMMAND INFO names them, in the order it lists them.
 enum CommandFlag : uint32_t {
   kWrite = 1u << 0,          // "write"
   kReadonly = 1u << 1,       // "readonly"
@@ -34,11 +34,12 @@ enum CommandFlag : uint32_t {
   kLoading = 1u << 7,        // "loading"
   kStale = 1u << 8,          // "stale"
   kSkipMonitor = 1u << 9,    // "skip_monitor"
-  kFast = 1u << 10,          // "fast"
-  kNoAuth = 1u << 11,        // "no_auth"
-  kMayReplicate = 1u << 12,  // "may_replicate"
+  kSkipSlowlog = 1u << 10,   // "skip_slowlog"
+  kFast = 1u << 11,          // "fast"
+  kNoAuth = 1u << 12,        // "no_auth"
   kNoMulti = 1u << 13,       // "no_multi"
-  kAllowBusy = 1u << 14,     // "allow_busy"
+  kAllowBusy = 1u << 14,     // "allow_busy" (COMMAND INFO prints "movablekeys" before it)
+  kMayReplicate = 1u << 15,  // "may_replicate" (hidden by COMMAND INFO, as in Redis)
   // ringkv's own routing flags (not reported by COMMAND INFO):
   kKeyspaceWide = 1u << 20,  // acts on every key (DBSIZE, KEYS, SCAN, FLUSHALL, RANDOMKEY…)
   kSplittable = 1u << 21,    // multi-key command that may be split per owner (MGET, MSET, DEL…)
@@ -129,6 +130,14 @@ class ServerControl {
   virtual std::string config_set(
       std::span<const std::pair<std::string_view, std::string_view>> pairs) = 0;
   virtual void config_resetstat() = 0;
+  // Transactions: the server queues the commands between MULTI and EXEC itself; these run the
+  // transaction commands for ctx.client, writing their replies to ctx.reply.
+  virtual void multi(CommandContext& ctx) = 0;
+  virtual void exec(CommandContext& ctx) = 0;
+  virtual void discard(CommandContext& ctx) = 0;
+  virtual void watch(CommandContext& ctx) = 0;
+  virtual void unwatch(CommandContext& ctx) = 0;
+
   // CLUSTER INFO and CLUSTER NODES text; empty when this node is standalone.
   virtual std::string cluster_info() { return {}; }
   virtual std::string cluster_nodes() { return {}; }
@@ -147,12 +156,17 @@ struct BlockRequest {
   int64_t timeout_ms = 0;         // relative; 0 = wait forever
 };
 
-// Receives the keys that writes made ready for blocked clients (implemented by server/).
-class KeyReadySink {
+// Receives what writes do to keys (implemented by server/): which keys became ready for blocked
+// clients, and which keys changed (for WATCH).
+class KeyEvents {
  public:
-  virtual ~KeyReadySink() = default;
+  virtual ~KeyEvents() = default;
   // A list or sorted set at `key` was created or grew: clients blocked on it may be served.
   virtual void key_ready(std::string_view key) = 0;
+  // `key` was changed by a command (where Redis calls signalModifiedKey): WATCHers of it fail.
+  virtual void key_modified(std::string_view /*key*/) {}
+  // Every key is about to be dropped (FLUSHALL/FLUSHDB): WATCHers of existing keys fail.
+  virtual void keyspace_flushing() {}
 };
 
 // Publish/subscribe on this node (implemented by server/): subscriptions of clients (by id) and
@@ -192,14 +206,18 @@ struct CommandContext {
   // Where a blocking handler asks to wait. Null when the client cannot block (inside MULTI, or in
   // unit tests): the handler then answers as if its timeout had passed, as Redis does.
   BlockRequest* block = nullptr;
-  // Where writers report keys made ready (may be null: nobody is listening).
-  KeyReadySink* ready = nullptr;
+  // Where writers report keys made ready or changed (may be null: nobody is listening).
+  KeyEvents* ready = nullptr;
   // Publish/subscribe state (null in unit tests that do not need it).
   PubSubHub* pubsub = nullptr;
 
   // Reports that `key` was created or grew (LPUSH, RPUSH, LMOVE's destination, ZADD, ...).
   void key_ready(std::string_view key) const {
     if (ready != nullptr) ready->key_ready(key);
+  }
+  // Reports that `key` was changed (every write that changed it, as Redis's signalModifiedKey).
+  void key_modified(std::string_view key) const {
+    if (ready != nullptr) ready->key_modified(key);
   }
 };
 

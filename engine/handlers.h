@@ -170,6 +170,13 @@ void cmd_client_info(CommandContext& ctx);
 void cmd_client_kill(CommandContext& ctx);
 void cmd_client_help(CommandContext& ctx);
 
+// Transactions (cmd_transaction.cpp)
+void cmd_multi(CommandContext& ctx);
+void cmd_exec(CommandContext& ctx);
+void cmd_discard(CommandContext& ctx);
+void cmd_watch(CommandContext& ctx);
+void cmd_unwatch(CommandContext& ctx);
+
 // Server (cmd_server.cpp)
 void cmd_info(CommandContext& ctx);
 void cmd_command(CommandContext& ctx);  // bare COMMAND

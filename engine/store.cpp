@@ -367,6 +367,7 @@ struct Store::Impl {
   Found find_live(std::string_view key, uint64_t h) {
     Found f = find(key, h);
     if (f.entry != nullptr && expired(f.table->slots[f.pos])) {
+      store.report_expired(f.entry->key());
       remove_at(*f.table, f.pos);
       ++store.stats_.expired_keys;
       return {};
@@ -508,6 +509,7 @@ struct Store::Impl {
         if (budget > 0) --budget;
         Entry* e = slot_entry(s);
         if (expired(s)) {
+          store.report_expired(e->key());
           --volatile_count;
           used -= footprint(e);
           Entry::destroy(e);
@@ -587,6 +589,7 @@ const Entry* Store::lookup(std::string_view key) {
   impl_->step();
   Impl::Found f = impl_->find(key, impl_->hash(key));
   if (f.entry != nullptr && impl_->expired(f.table->slots[f.pos])) {
+    report_expired(f.entry->key());
     impl_->remove_at(*f.table, f.pos);
     ++stats_.expired_keys;
     impl_->maybe_shrink();
@@ -812,6 +815,7 @@ const Entry* Store::random_entry() {
       break;
     }
     if (deleted < kRandomMaxExpiredDeletes) {
+      report_expired(slot_entry(s)->key());
       impl_->remove_at(*t, pos);
       ++stats_.expired_keys;
       ++deleted;
@@ -873,6 +877,7 @@ size_t Store::active_expire_cycle(int64_t budget_us) {
         const int64_t at = slot_entry(s)->expire_at();
         if (now_ms_ > at) {
           // The backward shift may pull a later key into this slot: look at it again.
+          report_expired(slot_entry(s)->key());
           im.remove_at(t, im.expire_cursor);
           ++expired;
           continue;

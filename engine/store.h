@@ -137,15 +137,26 @@ class Store {
   const StoreStats& stats() const { return stats_; }
   void reset_stats() { stats_ = StoreStats{}; }
 
+  // Called with each key the store deletes because its TTL passed (lazily or actively), just
+  // before it goes: WATCH treats an expiry as a change.
+  void set_expiry_listener(std::function<void(std::string_view key)> listener) {
+    expiry_listener_ = std::move(listener);
+  }
+
   // LRU clock (seconds, 24 bits) used for OBJECT IDLETIME.
   uint32_t lru_clock() const;
 
  private:
+  void report_expired(std::string_view key) const {
+    if (expiry_listener_) expiry_listener_(key);
+  }
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int64_t now_ms_ = 0;
   int64_t avg_ttl_ms_ = 0;
   StoreStats stats_;
+  std::function<void(std::string_view)> expiry_listener_;
 };
 
 }  // namespace ringkv::engine

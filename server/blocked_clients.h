@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/string_map.h"
+
 namespace ringkv::server {
 
 class BlockedClients {
@@ -39,12 +41,8 @@ class BlockedClients {
   size_t size() const { return waiters_.size(); }
 
  private:
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   std::unordered_map<uint64_t, Waiter> waiters_;
-  std::unordered_map<std::string, std::deque<uint64_t>, StringHash, std::equal_to<>> by_key_;
+  StringMap<std::deque<uint64_t>> by_key_;
   std::set<std::pair<uint64_t, uint64_t>> deadlines_;  // (deadline, id)
 };
 

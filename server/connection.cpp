@@ -182,8 +182,11 @@ void Connection::apply_limits() {
 }
 
 void Connection::reset_state() {
-  // RESET leaves every channel and pattern, without confirmations (as Redis).
+  // RESET leaves every channel and pattern, without confirmations (as Redis), discards a
+  // transaction and drops its WATCHes.
   server_.pubsub().remove_client(id_);
+  transaction_.end();
+  server_.unwatch_all(*this);
   name_.clear();
   writer_.set_version(protocol::RespVersion::kResp2);
 }
@@ -351,13 +354,17 @@ std::string Connection::info_line() const {
   line += " idle=" + std::to_string((now - last_interaction_ms_) / 1000);
   const size_t sub = server_.pubsub().channel_count(id_);
   const size_t psub = server_.pubsub().pattern_subscription_count(id_);
-  // Flags in Redis's order: P (subscribed) before b (blocked); N when there is none.
+  // Flags in Redis's order: P (subscribed), x (in MULTI), b (blocked), d (a watched key
+  // changed); N when there is none.
   std::string flags;
   if (sub + psub > 0) flags += 'P';
+  if (transaction_.active) flags += 'x';
   if (blocked_) flags += 'b';
+  if (transaction_.watched_changed) flags += 'd';
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
   line += " db=0 sub=" + std::to_string(sub) + " psub=" + std::to_string(psub);
-  line += " ssub=0 multi=-1";
+  line += " ssub=0 multi=";
+  line += transaction_.active ? std::to_string(transaction_.queued.size()) : "-1";
   size_t qbuf = rend_ - rstart_;
   line += " qbuf=" + std::to_string(qbuf);
   line += " qbuf-free=" + std::to_string(rbuf_.size() - rend_);

@@ -15,6 +15,7 @@
 #include "engine/command.h"
 #include "protocol/reply_writer.h"
 #include "protocol/resp_parser.h"
+#include "server/transaction.h"
 
 namespace ringkv::server {
 
@@ -71,6 +72,10 @@ class Connection final : public engine::ClientSession {
   void unblock();
   bool blocked() const { return blocked_; }
   bool flush_scheduled() const { return flush_scheduled_; }
+
+  // MULTI/EXEC/WATCH state.
+  Transaction& transaction() { return transaction_; }
+  const Transaction& transaction() const { return transaction_; }
 
   // Marks this connection as a link from a peer node (see Server: peer handshake).
   void set_peer(bool peer) { peer_ = peer; }
@@ -156,6 +161,7 @@ class Connection final : public engine::ClientSession {
   uint64_t pending_seq_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
+  Transaction transaction_;
   // Loop time the output first reached the soft limit; 0 while it is under it.
   uint64_t soft_limit_since_ms_ = 0;
   bool flush_scheduled_ = false;

@@ -30,6 +30,7 @@ Server::Server(conf::Config config)
       start_unix_(unix_ms() / 1000),
       start_ms_(uv_now(uv_default_loop())) {
   store_.set_now(unix_ms());
+  store_.set_expiry_listener([this](std::string_view key) { key_modified(key); });
   if (!config_.cluster.peers.empty()) {
     cluster_ = std::make_unique<cluster::Cluster>(
         loop_, config_.cluster,
@@ -137,6 +138,7 @@ void Server::on_connection(uv_stream_t* listener, int status) {
 void Server::on_connection_closed(Connection* conn) {
   clients_.erase(conn->id());
   blocked_.remove(conn->id());
+  unwatch_all(*conn);
   pubsub_.remove_client(conn->id());
   if (cluster_) cluster_->client_closed(conn->id());
   if (conn->flush_scheduled()) std::erase(dirty_, conn);
@@ -161,10 +163,12 @@ void Server::execute(Connection& conn, std::span<const std::string_view> argv,
     }
     writer.error(error);
     stats_.total_error_replies++;
+    transaction_refused(conn);
     return;
   }
   conn.set_last_command(spec);
   if (answer_in_pubsub_context(conn, *spec, argv, writer)) return;
+  if (queue_in_transaction(conn, *spec, argv, writer)) return;
   if (cluster_) {
     cluster::Route route = cluster_->router().route(*spec, argv);
     switch (route.kind) {
@@ -258,11 +262,12 @@ void Server::execute_for_peer(Connection& conn, std::span<const std::string_view
 }
 
 void Server::run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                       protocol::ReplyWriter& writer, Connection* conn) {
+                       protocol::ReplyWriter& writer, Connection* conn, bool can_block) {
   store_.set_now(unix_ms());
   engine::BlockRequest block;
-  engine::CommandContext ctx{argv, writer,  store_, conn, this, &spec, conn ? &block : nullptr,
-                             this, &pubsub_};
+  engine::CommandContext ctx{
+      argv, writer,  store_, conn, this, &spec, conn && can_block ? &block : nullptr,
+      this, &pubsub_};
   spec.handler(ctx);
   if (block.active) block_client(*conn, argv, std::move(block));
   if (!ready_keys_.empty()) serve_ready_keys();

@@ -19,6 +19,7 @@
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
 #include "server/pubsub.h"
+#include "server/string_map.h"
 
 namespace ringkv::server {
 
@@ -36,7 +37,7 @@ struct ServerStats {
   uint64_t total_writes_processed = 0;
 };
 
-class Server final : public engine::ServerControl, public engine::KeyReadySink, public PubSubSink {
+class Server final : public engine::ServerControl, public engine::KeyEvents, public PubSubSink {
  public:
   explicit Server(conf::Config config);
   ~Server() override;
@@ -78,8 +79,19 @@ class Server final : public engine::ServerControl, public engine::KeyReadySink, 
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
 
-  // engine::KeyReadySink
+  // engine::KeyEvents
   void key_ready(std::string_view key) override;
+  void key_modified(std::string_view key) override;
+  void keyspace_flushing() override;
+
+  // engine::ServerControl: transactions (transaction.cpp)
+  void multi(engine::CommandContext& ctx) override;
+  void exec(engine::CommandContext& ctx) override;
+  void discard(engine::CommandContext& ctx) override;
+  void watch(engine::CommandContext& ctx) override;
+  void unwatch(engine::CommandContext& ctx) override;
+  // Drops every WATCH of a client (EXEC, DISCARD, UNWATCH, RESET, disconnect).
+  void unwatch_all(Connection& conn);
 
   // PubSubSink: writes the message into the subscriber's output (as a RESP2 array or a RESP3
   // push), flushed once at the end of this loop iteration; disconnects a subscriber whose
@@ -98,10 +110,16 @@ class Server final : public engine::ServerControl, public engine::KeyReadySink, 
   // Closes the last handles once shutdown has begun and every client is gone.
   void maybe_finish_shutdown();
   void apply_runtime_config();
-  // Runs a resolved command here, without routing. With a connection, a blocking command that
-  // finds nothing blocks it; without one (parts of cluster commands) it cannot block.
+  // Runs a resolved command here, without routing. With a connection and `can_block`, a
+  // blocking command that finds nothing blocks it; otherwise it answers as timed out.
   void run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                 protocol::ReplyWriter& writer, Connection* conn);
+                 protocol::ReplyWriter& writer, Connection* conn, bool can_block = true);
+  // In MULTI: queues the command (+QUEUED) unless it runs at once (EXEC, DISCARD, MULTI, WATCH,
+  // QUIT, RESET). Returns whether it was queued (or refused).
+  bool queue_in_transaction(Connection& conn, const engine::CommandSpec& spec,
+                            std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  // A command was refused before it could be queued: the transaction will abort.
+  void transaction_refused(Connection& conn);
   // Blocked clients: registering, serving them when their keys are written, timing them out.
   void block_client(Connection& conn, std::span<const std::string_view> argv,
                     engine::BlockRequest request);
@@ -133,6 +151,8 @@ class Server final : public engine::ServerControl, public engine::KeyReadySink, 
   engine::Store store_;
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
   BlockedClients blocked_;
+  // WATCHed keys → the clients watching them.
+  StringMap<std::vector<uint64_t>> watchers_;
   PubSubRegistry pubsub_{*this};
   std::vector<std::string> ready_keys_;  // keys written since blocked clients were last served
   uv_timer_t block_timer_;

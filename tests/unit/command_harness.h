@@ -22,7 +22,7 @@ inline constexpr std::string_view kWrongType =
     "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 
 // Records the keys that writes reported ready for blocked clients.
-struct ReadyKeys : engine::KeyReadySink {
+struct ReadyKeys : engine::KeyEvents {
   std::vector<std::string> keys;
   void key_ready(std::string_view key) override { keys.emplace_back(key); }
 };

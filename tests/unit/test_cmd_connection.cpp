@@ -61,6 +61,11 @@ class FakeServer : public ServerControl {
       std::span<const std::pair<std::string_view, std::string_view>> pairs) override {
     return ringkv::conf::set_parameters(config_, pairs);
   }
+  void multi(ringkv::engine::CommandContext&) override {}
+  void exec(ringkv::engine::CommandContext&) override {}
+  void discard(ringkv::engine::CommandContext&) override {}
+  void watch(ringkv::engine::CommandContext&) override {}
+  void unwatch(ringkv::engine::CommandContext&) override {}
   void config_resetstat() override { ++resetstats_; }
   void shutdown() override { ++shutdowns_; }
   int64_t last_save_unix() const override { return 1796015239; }

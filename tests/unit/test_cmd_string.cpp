@@ -58,6 +58,11 @@ class FakeServer : public ServerControl {
   std::string config_set(std::span<const std::pair<std::string_view, std::string_view>>) override {
     return {};
   }
+  void multi(ringkv::engine::CommandContext&) override {}
+  void exec(ringkv::engine::CommandContext&) override {}
+  void discard(ringkv::engine::CommandContext&) override {}
+  void watch(ringkv::engine::CommandContext&) override {}
+  void unwatch(ringkv::engine::CommandContext&) override {}
   void config_resetstat() override {}
   void shutdown() override {}
   int64_t last_save_unix() const override { return 0; }

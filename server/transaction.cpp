@@ -1,0 +1,163 @@
+// Transactions: MULTI queues a client's commands, EXEC runs them back to back (nothing else runs
+// in between: the loop is single-threaded), DISCARD drops them, WATCH makes EXEC fail when a
+// watched key changed in the meantime — written by anyone, expired or flushed.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "server/connection.h"
+#include "server/server.h"
+
+namespace ringkv::server {
+namespace {
+
+constexpr std::string_view kExecAbort =
+    "EXECABORT Transaction discarded because of previous errors.";
+
+Connection& connection_of(engine::CommandContext& ctx) {
+  return *static_cast<Connection*>(ctx.client);
+}
+
+}  // namespace
+
+bool Server::queue_in_transaction(Connection& conn, const engine::CommandSpec& spec,
+                                  std::span<const std::string_view> argv,
+                                  protocol::ReplyWriter& writer) {
+  Transaction& tx = conn.transaction();
+  if (!tx.active) return false;
+  static const engine::CommandSpec* const kRunNow[] = {
+      engine::find_command("exec"),  engine::find_command("discard"),
+      engine::find_command("multi"), engine::find_command("watch"),
+      engine::find_command("quit"),  engine::find_command("reset")};
+  if (std::find(std::begin(kRunNow), std::end(kRunNow), &spec) != std::end(kRunNow)) return false;
+  if (spec.flags & engine::kNoMulti) {
+    writer.error("ERR Command not allowed inside a transaction");
+    tx.aborted = true;
+    return true;
+  }
+  tx.queued.emplace_back(argv.begin(), argv.end());
+  writer.queued();
+  return true;
+}
+
+void Server::transaction_refused(Connection& conn) {
+  if (conn.transaction().active) conn.transaction().aborted = true;
+}
+
+void Server::multi(engine::CommandContext& ctx) {
+  Transaction& tx = connection_of(ctx).transaction();
+  if (tx.active) {
+    ctx.reply.error("ERR MULTI calls can not be nested");
+    return;
+  }
+  tx.active = true;
+  ctx.reply.ok();
+}
+
+void Server::discard(engine::CommandContext& ctx) {
+  Connection& conn = connection_of(ctx);
+  if (!conn.transaction().active) {
+    ctx.reply.error("ERR DISCARD without MULTI");
+    return;
+  }
+  conn.transaction().end();
+  unwatch_all(conn);
+  ctx.reply.ok();
+}
+
+void Server::exec(engine::CommandContext& ctx) {
+  Connection& conn = connection_of(ctx);
+  Transaction& tx = conn.transaction();
+  if (!tx.active) {
+    ctx.reply.error("ERR EXEC without MULTI");
+    return;
+  }
+  // A watched key whose TTL ran out since WATCH counts as changed, deleted or not yet.
+  for (const std::string& key : tx.watched) store_.peek(key);
+  if (tx.aborted || tx.watched_changed) {
+    if (tx.aborted) {
+      ctx.reply.error(kExecAbort);
+    } else {
+      ctx.reply.null_array();
+    }
+    tx.end();
+    unwatch_all(conn);
+    return;
+  }
+  unwatch_all(conn);
+  std::vector<std::vector<std::string>> queued;
+  queued.swap(tx.queued);
+  tx.end();
+  ctx.reply.array(queued.size());
+  for (const auto& args : queued) {
+    std::vector<std::string_view> argv(args.begin(), args.end());
+    std::string error;
+    const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+    if (spec == nullptr) {
+      ctx.reply.error(error);
+      continue;
+    }
+    // Inside a transaction a blocking command cannot wait: it answers as timed out.
+    run_local(*spec, argv, ctx.reply, &conn, /*can_block=*/false);
+  }
+}
+
+void Server::watch(engine::CommandContext& ctx) {
+  Connection& conn = connection_of(ctx);
+  Transaction& tx = conn.transaction();
+  if (tx.active) {
+    ctx.reply.error("ERR WATCH inside MULTI is not allowed");
+    return;
+  }
+  // Already doomed: no need to watch more.
+  if (!tx.watched_changed) {
+    for (size_t i = 1; i < ctx.argv.size(); ++i) {
+      std::string key(ctx.argv[i]);
+      if (std::find(tx.watched.begin(), tx.watched.end(), key) != tx.watched.end()) continue;
+      // A key already expired when watched does not count as changed later.
+      store_.peek(key);
+      watchers_[key].push_back(conn.id());
+      tx.watched.push_back(std::move(key));
+    }
+  }
+  ctx.reply.ok();
+}
+
+void Server::unwatch(engine::CommandContext& ctx) {
+  unwatch_all(connection_of(ctx));
+  ctx.reply.ok();
+}
+
+void Server::unwatch_all(Connection& conn) {
+  Transaction& tx = conn.transaction();
+  for (const std::string& key : tx.watched) {
+    auto it = watchers_.find(key);
+    if (it == watchers_.end()) continue;
+    std::erase(it->second, conn.id());
+    if (it->second.empty()) watchers_.erase(it);
+  }
+  tx.watched.clear();
+  tx.watched_changed = false;
+}
+
+void Server::key_modified(std::string_view key) {
+  if (watchers_.empty()) return;
+  auto it = watchers_.find(key);
+  if (it == watchers_.end()) return;
+  for (uint64_t id : it->second) {
+    auto c = clients_.find(id);
+    if (c != clients_.end()) c->second->transaction().watched_changed = true;
+  }
+}
+
+void Server::keyspace_flushing() {
+  for (const auto& [key, ids] : watchers_) {
+    if (store_.peek(key) == nullptr) continue;
+    for (uint64_t id : ids) {
+      auto c = clients_.find(id);
+      if (c != clients_.end()) c->second->transaction().watched_changed = true;
+    }
+  }
+}
+
+}  // namespace ringkv::server

@@ -1,0 +1,25 @@
+// Transaction: one client's MULTI/EXEC state — the commands queued since MULTI, whether one was
+// refused while queuing, the keys it WATCHes and whether one of them changed since.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ringkv::server {
+
+struct Transaction {
+  bool active = false;   // between MULTI and EXEC/DISCARD
+  bool aborted = false;  // a command was refused while queuing: EXEC answers EXECABORT
+  std::vector<std::vector<std::string>> queued;  // run at EXEC, in order
+  std::vector<std::string> watched;              // WATCHed keys
+  bool watched_changed = false;                  // EXEC answers a null array
+
+  // Leaves MULTI state (EXEC, DISCARD, RESET); WATCHes are dropped separately.
+  void end() {
+    active = false;
+    aborted = false;
+    queued.clear();
+  }
+};
+
+}  // namespace ringkv::server
