@@ -33,6 +33,13 @@ void append_header(std::string& out, size_t n) {
   out += "\r\n";
 }
 
+// A request frame; relayed for a RESP3 client, it carries the RINGKV.RESP3 prefix.
+void append_command(std::string& f, std::span<const std::string_view> argv, bool resp3) {
+  append_header(f, argv.size() + (resp3 ? 1 : 0));
+  if (resp3) append_bulk(f, "RINGKV.RESP3");
+  for (auto a : argv) append_bulk(f, a);
+}
+
 std::string fingerprint_hex(uint64_t fp) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(fp));
@@ -118,6 +125,9 @@ void Cluster::start() {
     }
     for (auto& [id, slot] : self->blocking_links_) {
       if (slot.second->needs_flush()) slot.second->flush();
+    }
+    for (auto& [id, t] : self->transaction_links_) {
+      if (t.link->needs_flush()) t.link->flush();
     }
     // Closing a retired link fails what it still carried (a client that went away).
     for (auto& l : self->retired_links_) l->close("client closed");
@@ -308,11 +318,11 @@ void Cluster::send_to(size_t node, std::span<const std::string_view> argv,
   std::string& f = link.frame_buffer();
   bool resp3 = resp == protocol::RespVersion::kResp3;
   size_t n = groups == nullptr ? argv.size() : 1 + groups->size() * step;
-  append_header(f, n + (resp3 ? 1 : 0));
-  if (resp3) append_bulk(f, "RINGKV.RESP3");
   if (groups == nullptr) {
-    for (auto a : argv) append_bulk(f, a);
+    append_command(f, argv, resp3);
   } else {
+    append_header(f, n + (resp3 ? 1 : 0));
+    if (resp3) append_bulk(f, "RINGKV.RESP3");
     append_bulk(f, argv[0]);
     for (size_t g : *groups) {
       for (size_t k = 0; k < step; ++k) append_bulk(f, argv[g + k]);
@@ -394,11 +404,7 @@ void Cluster::execute_blocking(size_t node, std::span<const std::string_view> ar
                                               static_cast<uint64_t>(options_.connect_timeout_ms)})};
   }
   PeerLink& link = *slot.second;
-  std::string& f = link.frame_buffer();
-  const bool resp3 = resp == protocol::RespVersion::kResp3;
-  append_header(f, argv.size() + (resp3 ? 1 : 0));
-  if (resp3) append_bulk(f, "RINGKV.RESP3");
-  for (auto a : argv) append_bulk(f, a);
+  append_command(link.frame_buffer(), argv, resp == protocol::RespVersion::kResp3);
   relayed_++;
   link.commit([this, client_id, done = std::move(done)](bool ok, std::string_view reply) {
     if (!ok) relay_errors_++;
@@ -412,7 +418,105 @@ void Cluster::execute_blocking(size_t node, std::span<const std::string_view> ar
   });
 }
 
+Cluster::TransactionLink& Cluster::transaction_link(size_t node, uint64_t client_id) {
+  const size_t full = routing_to_full_[node];
+  auto& t = transaction_links_[client_id];
+  if (!t.link || t.node != full) {
+    if (t.link) retired_links_.push_back(std::move(t.link));
+    t.node = full;
+    t.link =
+        make_link(*peers_[full], LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
+                                             static_cast<uint64_t>(options_.request_timeout_ms),
+                                             static_cast<uint64_t>(options_.connect_timeout_ms)});
+    t.connects = 0;
+  }
+  return t;
+}
+
+void Cluster::transaction_send(size_t node, uint64_t client_id,
+                               std::span<const std::string_view> argv, protocol::RespVersion resp,
+                               ReplyDone done) {
+  const size_t full = routing_to_full_[node];
+  if (!peers_[full]->up) {
+    relay_errors_++;
+    done(error_reply("ERR peer " + peers_[full]->address + " unavailable: down"));
+    return;
+  }
+  TransactionLink& t = transaction_link(node, client_id);
+  append_command(t.link->frame_buffer(), argv, resp == protocol::RespVersion::kResp3);
+  relayed_++;
+  t.link->commit([this, done = std::move(done)](bool ok, std::string_view reply) {
+    if (!ok) relay_errors_++;
+    done(ok ? std::string(reply) : error_reply(reply));
+  });
+  if (t.connects == 0) t.connects = t.link->stats().connects;
+}
+
+void Cluster::transaction_exec(size_t node, uint64_t client_id,
+                               const std::vector<std::vector<std::string>>& queued,
+                               protocol::RespVersion resp, ReplyDone done) {
+  const size_t full = routing_to_full_[node];
+  auto existing = transaction_links_.find(client_id);
+  const bool watched = existing != transaction_links_.end() && existing->second.node == full;
+  if (watched && existing->second.link->stats().connects != existing->second.connects) {
+    // The connection that held the WATCHes is gone: treat it as a changed key.
+    transaction_end(client_id);
+    std::string out;
+    protocol::ReplyWriter(out, resp).null_array();
+    done(out);
+    return;
+  }
+  if (!peers_[full]->up) {
+    relay_errors_++;
+    transaction_end(client_id);
+    done(error_reply("ERR peer " + peers_[full]->address + " unavailable: down"));
+    return;
+  }
+  TransactionLink& t = transaction_link(node, client_id);
+  const bool resp3 = resp == protocol::RespVersion::kResp3;
+  std::string& f = t.link->frame_buffer();
+  static constexpr std::string_view kMulti[] = {"MULTI"};
+  static constexpr std::string_view kExec[] = {"EXEC"};
+  append_command(f, kMulti, resp3);
+  for (const auto& args : queued) {
+    std::vector<std::string_view> argv(args.begin(), args.end());
+    append_command(f, argv, resp3);
+  }
+  append_command(f, kExec, resp3);
+  relayed_ += queued.size() + 2;
+  // MULTI's and the QUEUED replies were already given to the client when it queued; only
+  // EXEC's reply (or the first failure) goes back.
+  auto failed = std::make_shared<bool>(false);
+  auto fail_once = [this, failed, done](std::string_view reply) {
+    if (*failed) return;
+    *failed = true;
+    relay_errors_++;
+    done(error_reply(reply));
+  };
+  for (size_t i = 0; i < queued.size() + 1; ++i) {
+    t.link->commit([fail_once](bool ok, std::string_view reply) {
+      if (!ok) fail_once(reply);
+    });
+  }
+  t.link->commit([this, client_id, failed, fail_once, done](bool ok, std::string_view reply) {
+    if (!ok) {
+      fail_once(reply);
+    } else if (!*failed) {
+      done(reply);
+    }
+    transaction_end(client_id);
+  });
+}
+
+void Cluster::transaction_end(uint64_t client_id) {
+  auto it = transaction_links_.find(client_id);
+  if (it == transaction_links_.end()) return;
+  retired_links_.push_back(std::move(it->second.link));
+  transaction_links_.erase(it);
+}
+
 void Cluster::client_closed(uint64_t client_id) {
+  transaction_end(client_id);
   auto it = blocking_links_.find(client_id);
   if (it == blocking_links_.end()) return;
   retired_links_.push_back(std::move(it->second.second));

@@ -63,8 +63,22 @@ class Cluster {
                protocol::RespVersion resp, ReplyDone done);
 
   // A client went away: its blocking requests on peers are abandoned (their links closed, which
-  // unblocks it there too).
+  // unblocks it there too), and so is its transaction on a peer.
   void client_closed(uint64_t client_id);
+
+  // Transactions whose keys live on a peer: WATCH and the whole MULTI ... EXEC block travel on a
+  // link of the client's own to that peer, which keeps the WATCHes and runs the block atomically.
+  // Relays argv (WATCH ...) to `node` (routing index) on the client's transaction link.
+  void transaction_send(size_t node, uint64_t client_id, std::span<const std::string_view> argv,
+                        protocol::RespVersion resp, ReplyDone done);
+  // Relays MULTI, the queued commands and EXEC as one unit; `done` gets EXEC's reply. When the
+  // link had to reconnect since the first WATCH, the peer forgot the WATCHes: the transaction is
+  // not sent and `done` gets a null array, as for a changed key.
+  void transaction_exec(size_t node, uint64_t client_id,
+                        const std::vector<std::vector<std::string>>& queued,
+                        protocol::RespVersion resp, ReplyDone done);
+  // Drops the client's transaction link, and with it the WATCHes on the peer.
+  void transaction_end(uint64_t client_id);
 
   // Answers a peer's handshake: the reply to RINGKV.PEER (argv without the command name).
   std::string accept_peer(std::span<const std::string_view> args);
@@ -114,6 +128,14 @@ class Cluster {
   // A blocking command relayed to a peer travels on a link of its own, so it never holds up the
   // pooled links other clients share. By client id: (peer index in ring_, link).
   std::unordered_map<uint64_t, std::pair<size_t, std::unique_ptr<PeerLink>>> blocking_links_;
+  struct TransactionLink {
+    size_t node;  // index in ring_
+    std::unique_ptr<PeerLink> link;
+    uint64_t connects = 0;  // link connects when the transaction started using it
+  };
+  std::unordered_map<uint64_t, TransactionLink> transaction_links_;
+  // The client's transaction link to routing node `node`, opened if needed.
+  TransactionLink& transaction_link(size_t node, uint64_t client_id);
   // Links released from inside their own callbacks, destroyed at the end of the loop iteration.
   std::vector<std::unique_ptr<PeerLink>> retired_links_;
   uv_check_t flush_check_;

@@ -168,6 +168,7 @@ void Server::execute(Connection& conn, std::span<const std::string_view> argv,
   }
   conn.set_last_command(spec);
   if (answer_in_pubsub_context(conn, *spec, argv, writer)) return;
+  if (cluster_ && transaction_in_cluster(conn, *spec, argv, writer)) return;
   if (queue_in_transaction(conn, *spec, argv, writer)) return;
   if (cluster_) {
     cluster::Route route = cluster_->router().route(*spec, argv);
@@ -254,9 +255,11 @@ void Server::execute_for_peer(Connection& conn, std::span<const std::string_view
   const engine::CommandSpec* spec = engine::resolve_command(argv, error);
   if (spec == nullptr) {
     writer.error(error);
+    transaction_refused(conn);
   } else {
     conn.set_last_command(spec);
-    run_local(*spec, argv, writer, &conn);
+    // A transaction relayed whole (MULTI ... EXEC on a client's own link) is queued here too.
+    if (!queue_in_transaction(conn, *spec, argv, writer)) run_local(*spec, argv, writer, &conn);
   }
   writer.set_version(version);
 }

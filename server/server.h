@@ -120,6 +120,12 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
                             std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
   // A command was refused before it could be queued: the transaction will abort.
   void transaction_refused(Connection& conn);
+  // In a cluster: pins a transaction (and its WATCHes) to the one node its keys live on,
+  // refusing commands for another node with CROSSSLOT, and runs WATCH and EXEC of a transaction
+  // pinned to a peer there. Returns whether the request was answered here.
+  bool transaction_in_cluster(Connection& conn, const engine::CommandSpec& spec,
+                              std::span<const std::string_view> argv,
+                              protocol::ReplyWriter& writer);
   // Blocked clients: registering, serving them when their keys are written, timing them out.
   void block_client(Connection& conn, std::span<const std::string_view> argv,
                     engine::BlockRequest request);

@@ -40,6 +40,62 @@ bool Server::queue_in_transaction(Connection& conn, const engine::CommandSpec& s
   return true;
 }
 
+bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec& spec,
+                                    std::span<const std::string_view> argv,
+                                    protocol::ReplyWriter& writer) {
+  static const engine::CommandSpec* const kWatch = engine::find_command("watch");
+  static const engine::CommandSpec* const kExec = engine::find_command("exec");
+  Transaction& tx = conn.transaction();
+  const size_t self = cluster_->router().self();
+  const bool queuing = tx.active && &spec != kExec && &spec != kWatch && spec.name != "multi" &&
+                       spec.name != "discard" && spec.name != "quit" && spec.name != "reset";
+  if (queuing || (&spec == kWatch && !tx.active)) {
+    // Which node this command needs: none (keyless), one, or several (refused).
+    cluster::Route route = cluster_->router().route(spec, argv);
+    size_t node = Transaction::kNoNode;
+    bool spans = false;
+    switch (route.kind) {
+      case cluster::RouteKind::kLocal:
+        if (!engine::key_positions(spec, argv).empty()) node = self;
+        break;
+      case cluster::RouteKind::kRemote:
+        node = route.node;
+        break;
+      default:
+        spans = true;
+    }
+    if (spans ||
+        (node != Transaction::kNoNode && tx.node != Transaction::kNoNode && node != tx.node)) {
+      writer.error(cluster::kCrossSlotError);
+      stats_.total_error_replies++;
+      transaction_refused(conn);
+      return true;
+    }
+    if (node != Transaction::kNoNode) tx.node = node;
+    if (queuing || tx.node == Transaction::kNoNode || tx.node == self) return false;
+    // WATCH of a peer's keys: watched there, on the client's transaction link.
+    Connection::ReplySlot slot = conn.reserve_reply();
+    conn.block();
+    cluster_->transaction_send(tx.node, conn.id(), argv, writer.version(),
+                               [slot](std::string_view reply) { slot.fill(reply, true); });
+    return true;
+  }
+  if (&spec == kExec && tx.active && !tx.aborted && tx.node != Transaction::kNoNode &&
+      tx.node != self) {
+    // The whole block runs on the peer that holds its keys, as one unit.
+    std::vector<std::vector<std::string>> queued;
+    queued.swap(tx.queued);
+    const size_t node = tx.node;
+    tx.end();
+    Connection::ReplySlot slot = conn.reserve_reply();
+    conn.block();
+    cluster_->transaction_exec(node, conn.id(), queued, writer.version(),
+                               [slot](std::string_view reply) { slot.fill(reply, true); });
+    return true;
+  }
+  return false;
+}
+
 void Server::transaction_refused(Connection& conn) {
   if (conn.transaction().active) conn.transaction().aborted = true;
 }
@@ -138,6 +194,9 @@ void Server::unwatch_all(Connection& conn) {
   }
   tx.watched.clear();
   tx.watched_changed = false;
+  // WATCHes held on a peer go with the client's transaction link.
+  if (cluster_) cluster_->transaction_end(conn.id());
+  if (!tx.active) tx.node = Transaction::kNoNode;
 }
 
 void Server::key_modified(std::string_view key) {

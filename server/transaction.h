@@ -2,6 +2,7 @@
 // refused while queuing, the keys it WATCHes and whether one of them changed since.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -13,12 +14,17 @@ struct Transaction {
   std::vector<std::vector<std::string>> queued;  // run at EXEC, in order
   std::vector<std::string> watched;              // WATCHed keys
   bool watched_changed = false;                  // EXEC answers a null array
+  // In a cluster: the node (index in the routing ring) whose keys the transaction and its
+  // WATCHes touch; kNoNode while it touches none. A command for another node aborts it.
+  static constexpr size_t kNoNode = static_cast<size_t>(-1);
+  size_t node = kNoNode;
 
   // Leaves MULTI state (EXEC, DISCARD, RESET); WATCHes are dropped separately.
   void end() {
     active = false;
     aborted = false;
     queued.clear();
+    node = kNoNode;
   }
 };
 
