@@ -145,7 +145,10 @@ const Entry* object_lookup(CommandContext& ctx) {
 void cmd_del(CommandContext& ctx) {
   int64_t deleted = 0;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
-    if (ctx.store.erase(ctx.argv[i])) ++deleted;
+    if (ctx.store.erase(ctx.argv[i])) {
+      ++deleted;
+      ctx.key_modified(ctx.argv[i]);
+    }
   }
   ctx.reply.integer(deleted);
 }
@@ -213,6 +216,7 @@ void cmd_expire(CommandContext& ctx) {
   } else {
     ctx.store.set_expire(key, when);
   }
+  ctx.key_modified(key);
   ctx.reply.integer(1);
 }
 
@@ -224,7 +228,11 @@ void cmd_expiretime(CommandContext& ctx) {
   reply_ttl(ctx, equals_ignore_case(ctx.argv[0], "pexpiretime"), true);
 }
 
-void cmd_persist(CommandContext& ctx) { ctx.reply.integer(ctx.store.persist(ctx.argv[1]) ? 1 : 0); }
+void cmd_persist(CommandContext& ctx) {
+  const bool removed = ctx.store.persist(ctx.argv[1]);
+  if (removed) ctx.key_modified(ctx.argv[1]);
+  ctx.reply.integer(removed ? 1 : 0);
+}
 
 namespace {
 
@@ -250,6 +258,8 @@ void cmd_rename(CommandContext& ctx) {
   if (from != to) {
     ctx.store.rename(from, to);
     report_if_blockable(ctx, to);
+    ctx.key_modified(from);
+    ctx.key_modified(to);
   }
   ctx.reply.ok();
 }
@@ -267,6 +277,8 @@ void cmd_renamenx(CommandContext& ctx) {
   }
   ctx.store.rename(from, to);
   report_if_blockable(ctx, to);
+  ctx.key_modified(from);
+  ctx.key_modified(to);
   ctx.reply.integer(1);
 }
 
@@ -309,7 +321,10 @@ void cmd_copy(CommandContext& ctx) {
     return;
   }
   const bool copied = ctx.store.copy(from, to, replace);
-  if (copied) report_if_blockable(ctx, to);
+  if (copied) {
+    report_if_blockable(ctx, to);
+    ctx.key_modified(to);
+  }
   ctx.reply.integer(copied ? 1 : 0);
 }
 
@@ -372,6 +387,8 @@ void cmd_flushall(CommandContext& ctx) {
     ctx.reply.error(err::kSyntax);
     return;
   }
+  // Watchers learn which of their keys existed before they are gone.
+  ctx.keyspace_flushing();
   ctx.store.clear(async);
   ctx.reply.ok();
 }

@@ -66,6 +66,7 @@ std::optional<Expiry> expiry_or_reply(CommandContext& ctx, const StringSetOption
 void set_and_reply(CommandContext& ctx, std::string_view key, std::string_view value,
                    const StringSetOptions& options, Expiry expiry) {
   auto outcome = set_value(ctx.store, key, value, options, expiry);
+  if (outcome && outcome.value().written) ctx.key_modified(key);
   if (!outcome) {
     ctx.reply.error(outcome.error());
   } else if (options.get) {
@@ -90,6 +91,7 @@ void set_with_expire(CommandContext& ctx, ExpireOption option) {
 void incr_and_reply(CommandContext& ctx, int64_t delta) {
   auto value = incr_by(ctx.store, ctx.argv[1], delta);
   if (value) {
+    ctx.key_modified(ctx.argv[1]);
     ctx.reply.integer(*value);
   } else {
     ctx.reply.error(value.error());
@@ -115,6 +117,11 @@ bool mset_pairs_or_reply(CommandContext& ctx) {
   if (ctx.argv.size() % 2 == 1) return true;
   reply_error(ctx, err::kWrongArity);
   return false;
+}
+
+// MSET / MSETNX wrote every key of their key/value arguments.
+void modified_each_key(CommandContext& ctx) {
+  for (size_t i = 1; i < ctx.argv.size(); i += 2) ctx.key_modified(ctx.argv[i]);
 }
 
 }  // namespace
@@ -145,6 +152,7 @@ void cmd_setnx(CommandContext& ctx) {
   StringSetOptions options;
   options.nx = true;
   auto outcome = set_value(ctx.store, ctx.argv[1], ctx.argv[2], options, Expiry::none());
+  if (outcome.value().written) ctx.key_modified(ctx.argv[1]);
   ctx.reply.integer(outcome.value().written ? 1 : 0);
 }
 
@@ -155,6 +163,7 @@ void cmd_psetex(CommandContext& ctx) { set_with_expire(ctx, ExpireOption::kPx); 
 void cmd_getset(CommandContext& ctx) {
   auto old = get_set(ctx.store, ctx.argv[1], ctx.argv[2]);
   if (old) {
+    ctx.key_modified(ctx.argv[1]);
     reply_optional(ctx, *old);
   } else {
     ctx.reply.error(old.error());
@@ -164,6 +173,7 @@ void cmd_getset(CommandContext& ctx) {
 void cmd_getdel(CommandContext& ctx) {
   auto old = get_del(ctx.store, ctx.argv[1]);
   if (old) {
+    if (*old) ctx.key_modified(ctx.argv[1]);
     reply_optional(ctx, *old);
   } else {
     ctx.reply.error(old.error());
@@ -176,8 +186,15 @@ void cmd_getex(CommandContext& ctx) {
     ctx.reply.error(options.error());
     return;
   }
+  // PERSIST changes the key only when it had a TTL; any expiry option always does.
+  const Entry* before = ctx.store.peek(ctx.argv[1]);
+  const bool had_ttl = before != nullptr && before->expire_at() != -1;
   auto value = get_ex(ctx.store, ctx.argv[1], *options);
   if (value) {
+    if (*value &&
+        (options.value().expire != ExpireOption::kNone || (options.value().persist && had_ttl))) {
+      ctx.key_modified(ctx.argv[1]);
+    }
     reply_optional(ctx, *value);
   } else {
     reply_error(ctx, value.error());
@@ -200,17 +217,22 @@ void cmd_mget(CommandContext& ctx) {
 void cmd_mset(CommandContext& ctx) {
   if (!mset_pairs_or_reply(ctx)) return;
   set_many(ctx.store, ctx.argv.subspan(1), false);
+  modified_each_key(ctx);
   ctx.reply.ok();
 }
 
 void cmd_msetnx(CommandContext& ctx) {
   if (!mset_pairs_or_reply(ctx)) return;
-  ctx.reply.integer(set_many(ctx.store, ctx.argv.subspan(1), true) ? 1 : 0);
+  const bool written = set_many(ctx.store, ctx.argv.subspan(1), true);
+  if (written) modified_each_key(ctx);
+  ctx.reply.integer(written ? 1 : 0);
 }
 
 void cmd_append(CommandContext& ctx) {
   auto length = append(ctx.store, ctx.argv[1], ctx.argv[2], bulk_limit(ctx));
   if (length) {
+    // Even an empty suffix counts as a change, as in Redis.
+    ctx.key_modified(ctx.argv[1]);
     ctx.reply.integer(static_cast<int64_t>(*length));
   } else {
     ctx.reply.error(length.error());
@@ -250,6 +272,7 @@ void cmd_decrby(CommandContext& ctx) {
 void cmd_incrbyfloat(CommandContext& ctx) {
   auto value = incr_by_float(ctx.store, ctx.argv[1], ctx.argv[2]);
   if (value) {
+    ctx.key_modified(ctx.argv[1]);
     ctx.reply.bulk(*value);
   } else {
     ctx.reply.error(value.error());
@@ -274,6 +297,8 @@ void cmd_setrange(CommandContext& ctx) {
   if (!int64_or_reply(ctx, ctx.argv[2], offset)) return;
   auto length = set_range(ctx.store, ctx.argv[1], offset, ctx.argv[3], bulk_limit(ctx));
   if (length) {
+    // An empty value writes nothing (not even a missing key).
+    if (!ctx.argv[3].empty()) ctx.key_modified(ctx.argv[1]);
     ctx.reply.integer(static_cast<int64_t>(*length));
   } else {
     ctx.reply.error(length.error());

@@ -219,6 +219,11 @@ struct CommandContext {
   void key_modified(std::string_view key) const {
     if (ready != nullptr) ready->key_modified(key);
   }
+  // Reports that every key is about to be dropped (FLUSHALL/FLUSHDB): call before clearing, so
+  // the listener can still see which watched keys exist.
+  void keyspace_flushing() const {
+    if (ready != nullptr) ready->keyspace_flushing();
+  }
 };
 
 // The whole table (top-level commands, each with its subcommands).
