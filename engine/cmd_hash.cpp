@@ -75,6 +75,8 @@ void cmd_hset(CommandContext& ctx) {
   if (!pairs_or_reply(ctx)) return;
   auto added = hash_set(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
   if (added) {
+    // Even rewriting fields with their current values counts as a change, as in Redis.
+    ctx.key_modified(ctx.argv[1]);
     ctx.reply.integer(*added);
   } else {
     ctx.reply.error(added.error());
@@ -85,6 +87,7 @@ void cmd_hmset(CommandContext& ctx) {
   if (!pairs_or_reply(ctx)) return;
   auto added = hash_set(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
   if (added) {
+    ctx.key_modified(ctx.argv[1]);
     ctx.reply.ok();
   } else {
     ctx.reply.error(added.error());
@@ -94,6 +97,7 @@ void cmd_hmset(CommandContext& ctx) {
 void cmd_hsetnx(CommandContext& ctx) {
   auto set = hash_set_nx(ctx.store, ctx.argv[1], ctx.argv[2], ctx.argv[3]);
   if (set) {
+    if (*set) ctx.key_modified(ctx.argv[1]);
     ctx.reply.integer(*set ? 1 : 0);
   } else {
     ctx.reply.error(set.error());
@@ -128,6 +132,7 @@ void cmd_hmget(CommandContext& ctx) {
 void cmd_hdel(CommandContext& ctx) {
   auto deleted = hash_del(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
   if (deleted) {
+    if (*deleted > 0) ctx.key_modified(ctx.argv[1]);
     ctx.reply.integer(*deleted);
   } else {
     ctx.reply.error(deleted.error());
@@ -167,6 +172,7 @@ void cmd_hincrby(CommandContext& ctx) {
   }
   auto value = hash_incr_by(ctx.store, ctx.argv[1], ctx.argv[2], delta);
   if (value) {
+    ctx.key_modified(ctx.argv[1]);
     ctx.reply.integer(*value);
   } else {
     ctx.reply.error(value.error());
@@ -185,6 +191,7 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
   }
   auto value = hash_incr_by_float(ctx.store, ctx.argv[1], ctx.argv[2], increment);
   if (value) {
+    ctx.key_modified(ctx.argv[1]);
     ctx.reply.bulk(*value);
   } else {
     ctx.reply.error(value.error());
