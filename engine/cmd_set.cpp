@@ -47,8 +47,18 @@ void reply_combination(CommandContext& ctx, SetOp op) {
   if (set != nullptr) set->for_each([&](std::string_view m) { ctx.reply.bulk(m); });
 }
 
+// Reports `key` changed when the write's count says it changed something.
+void reply_count_and_report(CommandContext& ctx, std::string_view key, const Result<int64_t>& n) {
+  if (n && *n > 0) ctx.key_modified(key);
+  reply_int_or_error(ctx, n);
+}
+
 void store_combination(CommandContext& ctx, SetOp op) {
-  reply_int_or_error(ctx, set_combine_store(ctx.store, op, ctx.argv[1], ctx.argv.subspan(2)));
+  // An empty result changes the destination only when it deletes an existing key.
+  const bool existed = ctx.store.peek(ctx.argv[1]) != nullptr;
+  auto n = set_combine_store(ctx.store, op, ctx.argv[1], ctx.argv.subspan(2));
+  if (n && (*n > 0 || existed)) ctx.key_modified(ctx.argv[1]);
+  reply_int_or_error(ctx, n);
 }
 
 // SINTERCARD's numkeys as Redis 7.0 reads it: a positive integer no larger than the arguments
@@ -79,11 +89,11 @@ void sintercard_keys(std::span<const std::string_view> argv, std::vector<size_t>
 }
 
 void cmd_sadd(CommandContext& ctx) {
-  reply_int_or_error(ctx, set_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2)));
+  reply_count_and_report(ctx, ctx.argv[1], set_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2)));
 }
 
 void cmd_srem(CommandContext& ctx) {
-  reply_int_or_error(ctx, set_remove(ctx.store, ctx.argv[1], ctx.argv.subspan(2)));
+  reply_count_and_report(ctx, ctx.argv[1], set_remove(ctx.store, ctx.argv[1], ctx.argv.subspan(2)));
 }
 
 void cmd_smembers(CommandContext& ctx) {
@@ -132,6 +142,7 @@ void cmd_spop(CommandContext& ctx) {
       ctx.reply.error(n.error());
       return;
     }
+    if (!popped.empty()) ctx.key_modified(ctx.argv[1]);
     ctx.reply.set(popped.size());
     for (const std::string& m : popped) ctx.reply.bulk(m);
     return;
@@ -145,6 +156,7 @@ void cmd_spop(CommandContext& ctx) {
   if (!n) {
     ctx.reply.error(n.error());
   } else if (found) {
+    ctx.key_modified(ctx.argv[1]);
     ctx.reply.bulk(member);
   } else {
     ctx.reply.null();
@@ -181,7 +193,14 @@ void cmd_srandmember(CommandContext& ctx) {
 }
 
 void cmd_smove(CommandContext& ctx) {
+  // The destination changes only when it did not hold the member yet.
+  auto dst = read_object<SetObject>(ctx.store, ctx.argv[2]);
+  const bool in_destination = dst && *dst != nullptr && (*dst)->contains(ctx.argv[3]);
   auto moved = set_move(ctx.store, ctx.argv[1], ctx.argv[2], ctx.argv[3]);
+  if (moved && *moved && ctx.argv[1] != ctx.argv[2]) {
+    ctx.key_modified(ctx.argv[1]);
+    if (!in_destination) ctx.key_modified(ctx.argv[2]);
+  }
   if (moved) {
     ctx.reply.integer(*moved ? 1 : 0);
   } else {
