@@ -73,7 +73,11 @@ void push_generic(CommandContext& ctx, End end, bool only_existing) {
     ctx.reply.error(len.error());
     return;
   }
-  if (*len > 0) ctx.key_ready(ctx.argv[1]);
+  // LPUSHX/RPUSHX on a missing key push nothing and change nothing.
+  if (*len > 0) {
+    ctx.key_ready(ctx.argv[1]);
+    ctx.key_modified(ctx.argv[1]);
+  }
   ctx.reply.integer(*len);
 }
 
@@ -99,6 +103,8 @@ void pop_generic(CommandContext& ctx, End end) {
     }
     return;
   }
+  // A count of 0 pops nothing.
+  if (!values->empty()) ctx.key_modified(ctx.argv[1]);
   if (!has_count) {
     ctx.reply.bulk(values->front());
     return;
@@ -121,6 +127,7 @@ bool pop_first_or_reply(CommandContext& ctx, std::span<const std::string_view> k
     }
     const auto& values = *popped;
     if (!values) continue;
+    ctx.key_modified(key);
     ctx.reply.array(2);
     ctx.reply.bulk(key);
     if (count == 0) {
@@ -173,6 +180,8 @@ void move_generic(CommandContext& ctx, End from, End to) {
     return;
   }
   ctx.key_ready(ctx.argv[2]);
+  ctx.key_modified(ctx.argv[1]);
+  ctx.key_modified(ctx.argv[2]);
   ctx.reply.bulk(**moved);
 }
 
@@ -300,6 +309,7 @@ void cmd_lset(CommandContext& ctx) {
     return;
   }
   o->set(static_cast<size_t>(index), ctx.argv[3]);
+  ctx.key_modified(ctx.argv[1]);
   ctx.reply.ok();
 }
 
@@ -337,6 +347,7 @@ void cmd_linsert(CommandContext& ctx) {
     return;
   }
   o->insert(*found + (after ? 1 : 0), ctx.argv[4]);
+  ctx.key_modified(ctx.argv[1]);
   ctx.reply.integer(static_cast<int64_t>(o->size()));
 }
 
@@ -355,8 +366,9 @@ void cmd_lrem(CommandContext& ctx) {
   }
   const std::string_view value = ctx.argv[3];
   if (count >= 0) {
-    ctx.reply.integer(
-        static_cast<int64_t>(o->remove_matches(0, value, static_cast<size_t>(count))));
+    const size_t removed = o->remove_matches(0, value, static_cast<size_t>(count));
+    if (removed > 0) ctx.key_modified(ctx.argv[1]);
+    ctx.reply.integer(static_cast<int64_t>(removed));
     return;
   }
   // From the tail: find where the |count|-th match from the end is, then remove every match from
@@ -373,7 +385,9 @@ void cmd_lrem(CommandContext& ctx) {
     }
     return true;
   });
-  ctx.reply.integer(from ? static_cast<int64_t>(o->remove_matches(*from, value, 0)) : 0);
+  const size_t removed = from ? o->remove_matches(*from, value, 0) : 0;
+  if (removed > 0) ctx.key_modified(ctx.argv[1]);
+  ctx.reply.integer(static_cast<int64_t>(removed));
 }
 
 void cmd_ltrim(CommandContext& ctx) {
@@ -398,6 +412,8 @@ void cmd_ltrim(CommandContext& ctx) {
       o->erase(static_cast<size_t>(stop + 1), static_cast<size_t>(len - stop - 1));
       o->erase(0, static_cast<size_t>(start));
     }
+    // Redis reports an existing list as changed even when nothing was trimmed.
+    ctx.key_modified(ctx.argv[1]);
   }
   ctx.reply.ok();
 }
