@@ -135,6 +135,8 @@ void zadd_generic(CommandContext& ctx, AddFlags flags) {
     }
   }
   if (added > 0) ctx.key_ready(key);
+  // Only a new member or a new score changes the key (ZINCRBY by 0 does not).
+  if (added > 0 || updated > 0) ctx.key_modified(key);
   if (flags.incr) {
     if (processed > 0) {
       ctx.reply.double_value(result);
@@ -338,7 +340,9 @@ void zremrange_generic(CommandContext& ctx, RangeKind kind) {
     const auto [lower, upper] = lex_ranks(*zset, lex_range);
     span = window(lower, upper, 0, -1, false);
   }
-  ctx.reply.integer(static_cast<int64_t>(zset->erase_ranks(span.start, span.count)));
+  const size_t removed = zset->erase_ranks(span.start, span.count);
+  if (removed > 0) ctx.key_modified(ctx.argv[1]);
+  ctx.reply.integer(static_cast<int64_t>(removed));
 }
 
 // Pops up to `count` elements from the low (min) or high end of `zset`, writing each as
@@ -379,6 +383,7 @@ void zpop_generic(CommandContext& ctx, bool min) {
   // RESP3 nests the pairs when a count was given; otherwise the reply is flat.
   const bool nested = has_count && ctx.reply.version() == protocol::RespVersion::kResp3;
   const size_t n = std::min<uint64_t>(static_cast<uint64_t>(count), zset->size());
+  ctx.key_modified(ctx.argv[1]);
   ctx.reply.array(nested ? n : n * 2);
   pop_elements(ctx, *zset, n, min, nested);
 }
@@ -396,6 +401,7 @@ void bzpop_generic(CommandContext& ctx, bool min) {
     }
     auto& zset = found.value();
     if (!zset) continue;
+    ctx.key_modified(key);
     ctx.reply.array(3);
     ctx.reply.bulk(key);
     pop_elements(ctx, *zset, 1, min, false);
@@ -568,6 +574,7 @@ void cmd_zrem(CommandContext& ctx) {
       ctx.store, ctx.argv[1], ctx.argv.subspan(2),
       [](ZSetObject& zset, std::string_view member) { return zset.erase(member); });
   if (removed) {
+    if (*removed > 0) ctx.key_modified(ctx.argv[1]);
     ctx.reply.integer(*removed);
   } else {
     ctx.reply.error(removed.error());

@@ -220,11 +220,13 @@ void zsetop_generic(CommandContext& ctx, Op op, bool store) {
   const std::vector<Element> result = compute(op, sources, aggregate);
   if (store) {
     const std::string_view dest = ctx.argv[1];
-    ctx.store.erase(dest);
+    // An empty result changes the destination only when it deletes an existing key.
+    const bool existed = ctx.store.erase(dest);
     if (!result.empty()) {
       ctx.store.add_object(dest, build_zset(result));
       ctx.key_ready(dest);
     }
+    if (existed || !result.empty()) ctx.key_modified(dest);
     ctx.reply.integer(static_cast<int64_t>(result.size()));
     return;
   }
