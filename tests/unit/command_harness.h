@@ -1,6 +1,6 @@
 // The harness of the command handler unit tests (test_cmd_*.cpp): a Store at a fixed clock, a
-// reply buffer, and the hooks a handler may use (key-ready reports, a wait request, a server).
-// run() calls one handler on argv and returns exactly the bytes it wrote.
+// reply buffer, and the hooks a handler may use (key-ready and key-changed reports, a wait request,
+// a server). run() calls one handler on argv and returns exactly the bytes it wrote.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +21,17 @@ inline constexpr int64_t kNow = 1'700'000'000'000;
 inline constexpr std::string_view kWrongType =
     "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 
-// Records the keys that writes reported ready for blocked clients.
+// Records the keys that writes reported ready for blocked clients, the keys they reported changed
+// (for WATCH), and the store's size whenever a flush was announced (so a test can tell the
+// announcement came before the keys were dropped).
 struct ReadyKeys : engine::KeyEvents {
   std::vector<std::string> keys;
+  std::vector<std::string> modified;
+  std::vector<size_t> flushes;
+  const engine::Store* store = nullptr;
   void key_ready(std::string_view key) override { keys.emplace_back(key); }
+  void key_modified(std::string_view key) override { modified.emplace_back(key); }
+  void keyspace_flushing() override { flushes.push_back(store->size()); }
 };
 
 struct CommandHarness {
@@ -38,7 +45,10 @@ struct CommandHarness {
   bool blockable = false;
   engine::ServerControl* server = nullptr;
 
-  CommandHarness() { store.set_now(kNow); }
+  CommandHarness() {
+    store.set_now(kNow);
+    ready.store = &store;
+  }
 
   // Runs `handler` on `args` (the command name first) and returns the reply bytes.
   std::string run(engine::CommandHandler handler, std::initializer_list<std::string_view> args) {
@@ -49,6 +59,14 @@ struct CommandHarness {
         argv, writer, store, nullptr, server, nullptr, blockable ? &block : nullptr, &ready};
     handler(ctx);
     return out;
+  }
+
+  // Runs `handler` on `args` and returns the keys it reported changed, in report order.
+  std::vector<std::string> changed_by(engine::CommandHandler handler,
+                                      std::initializer_list<std::string_view> args) {
+    ready.modified.clear();
+    run(handler, args);
+    return ready.modified;
   }
 };
 

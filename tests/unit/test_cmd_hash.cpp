@@ -215,3 +215,20 @@ TEST_CASE("HSCAN: listpack in one call, hashtable by cursor, MATCH and COUNT, er
   CHECK(fields == 2000);
   CHECK(calls > 5);
 }
+
+TEST_CASE("Hash writes report the key they changed, and no-ops report nothing") {
+  using Keys = std::vector<std::string>;
+  Harness h;
+  CHECK(h.changed_by(cmd_hset, {"HSET", "h", "f", "1"}) == Keys{"h"});
+  // Rewriting a field with the same value still counts, as in Redis.
+  CHECK(h.changed_by(cmd_hset, {"HSET", "h", "f", "1"}) == Keys{"h"});
+  CHECK(h.changed_by(cmd_hmset, {"HMSET", "h", "g", "2"}) == Keys{"h"});
+  CHECK(h.changed_by(cmd_hsetnx, {"HSETNX", "h", "f", "9"}).empty());
+  CHECK(h.changed_by(cmd_hsetnx, {"HSETNX", "h", "n", "9"}) == Keys{"h"});
+  CHECK(h.changed_by(cmd_hdel, {"HDEL", "h", "missing"}).empty());
+  CHECK(h.changed_by(cmd_hdel, {"HDEL", "nokey", "f"}).empty());
+  CHECK(h.changed_by(cmd_hdel, {"HDEL", "h", "n", "missing"}) == Keys{"h"});
+  CHECK(h.changed_by(cmd_hincrby, {"HINCRBY", "h", "f", "0"}) == Keys{"h"});
+  CHECK(h.changed_by(cmd_hincrby, {"HINCRBY", "h", "f", "x"}).empty());
+  CHECK(h.changed_by(cmd_hincrbyfloat, {"HINCRBYFLOAT", "h", "f", "0.5"}) == Keys{"h"});
+}

@@ -455,3 +455,42 @@ TEST_CASE("OBJECT HELP prints Redis's lines as simple strings") {
   CHECK(reply.size() > 600);
   CHECK(std::string_view(reply).ends_with("+HELP\r\n+    Prints this help.\r\n"));
 }
+
+TEST_CASE("Keyspace writes report the keys they changed, and no-ops report nothing") {
+  using Keys = std::vector<std::string>;
+  Keyspace ks;
+  ks.set("a", "1");
+  ks.set("b", "2");
+  CHECK(ks.changed_by(cmd_del, {"DEL", "a", "missing", "b"}) == Keys{"a", "b"});
+  CHECK(ks.changed_by(cmd_del, {"UNLINK", "a"}).empty());
+  ks.set("k", "v");
+  CHECK(ks.changed_by(cmd_expire, {"EXPIRE", "missing", "10"}).empty());
+  CHECK(ks.changed_by(cmd_expire, {"EXPIRE", "k", "10", "XX"}).empty());
+  CHECK(ks.changed_by(cmd_expire, {"EXPIRE", "k", "10"}) == Keys{"k"});
+  CHECK(ks.changed_by(cmd_expire, {"PEXPIRE", "k", "5000", "GT"}).empty());
+  CHECK(ks.changed_by(cmd_persist, {"PERSIST", "k"}) == Keys{"k"});
+  CHECK(ks.changed_by(cmd_persist, {"PERSIST", "k"}).empty());
+  // A time in the past deletes the key: a change too.
+  CHECK(ks.changed_by(cmd_expire, {"PEXPIREAT", "k", "1"}) == Keys{"k"});
+  ks.set("src", "v");
+  CHECK(ks.changed_by(cmd_rename, {"RENAME", "src", "src"}).empty());
+  CHECK(ks.changed_by(cmd_rename, {"RENAME", "src", "dst"}) == Keys{"src", "dst"});
+  ks.set("other", "v");
+  CHECK(ks.changed_by(cmd_renamenx, {"RENAMENX", "dst", "other"}).empty());
+  CHECK(ks.changed_by(cmd_renamenx, {"RENAMENX", "dst", "fresh"}) == Keys{"dst", "fresh"});
+  CHECK(ks.changed_by(cmd_copy, {"COPY", "fresh", "other"}).empty());
+  CHECK(ks.changed_by(cmd_copy, {"COPY", "fresh", "other", "REPLACE"}) == Keys{"other"});
+  CHECK(ks.changed_by(cmd_copy, {"COPY", "missing", "x"}).empty());
+}
+
+TEST_CASE("FLUSHALL announces the flush while the keys still exist") {
+  Keyspace ks;
+  ks.set("a", "1");
+  ks.set("b", "1");
+  CHECK(ks.run(cmd_flushall, {"FLUSHALL", "bad"}) == kSyntaxErr);
+  CHECK(ks.ready.flushes.empty());
+  CHECK(ks.run(cmd_flushall, {"FLUSHALL"}) == "+OK\r\n");
+  CHECK(ks.ready.flushes == std::vector<size_t>{2});
+  CHECK(ks.run(cmd_flushall, {"FLUSHDB", "ASYNC"}) == "+OK\r\n");
+  CHECK(ks.ready.flushes == std::vector<size_t>{2, 0});
+}

@@ -214,3 +214,29 @@ TEST_CASE("LMPOP and BLMPOP key finders") {
   CHECK(keys_of(blmpop_keys, {"BLMPOP", "0", "-1", "a", "b"}).empty());
   CHECK(keys_of(blmpop_keys, {"BLMPOP", "0"}).empty());
 }
+
+TEST_CASE("List writes report the keys they changed, and no-ops report nothing") {
+  using Keys = std::vector<std::string>;
+  Harness h;
+  CHECK(h.changed_by(cmd_lpushx, {"LPUSHX", "l", "a"}).empty());
+  CHECK(h.changed_by(cmd_rpush, {"RPUSH", "l", "a", "b", "c", "b"}) == Keys{"l"});
+  CHECK(h.changed_by(cmd_rpushx, {"RPUSHX", "l", "d"}) == Keys{"l"});
+  CHECK(h.changed_by(cmd_lpop, {"LPOP", "nokey"}).empty());
+  CHECK(h.changed_by(cmd_lpop, {"LPOP", "l", "0"}).empty());
+  CHECK(h.changed_by(cmd_rpop, {"RPOP", "l"}) == Keys{"l"});
+  CHECK(h.changed_by(cmd_lset, {"LSET", "l", "9", "x"}).empty());
+  CHECK(h.changed_by(cmd_lset, {"LSET", "l", "0", "x"}) == Keys{"l"});
+  CHECK(h.changed_by(cmd_linsert, {"LINSERT", "l", "BEFORE", "zz", "y"}).empty());
+  CHECK(h.changed_by(cmd_linsert, {"LINSERT", "l", "AFTER", "x", "y"}) == Keys{"l"});
+  CHECK(h.changed_by(cmd_lrem, {"LREM", "l", "0", "zz"}).empty());
+  CHECK(h.changed_by(cmd_lrem, {"LREM", "l", "-1", "b"}) == Keys{"l"});
+  // LTRIM reports an existing list even when it keeps every element, as Redis.
+  CHECK(h.changed_by(cmd_ltrim, {"LTRIM", "l", "0", "-1"}) == Keys{"l"});
+  CHECK(h.changed_by(cmd_ltrim, {"LTRIM", "nokey", "0", "-1"}).empty());
+  CHECK(h.changed_by(cmd_lmove, {"LMOVE", "nokey", "m", "LEFT", "RIGHT"}).empty());
+  CHECK(h.changed_by(cmd_lmove, {"LMOVE", "l", "m", "LEFT", "RIGHT"}) == Keys{"l", "m"});
+  CHECK(h.changed_by(cmd_rpoplpush, {"RPOPLPUSH", "m", "l"}) == Keys{"m", "l"});
+  CHECK(h.changed_by(cmd_lmpop, {"LMPOP", "2", "nokey", "l", "LEFT"}) == Keys{"l"});
+  CHECK(h.changed_by(cmd_blpop, {"BLPOP", "nokey", "l", "0"}) == Keys{"l"});
+  CHECK(h.changed_by(cmd_brpop, {"BRPOP", "nokey", "0"}).empty());
+}

@@ -193,3 +193,28 @@ TEST_CASE("SSCAN: cursor error first, empty scan for a missing key, options afte
   CHECK(h.run(cmd_sscan, {"SSCAN", "s", "0", "MATCH", "1*"}) ==
         "*2\r\n$1\r\n0\r\n*2\r\n$1\r\n1\r\n$2\r\n12\r\n");
 }
+
+TEST_CASE("Set writes report the keys they changed, and no-ops report nothing") {
+  using Keys = std::vector<std::string>;
+  Harness h;
+  CHECK(h.changed_by(cmd_sadd, {"SADD", "s", "a", "b", "c"}) == Keys{"s"});
+  CHECK(h.changed_by(cmd_sadd, {"SADD", "s", "a"}).empty());
+  CHECK(h.changed_by(cmd_srem, {"SREM", "s", "zz"}).empty());
+  CHECK(h.changed_by(cmd_srem, {"SREM", "nokey", "a"}).empty());
+  CHECK(h.changed_by(cmd_srem, {"SREM", "s", "c"}) == Keys{"s"});
+  CHECK(h.changed_by(cmd_spop, {"SPOP", "nokey"}).empty());
+  CHECK(h.changed_by(cmd_spop, {"SPOP", "s", "0"}).empty());
+  CHECK(h.changed_by(cmd_sadd, {"SADD", "d", "a"}) == Keys{"d"});
+  CHECK(h.changed_by(cmd_smove, {"SMOVE", "s", "s", "a"}).empty());
+  CHECK(h.changed_by(cmd_smove, {"SMOVE", "s", "d", "zz"}).empty());
+  // The destination already holds "a": only the source changed.
+  CHECK(h.changed_by(cmd_smove, {"SMOVE", "s", "d", "a"}) == Keys{"s"});
+  CHECK(h.changed_by(cmd_smove, {"SMOVE", "s", "d", "b"}) == Keys{"s", "d"});
+  CHECK(h.changed_by(cmd_spop, {"SPOP", "d"}) == Keys{"d"});
+  CHECK(h.changed_by(cmd_sadd, {"SADD", "s", "a"}) == Keys{"s"});
+  CHECK(h.changed_by(cmd_sinterstore, {"SINTERSTORE", "dst", "s", "nokey"}).empty());
+  CHECK(h.changed_by(cmd_sunionstore, {"SUNIONSTORE", "dst", "s"}) == Keys{"dst"});
+  // An empty result deletes the existing destination: a change.
+  CHECK(h.changed_by(cmd_sdiffstore, {"SDIFFSTORE", "dst", "s", "s"}) == Keys{"dst"});
+  CHECK(h.changed_by(cmd_sdiffstore, {"SDIFFSTORE", "dst", "s", "s"}).empty());
+}

@@ -483,3 +483,34 @@ TEST_CASE("APPEND and SETRANGE obey the configured proto-max-bulk-len") {
   server.bulk_len = "536870912";
   CHECK(h.run(cmd_append, {"append", "k", "y"}) == ":2000001\r\n");
 }
+
+TEST_CASE("String writes report the keys they changed, and no-ops report nothing") {
+  using Keys = std::vector<std::string>;
+  Harness h;
+  CHECK(h.changed_by(cmd_set, {"SET", "k", "v"}) == Keys{"k"});
+  CHECK(h.changed_by(cmd_set, {"SET", "k", "v", "NX"}).empty());
+  CHECK(h.changed_by(cmd_set, {"SET", "missing", "v", "XX"}).empty());
+  CHECK(h.changed_by(cmd_setnx, {"SETNX", "k", "v"}).empty());
+  CHECK(h.changed_by(cmd_setnx, {"SETNX", "n", "v"}) == Keys{"n"});
+  CHECK(h.changed_by(cmd_setex, {"SETEX", "e", "0", "v"}).empty());
+  CHECK(h.changed_by(cmd_setex, {"PSETEX", "e", "100", "v"}) == Keys{"e"});
+  CHECK(h.changed_by(cmd_getset, {"GETSET", "k", "w"}) == Keys{"k"});
+  CHECK(h.changed_by(cmd_getdel, {"GETDEL", "missing"}).empty());
+  CHECK(h.changed_by(cmd_getdel, {"GETDEL", "n"}) == Keys{"n"});
+  CHECK(h.changed_by(cmd_getex, {"GETEX", "k"}).empty());
+  CHECK(h.changed_by(cmd_getex, {"GETEX", "k", "PERSIST"}).empty());
+  CHECK(h.changed_by(cmd_getex, {"GETEX", "missing", "EX", "10"}).empty());
+  CHECK(h.changed_by(cmd_getex, {"GETEX", "k", "EX", "10"}) == Keys{"k"});
+  CHECK(h.changed_by(cmd_getex, {"GETEX", "k", "PERSIST"}) == Keys{"k"});
+  CHECK(h.changed_by(cmd_mset, {"MSET", "a", "1", "b", "2"}) == Keys{"a", "b"});
+  CHECK(h.changed_by(cmd_msetnx, {"MSETNX", "a", "1", "c", "2"}).empty());
+  CHECK(h.changed_by(cmd_msetnx, {"MSETNX", "c", "1", "d", "2"}) == Keys{"c", "d"});
+  CHECK(h.changed_by(cmd_append, {"APPEND", "a", ""}) == Keys{"a"});
+  CHECK(h.changed_by(cmd_incr, {"INCR", "a"}) == Keys{"a"});
+  CHECK(h.changed_by(cmd_incr, {"INCR", "k"}).empty());  // not an integer
+  CHECK(h.changed_by(cmd_decrby, {"DECRBY", "a", "5"}) == Keys{"a"});
+  CHECK(h.changed_by(cmd_incrbyfloat, {"INCRBYFLOAT", "a", "1.5"}) == Keys{"a"});
+  CHECK(h.changed_by(cmd_setrange, {"SETRANGE", "a", "0", ""}).empty());
+  CHECK(h.changed_by(cmd_setrange, {"SETRANGE", "missing", "3", ""}).empty());
+  CHECK(h.changed_by(cmd_setrange, {"SETRANGE", "a", "0", "x"}) == Keys{"a"});
+}

@@ -230,3 +230,31 @@ TEST_CASE("the set operations name their keys through numkeys") {
         std::vector<size_t>{1, 3, 4});
   CHECK(keys_of(zsetop_store_keys, {"ZUNIONSTORE", "d", "-1", "a"}).empty());
 }
+
+TEST_CASE("Sorted-set writes report the keys they changed, and no-ops report nothing") {
+  using Keys = std::vector<std::string>;
+  Harness h;
+  CHECK(h.changed_by(cmd_zadd, {"ZADD", "nokey", "XX", "1", "a"}).empty());
+  CHECK(h.changed_by(cmd_zadd, {"ZADD", "z", "1", "a", "2", "b", "3", "c"}) == Keys{"z"});
+  CHECK(h.changed_by(cmd_zadd, {"ZADD", "z", "1", "a"}).empty());
+  CHECK(h.changed_by(cmd_zadd, {"ZADD", "z", "NX", "5", "a"}).empty());
+  CHECK(h.changed_by(cmd_zadd, {"ZADD", "z", "5", "a"}) == Keys{"z"});
+  // An increment of 0 leaves the score as it was: no change, as in Redis.
+  CHECK(h.changed_by(cmd_zincrby, {"ZINCRBY", "z", "0", "a"}).empty());
+  CHECK(h.changed_by(cmd_zincrby, {"ZINCRBY", "z", "1", "a"}) == Keys{"z"});
+  CHECK(h.changed_by(cmd_zrem, {"ZREM", "z", "zz"}).empty());
+  CHECK(h.changed_by(cmd_zrem, {"ZREM", "z", "a", "zz"}) == Keys{"z"});
+  CHECK(h.changed_by(cmd_zremrangebyscore, {"ZREMRANGEBYSCORE", "z", "10", "20"}).empty());
+  CHECK(h.changed_by(cmd_zremrangebyrank, {"ZREMRANGEBYRANK", "z", "0", "0"}) == Keys{"z"});
+  CHECK(h.changed_by(cmd_zadd, {"ZADD", "z", "1", "a", "2", "b"}) == Keys{"z"});
+  CHECK(h.changed_by(cmd_zpopmin, {"ZPOPMIN", "z", "0"}).empty());
+  CHECK(h.changed_by(cmd_zpopmin, {"ZPOPMIN", "nokey"}).empty());
+  CHECK(h.changed_by(cmd_zpopmax, {"ZPOPMAX", "z"}) == Keys{"z"});
+  CHECK(h.changed_by(cmd_bzpopmin, {"BZPOPMIN", "nokey", "z", "0"}) == Keys{"z"});
+  CHECK(h.changed_by(cmd_zadd, {"ZADD", "z", "1", "a"}) == Keys{"z"});
+  CHECK(h.changed_by(cmd_zunionstore, {"ZUNIONSTORE", "dst", "1", "nokey"}).empty());
+  CHECK(h.changed_by(cmd_zunionstore, {"ZUNIONSTORE", "dst", "1", "z"}) == Keys{"dst"});
+  // An empty result deletes the existing destination: a change.
+  CHECK(h.changed_by(cmd_zinterstore, {"ZINTERSTORE", "dst", "2", "z", "nokey"}) == Keys{"dst"});
+  CHECK(h.changed_by(cmd_zdiffstore, {"ZDIFFSTORE", "dst", "1", "nokey"}).empty());
+}
