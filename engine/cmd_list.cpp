@@ -290,12 +290,9 @@ void cmd_lindex(CommandContext& ctx) {
 }
 
 void cmd_lset(CommandContext& ctx) {
-  auto list = write_object<ListObject>(ctx.store, ctx.argv[1], false);
-  if (!list) {
-    ctx.reply.error(list.error());
-    return;
-  }
-  auto& o = list.value();
+  auto list = write_or_reply<ListObject>(ctx, ctx.argv[1], false);
+  if (!list) return;
+  auto& o = *list;
   if (!o) {
     ctx.reply.error(err::kNoSuchKey);
     return;
@@ -321,12 +318,9 @@ void cmd_linsert(CommandContext& ctx) {
     ctx.reply.error(err::kSyntax);
     return;
   }
-  auto list = write_object<ListObject>(ctx.store, ctx.argv[1], false);
-  if (!list) {
-    ctx.reply.error(list.error());
-    return;
-  }
-  auto& o = list.value();
+  auto list = write_or_reply<ListObject>(ctx, ctx.argv[1], false);
+  if (!list) return;
+  auto& o = *list;
   if (!o) {
     ctx.reply.integer(0);
     return;
@@ -354,12 +348,9 @@ void cmd_linsert(CommandContext& ctx) {
 void cmd_lrem(CommandContext& ctx) {
   int64_t count = 0;
   if (!int64_or_reply(ctx, ctx.argv[2], count)) return;
-  auto list = write_object<ListObject>(ctx.store, ctx.argv[1], false);
-  if (!list) {
-    ctx.reply.error(list.error());
-    return;
-  }
-  auto& o = list.value();
+  auto list = write_or_reply<ListObject>(ctx, ctx.argv[1], false);
+  if (!list) return;
+  auto& o = *list;
   if (!o) {
     ctx.reply.integer(0);
     return;
@@ -394,12 +385,9 @@ void cmd_ltrim(CommandContext& ctx) {
   int64_t start = 0;
   int64_t stop = 0;
   if (!int64_or_reply(ctx, ctx.argv[2], start) || !int64_or_reply(ctx, ctx.argv[3], stop)) return;
-  auto list = write_object<ListObject>(ctx.store, ctx.argv[1], false);
-  if (!list) {
-    ctx.reply.error(list.error());
-    return;
-  }
-  auto& o = list.value();
+  auto list = write_or_reply<ListObject>(ctx, ctx.argv[1], false);
+  if (!list) return;
+  auto& o = *list;
   if (o) {
     const int64_t len = static_cast<int64_t>(o->size());
     if (start < 0) start += len;

@@ -97,12 +97,9 @@ void zadd_generic(CommandContext& ctx, AddFlags flags) {
   }
   const std::string_view key = ctx.argv[1];
   // XX never creates the key; otherwise it is created (and deleted again if nothing was added).
-  auto found = write_object<ZSetObject>(ctx.store, key, !flags.xx);
-  if (!found) {
-    ctx.reply.error(found.error());
-    return;
-  }
-  auto& zset = found.value();
+  auto found = write_or_reply<ZSetObject>(ctx, key, !flags.xx);
+  if (!found) return;
+  auto& zset = *found;
   int64_t added = 0;
   int64_t updated = 0;
   int64_t processed = 0;
@@ -320,12 +317,9 @@ void zremrange_generic(CommandContext& ctx, RangeKind kind) {
     ctx.reply.error(kMinMaxNotLex);
     return;
   }
-  auto found = write_object<ZSetObject>(ctx.store, ctx.argv[1], false);
-  if (!found) {
-    ctx.reply.error(found.error());
-    return;
-  }
-  auto& zset = found.value();
+  auto found = write_or_reply<ZSetObject>(ctx, ctx.argv[1], false);
+  if (!found) return;
+  auto& zset = *found;
   if (!zset) {
     ctx.reply.integer(0);
     return;
@@ -370,12 +364,9 @@ void zpop_generic(CommandContext& ctx, bool min) {
     ctx.reply.error(kCountNotPositive);
     return;
   }
-  auto found = write_object<ZSetObject>(ctx.store, ctx.argv[1], false);
-  if (!found) {
-    ctx.reply.error(found.error());
-    return;
-  }
-  auto& zset = found.value();
+  auto found = write_or_reply<ZSetObject>(ctx, ctx.argv[1], false);
+  if (!found) return;
+  auto& zset = *found;
   if (!zset || count == 0) {
     ctx.reply.array(0);
     return;
@@ -394,12 +385,9 @@ void bzpop_generic(CommandContext& ctx, bool min) {
   if (!block_timeout_or_reply(ctx, ctx.argv.back(), timeout_ms)) return;
   const auto keys = ctx.argv.subspan(1, ctx.argv.size() - 2);
   for (const std::string_view key : keys) {
-    auto found = write_object<ZSetObject>(ctx.store, key, false);
-    if (!found) {
-      ctx.reply.error(found.error());
-      return;
-    }
-    auto& zset = found.value();
+    auto found = write_or_reply<ZSetObject>(ctx, key, false);
+    if (!found) return;
+    auto& zset = *found;
     if (!zset) continue;
     ctx.key_modified(key);
     ctx.reply.array(3);

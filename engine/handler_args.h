@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 #include "engine/command.h"
 #include "engine/object.h"
@@ -27,6 +29,19 @@ bool read_or_reply(CommandContext& ctx, std::string_view key, const T*& out) {
   }
   out = *found;
   return true;
+}
+
+// Looks `key` up for writing a T (see write_object; `create` adds an empty one when absent).
+// Replies WRONGTYPE and returns nullopt for another type; the guard is empty when absent.
+template <typename T>
+std::optional<ObjectWrite<T>> write_or_reply(CommandContext& ctx, std::string_view key,
+                                             bool create) {
+  auto found = write_object<T>(ctx.store, key, create);
+  if (!found) {
+    ctx.reply.error(found.error());
+    return std::nullopt;
+  }
+  return std::move(found.value());
 }
 
 // The count of HRANDFIELD, SRANDMEMBER and ZRANDMEMBER (argv[2]): an integer (kNotInteger) whose
