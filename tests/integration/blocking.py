@@ -5,7 +5,7 @@ ringkv and a real redis-server 7 and compares every observation byte for byte.""
 import time
 
 import harness
-from harness import encode_command
+from harness import RespClient, encode_command
 
 # Long enough for a request to reach the server and block before the next client acts.
 SETTLE = 0.1
@@ -22,6 +22,23 @@ def blocked_send(client, *args):
     """Sends a (blocking) command without reading, and gives it time to block."""
     client.send(encode_command(*args))
     time.sleep(SETTLE / 2)
+
+
+class Observations:
+    """What one scenario run records: named replies in order, from clients of one server."""
+
+    def __init__(self, port):
+        self.port = port
+        self.seen = []
+
+    def note(self, name, value):
+        """Records `value` under `name` and returns it."""
+        self.seen.append((name, value))
+        return value
+
+    def client(self):
+        """A new raw connection to the server under test."""
+        return RespClient(self.port)
 
 
 def compare_with_redis(name, doc, scenarios, expected):

@@ -15,21 +15,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from blocking import SETTLE, blocked_send, compare_with_redis, quiet  # noqa: E402
-from harness import RespClient, encode_command  # noqa: E402
+from blocking import SETTLE, Observations, blocked_send, compare_with_redis, quiet  # noqa: E402
+from harness import encode_command  # noqa: E402
 
 
 def scenarios(port, report, label):
     """Runs every scenario on the server at `port`; returns the observed replies in order."""
-    seen = []
-
-    def note(name, value):
-        seen.append((name, value))
-        return value
-
-    def client():
-        return RespClient(port)
-
+    observed = Observations(port)
+    note, client = observed.note, observed.client
     with client() as admin:
         admin.call("FLUSHALL")
 
@@ -118,7 +111,7 @@ def scenarios(port, report, label):
         with client() as a:
             note("wrongtype", a.call("BLPOP", "nx", "str", "0"))
             note("negative", a.call("BLPOP", "nx", "-1"))
-    return seen
+    return observed.seen
 
 
 EXPECTED = {

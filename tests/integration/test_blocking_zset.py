@@ -15,21 +15,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from blocking import SETTLE, blocked_send, compare_with_redis, quiet  # noqa: E402
-from harness import RespClient, encode_command  # noqa: E402
+from blocking import SETTLE, Observations, blocked_send, compare_with_redis, quiet  # noqa: E402
+from harness import encode_command  # noqa: E402
 
 
 def scenarios(port, report, label):
     """Runs every scenario on the server at `port`; returns the observed replies in order."""
-    seen = []
-
-    def note(name, value):
-        seen.append((name, value))
-        return value
-
-    def client():
-        return RespClient(port)
-
+    observed = Observations(port)
+    note, client = observed.note, observed.client
     with client() as admin:
         admin.call("FLUSHALL")
 
@@ -107,7 +100,7 @@ def scenarios(port, report, label):
             note("negative", a.call("BZPOPMIN", "nx", "-1"))
             note("not a float", a.call("BZPOPMAX", "nx", "abc"))
             note("overflow", a.call("BZPOPMAX", "nx", "1e20"))
-    return seen
+    return observed.seen
 
 
 EXPECTED = {
