@@ -23,9 +23,13 @@ bool block_timeout_or_reply(CommandContext& ctx, std::string_view arg, int64_t& 
 }
 
 void block_or_timeout(CommandContext& ctx, std::span<const std::string_view> keys,
-                      int64_t timeout_ms) {
+                      int64_t timeout_ms, DeniedReply denied) {
   if (ctx.block == nullptr) {
-    ctx.reply.null_array();
+    if (!ctx.timed_out && denied == DeniedReply::kNullBulk) {
+      ctx.reply.null();
+    } else {
+      ctx.reply.null_array();
+    }
     return;
   }
   ctx.block->active = true;

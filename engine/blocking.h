@@ -19,9 +19,14 @@ inline constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
 // kTimeoutNotFloat or kTimeoutNegative and returns false.
 bool block_timeout_or_reply(CommandContext& ctx, std::string_view arg, int64_t& timeout_ms);
 
+// What a blocking command answers when it may not wait (inside MULTI): Redis 7.0 gives BLMOVE
+// and BRPOPLPUSH the null bulk of their non-blocking forms and the others a null array. A wait
+// that timed out always ends with a null array.
+enum class DeniedReply { kNullArray, kNullBulk };
+
 // Nothing to serve: asks to wait for `keys` until `timeout_ms` (0 = forever), or answers as timed
-// out (a null array) when the client cannot block (inside MULTI, unit tests).
+// out or denied when the client cannot block (inside MULTI, unit tests).
 void block_or_timeout(CommandContext& ctx, std::span<const std::string_view> keys,
-                      int64_t timeout_ms);
+                      int64_t timeout_ms, DeniedReply denied = DeniedReply::kNullArray);
 
 }  // namespace ringkv::engine

@@ -195,7 +195,7 @@ void blocking_move(CommandContext& ctx, End from, End to, std::string_view timeo
     return;
   }
   if (*source == nullptr) {
-    block_or_timeout(ctx, ctx.argv.subspan(1, 1), timeout_ms);
+    block_or_timeout(ctx, ctx.argv.subspan(1, 1), timeout_ms, DeniedReply::kNullBulk);
     return;
   }
   move_generic(ctx, from, to);

@@ -204,12 +204,16 @@ struct CommandContext {
   ServerControl* server;    // null in unit tests of pure commands
   const CommandSpec* spec;  // the row being run (the subcommand's row for subcommands)
   // Where a blocking handler asks to wait. Null when the client cannot block (inside MULTI, or in
-  // unit tests): the handler then answers as if its timeout had passed, as Redis does.
+  // unit tests) and when its wait timed out: the handler then answers with Redis's reply for
+  // that case (see blocking.h).
   BlockRequest* block = nullptr;
   // Where writers report keys made ready or changed (may be null: nobody is listening).
   KeyEvents* ready = nullptr;
   // Publish/subscribe state (null in unit tests that do not need it).
   PubSubHub* pubsub = nullptr;
+
+  // Set when a blocked client's timeout passed (block is then null).
+  bool timed_out = false;
 
   // Reports that `key` was created or grew (LPUSH, RPUSH, LMOVE's destination, ZADD, ...).
   void key_ready(std::string_view key) const {

@@ -325,6 +325,7 @@ bool Server::rerun_blocked(Connection& conn, bool timed_out) {
   engine::BlockRequest again;
   engine::CommandContext ctx{argv, writer,  store_, &conn, this, spec, timed_out ? nullptr : &again,
                              this, &pubsub_};
+  ctx.timed_out = timed_out;
   spec->handler(ctx);
   writer.set_version(version);
   if (again.active) return false;

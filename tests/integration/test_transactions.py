@@ -164,12 +164,13 @@ def scenarios(port):
     obs("reset in multi", "RESET")
     obs("exec after reset", "EXEC")
     obs("reset dropped queue", "EXISTS", "z")
-    # Blocking commands inside MULTI answer as timed out. BLMOVE and BRPOPLPUSH are not here:
-    # Redis answers them with a null bulk inside MULTI but a null array on a real timeout, and
-    # ringkv's handlers are run the same way in both cases (they answer the null array).
+    # Blocking commands inside MULTI do not wait: most answer a null array, BLMOVE and BRPOPLPUSH
+    # the null bulk of their non-blocking forms (a real timeout gives them a null array).
     for proto in (2, 3):
         a.call("HELLO", str(proto))
         a.call("MULTI")
+        a.call("BLMOVE", "nokey", "dst", "LEFT", "RIGHT", "0")
+        a.call("BRPOPLPUSH", "nokey", "dst", "0")
         a.call("BLPOP", "nokey", "0")
         a.call("BLMPOP", "0", "1", "nokey", "LEFT")
         a.call("BZPOPMIN", "nokey", "0")
