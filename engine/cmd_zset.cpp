@@ -14,6 +14,7 @@
 #include "engine/handler_args.h"
 #include "engine/handlers.h"
 #include "engine/random.h"
+#include "engine/scan_args.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
 #include "engine/zset_type.h"
@@ -596,6 +597,41 @@ void cmd_zrandmember(CommandContext& ctx) {
   }
   zset->visit_ranks(next_random() % zset->size(), 1, false,
                     [&](std::string_view m, double) { ctx.reply.bulk(m); });
+}
+
+void cmd_zscan(CommandContext& ctx) {
+  uint64_t cursor = 0;
+  if (!scan_cursor_or_reply(ctx, ctx.argv[2], cursor)) return;
+  const ZSetObject* zset = nullptr;
+  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
+  if (zset == nullptr) {
+    reply_empty_scan(ctx.reply);
+    return;
+  }
+  ScanOptions options;
+  if (!scan_options_or_reply(ctx, 3, false, options)) return;
+  std::vector<std::pair<std::string_view, double>> items;
+  const uint64_t next =
+      zset->scan(cursor, static_cast<size_t>(options.count), [&](std::string_view m, double s) {
+        if (options.matches(m)) items.emplace_back(m, s);
+      });
+  // Members and scores alternate, scores as strings in both protocols. A listpack holds whole
+  // scores as integers (Redis's double2ll: exact and within +-LLONG_MAX/2), and ZSCAN prints
+  // them back that way; every other score prints as "%.17g".
+  const bool listpack = zset->encoding() == ZSetObject::Encoding::kListpack;
+  constexpr double kLongLimit = static_cast<double>(INT64_MAX / 2);
+  ctx.reply.array(2);
+  ctx.reply.bulk_integer(static_cast<int64_t>(next));
+  ctx.reply.array(items.size() * 2);
+  for (const auto& [member, score] : items) {
+    ctx.reply.bulk(member);
+    if (listpack && score >= -kLongLimit && score <= kLongLimit &&
+        score == static_cast<double>(static_cast<int64_t>(score))) {
+      ctx.reply.bulk_integer(static_cast<int64_t>(score));
+    } else {
+      ctx.reply.double_bulk(score);
+    }
+  }
 }
 
 }  // namespace ringkv::engine

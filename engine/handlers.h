@@ -120,6 +120,7 @@ void cmd_zpopmax(CommandContext& ctx);
 void cmd_bzpopmin(CommandContext& ctx);
 void cmd_bzpopmax(CommandContext& ctx);
 void cmd_zrandmember(CommandContext& ctx);
+void cmd_zscan(CommandContext& ctx);
 void cmd_zunionstore(CommandContext& ctx);
 void cmd_zinterstore(CommandContext& ctx);
 void cmd_zdiffstore(CommandContext& ctx);

@@ -549,4 +549,12 @@ int ZSetObject::random_level() {
   return level;
 }
 
+uint64_t ZSetObject::scan(uint64_t cursor, size_t count, const Visit& visit) const {
+  if (encoding_ == Encoding::kListpack) {
+    for_each(visit);
+    return 0;
+  }
+  return index_.scan(cursor, count, [&](const Node& n) { visit(n.member(), n.score); });
+}
+
 }  // namespace ringkv::engine

@@ -115,6 +115,12 @@ class ZSetObject final : public Object {
   // Visits every element in order.
   void for_each(const Visit& visit) const { visit_ranks(0, count_, false, visit); }
 
+  // ZSCAN step: visits the elements of the member index's buckets at `cursor` (about `count` of
+  // them) and returns the next cursor, 0 when done. A listpack is visited whole in one call, in
+  // order. The skiplist's cursor counts in reversed-bit order over the member index, so every
+  // element present for the whole scan is visited at least once however the index is resized.
+  uint64_t scan(uint64_t cursor, size_t count, const Visit& visit) const;
+
  private:
   struct Node;
 

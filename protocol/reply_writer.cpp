@@ -103,15 +103,25 @@ void ReplyWriter::push(size_t n) {
   header(version_ == RespVersion::kResp3 ? '>' : '*', static_cast<int64_t>(n));
 }
 
-void ReplyWriter::double_value(double d) {
-  // Redis spells infinities out itself rather than trusting libc; %.17g already gives "nan".
+namespace {
+
+// A double as Redis 7.0 prints it: "%.17g", with infinities spelled out by Redis itself rather
+// than by libc ("nan" comes from %.17g already).
+std::string_view double_text(double d, char (&buf)[32]) {
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  return format_double(d, buf);
+}
+
+}  // namespace
+
+void ReplyWriter::double_bulk(double d) {
   char buf[32];
-  std::string_view text;
-  if (std::isinf(d)) {
-    text = d > 0 ? "inf" : "-inf";
-  } else {
-    text = format_double(d, buf);
-  }
+  bulk(double_text(d, buf));
+}
+
+void ReplyWriter::double_value(double d) {
+  char buf[32];
+  const std::string_view text = double_text(d, buf);
   if (version_ == RespVersion::kResp3) {
     std::string& out = *out_;
     out.push_back(',');

@@ -60,6 +60,8 @@ class ReplyWriter {
   void push(size_t n);  // RESP3 ">n", RESP2 "*n"
   // Double as Redis 7.0 prints it: RESP3 ",%.17g" (inf/-inf/nan spelled out), RESP2 a bulk string.
   void double_value(double d);
+  // The same text as a bulk string in both protocols (scores inside ZSCAN's string array).
+  void double_bulk(double d);
   // RESP3 "#t"/"#f", RESP2 ":1"/":0".
   void boolean(bool b);
   // RESP3 verbatim string "=len\r\ntxt:...", RESP2 a bulk string.

@@ -13,7 +13,7 @@ ZSET_ARITY = {
     "zlexcount": 4, "zrange": -4, "zrangebyscore": -4, "zrevrangebyscore": -4,
     "zrangebylex": -4, "zrevrangebylex": -4, "zrevrange": -4, "zrank": 3, "zrevrank": 3,
     "zrem": -3, "zremrangebyrank": 4, "zremrangebyscore": 4, "zremrangebylex": 4,
-    "zpopmin": -2, "zpopmax": -2, "bzpopmin": -3, "bzpopmax": -3, "zrandmember": -2,
+    "zpopmin": -2, "zpopmax": -2, "bzpopmin": -3, "bzpopmax": -3, "zrandmember": -2, "zscan": -3,
     "zunionstore": -4, "zinterstore": -4, "zdiffstore": -4, "zunion": -3, "zinter": -3,
     "zdiff": -3,
 }
@@ -83,7 +83,7 @@ class ZSetGenMixin:
         c = r.choice(["zadd", "zadd", "zadd", "zincrby", "zscore", "zmscore", "zcard", "zcount",
                       "zrange", "zrange", "zrangebyscore", "zrevrangebyscore", "zrevrange",
                       "zrank", "zrem", "zremrangebyrank", "zremrangebyscore", "zpop", "bzpop",
-                      "zrandmember", "op", "store", "lex", "lex"])
+                      "zrandmember", "zscan", "op", "store", "lex", "lex"])
         if c == "zadd":
             opts = r.sample([b"NX", b"XX", b"GT", b"LT", b"CH", b"INCR", b"ch"], r.choice([0, 0, 1, 2]))
             pairs = []
@@ -141,6 +141,12 @@ class ZSetGenMixin:
             timeout = r.choice([b"0.01", b"1", b"-1", b"x", b"1e20", b"inf"])
             return [([b"ZADD", keys[-1], self.r.choice(SCORES), self.zmember()], "exact"),
                     ([r.choice([b"BZPOPMIN", b"BZPOPMAX"])] + keys + [timeout], "exact")]
+        if c == "zscan":
+            # Small sorted sets come back whole, in order, with cursor 0: compared exactly.
+            opts = r.choice([[], [b"COUNT", b"1"], [b"MATCH", b"*a*"], [b"COUNT", b"0"],
+                             [b"COUNT", b"x"], [b"TYPE", b"zset"], [b"MATCH"]])
+            cursor = r.choice([b"0", b"0", b"x", b"-1"])
+            return [([b"ZSCAN", k, cursor] + opts, "exact")]
         if c == "zrandmember":
             opts = r.choice([[b"1000"], [b"0"], [b"x"], [b"1", b"x"], [b"1000", b"WITHSCORES"],
                              [b"-9223372036854775808"], [b"9223372036854775807", b"WITHSCORES"],
@@ -210,6 +216,7 @@ class ZSetGenMixin:
                 ([b"ZREMRANGEBYRANK", k, b"10", b"19"], "exact"),
                 ([b"ZREMRANGEBYSCORE", k, b"(5", b"8"], "exact"),
                 ([b"ZRANDMEMBER", k, b"-5"], ("sample", False, members)),
+                ([b"ZSCAN", k, b"0", b"COUNT", b"100000"], "scan"),
                 ([b"ZUNIONSTORE", b"zbig2", b"2", k, b"z1", b"WEIGHTS", b"2", b"1"], "exact"),
                 ([b"OBJECT", b"ENCODING", b"zbig2"], "exact"),
                 ([b"ZRANGE", b"zbig2", b"0", b"-1", b"WITHSCORES"], "exact"),

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/handlers.h"
 #include "engine/store.h"
+#include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"
 
@@ -257,4 +259,36 @@ TEST_CASE("Sorted-set writes report the keys they changed, and no-ops report not
   // An empty result deletes the existing destination: a change.
   CHECK(h.changed_by(cmd_zinterstore, {"ZINTERSTORE", "dst", "2", "z", "nokey"}) == Keys{"dst"});
   CHECK(h.changed_by(cmd_zdiffstore, {"ZDIFFSTORE", "dst", "1", "nokey"}).empty());
+}
+
+TEST_CASE("ZSCAN: a listpack whole with its integer scores, a skiplist by cursor") {
+  Harness h;
+  h.run(cmd_zadd, {"ZADD", "z", "1.5", "a", "123456789012345680", "b", "0.1", "c"});
+  CHECK(h.run(cmd_zscan, {"ZSCAN", "z", "0"}) ==
+        "*2\r\n$1\r\n0\r\n*6\r\n$1\r\nc\r\n$19\r\n0.10000000000000001\r\n$1\r\na\r\n$3\r\n1.5\r\n"
+        "$1\r\nb\r\n$18\r\n123456789012345680\r\n");
+  CHECK(h.run(cmd_zscan, {"ZSCAN", "z", "0", "MATCH", "a"}) ==
+        "*2\r\n$1\r\n0\r\n*2\r\n$1\r\na\r\n$3\r\n1.5\r\n");
+  CHECK(h.run(cmd_zscan, {"ZSCAN", "nokey", "0"}) == "*2\r\n$1\r\n0\r\n*0\r\n");
+  CHECK(h.run(cmd_zscan, {"ZSCAN", "z", "x"}) == "-ERR invalid cursor\r\n");
+  CHECK(h.run(cmd_zscan, {"ZSCAN", "z", "0", "TYPE", "zset"}) == "-ERR syntax error\r\n");
+  // Past 128 members: a skiplist, walked by cursor; every member comes back with its score.
+  for (int i = 0; i < 300; ++i) {
+    h.run(cmd_zadd, {"ZADD", "big", std::to_string(i) + ".25", "m" + std::to_string(i)});
+  }
+  std::set<std::string> seen;
+  std::string cursor = "0";
+  do {
+    // The decoded views point into `reply`, which must outlive them.
+    const std::string reply = h.run(cmd_zscan, {"ZSCAN", "big", cursor, "COUNT", "7"});
+    ringkv::protocol::ReplyValue v;
+    REQUIRE(ringkv::protocol::decode_reply(reply, v));
+    cursor = std::string(v.elements[0].text);
+    for (size_t i = 0; i + 1 < v.elements[1].elements.size(); i += 2) {
+      std::string member(v.elements[1].elements[i].text);
+      CHECK(std::string(v.elements[1].elements[i + 1].text) == member.substr(1) + ".25");
+      seen.insert(member);
+    }
+  } while (cursor != "0");
+  CHECK(seen.size() == 300);
 }
