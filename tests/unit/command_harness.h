@@ -40,9 +40,10 @@ struct CommandHarness {
   protocol::ReplyWriter writer{out};
   ReadyKeys ready;
   // The wait request of the last run, when `blockable`; otherwise handlers cannot block and
-  // answer as timed out, as inside MULTI.
+  // answer as inside MULTI, or, with `timed_out`, as when a wait timed out.
   engine::BlockRequest block;
   bool blockable = false;
+  bool timed_out = false;
   engine::ServerControl* server = nullptr;
 
   CommandHarness() {
@@ -57,6 +58,7 @@ struct CommandHarness {
     block = engine::BlockRequest{};
     engine::CommandContext ctx{
         argv, writer, store, nullptr, server, nullptr, blockable ? &block : nullptr, &ready};
+    ctx.timed_out = timed_out;
     handler(ctx);
     return out;
   }

@@ -160,9 +160,16 @@ TEST_CASE("LMOVE, RPOPLPUSH and LMPOP") {
 
 TEST_CASE("blocking commands serve data, wait, or answer as timed out") {
   Harness h;
-  // Not blockable: answered as a timeout at once.
+  // Not blockable (inside MULTI): answered at once, BLMOVE/BRPOPLPUSH with their non-blocking
+  // forms' null bulk, the others with a null array.
   CHECK(h.run(cmd_blpop, {"BLPOP", "a", "b", "0"}) == "*-1\r\n");
+  CHECK(h.run(cmd_blmove, {"BLMOVE", "a", "b", "left", "left", "0"}) == "$-1\r\n");
+  CHECK(h.run(cmd_brpoplpush, {"BRPOPLPUSH", "a", "b", "0"}) == "$-1\r\n");
+  // A wait that timed out: a null array for all of them.
+  h.timed_out = true;
   CHECK(h.run(cmd_blmove, {"BLMOVE", "a", "b", "left", "left", "0"}) == "*-1\r\n");
+  CHECK(h.run(cmd_brpoplpush, {"BRPOPLPUSH", "a", "b", "0"}) == "*-1\r\n");
+  h.timed_out = false;
   h.blockable = true;
   CHECK(h.run(cmd_blpop, {"BLPOP", "a", "b", "1.5"}).empty());
   CHECK(h.block.active);
