@@ -383,8 +383,14 @@ void Server::cron() {
   if (config_.server.timeout > 0) {
     uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
     for (auto& [id, conn] : clients_) {
-      // Relay links from peers are long-lived by design, like Redis's replication links.
-      if (!conn->closing() && !conn->is_peer() && now - conn->last_interaction_ms() > limit_ms) {
+      // As Redis, the idle timeout spares clients that wait by design: relay links from peers
+      // (like replication links), clients blocked in a command (they have their own timeout)
+      // and subscribers.
+      if (conn->closing() || conn->is_peer() || conn->blocked() ||
+          pubsub_.subscription_count(id) > 0) {
+        continue;
+      }
+      if (now - conn->last_interaction_ms() > limit_ms) {
         spdlog::warn("closing idle client id={} addr={} after {} s", id, conn->peer_address(),
                      config_.server.timeout);
         conn->close();

@@ -163,14 +163,28 @@ def check_idle_timeout(report, binary):
     with harness.ServerProcess(binary, name="timeout", extra_args=["--timeout", "1"]) as s:
         idle = harness.RespClient(s.port)
         busy = harness.RespClient(s.port)
+        # Clients that wait by design are not idle: one blocked in BLPOP, one subscribed.
+        blocked = harness.RespClient(s.port)
+        subscriber = harness.RespClient(s.port)
         report.equal(idle.call("PING"), b"+PONG\r\n", "idle client served before going idle")
+        blocked.send(harness.encode_command("BLPOP", "idle-test-list", "0"))
+        report.equal(subscriber.call("SUBSCRIBE", "idle-test"),
+                     b"*3\r\n$9\r\nsubscribe\r\n$9\r\nidle-test\r\n:1\r\n", "subscribed")
         deadline = time.time() + 4
         while time.time() < deadline:
             report.equal(busy.call("PING"), b"+PONG\r\n", "busy client stays connected")
             time.sleep(0.3)
         report.check(idle.closed_by_peer(timeout=0.1), "client idle past --timeout 1 is closed")
-        idle.close()
-        busy.close()
+        report.check(not subscriber.closed_by_peer(timeout=0.1),
+                     "a subscriber is not closed as idle")
+        report.check(not blocked.closed_by_peer(timeout=0.1),
+                     "a client blocked in BLPOP is not closed as idle")
+        busy.call("RPUSH", "idle-test-list", "x")
+        blocked.sock.settimeout(5)
+        report.equal(blocked.read(), b"*2\r\n$14\r\nidle-test-list\r\n$1\r\nx\r\n",
+                     "the blocked client is still there to be served")
+        for c in (idle, busy, blocked, subscriber):
+            c.close()
         harness.check_clean_exit(report, s)
 
 
