@@ -157,7 +157,9 @@ class ServerProcess:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self):
-        return self.start()
+        # start_oracle() hands over a server that already runs: starting it again would orphan
+        # the first process.
+        return self if self.proc is not None else self.start()
 
     def __exit__(self, *exc):
         self.cleanup()
