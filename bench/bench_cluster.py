@@ -27,6 +27,11 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "integration"))
+
+from harness import encode_command, free_port, free_ports  # noqa: E402
+
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 REDIS_BENCHMARK = shutil.which("redis-benchmark") or "/usr/bin/redis-benchmark"
 NUTCRACKER = shutil.which("nutcracker") or "/usr/sbin/nutcracker"
@@ -38,27 +43,11 @@ PIPELINES = (1, 16)
 GOALS = {1: 1.0, 16: 1.3}
 
 
-def free_port():
-    """A TCP port on 127.0.0.1 that the OS reports free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def encode(*args):
-    """One RESP multibulk request."""
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a.encode() if isinstance(a, str) else a
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
-
-
 def call(port, *args, timeout=5.0):
     """Sends one command and returns its reply decoded to str (simple, error, integer, bulk) or
     None for a null bulk; raises on an error reply. Only the reply types this script needs."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(encode(*args))
+        s.sendall(encode_command(*args))
         buf = b""
         while b"\r\n" not in buf:
             chunk = s.recv(65536)
@@ -162,7 +151,7 @@ class Process:
 
 def ringkv_nodes(binary, workdir, hash_name):
     """Writes TOML configs for a cluster of NODES ringkv-servers; returns their Processes."""
-    ports = [free_port() for _ in range(NODES)]
+    ports = free_ports(NODES)
     nodes = []
     for i, port in enumerate(ports):
         peers = ", ".join('"127.0.0.1:%d"' % p for p in ports if p != port)
