@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "engine/string_ops.h"
+#include "protocol/request_writer.h"
 
 namespace ringkv::cluster {
 namespace {
@@ -15,29 +16,11 @@ namespace {
 // How often link timeouts are checked.
 constexpr uint64_t kTimeoutCheckMs = 50;
 
-void append_bulk(std::string& out, std::string_view s) {
-  char buf[24];
-  out += '$';
-  auto r = std::to_chars(buf, buf + sizeof(buf), s.size());
-  out.append(buf, r.ptr);
-  out += "\r\n";
-  out.append(s);
-  out += "\r\n";
-}
-
-void append_header(std::string& out, size_t n) {
-  char buf[24];
-  out += '*';
-  auto r = std::to_chars(buf, buf + sizeof(buf), n);
-  out.append(buf, r.ptr);
-  out += "\r\n";
-}
-
 // A request frame; relayed for a RESP3 client, it carries the RINGKV.RESP3 prefix.
 void append_command(std::string& f, std::span<const std::string_view> argv, bool resp3) {
-  append_header(f, argv.size() + (resp3 ? 1 : 0));
-  if (resp3) append_bulk(f, "RINGKV.RESP3");
-  for (auto a : argv) append_bulk(f, a);
+  protocol::append_request_header(f, argv.size() + (resp3 ? 1 : 0));
+  if (resp3) protocol::append_request_bulk(f, "RINGKV.RESP3");
+  for (auto a : argv) protocol::append_request_bulk(f, a);
 }
 
 std::string fingerprint_hex(uint64_t fp) {
@@ -264,10 +247,10 @@ PeerLink& Cluster::link_for(size_t node, uint64_t client_id) {
 std::unique_ptr<PeerLink> Cluster::make_link(PeerState& peer, LinkOptions options) {
   std::string mine = fingerprint_hex(ring_.fingerprint());
   std::string handshake;
-  append_header(handshake, 3);
-  append_bulk(handshake, "RINGKV.PEER");
-  append_bulk(handshake, self_);
-  append_bulk(handshake, mine);
+  protocol::append_request_header(handshake, 3);
+  protocol::append_request_bulk(handshake, "RINGKV.PEER");
+  protocol::append_request_bulk(handshake, self_);
+  protocol::append_request_bulk(handshake, mine);
   PeerState* ps = &peer;
   return std::make_unique<PeerLink>(
       loop_, peer.address, options, std::move(handshake), [ps, mine](std::string_view reply) {
@@ -321,11 +304,11 @@ void Cluster::send_to(size_t node, std::span<const std::string_view> argv,
   if (groups == nullptr) {
     append_command(f, argv, resp3);
   } else {
-    append_header(f, n + (resp3 ? 1 : 0));
-    if (resp3) append_bulk(f, "RINGKV.RESP3");
-    append_bulk(f, argv[0]);
+    protocol::append_request_header(f, n + (resp3 ? 1 : 0));
+    if (resp3) protocol::append_request_bulk(f, "RINGKV.RESP3");
+    protocol::append_request_bulk(f, argv[0]);
     for (size_t g : *groups) {
-      for (size_t k = 0; k < step; ++k) append_bulk(f, argv[g + k]);
+      for (size_t k = 0; k < step; ++k) protocol::append_request_bulk(f, argv[g + k]);
     }
   }
   relayed_++;

@@ -122,12 +122,13 @@ void fill_derived(Config& config) {
 std::string to_toml(const Config& config) {
   std::string out = "# ringkv-server " RINGKV_VERSION " configuration\n";
   for (std::string_view section : detail::sections()) {
-    out += "\n[" + std::string(section) + "]\n";
+    std::string body;
     for (const Row& row : rows()) {
       if (row.section != section) continue;
-      out += "# " + std::string(row.description) + "\n";
-      out += std::string(row.key) + " = " + row.to_toml(config) + "\n";
+      body += "# " + std::string(row.description) + "\n";
+      body += std::string(row.key) + " = " + row.to_toml(config) + "\n";
     }
+    if (!body.empty()) out += "\n[" + std::string(section) + "]\n" + body;
   }
   return out;
 }

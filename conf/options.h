@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ringkv::conf {
@@ -49,6 +50,37 @@ struct ClusterOptions {
   std::string on_peer_down = kPeerDownFail;  // "fail" its keys, or "eject" it from the ring
 };
 
+// Names accepted by PersistenceOptions::appendfsync.
+inline constexpr const char* kFsyncAlways = "always";
+inline constexpr const char* kFsyncEverysec = "everysec";
+inline constexpr const char* kFsyncNo = "no";
+
+// The append-only file (Redis's parameter names).
+struct PersistenceOptions {
+  bool appendonly = false;                   // log every write and replay the log at start-up
+  std::string appendfsync = kFsyncEverysec;  // always, everysec or no
+  std::string dir = ".";                     // directory of the append-only file
+  std::string appendfilename = "appendonly.aof";
+  int64_t auto_aof_rewrite_percentage = 100;             // rewrite when grown by this % (0 = off)
+  int64_t auto_aof_rewrite_min_size = 64 * 1024 * 1024;  // ... and at least this big (bytes)
+  bool aof_load_truncated = true;  // start with a truncated last record dropped (else refuse)
+};
+
+// Who may use the node and which commands exist.
+struct SecurityOptions {
+  std::string requirepass;     // clients must AUTH with it; "" = no password
+  bool protected_mode = true;  // without a password, refuse non-loopback clients
+  // rename-command: original name → new name ("" disables the command).
+  std::vector<std::pair<std::string, std::string>> rename_command;
+};
+
+// The memory limit and what happens at it.
+struct MemoryOptions {
+  int64_t maxmemory = 0;  // bytes of data before writes evict or fail; 0 = none
+  std::string maxmemory_policy = "noeviction";  // which keys go when over maxmemory
+  int64_t maxmemory_samples = 5;                // keys sampled per eviction
+};
+
 // Logging through spdlog.
 struct LogOptions {
   std::string level = "info";  // least severe level written: trace, debug, info, warn, error
@@ -59,6 +91,9 @@ struct LogOptions {
 struct Config {
   ServerOptions server;
   ClusterOptions cluster;
+  PersistenceOptions persistence;
+  SecurityOptions security;
+  MemoryOptions memory;
   LogOptions log;
   std::string source_file;  // path of the TOML file it was loaded from; "" = defaults only
 };

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "conf/size.h"
@@ -166,6 +167,42 @@ Row size_row(const Head& h, Field<G, int64_t> field, int64_t min) {
   };
   row.to_text = [=](const Config& c) { return std::to_string(field(c)); };
   row.to_toml = row.to_text;
+  return row;
+}
+
+// A switch: a TOML boolean (or "yes"/"no"), yes/no on the command line and in CONFIG SET, as
+// Redis spells it (CONFIG GET prints yes or no).
+template <typename G>
+Row bool_row(const Head& h, Field<G, bool> field) {
+  Row row = make_row(h);
+  auto parse = [](std::string_view text) -> std::optional<bool> {
+    std::string v = lower(text);
+    if (v == "yes" || v == "true") return true;
+    if (v == "no" || v == "false") return false;
+    return std::nullopt;
+  };
+  row.from_text = [=](Config& c, std::string_view text) -> Reason {
+    auto v = parse(text);
+    if (!v) return "expected yes or no, got " + quoted(text);
+    field(c) = *v;
+    return {};
+  };
+  row.from_toml = [=, from_text = row.from_text](Config& c, const toml::node& node) -> Reason {
+    if (node.is_boolean()) {
+      field(c) = node.as_boolean()->get();
+      return {};
+    }
+    if (!node.is_string()) return "expected a boolean, got " + type_name(node);
+    return from_text(c, node.as_string()->get());
+  };
+  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
+    std::string v = lower(text);
+    if (v != "yes" && v != "no") return "argument must be 'yes' or 'no'";
+    field(c) = v == "yes";
+    return {};
+  };
+  row.to_text = [=](const Config& c) { return std::string(field(c) ? "yes" : "no"); };
+  row.to_toml = [=](const Config& c) { return std::string(field(c) ? "true" : "false"); };
   return row;
 }
 
@@ -421,7 +458,8 @@ std::string toml_quote(std::string_view text) {
 }
 
 const std::vector<std::string_view>& sections() {
-  static const std::vector<std::string_view> kSections = {"server", "cluster", "log"};
+  static const std::vector<std::string_view> kSections = {"server",   "cluster", "persistence",
+                                                          "security", "memory",  "log"};
   return kSections;
 }
 

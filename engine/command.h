@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -196,6 +197,32 @@ class PubSubHub {
   virtual int64_t pattern_count() const = 0;
 };
 
+// What a command leaves in the append-only log (Redis's "propagation"). The server logs a
+// command that changed data (it reported KeyEvents::key_modified or keyspace_flushing) as it
+// arrived, unless its handler named an effective form here: a command whose effect depends on
+// the clock or on chance (EXPIRE, SET EX, INCRBYFLOAT, SPOP, ...) logs what it did instead, so
+// that replaying the log reproduces the same data whenever it runs.
+class Propagation {
+ public:
+  // Logs `argv` in place of the command; called again, logs several commands in order.
+  void replace(std::vector<std::string> argv) {
+    replaced_ = true;
+    commands_.push_back(std::move(argv));
+  }
+  // Logs nothing for this command even though it changed data (its effect is logged otherwise).
+  void suppress() { replaced_ = true; }
+  bool replaced() const { return replaced_; }
+  const std::vector<std::vector<std::string>>& commands() const { return commands_; }
+  void clear() {
+    replaced_ = false;
+    commands_.clear();
+  }
+
+ private:
+  bool replaced_ = false;
+  std::vector<std::vector<std::string>> commands_;
+};
+
 struct CommandContext {
   std::span<const std::string_view> argv;  // argv[0] is the command name as the client sent it
   protocol::ReplyWriter& reply;
@@ -214,6 +241,17 @@ struct CommandContext {
 
   // Set when a blocked client's timeout passed (block is then null).
   bool timed_out = false;
+  // Where a write names its effective form for the append-only log (null: nobody logs).
+  Propagation* propagation = nullptr;
+
+  // Logs `argv` in place of this command (see Propagation). Builds nothing when nobody logs.
+  void propagate_as(std::initializer_list<std::string_view> argv) const {
+    if (propagation != nullptr)
+      propagation->replace(std::vector<std::string>(argv.begin(), argv.end()));
+  }
+  void propagate_as(std::vector<std::string> argv) const {
+    if (propagation != nullptr) propagation->replace(std::move(argv));
+  }
 
   // Reports that `key` was created or grew (LPUSH, RPUSH, LMOVE's destination, ZADD, ...).
   void key_ready(std::string_view key) const {
