@@ -211,7 +211,7 @@ void cmd_expire(CommandContext& ctx) {
     ctx.reply.integer(0);
     return;
   }
-  if (when <= ctx.store.now()) {
+  if (ctx.store.already_expired(when)) {
     ctx.store.erase(key);
   } else {
     ctx.store.set_expire(key, when);

@@ -340,7 +340,7 @@ struct Store::Impl {
   }
 
   bool expired(uint64_t slot) const {
-    return slot_volatile(slot) && store.now_ms_ > slot_entry(slot)->expire_at();
+    return !store.loading_ && slot_volatile(slot) && store.now_ms_ > slot_entry(slot)->expire_at();
   }
 
   bool rehashing() const { return old.slots != nullptr; }
@@ -699,7 +699,7 @@ bool Store::set_expire(std::string_view key, int64_t at_ms) {
     impl_->maybe_shrink();
     return false;
   }
-  if (at_ms <= now_ms_) {
+  if (already_expired(at_ms)) {
     impl_->remove_at(*f.table, f.pos);
     impl_->maybe_shrink();
     return true;
@@ -851,6 +851,7 @@ void Store::clear(bool async) {
 }
 
 size_t Store::active_expire_cycle(int64_t budget_us) {
+  if (loading_) return 0;
   const auto start = std::chrono::steady_clock::now();
   Impl& im = *impl_;
   const uint64_t expired_before = stats_.expired_keys;

@@ -50,6 +50,16 @@ class Store {
   void set_now(int64_t now_ms) { now_ms_ = now_ms; }
   int64_t now() const { return now_ms_; }
 
+  // While loading an append-only file nothing expires, as in Redis: a TTL that passed while the
+  // server was down still holds for the commands that follow it in the file (an APPEND after a
+  // SET ... PXAT must extend that key, not create a new one), and the key expires once loading
+  // ends.
+  void set_loading(bool loading) { loading_ = loading; }
+  bool loading() const { return loading_; }
+  // Whether a TTL ending at `at_ms` deletes the key at once (EXPIRE and friends with a time that
+  // has passed): it is in the past and the store is not loading.
+  bool already_expired(int64_t at_ms) const { return !loading_ && at_ms <= now_ms_; }
+
   // Looks a key up for a command: deletes it if expired, updates its access time and the
   // hit/miss counters. nullptr when absent.
   // Entry pointers returned by the store stay valid until that key is written, renamed, deleted
@@ -154,6 +164,7 @@ class Store {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   int64_t now_ms_ = 0;
+  bool loading_ = false;
   int64_t avg_ttl_ms_ = 0;
   StoreStats stats_;
   std::function<void(std::string_view)> expiry_listener_;

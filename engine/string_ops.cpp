@@ -206,7 +206,7 @@ Result<std::optional<std::string>> get_ex(Store& store, std::string_view key,
   std::optional<std::string> value((*e)->string_value());
   const bool absolute =
       options.expire == ExpireOption::kExat || options.expire == ExpireOption::kPxat;
-  if (absolute && at_ms <= store.now()) {
+  if (absolute && store.already_expired(at_ms)) {
     // Redis deletes outright here (not an expiration: expired_keys is not counted).
     store.erase(key);
   } else if (options.expire != ExpireOption::kNone) {

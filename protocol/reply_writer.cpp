@@ -103,16 +103,10 @@ void ReplyWriter::push(size_t n) {
   header(version_ == RespVersion::kResp3 ? '>' : '*', static_cast<int64_t>(n));
 }
 
-namespace {
-
-// A double as Redis 7.0 prints it: "%.17g", with infinities spelled out by Redis itself rather
-// than by libc ("nan" comes from %.17g already).
 std::string_view double_text(double d, char (&buf)[32]) {
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
   return format_double(d, buf);
 }
-
-}  // namespace
 
 void ReplyWriter::double_bulk(double d) {
   char buf[32];

@@ -25,6 +25,11 @@ inline constexpr std::string_view kNullResp3 = "_\r\n";
 inline constexpr std::string_view kEmptyArray = "*0\r\n";
 }  // namespace reply
 
+// A double as Redis 7.0 prints it: "%.17g" (which reads back bit-exact), with infinities spelled
+// out by Redis itself as "inf"/"-inf" ("nan" comes from %.17g). The view points into `buf` or at
+// a constant.
+std::string_view double_text(double d, char (&buf)[32]);
+
 class ReplyWriter {
  public:
   explicit ReplyWriter(std::string& out, RespVersion version = RespVersion::kResp2)

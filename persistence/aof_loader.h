@@ -1,0 +1,41 @@
+// Loading an append-only file: replays its commands (RESP requests, MULTI/EXEC blocks) into a
+// store at start-up, and says how much of the file was whole, so that a crash in the middle of a
+// write can be told apart from corruption.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "engine/store.h"
+
+namespace ringkv::persistence {
+
+struct LoadProgress {
+  uint64_t bytes_read, file_bytes, commands, keys;
+  double seconds;
+};
+
+struct LoadResult {
+  enum class Status { kOk, kTruncated, kCorrupt, kIoError } status = Status::kOk;
+  uint64_t commands = 0;  // commands replayed
+  uint64_t valid_bytes =
+      0;  // length of the prefix made of whole records and whole MULTI…EXEC blocks
+  uint64_t file_bytes = 0;
+  double seconds = 0;
+  std::string error;  // kCorrupt / kIoError / kTruncated: what, and at which byte offset
+};
+
+// Replays the append-only file at `path` into `store` (which the caller has just created). A
+// missing file is kOk with nothing loaded. `progress`, when set, is called about once a second.
+// kTruncated: the file ends inside a record (or inside a MULTI block without EXEC): everything up
+// to valid_bytes was applied; the caller decides whether to truncate the file there
+// (aof-load-truncated) or refuse to start. kCorrupt: bytes that are not a valid command request in
+// the middle (or a command that fails to run: unknown command, wrong arity — Redis refuses those
+// too): nothing after that offset is applied; `error` names the offset and the problem.
+// While loading nothing expires (see Store::set_loading); the store's clock follows the real time
+// and the store is out of loading mode when this returns.
+LoadResult load_aof(const std::string& path, engine::Store& store,
+                    const std::function<void(const LoadProgress&)>& progress = {});
+
+}  // namespace ringkv::persistence
