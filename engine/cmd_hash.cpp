@@ -192,6 +192,8 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
   auto value = hash_incr_by_float(ctx.store, ctx.argv[1], ctx.argv[2], increment);
   if (value) {
     ctx.key_modified(ctx.argv[1]);
+    // The stored text, so that replay does not depend on long double arithmetic.
+    ctx.propagate_as({"HSET", ctx.argv[1], ctx.argv[2], *value});
     ctx.reply.bulk(*value);
   } else {
     ctx.reply.error(value.error());

@@ -211,10 +211,13 @@ void cmd_expire(CommandContext& ctx) {
     ctx.reply.integer(0);
     return;
   }
+  // Logged with the absolute time whichever form ran, or as the DEL it amounted to.
   if (ctx.store.already_expired(when)) {
     ctx.store.erase(key);
+    ctx.propagate_as({"DEL", key});
   } else {
     ctx.store.set_expire(key, when);
+    ctx.propagate_as({"PEXPIREAT", key, std::to_string(when)});
   }
   ctx.key_modified(key);
   ctx.reply.integer(1);

@@ -44,6 +44,9 @@ bool end_or_reply(CommandContext& ctx, std::string_view arg, End& end) {
   return true;
 }
 
+// The LEFT/RIGHT argument naming an end (LMOVE's spelling).
+std::string_view end_name(End end) { return end == End::kHead ? "LEFT" : "RIGHT"; }
+
 // A non-negative integer; one error text for both failures (`msg`, or "must be positive"), as
 // getPositiveLongFromObjectOrReply.
 bool non_negative_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out,
@@ -128,6 +131,12 @@ bool pop_first_or_reply(CommandContext& ctx, std::span<const std::string_view> k
     const auto& values = *popped;
     if (!values) continue;
     ctx.key_modified(key);
+    // Logged as the non-blocking pop of the key that was served, with the count it took.
+    if (count == 0) {
+      ctx.propagate_as({end == End::kHead ? "LPOP" : "RPOP", key});
+    } else {
+      ctx.propagate_as({end == End::kHead ? "LPOP" : "RPOP", key, std::to_string(values->size())});
+    }
     ctx.reply.array(2);
     ctx.reply.bulk(key);
     if (count == 0) {
@@ -168,21 +177,22 @@ bool mpop_args_or_reply(CommandContext& ctx, size_t numkeys_at,
 }
 
 // LMOVE's common part (BLMOVE, RPOPLPUSH, BRPOPLPUSH): moves one element, replying it, or the
-// null bulk when the source is absent.
-void move_generic(CommandContext& ctx, End from, End to) {
+// null bulk when the source is absent. Returns whether an element moved.
+bool move_generic(CommandContext& ctx, End from, End to) {
   auto moved = list_move(ctx.store, ctx.argv[1], ctx.argv[2], from, to);
   if (!moved) {
     ctx.reply.error(moved.error());
-    return;
+    return false;
   }
   if (!*moved) {
     ctx.reply.null();
-    return;
+    return false;
   }
   ctx.key_ready(ctx.argv[2]);
   ctx.key_modified(ctx.argv[1]);
   ctx.key_modified(ctx.argv[2]);
   ctx.reply.bulk(**moved);
+  return true;
 }
 
 // BLMOVE and BRPOPLPUSH once their arguments are parsed: move now, or wait for the source.
@@ -198,7 +208,10 @@ void blocking_move(CommandContext& ctx, End from, End to, std::string_view timeo
     block_or_timeout(ctx, ctx.argv.subspan(1, 1), timeout_ms, DeniedReply::kNullBulk);
     return;
   }
-  move_generic(ctx, from, to);
+  // Logged as the LMOVE it amounted to.
+  if (move_generic(ctx, from, to)) {
+    ctx.propagate_as({"LMOVE", ctx.argv[1], ctx.argv[2], end_name(from), end_name(to)});
+  }
 }
 
 // BLPOP and BRPOP: key... timeout.

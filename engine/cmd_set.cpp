@@ -1,6 +1,8 @@
 // Set command handlers: parse arguments in Redis 7.0.15's order (so the first error reported is
 // the one Redis reports), call the operations of set_type.h and write the reply. Also the key
 // finder of SINTERCARD, whose keys follow a numkeys argument.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -124,6 +126,31 @@ void cmd_scard(CommandContext& ctx) {
   ctx.reply.integer(set == nullptr ? 0 : static_cast<int64_t>(set->size()));
 }
 
+namespace {
+
+// Members per SREM when SPOP with a count is logged (as Redis batches them).
+constexpr size_t kSpopPropagateBatch = 1024;
+
+// SPOP's members were chosen at random: it is logged as the SREMs of the members it took, or as
+// a DEL when it took the whole set, as Redis does.
+void propagate_spop(CommandContext& ctx, const std::vector<std::string>& popped) {
+  if (ctx.propagation == nullptr) return;
+  std::string_view key = ctx.argv[1];
+  if (ctx.store.peek(key) == nullptr) {
+    ctx.propagate_as({"DEL", key});
+    return;
+  }
+  for (size_t i = 0; i < popped.size(); i += kSpopPropagateBatch) {
+    const size_t end = std::min(popped.size(), i + kSpopPropagateBatch);
+    std::vector<std::string> argv{"SREM", std::string(key)};
+    argv.insert(argv.end(), popped.begin() + static_cast<ptrdiff_t>(i),
+                popped.begin() + static_cast<ptrdiff_t>(end));
+    ctx.propagate_as(std::move(argv));
+  }
+}
+
+}  // namespace
+
 void cmd_spop(CommandContext& ctx) {
   if (ctx.argv.size() > 3) {
     ctx.reply.error(err::kSyntax);
@@ -142,7 +169,10 @@ void cmd_spop(CommandContext& ctx) {
       ctx.reply.error(n.error());
       return;
     }
-    if (!popped.empty()) ctx.key_modified(ctx.argv[1]);
+    if (!popped.empty()) {
+      ctx.key_modified(ctx.argv[1]);
+      propagate_spop(ctx, popped);
+    }
     ctx.reply.set(popped.size());
     for (const std::string& m : popped) ctx.reply.bulk(m);
     return;
@@ -157,6 +187,7 @@ void cmd_spop(CommandContext& ctx) {
     ctx.reply.error(n.error());
   } else if (found) {
     ctx.key_modified(ctx.argv[1]);
+    ctx.propagate_as({"SREM", ctx.argv[1], member});
     ctx.reply.bulk(member);
   } else {
     ctx.reply.null();

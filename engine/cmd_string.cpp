@@ -62,11 +62,31 @@ std::optional<Expiry> expiry_or_reply(CommandContext& ctx, const StringSetOption
   return Expiry::at(*at);
 }
 
+// The effective form of a SET, SETEX or PSETEX that wrote, as Redis 7.0 logs it: a relative or
+// absolute expiry becomes SET key value PXAT <unix ms>; otherwise GET (which only shapes the
+// reply) is dropped and the other flags kept.
+void propagate_set(CommandContext& ctx, std::string_view key, std::string_view value,
+                   const StringSetOptions& options, Expiry expiry) {
+  if (ctx.propagation == nullptr) return;
+  if (expiry.kind == Expiry::kAt) {
+    ctx.propagate_as({"SET", key, value, "PXAT", std::to_string(expiry.at_ms)});
+  } else if (options.get) {
+    std::vector<std::string> argv;
+    for (std::string_view arg : ctx.argv) {
+      if (argv.size() < 3 || !equals_ignore_case(arg, "get")) argv.emplace_back(arg);
+    }
+    ctx.propagate_as(std::move(argv));
+  }
+}
+
 // SET, SETEX and PSETEX share this tail: write, then reply as SET does.
 void set_and_reply(CommandContext& ctx, std::string_view key, std::string_view value,
                    const StringSetOptions& options, Expiry expiry) {
   auto outcome = set_value(ctx.store, key, value, options, expiry);
-  if (outcome && outcome.value().written) ctx.key_modified(key);
+  if (outcome && outcome.value().written) {
+    ctx.key_modified(key);
+    propagate_set(ctx, key, value, options, expiry);
+  }
   if (!outcome) {
     ctx.reply.error(outcome.error());
   } else if (options.get) {
@@ -75,6 +95,22 @@ void set_and_reply(CommandContext& ctx, std::string_view key, std::string_view v
     ctx.reply.ok();
   } else {
     ctx.reply.null();
+  }
+}
+
+// The effective form of a GETEX that changed its key: PEXPIREAT with the absolute time, DEL when
+// that time had passed (the key is gone), PERSIST.
+void propagate_getex(CommandContext& ctx, const StringSetOptions& options) {
+  std::string_view key = ctx.argv[1];
+  if (options.persist) {
+    ctx.propagate_as({"PERSIST", key});
+    return;
+  }
+  const Entry* e = ctx.store.peek(key);
+  if (e == nullptr) {
+    ctx.propagate_as({"DEL", key});
+  } else {
+    ctx.propagate_as({"PEXPIREAT", key, std::to_string(e->expire_at())});
   }
 }
 
@@ -194,6 +230,7 @@ void cmd_getex(CommandContext& ctx) {
     if (*value &&
         (options.value().expire != ExpireOption::kNone || (options.value().persist && had_ttl))) {
       ctx.key_modified(ctx.argv[1]);
+      propagate_getex(ctx, options.value());
     }
     reply_optional(ctx, *value);
   } else {
@@ -273,6 +310,8 @@ void cmd_incrbyfloat(CommandContext& ctx) {
   auto value = incr_by_float(ctx.store, ctx.argv[1], ctx.argv[2]);
   if (value) {
     ctx.key_modified(ctx.argv[1]);
+    // The stored text, so that replay does not depend on long double arithmetic.
+    ctx.propagate_as({"SET", ctx.argv[1], *value, "KEEPTTL"});
     ctx.reply.bulk(*value);
   } else {
     ctx.reply.error(value.error());

@@ -391,6 +391,8 @@ void bzpop_generic(CommandContext& ctx, bool min) {
     auto& zset = *found;
     if (!zset) continue;
     ctx.key_modified(key);
+    // Logged as the non-blocking pop of the key that was served.
+    ctx.propagate_as({min ? "ZPOPMIN" : "ZPOPMAX", key});
     ctx.reply.array(3);
     ctx.reply.bulk(key);
     pop_elements(ctx, *zset, 1, min, false);
