@@ -2,7 +2,9 @@
 // redis-benchmark's keys) plus a share of RPUSH/HSET/PEXPIREAT records, then loads it into an
 // empty store with persistence::load_aof and reports records per second and MB/s.
 //
-//   aof_load [records=3000000] [file=/tmp/ringkv-aof-load.aof]
+//   aof_load [records=3000000] [file=/tmp/ringkv-aof-load.aof] [keep]
+//
+// With "keep" the file stays, e.g. for timing redis-server loading the same records.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -64,7 +66,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(p.keys));
   });
   const double cpu_seconds = double(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-  std::remove(path.c_str());
+  if (!(argc > 3 && std::string_view(argv[3]) == "keep")) std::remove(path.c_str());
   if (result.status != ringkv::persistence::LoadResult::Status::kOk) {
     std::printf("load failed: %s\n", result.error.c_str());
     return 1;
