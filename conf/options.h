@@ -10,6 +10,17 @@
 
 namespace ringkv::conf {
 
+// One class of Redis's client-output-buffer-limit: a client whose unsent output reaches `hard`
+// bytes, or stays at or over `soft` bytes for more than `soft_seconds`, is disconnected.
+// 0 turns a limit off.
+struct OutputBufferLimit {
+  int64_t hard = 0;
+  int64_t soft = 0;
+  int64_t soft_seconds = 0;
+
+  bool operator==(const OutputBufferLimit&) const = default;
+};
+
 // The listener and per-client limits (Redis's own parameter names in TOML and CONFIG).
 struct ServerOptions {
   std::string bind = "127.0.0.1";                  // IP address the listener binds to
@@ -18,6 +29,11 @@ struct ServerOptions {
   int64_t timeout = 0;                             // idle client timeout in seconds, 0 = never
   int64_t proto_max_bulk_len = 512 * 1024 * 1024;  // longest bulk string a client may send (bytes)
   int64_t hz = 10;                                 // background task frequency (1-500 per second)
+  int64_t client_query_buffer_limit = 1024 * 1024 * 1024;  // unparsed input one client may send
+  // client-output-buffer-limit, per class of client (Redis's defaults).
+  OutputBufferLimit output_limit_normal;
+  OutputBufferLimit output_limit_replica{256 * 1024 * 1024, 64 * 1024 * 1024, 60};
+  OutputBufferLimit output_limit_pubsub{32 * 1024 * 1024, 8 * 1024 * 1024, 60};
 };
 
 // One other node of the cluster.
@@ -74,11 +90,23 @@ struct SecurityOptions {
   std::vector<std::pair<std::string, std::string>> rename_command;
 };
 
+// Names accepted by MemoryOptions::maxmemory_policy, in Redis's order.
+inline constexpr const char* kPolicyVolatileLru = "volatile-lru";
+inline constexpr const char* kPolicyVolatileLfu = "volatile-lfu";
+inline constexpr const char* kPolicyVolatileRandom = "volatile-random";
+inline constexpr const char* kPolicyVolatileTtl = "volatile-ttl";
+inline constexpr const char* kPolicyAllKeysLru = "allkeys-lru";
+inline constexpr const char* kPolicyAllKeysLfu = "allkeys-lfu";
+inline constexpr const char* kPolicyAllKeysRandom = "allkeys-random";
+inline constexpr const char* kPolicyNoEviction = "noeviction";
+
 // The memory limit and what happens at it.
 struct MemoryOptions {
   int64_t maxmemory = 0;  // bytes of data before writes evict or fail; 0 = none
-  std::string maxmemory_policy = "noeviction";  // which keys go when over maxmemory
-  int64_t maxmemory_samples = 5;                // keys sampled per eviction
+  std::string maxmemory_policy = kPolicyNoEviction;  // which keys go when over maxmemory
+  int64_t maxmemory_samples = 5;                     // keys sampled per eviction
+  int64_t lfu_log_factor = 10;  // LFU counter: higher = more accesses per increment
+  int64_t lfu_decay_time = 1;   // LFU counter: minutes per decrement (0 = never decays)
 };
 
 // Logging through spdlog.

@@ -416,6 +416,68 @@ Row peers_row(const Head& h) {
   return row;
 }
 
+// client-output-buffer-limit: "<class> <hard> <soft> <soft-seconds>" repeated, classes normal,
+// replica (or slave) and pubsub; classes not named keep their limits. The whole value is
+// checked before any class changes, and the reasons are Redis's.
+Reason set_output_limits(ServerOptions& server, std::string_view text) {
+  std::vector<std::string_view> words;
+  while (!trim(text).empty()) {
+    text = trim(text);
+    size_t end = text.find_first_of(" \t");
+    words.push_back(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end);
+  }
+  if (words.size() % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
+  ServerOptions next = server;
+  for (size_t i = 0; i < words.size(); i += 4) {
+    const std::string name = lower(words[i]);
+    OutputBufferLimit* limit = nullptr;
+    if (name == "normal") {
+      limit = &next.output_limit_normal;
+    } else if (name == "slave" || name == "replica") {
+      limit = &next.output_limit_replica;
+    } else if (name == "pubsub") {
+      limit = &next.output_limit_pubsub;
+    } else {
+      return "Invalid client class specified in buffer limit configuration.";
+    }
+    auto hard = parse_memory(words[i + 1]);
+    auto soft = parse_memory(words[i + 2]);
+    auto seconds = parse_integer(words[i + 3]);
+    if (!hard || !soft || !seconds || *seconds < 0 || *hard > static_cast<uint64_t>(kInt64Max) ||
+        *soft > static_cast<uint64_t>(kInt64Max)) {
+      return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+    }
+    *limit = OutputBufferLimit{static_cast<int64_t>(*hard), static_cast<int64_t>(*soft), *seconds};
+  }
+  server = std::move(next);
+  return {};
+}
+
+// The client-output-buffer-limit row, printed as Redis's CONFIG GET prints it.
+Row output_limit_row(const Head& h) {
+  Row row = make_row(h);
+  row.from_text = [](Config& c, std::string_view text) {
+    return set_output_limits(c.server, text);
+  };
+  row.from_redis = row.from_text;
+  row.from_toml = [](Config& c, const toml::node& node) -> Reason {
+    if (!node.is_string()) return "expected a string, got " + type_name(node);
+    return set_output_limits(c.server, node.as_string()->get());
+  };
+  row.to_text = [](const Config& c) {
+    auto format = [](std::string_view name, const OutputBufferLimit& l) {
+      return std::string(name) + " " + std::to_string(l.hard) + " " + std::to_string(l.soft) + " " +
+             std::to_string(l.soft_seconds);
+    };
+    return format("normal", c.server.output_limit_normal) + " " +
+           format("slave", c.server.output_limit_replica) + " " +
+           format("pubsub", c.server.output_limit_pubsub);
+  };
+  row.to_toml = [to_text = row.to_text](const Config& c) { return toml_quote(to_text(c)); };
+  return row;
+}
+
 Row immutable_in_redis(Row row) {
   row.immutable_in_redis = true;
   return row;
@@ -467,9 +529,11 @@ const std::vector<Row>& rows() {
   using S = ServerOptions;
   using C = ClusterOptions;
   using L = LogOptions;
+  using M = MemoryOptions;
   constexpr auto kServer = &Config::server;
   constexpr auto kCluster = &Config::cluster;
   constexpr auto kLog = &Config::log;
+  constexpr auto kMemory = &Config::memory;
   static const std::vector<Row> kRows = {
       string_row(Head{"server", "bind", "--bind", "bind", false,
                       "IP address (IPv4 or IPv6) the listener binds to"},
@@ -488,6 +552,33 @@ const std::vector<Row>& rows() {
       int_row(Head{"server", "hz", "--hz", "hz", true,
                    "Background task runs per second (accepted 0+, used within 1-500)"},
               Field<S, int64_t>{kServer, &S::hz}, 0, kIntMax, 1, 500),
+      size_row(Head{"server", "client-query-buffer-limit", "--client-query-buffer-limit",
+                    "client-query-buffer-limit", true,
+                    "Close a client whose unparsed input exceeds this (bytes, or 1gb...)"},
+               Field<S, int64_t>{kServer, &S::client_query_buffer_limit}, 1024 * 1024),
+      output_limit_row(Head{"server", "client-output-buffer-limit", "--client-output-buffer-limit",
+                            "client-output-buffer-limit", true,
+                            "Per class (normal, replica, pubsub): hard, soft limit and soft "
+                            "seconds of a client's unsent output"}),
+      size_row(Head{"memory", "maxmemory", "--maxmemory", "maxmemory", true,
+                    "Data size at which writes evict keys or fail (bytes, or 100mb...; 0 = none)"},
+               Field<M, int64_t>{kMemory, &M::maxmemory}, 0),
+      enum_row(Head{"memory", "maxmemory-policy", "--maxmemory-policy", "maxmemory-policy", true,
+                    "Which keys go over maxmemory: noeviction, allkeys-/volatile- lru, lfu, "
+                    "random, volatile-ttl"},
+               Field<M, std::string>{kMemory, &M::maxmemory_policy},
+               {kPolicyVolatileLru, kPolicyVolatileLfu, kPolicyVolatileRandom, kPolicyVolatileTtl,
+                kPolicyAllKeysLru, kPolicyAllKeysLfu, kPolicyAllKeysRandom, kPolicyNoEviction},
+               {}),
+      int_row(Head{"memory", "maxmemory-samples", "--maxmemory-samples", "maxmemory-samples", true,
+                   "Keys sampled per eviction round (more = closer to exact, slower)"},
+              Field<M, int64_t>{kMemory, &M::maxmemory_samples}, 1, kIntMax),
+      int_row(Head{"memory", "lfu-log-factor", "--lfu-log-factor", "lfu-log-factor", true,
+                   "LFU counter growth: higher needs more accesses per increment"},
+              Field<M, int64_t>{kMemory, &M::lfu_log_factor}, 0, kIntMax),
+      int_row(Head{"memory", "lfu-decay-time", "--lfu-decay-time", "lfu-decay-time", true,
+                   "Minutes without access per LFU counter decrement (0 = never)"},
+              Field<M, int64_t>{kMemory, &M::lfu_decay_time}, 0, kIntMax),
       string_row(Head{"cluster", "self", "--self", "", false,
                       "This node's host:port on the ring (empty = bind:port)"},
                  Field<C, std::string>{kCluster, &C::self}, check_self),

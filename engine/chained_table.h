@@ -68,7 +68,7 @@ class ChainedTable {
     buckets_ = static_cast<Node**>(std::calloc(buckets, sizeof(Node*)));
     if (buckets_ == nullptr) throw std::bad_alloc();
     bucket_count_ = buckets;
-    heap_bytes += usable_size(buckets_);
+    heap_bytes += heap_footprint(buckets_);
     for (size_t i = 0; i < old_count; ++i) {
       for (Node* n = old[i]; n != nullptr;) {
         Node* next = n->chain;
@@ -76,7 +76,7 @@ class ChainedTable {
         n = next;
       }
     }
-    heap_bytes -= usable_size(old);
+    heap_bytes -= heap_footprint(old);
     std::free(old);
   }
 

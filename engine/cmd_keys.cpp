@@ -35,13 +35,14 @@ constexpr std::string_view kDbIndexNotInt =
 constexpr std::string_view kLfuNotSelected =
     "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
     "when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+constexpr std::string_view kLfuSelected =
+    "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+    "switching between policies at runtime LRU and LFU data will take some time to adjust.";
 
 // Redis shares the string objects of the integers 0..9999; OBJECT REFCOUNT reports such a shared
 // object's refcount as INT_MAX.
 constexpr int64_t kSharedIntegers = 10000;
 constexpr int64_t kSharedRefcount = INT_MAX;
-// Redis's LRU clock wraps at 24 bits.
-constexpr uint32_t kLruClockMax = (1u << 24) - 1;
 
 // Redis formats option names into errors with %s, so a NUL byte ends the text there.
 std::string_view c_string_prefix(std::string_view s) { return s.substr(0, s.find('\0')); }
@@ -108,12 +109,6 @@ int64_t refcount_of(const Entry& e) {
     return kSharedRefcount;
   }
   return 1;
-}
-
-// Seconds since the entry was last accessed, as Redis's estimateObjectIdleTime.
-int64_t idle_seconds(uint32_t now_clock, uint32_t entry_clock) {
-  if (now_clock >= entry_clock) return now_clock - entry_clock;
-  return static_cast<int64_t>(now_clock) + (kLruClockMax - entry_clock);
 }
 
 // TTL, PTTL, EXPIRETIME and PEXPIRETIME differ only in relative/absolute and the unit.
@@ -401,14 +396,25 @@ void cmd_object_encoding(CommandContext& ctx) {
 }
 
 void cmd_object_freq(CommandContext& ctx) {
-  // ringkv never evicts (Redis's default noeviction policy), so access frequency is not tracked.
-  if (object_lookup(ctx) != nullptr) ctx.reply.error(kLfuNotSelected);
+  const Entry* e = object_lookup(ctx);
+  if (e == nullptr) return;
+  const AccessPolicy& access = ctx.store.access_policy();
+  if (!access.lfu) {
+    ctx.reply.error(kLfuNotSelected);
+    return;
+  }
+  // The decay due since the last access, without counting this look as one.
+  ctx.reply.integer(lfu_decayed_counter(e->lru(), ctx.store.now(), access.decay_time));
 }
 
 void cmd_object_idletime(CommandContext& ctx) {
-  if (const Entry* e = object_lookup(ctx)) {
-    ctx.reply.integer(idle_seconds(ctx.store.lru_clock(), e->lru()));
+  const Entry* e = object_lookup(ctx);
+  if (e == nullptr) return;
+  if (ctx.store.access_policy().lfu) {
+    ctx.reply.error(kLfuSelected);
+    return;
   }
+  ctx.reply.integer(lru_idle_seconds(ctx.store.lru_clock(), e->lru()));
 }
 
 void cmd_object_refcount(CommandContext& ctx) {

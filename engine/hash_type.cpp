@@ -1,5 +1,5 @@
 // HashObject's two encodings and the pure hash operations (see hash_type.h). Memory is counted
-// as it is allocated (malloc_usable_size of every block), so memory() is exact and O(1).
+// as it is allocated (each block's heap_footprint), so memory() is exact and O(1).
 #include "engine/hash_type.h"
 
 #include <algorithm>
@@ -50,7 +50,7 @@ std::string_view HashObject::encoding_name() const {
 size_t HashObject::memory() const {
   // The object itself may live anywhere (the store allocates it, tests may not): count what
   // glibc would give a request of its size (16-byte chunks with an 8-byte header).
-  return malloc_chunk_usable(sizeof(HashObject)) + heap_bytes_;
+  return malloc_chunk_footprint(sizeof(HashObject)) + heap_bytes_;
 }
 
 std::unique_ptr<Object> HashObject::clone() const {
@@ -229,12 +229,12 @@ HashObject::Node* HashObject::make_node(std::string_view field, std::string_view
   node->value_size = static_cast<uint32_t>(value.size());
   if (!field.empty()) std::memcpy(node->data, field.data(), field.size());
   if (!value.empty()) std::memcpy(node->data + field.size(), value.data(), value.size());
-  heap_bytes_ += usable_size(node);
+  heap_bytes_ += heap_footprint(node);
   return node;
 }
 
 void HashObject::free_node(Node* node) {
-  heap_bytes_ -= usable_size(node);
+  heap_bytes_ -= heap_footprint(node);
   std::free(node);
 }
 

@@ -91,7 +91,7 @@ class HashObject final : public Object {
 
   Encoding encoding_ = Encoding::kListpack;
   size_t count_ = 0;
-  size_t heap_bytes_ = 0;  // allocations below, as malloc_usable_size reports them
+  size_t heap_bytes_ = 0;  // allocations below, as heap_footprint counts them
   // Listpack.
   PackedBuffer lp_;
   // Hashtable.

@@ -1,5 +1,5 @@
 // ListObject's node array and packed nodes, and the pure list operations (see list_type.h).
-// Memory is counted as it is allocated (malloc_usable_size of every block), so memory() is exact
+// Memory is counted as it is allocated (each block's heap_footprint), so memory() is exact
 // and O(1).
 #include "engine/list_type.h"
 
@@ -63,7 +63,7 @@ ListObject::~ListObject() {
 
 size_t ListObject::memory() const {
   // As HashObject: what glibc gives a request of this object's size.
-  return malloc_chunk_usable(sizeof(ListObject)) + heap_bytes_;
+  return malloc_chunk_footprint(sizeof(ListObject)) + heap_bytes_;
 }
 
 std::unique_ptr<Object> ListObject::clone() const {
@@ -86,12 +86,12 @@ ListObject::Node* ListObject::new_node(size_t cap) {
   n->cap = static_cast<uint32_t>(cap);
   n->count = 0;
   n->unused = 0;
-  heap_bytes_ += usable_size(n);
+  heap_bytes_ += heap_footprint(n);
   return n;
 }
 
 void ListObject::free_node(Node* n) {
-  heap_bytes_ -= usable_size(n);
+  heap_bytes_ -= heap_footprint(n);
   std::free(n);
 }
 
@@ -131,10 +131,10 @@ void ListObject::insert_node(size_t pos, Node* n) {
   if (nnodes_ > pos) {
     std::memcpy(fresh + new_first + pos + 1, old + pos, (nnodes_ - pos) * sizeof(Node*));
   }
-  heap_bytes_ -= usable_size(nodes_);
+  heap_bytes_ -= heap_footprint(nodes_);
   std::free(nodes_);
   nodes_ = fresh;
-  heap_bytes_ += usable_size(nodes_);
+  heap_bytes_ += heap_footprint(nodes_);
   cap_ = static_cast<uint32_t>(new_cap);
   first_ = static_cast<uint32_t>(new_first);
   ++nnodes_;
@@ -150,7 +150,7 @@ void ListObject::erase_node(size_t pos) {
   }
   --nnodes_;
   if (nnodes_ == 0) {
-    heap_bytes_ -= usable_size(nodes_);
+    heap_bytes_ -= heap_footprint(nodes_);
     std::free(nodes_);
     nodes_ = nullptr;
     cap_ = first_ = 0;
@@ -169,9 +169,9 @@ char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_
     const size_t cap =
         used > n->cap ? std::max(used, std::min<size_t>(n->cap + n->cap / 2, kListMaxNodeBytes))
                       : used;
-    heap_bytes_ -= usable_size(n);
+    heap_bytes_ -= heap_footprint(n);
     n = static_cast<Node*>(checked_realloc(n, sizeof(Node) + cap));
-    heap_bytes_ += usable_size(n);
+    heap_bytes_ += heap_footprint(n);
     n->cap = static_cast<uint32_t>(cap);
     nodes_[first_ + pos] = n;
   }

@@ -110,7 +110,7 @@ class ListObject final : public Object {
   uint32_t first_ = 0;   // slot of the head node
   uint32_t nnodes_ = 0;  // nodes in use
   size_t count_ = 0;
-  size_t heap_bytes_ = 0;  // every block above, as malloc_usable_size reports it
+  size_t heap_bytes_ = 0;  // every block above, as heap_footprint counts it
 };
 
 template <typename Visit>

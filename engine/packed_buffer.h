@@ -28,7 +28,7 @@ class PackedBuffer {
   size_t size() const { return size_; }
   const char* end() const { return data_ + size_; }
   // The bytes the block occupies on the heap.
-  size_t heap_size() const { return usable_size(data_); }
+  size_t heap_size() const { return heap_footprint(data_); }
 
   // Replaces the `old_size` bytes at `offset` by a gap of `new_size` bytes (moving what follows)
   // and returns the gap, for the caller to fill.
@@ -52,14 +52,14 @@ class PackedBuffer {
 
  private:
   void reallocate(size_t size, size_t& heap_bytes) {
-    heap_bytes -= usable_size(data_);
+    heap_bytes -= heap_footprint(data_);
     if (size == 0) {
       std::free(data_);
       data_ = nullptr;
     } else {
       data_ = static_cast<char*>(checked_realloc(data_, size));
     }
-    heap_bytes += usable_size(data_);
+    heap_bytes += heap_footprint(data_);
   }
 
   char* data_ = nullptr;

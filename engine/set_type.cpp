@@ -1,5 +1,5 @@
 // SetObject's two encodings and the pure set operations (see set_type.h). Memory is counted as it
-// is allocated (malloc_usable_size of every block), so memory() is exact and O(1).
+// is allocated (each block's heap_footprint), so memory() is exact and O(1).
 #include "engine/set_type.h"
 
 #include <algorithm>
@@ -70,7 +70,7 @@ std::string_view SetObject::encoding_name() const {
 size_t SetObject::memory() const {
   // Counted as glibc would size a request for the object (16-byte chunks, 8-byte header),
   // wherever it was allocated.
-  return malloc_chunk_usable(sizeof(SetObject)) + heap_bytes_;
+  return malloc_chunk_footprint(sizeof(SetObject)) + heap_bytes_;
 }
 
 std::unique_ptr<Object> SetObject::clone() const {
@@ -81,7 +81,7 @@ std::unique_ptr<Object> SetObject::clone() const {
     if (count_ > 0) {
       copy->ints_ = static_cast<char*>(checked_realloc(nullptr, count_ * width_));
       std::memcpy(copy->ints_, ints_, count_ * width_);
-      copy->heap_bytes_ = usable_size(copy->ints_);
+      copy->heap_bytes_ = heap_footprint(copy->ints_);
     }
     return copy;
   }
@@ -198,7 +198,7 @@ void SetObject::convert_to_hashtable() {
     }
     table_.insert(make_node(IntText(v).view));
   }
-  heap_bytes_ -= usable_size(ints);
+  heap_bytes_ -= heap_footprint(ints);
   std::free(ints);
   ints_ = nullptr;
 }
@@ -252,7 +252,7 @@ bool SetObject::int_find(int64_t v, size_t& index) const {
 }
 
 void SetObject::int_resize(size_t count, uint8_t width) {
-  heap_bytes_ -= usable_size(ints_);
+  heap_bytes_ -= heap_footprint(ints_);
   if (count == 0) {
     std::free(ints_);
     ints_ = nullptr;
@@ -271,7 +271,7 @@ void SetObject::int_resize(size_t count, uint8_t width) {
     }
   }
   width_ = width;
-  heap_bytes_ += usable_size(ints_);
+  heap_bytes_ += heap_footprint(ints_);
 }
 
 SetObject::Node* SetObject::make_node(std::string_view member) {
@@ -279,12 +279,12 @@ SetObject::Node* SetObject::make_node(std::string_view member) {
   node->chain = nullptr;
   node->size = static_cast<uint32_t>(member.size());
   if (!member.empty()) std::memcpy(node->data, member.data(), member.size());
-  heap_bytes_ += usable_size(node);
+  heap_bytes_ += heap_footprint(node);
   return node;
 }
 
 void SetObject::free_node(Node* node) {
-  heap_bytes_ -= usable_size(node);
+  heap_bytes_ -= heap_footprint(node);
   std::free(node);
 }
 

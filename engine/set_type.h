@@ -88,7 +88,7 @@ class SetObject final : public Object {
   Encoding encoding_ = Encoding::kIntset;
   uint8_t width_ = 2;  // intset: bytes per integer
   size_t count_ = 0;
-  size_t heap_bytes_ = 0;  // allocations below, as malloc_usable_size reports them
+  size_t heap_bytes_ = 0;  // allocations below, as heap_footprint counts them
   // Intset: count_ integers of width_ bytes, ascending.
   char* ints_ = nullptr;
   // Hashtable.

@@ -33,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/access.h"
+#include "engine/heap.h"
 #include "engine/object.h"
 #include "engine/random.h"
 
@@ -46,7 +48,6 @@ constexpr uint64_t kPtrMask = 0x0000FFFFFFFFFFF0ull;
 constexpr uint64_t kVolatileBit = 1;
 constexpr int kHashBits = 64;
 constexpr uint64_t kCursorEnd = uint64_t{1} << Store::kScanCursorBits;
-constexpr uint32_t kLruClockMax = (1u << 24) - 1;
 // Grow above 85% load; shrink below 1/8 to a table at most half full.
 constexpr size_t kMaxLoadNum = 17;
 constexpr size_t kMaxLoadDen = 20;
@@ -160,8 +161,6 @@ inline uint64_t make_slot(Entry* e, uint64_t hash, bool is_volatile) {
   return (hash & kTagMask) | p | (is_volatile ? kVolatileBit : 0);
 }
 
-size_t usable_size(const void* p) { return malloc_usable_size(const_cast<void*>(p)); }
-
 // One background thread that frees memory handed over by stores (FLUSHALL ASYNC, big tables
 // left by a resize), so the event loop never stalls on millions of free() calls. It drains its
 // queue before the process exits.
@@ -233,7 +232,7 @@ uint64_t* allocate_slots(size_t cap) {
 
 // Bytes a slot array holds, as used_memory counts them.
 size_t slots_footprint(const uint64_t* slots, size_t cap) {
-  return slots_mapped(cap) ? cap * sizeof(uint64_t) : usable_size(slots);
+  return slots_mapped(cap) ? cap * sizeof(uint64_t) : heap_footprint(slots);
 }
 
 void deallocate_slots(uint64_t* slots, size_t cap) {
@@ -304,7 +303,7 @@ struct Store::Impl {
 
   // Bytes a key holds: its block plus, for a collection, its object.
   static size_t footprint(const Entry* e) {
-    size_t bytes = e->allocated_size();
+    size_t bytes = e->allocated_size() + kMallocChunkOverhead;
     if (e->type() != ValueType::kString && e->object() != nullptr) bytes += e->object()->memory();
     return bytes;
   }
@@ -525,7 +524,19 @@ struct Store::Impl {
     if (rehashing()) migrate(kStepSlots * std::max<size_t>(1, old.cap / main.cap));
   }
 
-  uint32_t lru_clock() const { return static_cast<uint32_t>(store.now_ms_ / 1000) & kLruClockMax; }
+  uint32_t lru_clock() const { return lru_clock_at(store.now_ms_); }
+
+  // Access bits of a key created now (see access.h).
+  uint32_t initial_access() const {
+    return store.access_.lfu ? lfu_initial(store.now_ms_) : lru_clock();
+  }
+
+  // Access bits after one more access of a key whose bits were `bits`.
+  uint32_t touched_access(uint32_t bits) {
+    if (!store.access_.lfu) return lru_clock();
+    const double uniform = static_cast<double>(next_random() >> 11) * 0x1.0p-53;
+    return lfu_touched(bits, store.now_ms_, store.access_, uniform);
+  }
 
   // Takes a collection's object out of an entry about to be freed (it moved to another entry),
   // so the entry frees and accounts only its block.
@@ -568,6 +579,22 @@ struct Store::Impl {
     return visited;
   }
 
+  // Visits up to `want` entries walking forward from a random slot of `t`; returns how many.
+  // Neighbours in the table are neighbours in hash order, unrelated to how keys are used.
+  size_t sample_from(Table& t, size_t want, bool volatile_only,
+                     const std::function<void(const Entry&)>& visit) {
+    if (t.count == 0) return 0;
+    size_t pos = next_random() & (t.cap - 1);
+    size_t got = 0;
+    for (size_t steps = 0; steps < t.cap && got < want; ++steps, pos = t.next(pos)) {
+      const uint64_t s = t.slots[pos];
+      if (s == 0 || (volatile_only && !slot_volatile(s))) continue;
+      visit(*slot_entry(s));
+      ++got;
+    }
+    return got;
+  }
+
   // A slot index of `t` holding an entry, probing random slots first (uniform over entries),
   // then walking forward from a random slot when the table is very sparse.
   size_t random_slot(Table& t) {
@@ -599,7 +626,7 @@ const Entry* Store::lookup(std::string_view key) {
     ++stats_.keyspace_misses;
     return nullptr;
   }
-  f.entry->set_lru(impl_->lru_clock());
+  f.entry->set_lru(impl_->touched_access(f.entry->lru()));
   ++stats_.keyspace_hits;
   return f.entry;
 }
@@ -627,7 +654,9 @@ const Entry* Store::set_string(std::string_view key, std::string_view value, Exp
   impl_->step();
   const uint64_t h = impl_->hash(key);
   Impl::Found f = impl_->find_live(key, h);
-  const uint32_t lru = impl_->lru_clock();
+  // An overwrite counts as an access of the key (Redis looks it up for writing first).
+  const uint32_t lru =
+      f.entry == nullptr ? impl_->initial_access() : impl_->touched_access(f.entry->lru());
   int64_t at = -1;
   if (expiry.kind == Expiry::kAt) {
     at = expiry.at_ms;
@@ -666,7 +695,7 @@ const Entry* Store::append_string(std::string_view key, std::string_view suffix)
   const size_t before = f.entry->allocated_size();
   Entry* e = Entry::append(f.entry, suffix);
   impl_->used += e->allocated_size() - before;
-  e->set_lru(impl_->lru_clock());
+  e->set_lru(impl_->touched_access(e->lru()));
   const uint64_t s = f.table->slots[f.pos];
   f.table->slots[f.pos] = make_slot(e, s, slot_volatile(s));
   return e;
@@ -676,7 +705,7 @@ const Entry* Store::add_object(std::string_view key, std::unique_ptr<Object> obj
   impl_->step();
   const uint64_t h = impl_->hash(key);
   assert(impl_->find(key, h).entry == nullptr);
-  Entry* e = Entry::create_object(impl_->lru_clock(), key, object.release(), -1);
+  Entry* e = Entry::create_object(impl_->initial_access(), key, object.release(), -1);
   impl_->insert_new(e, h);
   return e;
 }
@@ -751,9 +780,9 @@ bool Store::copy(std::string_view from, std::string_view to, bool replace) {
   src = impl_->find(from, impl_->hash(from));
   Entry* e =
       src.entry->type() == ValueType::kString
-          ? Impl::clone(src.entry, to, src.entry->expire_at(), impl_->lru_clock())
-          : Entry::create_object(impl_->lru_clock(), to, src.entry->object()->clone().release(),
-                                 src.entry->expire_at());
+          ? Impl::clone(src.entry, to, src.entry->expire_at(), impl_->initial_access())
+          : Entry::create_object(impl_->initial_access(), to,
+                                 src.entry->object()->clone().release(), src.entry->expire_at());
   if (dst.entry != nullptr) {
     impl_->replace_at(*dst.table, dst.pos, e);
   } else {
@@ -921,5 +950,25 @@ size_t Store::capacity() const { return impl_->main.cap; }
 size_t Store::used_memory() const { return impl_->used; }
 
 uint32_t Store::lru_clock() const { return impl_->lru_clock(); }
+
+void Store::sample(size_t count, bool volatile_only,
+                   const std::function<void(const Entry&)>& visit) {
+  if (volatile_only && impl_->volatile_count == 0) return;
+  const size_t got = impl_->sample_from(impl_->main, count, volatile_only, visit);
+  if (got < count && impl_->rehashing()) {
+    impl_->sample_from(impl_->old, count - got, volatile_only, visit);
+  }
+}
+
+bool Store::evict(std::string_view key, bool volatile_only) {
+  impl_->step();
+  Impl::Found f = impl_->find(key, impl_->hash(key));
+  if (f.entry == nullptr || (volatile_only && !f.entry->has_expire())) return false;
+  if (eviction_listener_) eviction_listener_(f.entry->key());
+  impl_->remove_at(*f.table, f.pos);
+  ++stats_.evicted_keys;
+  impl_->maybe_shrink();
+  return true;
+}
 
 }  // namespace ringkv::engine

@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/access.h"
 #include "engine/entry.h"
 
 namespace ringkv::engine {
@@ -37,6 +38,7 @@ struct StoreStats {
   uint64_t keyspace_hits = 0;
   uint64_t keyspace_misses = 0;
   uint64_t expire_cycle_cpu_us = 0;  // time spent in active expiry
+  uint64_t evicted_keys = 0;         // deleted to stay under maxmemory
 };
 
 class Store {
@@ -153,6 +155,23 @@ class Store {
     expiry_listener_ = std::move(listener);
   }
 
+  // Called with each key the store deletes to free memory (evict), just before it goes.
+  void set_eviction_listener(std::function<void(std::string_view key)> listener) {
+    eviction_listener_ = std::move(listener);
+  }
+
+  // Eviction (see evict.h): visits up to `count` entries from a random place of the keyspace
+  // (keys with a TTL only, with `volatile_only`), expired ones included. `visit` must not modify
+  // the store.
+  void sample(size_t count, bool volatile_only, const std::function<void(const Entry&)>& visit);
+  // Deletes `key` to free memory, counting it in evicted_keys. With `volatile_only`, only when
+  // it has a TTL. Returns whether it was deleted.
+  bool evict(std::string_view key, bool volatile_only);
+
+  // How entries' access bits are kept: LRU clock or LFU counter (see access.h).
+  void set_access_policy(const AccessPolicy& policy) { access_ = policy; }
+  const AccessPolicy& access_policy() const { return access_; }
+
   // LRU clock (seconds, 24 bits) used for OBJECT IDLETIME.
   uint32_t lru_clock() const;
 
@@ -168,6 +187,8 @@ class Store {
   int64_t avg_ttl_ms_ = 0;
   StoreStats stats_;
   std::function<void(std::string_view)> expiry_listener_;
+  std::function<void(std::string_view)> eviction_listener_;
+  AccessPolicy access_;
 };
 
 }  // namespace ringkv::engine

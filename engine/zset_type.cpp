@@ -1,5 +1,5 @@
 // ZSetObject's two encodings and the range parsing of the sorted-set commands (see zset_type.h).
-// Memory is counted as it is allocated (malloc_usable_size of every block), so memory() is exact
+// Memory is counted as it is allocated (each block's heap_footprint), so memory() is exact
 // and O(1).
 #include "engine/zset_type.h"
 
@@ -170,7 +170,7 @@ std::string_view ZSetObject::encoding_name() const {
 
 size_t ZSetObject::memory() const {
   // What glibc gives a request of the object's size (16-byte chunks with an 8-byte header).
-  return malloc_chunk_usable(sizeof(ZSetObject)) + heap_bytes_;
+  return malloc_chunk_footprint(sizeof(ZSetObject)) + heap_bytes_;
 }
 
 std::unique_ptr<Object> ZSetObject::clone() const {
@@ -249,7 +249,7 @@ bool ZSetObject::erase(std::string_view member) {
   Node* node = *link;
   ChainedTable<Node>::unlink(link);
   sl_unlink(node);
-  heap_bytes_ -= usable_size(node);
+  heap_bytes_ -= heap_footprint(node);
   std::free(node);
   index_.shrink_if_needed(count_, heap_bytes_);
   return true;
@@ -389,7 +389,7 @@ size_t ZSetObject::erase_ranks(size_t start, size_t count) {
     Node* next = n->level[0].forward;
     ChainedTable<Node>::unlink(index_.find(n->member()));
     sl_unlink(n);
-    heap_bytes_ -= usable_size(n);
+    heap_bytes_ -= heap_footprint(n);
     std::free(n);
     n = next;
   }
@@ -403,7 +403,7 @@ void ZSetObject::convert_to_skiplist() {
   header_ = static_cast<Node*>(checked_realloc(nullptr, header_size));
   std::memset(static_cast<void*>(header_), 0, header_size);
   header_->level_count = kMaxLevel;
-  heap_bytes_ += usable_size(header_);
+  heap_bytes_ += heap_footprint(header_);
   level_ = 1;
   const PackedBuffer lp = std::move(lp_);
   heap_bytes_ -= lp.heap_size();
@@ -471,7 +471,7 @@ void ZSetObject::sl_insert(std::string_view member, double score) {
   const int lvl = random_level();
   const size_t size = sizeof(Node) + static_cast<size_t>(lvl) * sizeof(Node::Level) + member.size();
   Node* node = static_cast<Node*>(checked_realloc(nullptr, size));
-  heap_bytes_ += usable_size(node);
+  heap_bytes_ += heap_footprint(node);
   node->score = score;
   node->member_size = static_cast<uint32_t>(member.size());
   node->level_count = static_cast<uint8_t>(lvl);

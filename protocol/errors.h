@@ -20,6 +20,7 @@ inline constexpr std::string_view kStringTooLong =
 inline constexpr std::string_view kOutOfRangeOffset = "ERR offset is out of range";
 inline constexpr std::string_view kIncrFloatNaN = "ERR increment would produce NaN or Infinity";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 inline constexpr std::string_view kDecrementOverflow = "ERR decrement would overflow";
 // '%s' is the command's full name (lowercase), as for kInvalidExpireTime.
 inline constexpr std::string_view kWrongArity = "ERR wrong number of arguments for '%s' command";

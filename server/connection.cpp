@@ -13,12 +13,12 @@ namespace ringkv::server {
 namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
-// Stop reading from a client while this much of its output is still unsent (back-pressure).
+// Stop reading from a client, and running the requests it already sent, while this much of its
+// output is still unsent (back-pressure): a client that never reads its replies holds at most
+// this much plus one reply, whatever its output buffer limits say.
 constexpr size_t kMaxPendingOutput = 64ull * 1024 * 1024;
 // Stop reading from a client with this many replies still waiting for peers.
 constexpr size_t kMaxPendingReplies = 64 * 1024;
-// Unparsed input one client may accumulate (Redis's client-query-buffer-limit default).
-constexpr size_t kMaxQueryBuffer = 1024ull * 1024 * 1024;
 
 std::string format_address(const sockaddr_storage& ss) {
   char host[INET6_ADDRSTRLEN] = {0};
@@ -77,6 +77,7 @@ void Connection::fill_slot(uint64_t seq, std::string_view bytes) {
   slot.ready = true;
   if (seq != pending_seq_ || closing_) return;
   drain_pending();
+  if (!enforce_output_limits()) return;
   // Replies from peers arrive many per read: write them once, at the end of this loop iteration.
   request_flush();
 }
@@ -162,10 +163,11 @@ void Connection::maybe_finish_close() {
   if (close_when_flushed_ && out_.empty() && pending_.empty() && in_flight_writes_ == 0) close();
 }
 
+bool Connection::output_backlogged() const { return pending_output() >= kMaxPendingOutput; }
+
 void Connection::update_reading() {
   if (closing_) return;
-  bool want = !close_when_flushed_ && in_flight_bytes_ < kMaxPendingOutput &&
-              pending_.size() < kMaxPendingReplies;
+  bool want = !close_when_flushed_ && !output_backlogged() && pending_.size() < kMaxPendingReplies;
   if (want == reading_) return;
   if (want) {
     reading_ = uv_read_start(stream(), on_alloc, on_read) == 0;
@@ -191,24 +193,32 @@ void Connection::reset_state() {
   writer_.set_version(protocol::RespVersion::kResp2);
 }
 
-bool Connection::enforce_output_limit(size_t hard, size_t soft, uint64_t soft_period_ms) {
-  const size_t used = pending_output();
-  const uint64_t now = uv_now(server_.loop());
-  bool over = used >= hard;
-  if (used >= soft) {
+const conf::OutputBufferLimit* Connection::output_limit_class() const {
+  // Relay links from peers carry other clients' replies: like Redis's master link, no limit.
+  if (peer_) return nullptr;
+  const conf::ServerOptions& opts = server_.config().server;
+  return server_.pubsub().subscription_count(id_) > 0 ? &opts.output_limit_pubsub
+                                                      : &opts.output_limit_normal;
+}
+
+bool Connection::enforce_output_limits() {
+  const conf::OutputBufferLimit* limit = output_limit_class();
+  if (limit == nullptr || closing_) return !closing_;
+  const auto used = static_cast<int64_t>(pending_output());
+  bool over = limit->hard > 0 && used >= limit->hard;
+  if (limit->soft > 0 && used >= limit->soft) {
+    const uint64_t now = uv_now(server_.loop());
     if (soft_limit_since_ms_ == 0) {
       soft_limit_since_ms_ = now;
-    } else if (now - soft_limit_since_ms_ > soft_period_ms) {
+    } else if (now - soft_limit_since_ms_ > static_cast<uint64_t>(limit->soft_seconds) * 1000) {
       over = true;
     }
   } else {
     soft_limit_since_ms_ = 0;
   }
   if (!over) return true;
-  spdlog::warn(
-      "closing client id={} addr={} for overcoming of output buffer limits ({} bytes unsent; "
-      "pubsub limits: hard {}, soft {} for {} s)",
-      id_, peer_addr_, used, hard, soft, soft_period_ms / 1000);
+  spdlog::warn("Client {} scheduled to be closed ASAP for overcoming of output buffer limits.",
+               info_line());
   close();
   return false;
 }
@@ -217,8 +227,9 @@ void Connection::on_alloc(uv_handle_t* handle, size_t /*suggested*/, uv_buf_t* b
   auto* self = static_cast<Connection*>(handle->data);
   if (self->rstart_ == self->rend_) self->rstart_ = self->rend_ = 0;
   size_t pending = self->rend_ - self->rstart_;
-  // A large bulk is on its way: make room for all of it at once instead of growing by chunks.
-  size_t want = std::max(kReadChunk, self->parser_.pending_bulk_hint());
+  // A large bulk is on its way: grow towards its size by doubling as its bytes arrive, so a
+  // declared length never reserves more than twice what the client really sent.
+  size_t want = std::max(kReadChunk, std::min(self->parser_.pending_bulk_hint(), pending));
   if (self->rbuf_.size() - self->rend_ < want) {
     if (self->rstart_ > 0) {
       std::memmove(self->rbuf_.data(), self->rbuf_.data() + self->rstart_, pending);
@@ -247,14 +258,22 @@ void Connection::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* /*b
   self->maybe_finish_close();
 }
 
+bool Connection::query_buffer_over_limit() const {
+  // Peer links carry many clients' requests: exempt, as Redis exempts its master link.
+  if (peer_) return false;
+  const auto limit = static_cast<size_t>(server_.config().server.client_query_buffer_limit);
+  // A bulk declared bigger than the limit could never be accepted whole: refuse it now.
+  return rend_ - rstart_ + parser_.pending_bulk_hint() > limit;
+}
+
 void Connection::process_input() {
-  while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_) {
+  while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_ &&
+         !output_backlogged()) {
     std::span<const char> input(rbuf_.data() + rstart_, rend_ - rstart_);
     protocol::ParseResult r = parser_.parse(input, argv_);
     if (r.status == protocol::ParseStatus::kIncomplete) {
-      if (rend_ - rstart_ > kMaxQueryBuffer) {
-        spdlog::warn("closing client id={} addr={}: query buffer over {} bytes", id_, peer_addr_,
-                     kMaxQueryBuffer);
+      if (query_buffer_over_limit()) {
+        spdlog::warn("Closing client that reached max query buffer length: {}", info_line());
         close();
       }
       return;
@@ -269,6 +288,7 @@ void Connection::process_input() {
     rstart_ += r.consumed;
     if (argv_.empty()) continue;
     server_.execute(*this, argv_, reply_writer());
+    if (!enforce_output_limits()) return;
     if (close_after_reply_) {
       close_when_flushed();
       return;
@@ -297,12 +317,9 @@ void Connection::flush() {
   }
   auto* wr = new WriteRequest;
   wr->conn = this;
-  if (offset == 0) {
-    wr->data.swap(out_);
-  } else {
-    wr->data.assign(out_, offset, std::string::npos);
-    out_.clear();
-  }
+  // Hand the buffer itself over (no second copy of a large backlog stays behind in out_).
+  if (offset > 0) out_.erase(0, offset);
+  wr->data.swap(out_);
   wr->req.data = wr;
   uv_buf_t b = uv_buf_init(wr->data.data(), static_cast<unsigned>(wr->data.size()));
   in_flight_bytes_ += wr->data.size();
@@ -329,6 +346,8 @@ void Connection::on_write(uv_write_t* req, int status) {
     return;
   }
   self->last_interaction_ms_ = uv_now(self->server_.loop());
+  // Requests held back while the output was backlogged run again now.
+  if (self->rstart_ < self->rend_ && !self->output_backlogged()) self->request_flush();
   self->update_reading();
   self->maybe_finish_close();
 }

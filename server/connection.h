@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conf/options.h"
 #include "engine/command.h"
 #include "protocol/reply_writer.h"
 #include "protocol/resp_parser.h"
@@ -94,10 +95,11 @@ class Connection final : public engine::ClientSession {
   // Output was written through reply_writer() outside a request of this client (a published
   // message): it goes out at the end of this loop iteration.
   void output_added() { request_flush(); }
-  // Applies an output buffer limit (Redis's client-output-buffer-limit) to the unsent output:
-  // closes the connection, with a warning, when it reaches `hard` bytes or has stayed at or over
-  // `soft` bytes for more than `soft_period_ms`. Returns false when it closed.
-  bool enforce_output_limit(size_t hard, size_t soft, uint64_t soft_period_ms);
+  // Applies the client's class of client-output-buffer-limit (normal, or pubsub for a
+  // subscriber) to its unsent output: closes the connection, with Redis's warning, when it
+  // reaches the hard limit or has stayed at or over the soft limit for longer than its period.
+  // Returns false when the connection is closed.
+  bool enforce_output_limits();
 
   // engine::ClientSession
   uint64_t id() const override { return id_; }
@@ -131,6 +133,12 @@ class Connection final : public engine::ClientSession {
   void drain_pending();
 
   void process_input();
+  // Unsent output is over the back-pressure threshold: read and run nothing more for now.
+  bool output_backlogged() const;
+  // The unparsed input, with the rest of a bulk it declares, exceeds client-query-buffer-limit.
+  bool query_buffer_over_limit() const;
+  // The output buffer limits that apply to this client; null for none (peer links).
+  const conf::OutputBufferLimit* output_limit_class() const;
   void flush();
   void maybe_finish_close();
   void update_reading();

@@ -120,9 +120,9 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "used_memory_rss", rss);
     field(out, "used_memory_rss_human", human_bytes(rss));
     field(out, "used_memory_dataset", used);
-    field(out, "maxmemory", "0");
-    field(out, "maxmemory_human", "0B");
-    field(out, "maxmemory_policy", "noeviction");
+    field(out, "maxmemory", config_.memory.maxmemory);
+    field(out, "maxmemory_human", human_bytes(static_cast<uint64_t>(config_.memory.maxmemory)));
+    field(out, "maxmemory_policy", config_.memory.maxmemory_policy);
     field(out, "mem_allocator", "libc");
   }
   if (wanted(sections, "persistence", true)) {
@@ -146,7 +146,7 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "rejected_connections", stats_.rejected_connections);
     field(out, "expired_keys", ss.expired_keys);
     field(out, "expire_cycle_cpu_milliseconds", ss.expire_cycle_cpu_us / 1000);
-    field(out, "evicted_keys", "0");
+    field(out, "evicted_keys", ss.evicted_keys);
     field(out, "keyspace_hits", ss.keyspace_hits);
     field(out, "keyspace_misses", ss.keyspace_misses);
     field(out, "pubsub_channels", pubsub_.channel_total());

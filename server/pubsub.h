@@ -15,13 +15,6 @@
 
 namespace ringkv::server {
 
-// Redis's `client-output-buffer-limit pubsub 32mb 8mb 60`: a subscriber whose unsent output
-// reaches the hard limit, or stays at or over the soft limit for longer than the soft period,
-// is disconnected, so one client that stops reading cannot exhaust the server's memory.
-inline constexpr size_t kPubsubOutputHardLimit = 32ull * 1024 * 1024;
-inline constexpr size_t kPubsubOutputSoftLimit = 8ull * 1024 * 1024;
-inline constexpr uint64_t kPubsubOutputSoftPeriodMs = 60 * 1000;
-
 // Receives the messages a PUBLISH delivers, one call per receiving subscription.
 class PubSubSink {
  public:

@@ -31,6 +31,9 @@ Server::Server(conf::Config config)
       start_ms_(uv_now(uv_default_loop())) {
   store_.set_now(unix_ms());
   store_.set_expiry_listener([this](std::string_view key) { key_modified(key); });
+  // WATCH treats an evicted key as changed, as an expired one.
+  store_.set_eviction_listener([this](std::string_view key) { key_modified(key); });
+  apply_memory_config();
   if (!config_.cluster.peers.empty()) {
     cluster_ = std::make_unique<cluster::Cluster>(
         loop_, config_.cluster,
@@ -240,8 +243,7 @@ void Server::deliver(uint64_t client, const std::string* pattern, std::string_vi
   w.bulk(channel);
   w.bulk(message);
   conn.output_added();
-  conn.enforce_output_limit(kPubsubOutputHardLimit, kPubsubOutputSoftLimit,
-                            kPubsubOutputSoftPeriodMs);
+  conn.enforce_output_limits();
 }
 
 void Server::execute_for_peer(Connection& conn, std::span<const std::string_view> argv,
@@ -265,7 +267,14 @@ void Server::execute_for_peer(Connection& conn, std::span<const std::string_view
 }
 
 void Server::run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                       protocol::ReplyWriter& writer, Connection* conn, bool can_block) {
+                       protocol::ReplyWriter& writer, Connection* conn) {
+  store_.set_now(unix_ms());
+  if (refused_for_memory(spec, conn, writer)) return;
+  run_command(spec, argv, writer, conn, true);
+}
+
+void Server::run_command(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                         protocol::ReplyWriter& writer, Connection* conn, bool can_block) {
   store_.set_now(unix_ms());
   engine::BlockRequest block;
   engine::CommandContext ctx{
@@ -518,7 +527,20 @@ std::string Server::config_set(
 
 void Server::apply_runtime_config() {
   spdlog::set_level(spdlog::level::from_str(config_.log.level));
+  apply_memory_config();
   for (auto& [id, conn] : clients_) conn->apply_limits();
+}
+
+void Server::apply_memory_config() {
+  const conf::MemoryOptions& opts = config_.memory;
+  const engine::EvictionPolicy policy = engine::parse_eviction_policy(opts.maxmemory_policy)
+                                            .value_or(engine::EvictionPolicy::kNoEviction);
+  // Pooled candidates were scored under the old policy.
+  if (policy != eviction_limits_.policy) evictor_.reset();
+  eviction_limits_ = engine::EvictionLimits{static_cast<size_t>(opts.maxmemory), policy,
+                                            static_cast<size_t>(opts.maxmemory_samples)};
+  store_.set_access_policy(
+      engine::AccessPolicy{engine::is_lfu(policy), opts.lfu_log_factor, opts.lfu_decay_time});
 }
 
 void Server::config_resetstat() {

@@ -15,6 +15,7 @@
 #include "cluster/cluster.h"
 #include "conf/config.h"
 #include "engine/command.h"
+#include "engine/evict.h"
 #include "engine/store.h"
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
@@ -110,10 +111,23 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   // Closes the last handles once shutdown has begun and every client is gone.
   void maybe_finish_shutdown();
   void apply_runtime_config();
-  // Runs a resolved command here, without routing. With a connection and `can_block`, a
-  // blocking command that finds nothing blocks it; otherwise it answers as timed out.
+  // Derives the eviction limits and the store's access tracking from the memory options.
+  void apply_memory_config();
+  // Runs a command that arrived here to run here (from a client, a peer's relay link or the
+  // cluster's local runner): evicts keys first when over maxmemory, refuses it when still over
+  // and it may grow memory (see refused_for_memory), else runs it.
   void run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                 protocol::ReplyWriter& writer, Connection* conn, bool can_block = true);
+                 protocol::ReplyWriter& writer, Connection* conn);
+  // Runs a resolved command, without routing or memory checks. With a connection and
+  // `can_block`, a blocking command that finds nothing blocks it; otherwise it answers as timed
+  // out.
+  void run_command(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                   protocol::ReplyWriter& writer, Connection* conn, bool can_block);
+  // Redis's maxmemory check before a command: evicts keys while over maxmemory; when still
+  // over, refuses (with -OOM) a denyoom command, any command queued in MULTI and an EXEC whose
+  // queue holds a denyoom command (-EXECABORT). Returns whether it answered.
+  bool refused_for_memory(const engine::CommandSpec& spec, Connection* conn,
+                          protocol::ReplyWriter& writer);
   // In MULTI: queues the command (+QUEUED) unless it runs at once (EXEC, DISCARD, MULTI, WATCH,
   // QUIT, RESET). Returns whether it was queued (or refused).
   bool queue_in_transaction(Connection& conn, const engine::CommandSpec& spec,
@@ -155,6 +169,8 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   bool shutdown_finished_ = false;
 
   engine::Store store_;
+  engine::Evictor evictor_;
+  engine::EvictionLimits eviction_limits_;
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
   BlockedClients blocked_;
   // WATCHed keys → the clients watching them.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "protocol/errors.h"
 #include "server/connection.h"
 #include "server/server.h"
 
@@ -13,6 +14,8 @@ namespace {
 
 constexpr std::string_view kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";
+// Followed by the reason a transaction was refused at EXEC.
+constexpr std::string_view kExecAbortBecause = "EXECABORT Transaction discarded because of: ";
 
 Connection& connection_of(engine::CommandContext& ctx) {
   return *static_cast<Connection*>(ctx.client);
@@ -35,7 +38,10 @@ bool Server::queue_in_transaction(Connection& conn, const engine::CommandSpec& s
     tx.aborted = true;
     return true;
   }
+  // Queuing takes memory too: refused when over maxmemory, as Redis does.
+  if (refused_for_memory(spec, &conn, writer)) return true;
   tx.queued.emplace_back(argv.begin(), argv.end());
+  tx.flags |= spec.flags;
   writer.queued();
   return true;
 }
@@ -96,6 +102,30 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   return false;
 }
 
+bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* conn,
+                                protocol::ReplyWriter& writer) {
+  if (eviction_limits_.maxmemory == 0 || evictor_.enforce(store_, eviction_limits_)) return false;
+  static const engine::CommandSpec* const kExec = engine::find_command("exec");
+  static const engine::CommandSpec* const kSpared[] = {kExec, engine::find_command("discard"),
+                                                       engine::find_command("quit"),
+                                                       engine::find_command("reset")};
+  const bool in_multi = conn != nullptr && conn->transaction().active;
+  const bool spared = std::find(std::begin(kSpared), std::end(kSpared), &spec) != std::end(kSpared);
+  const bool exec_grows =
+      &spec == kExec && in_multi && (conn->transaction().flags & engine::kDenyOom) != 0;
+  if (!(spec.flags & engine::kDenyOom) && !(in_multi && !spared) && !exec_grows) return false;
+  stats_.total_error_replies++;
+  if (&spec == kExec && in_multi) {
+    writer.error(std::string(kExecAbortBecause) + std::string(protocol::err::kOom));
+    conn->transaction().end();
+    unwatch_all(*conn);
+    return true;
+  }
+  writer.error(protocol::err::kOom);
+  if (conn != nullptr) transaction_refused(*conn);
+  return true;
+}
+
 void Server::transaction_refused(Connection& conn) {
   if (conn.transaction().active) conn.transaction().aborted = true;
 }
@@ -153,8 +183,9 @@ void Server::exec(engine::CommandContext& ctx) {
       ctx.reply.error(error);
       continue;
     }
-    // Inside a transaction a blocking command cannot wait: it answers as timed out.
-    run_local(*spec, argv, ctx.reply, &conn, /*can_block=*/false);
+    // Inside a transaction a blocking command cannot wait: it answers as timed out. Memory was
+    // checked for the whole transaction when EXEC arrived.
+    run_command(*spec, argv, ctx.reply, &conn, /*can_block=*/false);
   }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@ struct Transaction {
   bool active = false;   // between MULTI and EXEC/DISCARD
   bool aborted = false;  // a command was refused while queuing: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;  // run at EXEC, in order
+  uint32_t flags = 0;                            // union of the queued commands' flags
   std::vector<std::string> watched;              // WATCHed keys
   bool watched_changed = false;                  // EXEC answers a null array
   // In a cluster: the node (index in the routing ring) whose keys the transaction and its
@@ -24,6 +26,7 @@ struct Transaction {
     active = false;
     aborted = false;
     queued.clear();
+    flags = 0;
     node = kNoNode;
   }
 };

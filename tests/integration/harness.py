@@ -342,6 +342,13 @@ def check_clean_exit(report, server):
         report.check(at < 0, "%s log has no '%s'" % (server.name, marker), log[at : at + 3000])
 
 
+def info_fields(port, *args):
+    """The `name:value` lines of INFO/CLUSTER INFO (args) as a dict of strings."""
+    with RespClient(port) as c:
+        text = parse_reply(c.call(*args)).decode()
+    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
 def start_oracle(name="redis"):
     """Starts a reference redis-server 7 on a free port."""
     return ServerProcess(REDIS_SERVER, kind="redis", name=name).start()

@@ -76,11 +76,7 @@ def local_keys(port):
         return [k.decode() for k in harness.parse_reply(c.call("KEYS", "*"))]
 
 
-def info_fields(port, *args):
-    """The `name:value` lines of INFO/CLUSTER INFO (args) as a dict of strings."""
-    with harness.RespClient(port) as c:
-        text = harness.parse_reply(c.call(*args)).decode()
-    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+info_fields = harness.info_fields
 
 
 def node_line(port, addr):

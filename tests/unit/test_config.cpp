@@ -430,8 +430,11 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
 
   std::vector<std::string_view> names;
   for (const Parameter& p : parameters()) names.push_back(p.name);
-  CHECK(names == std::vector<std::string_view>{"bind", "port", "maxclients", "timeout",
-                                               "proto-max-bulk-len", "hz", "loglevel", "logfile"});
+  CHECK(names == std::vector<std::string_view>{
+                     "bind", "port", "maxclients", "timeout", "proto-max-bulk-len", "hz",
+                     "client-query-buffer-limit", "client-output-buffer-limit", "maxmemory",
+                     "maxmemory-policy", "maxmemory-samples", "lfu-log-factor", "lfu-decay-time",
+                     "loglevel", "logfile"});
   CHECK(find_parameter("hz")->runtime);
   CHECK_FALSE(find_parameter("port")->runtime);
 }
