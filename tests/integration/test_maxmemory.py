@@ -84,8 +84,8 @@ def check_oom_texts(report, binary):
                 got.append(c.call("CONFIG", "SET", "maxmemory-policy", "volatile-lru"))
                 got.append(c.call("OBJECT", "FREQ", "f"))
                 got.append(c.call("OBJECT", "IDLETIME", "f"))
-                for name in ("maxmemory", "maxmemory-policy", "maxmemory-samples"):
-                    got.append(c.call("CONFIG", "GET", name))
+                for param in ("maxmemory", "maxmemory-policy", "maxmemory-samples"):
+                    got.append(c.call("CONFIG", "GET", param))
                 got.append(c.call("CONFIG", "SET", "maxmemory-policy", "lru"))
                 got.append(c.call("CONFIG", "SET", "maxmemory-samples", "0"))
                 got.append(c.call("CONFIG", "SET", "maxmemory-samples", "10"))
