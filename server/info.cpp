@@ -123,6 +123,13 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "maxmemory", config_.memory.maxmemory);
     field(out, "maxmemory_human", human_bytes(static_cast<uint64_t>(config_.memory.maxmemory)));
     field(out, "maxmemory_policy", config_.memory.maxmemory_policy);
+    // As Redis: resident memory over what the data holds (the process's code, libraries and
+    // buffers count too, so a small dataset shows a high ratio).
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.2f",
+                  used == 0 ? 0.0 : static_cast<double>(rss) / static_cast<double>(used));
+    field(out, "mem_fragmentation_ratio", ratio);
+    field(out, "mem_fragmentation_bytes", static_cast<int64_t>(rss) - static_cast<int64_t>(used));
     field(out, "mem_allocator", "libc");
   }
   if (wanted(sections, "persistence", true)) {
