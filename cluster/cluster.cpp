@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "engine/secret.h"
 #include "engine/string_ops.h"
 #include "protocol/request_writer.h"
 
@@ -15,6 +16,19 @@ namespace {
 
 // How often link timeouts are checked.
 constexpr uint64_t kTimeoutCheckMs = 50;
+
+// Why a peer link is refused (in the handshake's error reply, logs and CLUSTER NODES). Kept free
+// of ": " so that a failed ping's reason reads whole.
+constexpr std::string_view kRefusedPrefix = "ERR peer link refused: ";
+constexpr std::string_view kNoProof = "no proof of the cluster secret";
+constexpr std::string_view kWrongSecret = "wrong cluster secret";
+constexpr std::string_view kUnexpectedProof = "a cluster secret is set there but not here";
+constexpr std::string_view kAuthRequired =
+    "authentication required (requirepass is set, so every node needs the same [cluster] secret)";
+constexpr std::string_view kRingMismatch =
+    "ring mismatch (check that every node lists the same members, weights, replicas and hash)";
+// Distinct refusals logged at most; past it, refusals are still answered but not logged.
+constexpr size_t kMaxRefusalsLogged = 1024;
 
 // A request frame; relayed for a RESP3 client, it carries the RINGKV.RESP3 prefix.
 void append_command(std::string& f, std::span<const std::string_view> argv, bool resp3) {
@@ -27,6 +41,26 @@ std::string fingerprint_hex(uint64_t fp) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(fp));
   return buf;
+}
+
+// The proof of the cluster secret in a handshake: an HMAC of what the handshake claims, so the
+// secret itself never crosses the network.
+std::string peer_proof(std::string_view secret, std::string_view self, std::string_view fp) {
+  std::string message = "ringkv.peer\n";
+  message.append(self);
+  message.push_back('\n');
+  message.append(fp);
+  return engine::hmac_sha256_hex(secret, message);
+}
+
+// `text` made safe for one log line (or, with `space` '_', one CLUSTER NODES token): printable
+// ASCII, bounded.
+std::string printable(std::string_view text, size_t max = 64, char space = ' ') {
+  std::string out;
+  for (char c : text.substr(0, max)) {
+    out.push_back(c == ' ' ? space : c > ' ' && c < 127 ? c : '?');
+  }
+  return out;
 }
 
 hashring::HashRing build_ring(const conf::ClusterOptions& options, const std::string& self) {
@@ -49,7 +83,11 @@ struct Cluster::PeerState {
   std::vector<std::unique_ptr<PeerLink>> links;  // the pool, opened on first use
   std::unique_ptr<PeerLink> health;              // pings only, so load never delays them
   std::string fingerprint;                       // the peer's, from its handshake reply
-  bool mismatch = false;                         // the peer builds a different ring
+  // Why the peer refuses the links this node opens ("" while it accepts them): its keys fail at
+  // once with that reason rather than being relayed.
+  std::string refused_by_peer;
+  // Why this node refused the peer's last link ("" once one is accepted); shown, not acted on.
+  std::string refused_here;
   // Health, from the pings.
   bool up = true;
   bool ping_in_flight = false;
@@ -81,7 +119,9 @@ Cluster::Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, LocalExec
 void Cluster::rebuild_routing() {
   std::vector<hashring::Member> live;
   for (size_t i = 0; i < ring_.size(); ++i) {
-    if (i == self_full_ || peers_[i]->up || options_.on_peer_down != conf::kPeerDownEject) {
+    // A peer that refuses our links is misconfigured, not down: its keys fail rather than move.
+    if (i == self_full_ || peers_[i]->up || !peers_[i]->refused_by_peer.empty() ||
+        options_.on_peer_down != conf::kPeerDownEject) {
       live.push_back(ring_.nodes()[i]);
     }
   }
@@ -245,29 +285,79 @@ PeerLink& Cluster::link_for(size_t node, uint64_t client_id) {
 }
 
 std::unique_ptr<PeerLink> Cluster::make_link(PeerState& peer, LinkOptions options) {
-  std::string mine = fingerprint_hex(ring_.fingerprint());
-  std::string handshake;
-  protocol::append_request_header(handshake, 3);
-  protocol::append_request_bulk(handshake, "RINGKV.PEER");
-  protocol::append_request_bulk(handshake, self_);
-  protocol::append_request_bulk(handshake, mine);
   PeerState* ps = &peer;
   return std::make_unique<PeerLink>(
-      loop_, peer.address, options, std::move(handshake), [ps, mine](std::string_view reply) {
-        // The peer answers "+<its fingerprint>".
-        std::string theirs(reply.substr(1, reply.size() >= 3 ? reply.size() - 3 : 0));
-        if (ps->fingerprint == theirs) return;
-        ps->fingerprint = theirs;
-        ps->mismatch = theirs != mine;
-        if (ps->mismatch) {
-          spdlog::error(
-              "ring mismatch: peer {} builds a different ring (fingerprint {} here, {} there); "
-              "check that every node lists the same members, replicas and hash",
-              ps->address, mine, theirs);
-        } else {
-          spdlog::info("linked to peer {}", ps->address);
-        }
-      });
+      loop_, peer.address, options, handshake_frame(),
+      [this, ps](std::string_view reply) { return handshake_reply_refusal(*ps, reply); });
+}
+
+std::string Cluster::handshake_frame() const {
+  const std::string mine = fingerprint_hex(ring_.fingerprint());
+  const bool prove = !options_.secret.empty();
+  std::string frame;
+  protocol::append_request_header(frame, prove ? 4 : 3);
+  protocol::append_request_bulk(frame, "RINGKV.PEER");
+  protocol::append_request_bulk(frame, self_);
+  protocol::append_request_bulk(frame, mine);
+  if (prove) protocol::append_request_bulk(frame, peer_proof(options_.secret, self_, mine));
+  return frame;
+}
+
+std::string Cluster::handshake_reply_refusal(PeerState& peer, std::string_view reply) {
+  // The reply is "+<its fingerprint>\r\n" or "-ERR peer link refused: <reason>\r\n".
+  std::string_view text = reply.size() >= 3 ? reply.substr(1, reply.size() - 3) : reply;
+  std::string reason;
+  if (reply.empty() || reply.front() != '+') {
+    if (text.starts_with(kRefusedPrefix)) text.remove_prefix(kRefusedPrefix.size());
+    reason = printable(text, 200);
+  } else if (text != fingerprint_hex(ring_.fingerprint())) {
+    reason = kRingMismatch;
+  }
+  if (!reason.empty()) {
+    const bool changed = peer.refused_by_peer != reason;
+    peer.refused_by_peer = reason;
+    // An ejected peer that turns out to be misconfigured goes back on the ring, failing its keys.
+    if (changed && !peer.up && options_.on_peer_down == conf::kPeerDownEject) rebuild_routing();
+    log_refusal(peer.address, reason, false);
+    return "link refused (" + reason + ")";
+  }
+  if (!peer.refused_by_peer.empty() || peer.fingerprint != text) {
+    spdlog::info("linked to peer {}", peer.address);
+  }
+  peer.refused_by_peer.clear();
+  peer.fingerprint = text;
+  return {};
+}
+
+void Cluster::log_refusal(std::string_view peer_address, std::string_view reason, bool here) {
+  std::string key = std::string(here ? "here|" : "there|") + std::string(peer_address) + "|" +
+                    std::string(reason);
+  if (refusals_logged_.size() >= kMaxRefusalsLogged || !refusals_logged_.insert(key).second) {
+    return;
+  }
+  if (here) {
+    spdlog::error("refused a peer link from a node claiming to be {}: {}", printable(peer_address),
+                  reason);
+  } else {
+    spdlog::error("peer {} refuses this node's links: {}; its keys fail until that is fixed",
+                  peer_address, reason);
+  }
+}
+
+bool Cluster::ring_mismatch(const PeerState& peer) {
+  return peer.refused_by_peer == kRingMismatch || peer.refused_here == kRingMismatch;
+}
+
+std::string Cluster::unavailable_error(const PeerState& peer) const {
+  std::string reason;
+  if (!peer.refused_by_peer.empty()) {
+    reason = "link refused (" + peer.refused_by_peer + ")";
+  } else if (!peer.up) {
+    reason = "down";
+  } else {
+    return {};
+  }
+  return "ERR peer " + peer.address + " unavailable: " + reason;
 }
 
 void Cluster::send_to(size_t node, std::span<const std::string_view> argv,
@@ -291,10 +381,10 @@ void Cluster::send_to(size_t node, std::span<const std::string_view> argv,
     return;
   }
   const size_t full = routing_to_full_[node];
-  if (!peers_[full]->up) {
-    // Known down (fail mode): answer at once instead of waiting for a timeout.
+  if (std::string why = unavailable_error(*peers_[full]); !why.empty()) {
+    // Known down (fail mode) or refusing: answer at once instead of waiting for a timeout.
     relay_errors_++;
-    cb(false, "ERR peer " + peers_[full]->address + " unavailable: down");
+    cb(false, why);
     return;
   }
   PeerLink& link = link_for(full, client_id);
@@ -373,9 +463,9 @@ void Cluster::execute_blocking(size_t node, std::span<const std::string_view> ar
                                uint64_t client_id, protocol::RespVersion resp, ReplyDone done) {
   const size_t full = routing_to_full_[node];
   PeerState& peer = *peers_[full];
-  if (!peer.up) {
+  if (std::string why = unavailable_error(peer); !why.empty()) {
     relay_errors_++;
-    done(error_reply("ERR peer " + peer.address + " unavailable: down"));
+    done(error_reply(why));
     return;
   }
   // No request timeout: the command's own timeout (possibly forever) runs on the peer, and a
@@ -420,9 +510,9 @@ void Cluster::transaction_send(size_t node, uint64_t client_id,
                                std::span<const std::string_view> argv, protocol::RespVersion resp,
                                ReplyDone done) {
   const size_t full = routing_to_full_[node];
-  if (!peers_[full]->up) {
+  if (std::string why = unavailable_error(*peers_[full]); !why.empty()) {
     relay_errors_++;
-    done(error_reply("ERR peer " + peers_[full]->address + " unavailable: down"));
+    done(error_reply(why));
     return;
   }
   TransactionLink& t = transaction_link(node, client_id);
@@ -449,10 +539,10 @@ void Cluster::transaction_exec(size_t node, uint64_t client_id,
     done(out);
     return;
   }
-  if (!peers_[full]->up) {
+  if (std::string why = unavailable_error(*peers_[full]); !why.empty()) {
     relay_errors_++;
     transaction_end(client_id);
-    done(error_reply("ERR peer " + peers_[full]->address + " unavailable: down"));
+    done(error_reply(why));
     return;
   }
   TransactionLink& t = transaction_link(node, client_id);
@@ -529,15 +619,35 @@ void Cluster::execute_scan(std::span<const std::string_view> argv, uint64_t clie
           });
 }
 
-std::string Cluster::accept_peer(std::span<const std::string_view> args) {
-  std::string mine = fingerprint_hex(ring_.fingerprint());
-  if (args.size() >= 2 && args[1] != mine) {
-    spdlog::error(
-        "ring mismatch: peer {} builds a different ring (fingerprint {} there, {} here); check "
-        "that every node lists the same members, replicas and hash",
-        args[0], args[1], mine);
+PeerVerdict Cluster::accept_peer(std::span<const std::string_view> args, bool may_run_commands) {
+  std::string_view claimed = args.empty() ? std::string_view("?") : args[0];
+  std::string_view reason;
+  if (args.size() < 2 || args.size() > 3) {
+    reason = "malformed handshake";
+  } else if (!options_.secret.empty()) {
+    if (args.size() < 3) {
+      reason = kNoProof;
+    } else if (!engine::secret_equals(args[2], peer_proof(options_.secret, args[0], args[1]))) {
+      reason = kWrongSecret;
+    }
+  } else if (args.size() == 3) {
+    reason = kUnexpectedProof;
+  } else if (!may_run_commands) {
+    reason = kAuthRequired;
   }
-  return "+" + mine + "\r\n";
+  // Only a peer that got this far is who it claims to be (or nothing could tell): only then may
+  // its refusal mark that member in CLUSTER NODES.
+  const std::string mine = fingerprint_hex(ring_.fingerprint());
+  const bool identified = reason.empty();
+  if (identified && args[1] != mine) reason = kRingMismatch;
+  for (auto& p : peers_) {
+    if (p && identified && p->address == claimed) p->refused_here = reason;
+  }
+  if (!reason.empty()) {
+    log_refusal(printable(claimed), reason, true);
+    return {false, "-" + std::string(kRefusedPrefix) + std::string(reason) + "\r\n"};
+  }
+  return {true, "+" + mine + "\r\n"};
 }
 
 std::string Cluster::link_state(const PeerState& p) const {
@@ -569,11 +679,12 @@ std::string Cluster::health_fields(const PeerState& p) const {
 }
 
 std::string Cluster::info_text() const {
-  size_t linked = 0, mismatched = 0, down = 0;
+  size_t linked = 0, mismatched = 0, refused = 0, down = 0;
   for (const auto& p : peers_) {
     if (!p) continue;
     if (link_state(*p) == "connected") linked++;
-    if (p->mismatch) mismatched++;
+    if (ring_mismatch(*p)) mismatched++;
+    if (!p->refused_by_peer.empty() || !p->refused_here.empty()) refused++;
     if (!p->up) down++;
   }
   std::string out;
@@ -583,13 +694,15 @@ std::string Cluster::info_text() const {
     out += v;
     out += "\r\n";
   };
-  line("cluster_state", mismatched ? "misconfigured" : down ? "degraded" : "ok");
+  line("cluster_state", refused ? "misconfigured" : down ? "degraded" : "ok");
   line("cluster_members", std::to_string(ring_.size()));
   line("cluster_self", self_);
   line("cluster_peers_up", std::to_string(peers_.size() - 1 - down));
   line("cluster_peers_down", std::to_string(down));
   line("cluster_peers_linked", std::to_string(linked));
   line("cluster_ring_mismatches", std::to_string(mismatched));
+  line("cluster_links_refused", std::to_string(refused));
+  line("cluster_secret", options_.secret.empty() ? "no" : "yes");
   line("cluster_on_peer_down", options_.on_peer_down);
   line("cluster_routing_members", std::to_string(routing_.size()));
   line("cluster_replicas", std::to_string(ring_.replicas()));
@@ -610,7 +723,11 @@ std::string Cluster::nodes_text(size_t self_keys) const {
       const PeerState& p = *peers_[i];
       out += p.up ? " peer up " : " peer down ";
       out += link_state(p);
-      if (p.mismatch) out += " ring-mismatch";
+      if (ring_mismatch(p)) out += " ring-mismatch";
+      if (!p.refused_by_peer.empty()) {
+        out += " refused-by-peer:" + printable(p.refused_by_peer, 200, '_');
+      }
+      if (!p.refused_here.empty()) out += " refused-here:" + printable(p.refused_here, 200, '_');
     }
     out += " vnodes=" + std::to_string(ring_.replicas() * m.weight);
     out += " weight=" + std::to_string(m.weight);

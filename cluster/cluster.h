@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cluster/merge.h"
@@ -28,13 +29,20 @@ namespace ringkv::cluster {
 using LocalExecutor =
     std::function<void(std::span<const std::string_view> argv, protocol::ReplyWriter& out)>;
 
-// The command a peer sends first on a relay link: RINGKV.PEER <self address> <fingerprint>.
+// The command a peer sends first on a relay link:
+// RINGKV.PEER <self address> <ring fingerprint> [<proof of the cluster secret>].
 inline constexpr std::string_view kPeerHandshake = "ringkv.peer";
 // Prefix of a relayed request whose reply must be RESP3: RINGKV.RESP3 <command...>.
 inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
 
 inline constexpr std::string_view kCrossSlotError =
     "CROSSSLOT Keys in request don't hash to the same node";
+
+// A node's answer to a peer's handshake.
+struct PeerVerdict {
+  bool accepted;      // the connection may switch to relayed mode
+  std::string reply;  // the handshake's reply (RESP); an error when refused
+};
 
 class Cluster {
  public:
@@ -80,8 +88,11 @@ class Cluster {
   // Drops the client's transaction link, and with it the WATCHes on the peer.
   void transaction_end(uint64_t client_id);
 
-  // Answers a peer's handshake: the reply to RINGKV.PEER (argv without the command name).
-  std::string accept_peer(std::span<const std::string_view> args);
+  // Judges a peer's handshake (RINGKV.PEER's arguments). With a cluster secret configured the
+  // peer must prove it; without one, the link is accepted only if `may_run_commands` (the
+  // connection could run commands anyway: authenticated, or no password required). Either way
+  // its ring must be this node's. A refusal is logged once per peer and reason.
+  PeerVerdict accept_peer(std::span<const std::string_view> args, bool may_run_commands);
 
   // Introspection: CLUSTER INFO, CLUSTER NODES, CLUSTER OWNER and the INFO cluster section.
   std::string info_text() const;
@@ -100,6 +111,18 @@ class Cluster {
   void check_health();
   void ping_succeeded(PeerState& peer);
   void ping_failed(PeerState& peer, std::string_view reason);
+  // The handshake this node sends on every link it opens.
+  std::string handshake_frame() const;
+  // Judges a peer's reply to our handshake; "" when the link may be used.
+  std::string handshake_reply_refusal(PeerState& peer, std::string_view reply);
+  // Logs, once per peer and reason, that a link with `peer_address` was refused, by this node
+  // (`here`) or by the peer.
+  void log_refusal(std::string_view peer_address, std::string_view reason, bool here);
+  // The error requests for the peer fail with at once ("ERR peer ... unavailable: down" or
+  // "...: link refused (...)"); "" while it is usable.
+  std::string unavailable_error(const PeerState& peer) const;
+  // Whether a link with the peer was refused because the two rings differ.
+  static bool ring_mismatch(const PeerState& peer);
   // "connected", "connecting", "idle" or "broken:<reason>" for the peer's relay links.
   std::string link_state(const PeerState& p) const;
   // state=up|down,last-seen-ms=N,failures=N,times-down=N[,ejected=yes|no]
@@ -125,6 +148,9 @@ class Cluster {
   Router router_;                        // over routing_
   size_t self_full_;
   std::vector<std::unique_ptr<PeerState>> peers_;  // by node index; null for self
+  // Refusals already logged ("address|reason"), so a misconfigured or hostile peer that keeps
+  // retrying is logged once; bounded so strangers cannot grow it without limit.
+  std::unordered_set<std::string> refusals_logged_;
   // A blocking command relayed to a peer travels on a link of its own, so it never holds up the
   // pooled links other clients share. By client id: (peer index in ring_, link).
   std::unordered_map<uint64_t, std::pair<size_t, std::unique_ptr<PeerLink>>> blocking_links_;

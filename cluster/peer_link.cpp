@@ -170,7 +170,11 @@ void PeerLink::on_data() {
     if (handshake_pending_) {
       handshake_pending_ = false;
       backoff_ms_ = 0;
-      if (on_handshake_) on_handshake_(reply);
+      std::string refused = on_handshake_ ? on_handshake_(reply) : std::string();
+      if (!refused.empty()) {
+        fail(refused);
+        return;
+      }
       continue;
     }
     if (inflight_.empty()) {

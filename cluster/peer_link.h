@@ -40,8 +40,9 @@ class PeerLink {
   // Called with the peer's reply bytes, or with ok=false and an error reply text
   // ("ERR peer ... unavailable: ...") when the link failed the request.
   using ReplyCallback = std::function<void(bool ok, std::string_view reply)>;
-  // Called with the handshake's reply (the peer's verdict on this link).
-  using HandshakeCallback = std::function<void(std::string_view reply)>;
+  // Called with the handshake's reply (the peer's verdict on this link); returns "" to use the
+  // link, or why it must not be used: the link then fails everything it carried with that reason.
+  using HandshakeCallback = std::function<std::string(std::string_view reply)>;
 
   PeerLink(uv_loop_t* loop, std::string address, LinkOptions options, std::string handshake,
            HandshakeCallback on_handshake);

@@ -40,6 +40,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   std::vector<CLI::Option*> options(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const detail::Row& row = rows[i];
+    if (row.flags.empty()) continue;  // file-only, as Redis's rename-command
     std::string help = std::string(row.description) + " [" + std::string(row.section) + "." +
                        std::string(row.key) + "]";
     CLI::Option* option = app.add_option(std::string(row.flags), values[i], help);
@@ -68,7 +69,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
     if (std::string error = load_file(config_path, config); !error.empty()) return fail(error);
   }
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (options[i]->count() == 0) continue;
+    if (options[i] == nullptr || options[i]->count() == 0) continue;
     std::string text;
     for (const std::string& v : values[i]) text += (text.empty() ? "" : ",") + v;
     detail::Reason why = rows[i].from_text(config, text);

@@ -87,7 +87,7 @@ std::string load_string(std::string_view toml_text, std::string_view source_name
     detail::Reason why = row.from_toml(next, *node);
     if (!why.empty()) {
       return std::string(source_name) + ": " + std::string(row.section) + "." +
-             std::string(row.key) + (why.front() == '[' ? "" : ": ") + why;
+             std::string(row.key) + (why.front() == '[' || why.front() == '.' ? "" : ": ") + why;
     }
   }
   config = std::move(next);

@@ -64,6 +64,7 @@ struct ClusterOptions {
   int64_t health_interval_ms = 1000;         // ping every peer this often
   int64_t failure_limit = 3;                 // consecutive failed pings that mark a peer down
   std::string on_peer_down = kPeerDownFail;  // "fail" its keys, or "eject" it from the ring
+  std::string secret;  // shared by every node; peers prove it when they link; "" = none
 };
 
 // Names accepted by PersistenceOptions::appendfsync.

@@ -246,7 +246,8 @@ Row enum_row(const Head& h, Field<G, std::string> field, std::vector<std::string
 }
 
 // Free text; `check` (optional) rejects malformed values in files and flags. CONFIG SET does
-// not validate: every string parameter ringkv exposes is immutable at run time.
+// not validate: the string parameters ringkv exposes are immutable at run time, or take any
+// text (requirepass).
 template <typename G>
 Row string_row(const Head& h, Field<G, std::string> field,
                std::function<Reason(std::string_view)> check) {
@@ -478,6 +479,43 @@ Row output_limit_row(const Head& h) {
   return row;
 }
 
+// rename-command, file-only as in Redis: a TOML table mapping command names to their new names,
+// "" disabling the command: rename-command = { FLUSHALL = "", CONFIG = "CFG_x1" }. Whether the
+// names are commands is checked where the command table is known (the server refuses to start).
+Row rename_row(const Head& h) {
+  Row row = make_row(h);
+  row.from_toml = [](Config& c, const toml::node& node) -> Reason {
+    const toml::table* table = node.as_table();
+    if (table == nullptr)
+      return "expected a table such as { FLUSHALL = \"\" }, got " + type_name(node);
+    std::vector<std::pair<std::string, std::string>> renames;
+    for (const auto& [key, value] : *table) {
+      std::string from(key.str());
+      if (from.empty()) return "a command name cannot be empty";
+      if (!value.is_string()) return "." + from + ": expected a string, got " + type_name(value);
+      std::string to = value.as_string()->get();
+      if (to.find_first_of(" \t\r\n") != std::string::npos) {
+        return "." + from + ": a command name cannot contain spaces, got " + quoted(to);
+      }
+      renames.emplace_back(std::move(from), std::move(to));
+    }
+    c.security.rename_command = std::move(renames);
+    return {};
+  };
+  row.from_text = [](Config&, std::string_view) -> Reason {
+    return "can only be set in the configuration file";
+  };
+  row.to_toml = [](const Config& c) {
+    std::string out = "{";
+    for (const auto& [from, to] : c.security.rename_command) {
+      out += (out.size() > 1 ? ", " : " ") + toml_quote(from) + " = " + toml_quote(to);
+    }
+    return out + (out.size() > 1 ? " }" : "}");
+  };
+  row.to_text = row.to_toml;
+  return row;
+}
+
 Row immutable_in_redis(Row row) {
   row.immutable_in_redis = true;
   return row;
@@ -530,8 +568,10 @@ const std::vector<Row>& rows() {
   using C = ClusterOptions;
   using L = LogOptions;
   using M = MemoryOptions;
+  using Sec = SecurityOptions;
   constexpr auto kServer = &Config::server;
   constexpr auto kCluster = &Config::cluster;
+  constexpr auto kSecurity = &Config::security;
   constexpr auto kLog = &Config::log;
   constexpr auto kMemory = &Config::memory;
   static const std::vector<Row> kRows = {
@@ -609,6 +649,17 @@ const std::vector<Row>& rows() {
                     "A down peer's keys: fail (error at once) or eject (next owners serve them)"},
                Field<C, std::string>{kCluster, &C::on_peer_down}, {kPeerDownFail, kPeerDownEject},
                {}),
+      string_row(Head{"cluster", "secret", "--cluster-secret", "", false,
+                      "Shared by all nodes; peers prove it when linking (empty = links unproven)"},
+                 Field<C, std::string>{kCluster, &C::secret}, nullptr),
+      string_row(Head{"security", "requirepass", "--requirepass", "requirepass", true,
+                      "Password clients must AUTH with (empty = none)"},
+                 Field<Sec, std::string>{kSecurity, &Sec::requirepass}, nullptr),
+      bool_row(Head{"security", "protected-mode", "--protected-mode", "protected-mode", true,
+                    "Without a password, refuse clients from non-loopback addresses"},
+               Field<Sec, bool>{kSecurity, &Sec::protected_mode}),
+      rename_row(Head{"security", "rename-command", "", "", false,
+                      "Commands renamed or disabled: { FLUSHALL = \"\", CONFIG = \"CFG_x1\" }"}),
       enum_row(Head{"log", "level", "--loglevel,--log-level", "loglevel", true,
                     "Least severe level logged: trace, debug, info, warn or error"},
                Field<L, std::string>{kLog, &L::level}, {"trace", "debug", "info", "warn", "error"},

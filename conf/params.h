@@ -15,7 +15,8 @@
 namespace ringkv::conf::detail {
 
 // A reason a value was rejected, empty when it was accepted. Reasons from from_toml may start
-// with a sub-key such as "[1].weight: ", which callers append to the key without a separator.
+// with a sub-key such as "[1].weight: " or ".FLUSHALL: ", which callers append to the key
+// without a separator.
 using Reason = std::string;
 
 struct Row {

@@ -9,6 +9,7 @@
 
 #include "engine/command.h"
 #include "engine/handlers.h"
+#include "engine/secret.h"
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
 
@@ -25,7 +26,12 @@ constexpr std::string_view kBadClientName =
     "ERR Client names cannot contain spaces, newlines or special characters.";
 constexpr std::string_view kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";
-// ringkv has one user, "default", with no password (Redis's default `nopass` user).
+constexpr std::string_view kHelloNoAuth =
+    "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH "
+    "<user> <pass> option can be used to authenticate the client and select the RESP protocol "
+    "version at the same time";
+// ringkv has one user, "default": without requirepass it takes any password (Redis's `nopass`
+// default user), with it only that password.
 constexpr std::string_view kDefaultUser = "default";
 
 constexpr std::string_view kClientHelp[] = {
@@ -75,6 +81,16 @@ ClientType client_type(std::string_view name) {
     return ClientType::kOther;
   }
   return ClientType::kUnknown;
+}
+
+// Authenticates the client as `user` with `password`, as Redis's ACLAuthenticateUser: returns
+// false (and leaves the client as it was) when they do not match.
+bool authenticate(CommandContext& ctx, std::string_view user, std::string_view password) {
+  if (user != kDefaultUser) return false;
+  std::string_view required = ctx.server->requirepass();
+  if (!required.empty() && !secret_equals(password, required)) return false;
+  ctx.client->set_authenticated(true);
+  return true;
 }
 
 std::string quoted_error(std::string_view prefix, std::string_view arg) {
@@ -131,13 +147,14 @@ void cmd_hello(CommandContext& ctx) {
       return;
     }
   }
-  std::string_view username, clientname;
+  std::string_view username, password, clientname;
   bool auth = false, setname = false;
   for (size_t j = next; j < ctx.argv.size(); ++j) {
     size_t more = ctx.argv.size() - 1 - j;
     if (equals_ignore_case(ctx.argv[j], "auth") && more >= 2) {
       auth = true;
       username = ctx.argv[j + 1];
+      password = ctx.argv[j + 2];
       j += 2;
     } else if (equals_ignore_case(ctx.argv[j], "setname") && more >= 1) {
       setname = true;
@@ -148,8 +165,12 @@ void cmd_hello(CommandContext& ctx) {
       return;
     }
   }
-  if (auth && username != kDefaultUser) {
+  if (auth && !authenticate(ctx, username, password)) {
     ctx.reply.error(kWrongPass);
+    return;
+  }
+  if (!ctx.client->authenticated()) {
+    ctx.reply.error(kHelloNoAuth);
     return;
   }
   if (setname) {
@@ -184,14 +205,17 @@ void cmd_hello(CommandContext& ctx) {
 void cmd_auth(CommandContext& ctx) {
   if (ctx.argv.size() > 3) {
     ctx.reply.error(protocol::err::kSyntax);
-  } else if (ctx.argv.size() == 2) {
+  } else if (ctx.argv.size() == 2 && ctx.server->requirepass().empty()) {
     ctx.reply.error(
         "ERR AUTH <password> called without any password configured for the default user. Are "
         "you sure your configuration is correct?");
-  } else if (ctx.argv[1] != kDefaultUser) {
-    ctx.reply.error(kWrongPass);
   } else {
-    ctx.reply.ok();
+    const bool named = ctx.argv.size() == 3;
+    if (authenticate(ctx, named ? ctx.argv[1] : kDefaultUser, ctx.argv[named ? 2 : 1])) {
+      ctx.reply.ok();
+    } else {
+      ctx.reply.error(kWrongPass);
+    }
   }
 }
 

@@ -103,16 +103,13 @@ int64_t to_int(std::string_view s) {
   return v;
 }
 
-// A row by Redis's full name ("get", "config|get"), as COMMAND INFO/DOCS look names up.
+// A row by Redis's full name ("get", "config|get"), as COMMAND INFO/DOCS look names up: the
+// command part under the name clients use (renamed commands under their new name).
 const CommandSpec* find_by_fullname(std::string_view name) {
   size_t bar = name.find('|');
-  const CommandSpec* spec = find_command(name.substr(0, bar));
+  const CommandSpec* spec = find_client_command(name.substr(0, bar));
   if (spec == nullptr || bar == name.npos) return spec;
-  std::string_view sub = name.substr(bar + 1);
-  for (const CommandSpec& s : spec->subcommands) {
-    if (equals_ignore_case(s.name, sub)) return &s;
-  }
-  return nullptr;
+  return find_subcommand(*spec, name.substr(bar + 1));
 }
 
 // One key spec, "FLAGS|index|lastkey|keystep|limit[|notes]", in COMMAND INFO's shape.
@@ -255,10 +252,20 @@ void write_command_docs(ReplyWriter& reply, const CommandSpec& spec) {
   }
 }
 
+// The top-level rows clients can reach (rename-command may have disabled some); a renamed
+// command is reported under its original name, as Redis does.
+std::vector<const CommandSpec*> enabled_commands() {
+  std::vector<const CommandSpec*> out;
+  for (const CommandSpec& spec : command_table()) {
+    if (command_enabled(spec)) out.push_back(&spec);
+  }
+  return out;
+}
+
 void write_all_command_info(ReplyWriter& reply) {
-  auto table = command_table();
-  reply.array(table.size());
-  for (const CommandSpec& spec : table) write_command_info(reply, spec);
+  std::vector<const CommandSpec*> enabled = enabled_commands();
+  reply.array(enabled.size());
+  for (const CommandSpec* spec : enabled) write_command_info(reply, *spec);
 }
 
 bool has_category(const CommandSpec& spec, std::string_view category) {
@@ -272,6 +279,7 @@ bool has_category(const CommandSpec& spec, std::string_view category) {
 template <typename F>
 void collect_names(std::span<const CommandSpec> rows, F&& keep, std::vector<std::string>& out) {
   for (const CommandSpec& spec : rows) {
+    if (!command_enabled(spec)) continue;
     std::string name = command_fullname(spec);
     if (keep(spec, name)) out.push_back(std::move(name));
     collect_names(spec.subcommands, keep, out);
@@ -291,7 +299,7 @@ void cmd_info(CommandContext& ctx) {
 void cmd_command(CommandContext& ctx) { write_all_command_info(ctx.reply); }
 
 void cmd_command_count(CommandContext& ctx) {
-  ctx.reply.integer(static_cast<int64_t>(command_table().size()));
+  ctx.reply.integer(static_cast<int64_t>(enabled_commands().size()));
 }
 
 void cmd_command_info(CommandContext& ctx) {
@@ -313,7 +321,7 @@ void cmd_command_info(CommandContext& ctx) {
 void cmd_command_docs(CommandContext& ctx) {
   std::vector<const CommandSpec*> found;
   if (ctx.argv.size() == 2) {
-    for (const CommandSpec& spec : command_table()) found.push_back(&spec);
+    found = enabled_commands();
   } else {
     for (size_t i = 2; i < ctx.argv.size(); ++i) {
       if (const CommandSpec* spec = find_by_fullname(ctx.argv[i])) found.push_back(spec);
@@ -360,11 +368,9 @@ void cmd_command_list(CommandContext& ctx) {
 
 void cmd_command_getkeys(CommandContext& ctx) {
   std::span<const std::string_view> target = ctx.argv.subspan(2);
-  const CommandSpec* spec = find_command(target[0]);
+  const CommandSpec* spec = find_client_command(target[0]);
   if (spec != nullptr && !spec->subcommands.empty() && target.size() > 1) {
-    const CommandSpec* sub =
-        find_by_fullname(std::string(spec->name) + "|" + std::string(target[1]));
-    spec = sub;
+    spec = find_subcommand(*spec, target[1]);
   }
   if (spec == nullptr) {
     ctx.reply.error("ERR Invalid command specified");

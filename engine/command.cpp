@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cctype>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/string_ops.h"
 
@@ -43,11 +44,23 @@ const CommandIndex& index() {
   return kIndex;
 }
 
-const CommandSpec* find_subcommand(const CommandSpec& parent, std::string_view name) {
-  for (const CommandSpec& sub : parent.subcommands) {
-    if (equals_ignore_case(sub.name, name)) return &sub;
-  }
-  return nullptr;
+// The names clients use once rename-command applied, as Redis's command dictionary after its
+// renames: lowercase name → row. Inactive (everything under its own name) when nothing is renamed.
+struct ClientNames {
+  bool active = false;
+  std::unordered_map<std::string, const CommandSpec*> by_name;
+  std::unordered_set<const CommandSpec*> reachable;
+};
+
+ClientNames& client_names() {
+  static ClientNames names;
+  return names;
+}
+
+std::string lowercase(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
 // At most n bytes of s, ending at a NUL byte as Redis's printf("%.*s") of the argument does.
@@ -107,9 +120,61 @@ const CommandSpec* find_command(std::string_view name) {
   return index().find(std::string_view(lower, name.size()));
 }
 
-const CommandSpec* resolve_command(std::span<const std::string_view> argv, std::string& error) {
-  assert(!argv.empty());
-  const CommandSpec* spec = find_command(argv[0]);
+const CommandSpec* find_subcommand(const CommandSpec& parent, std::string_view name) {
+  for (const CommandSpec& sub : parent.subcommands) {
+    if (equals_ignore_case(sub.name, name)) return &sub;
+  }
+  return nullptr;
+}
+
+std::string set_command_renames(std::span<const std::pair<std::string, std::string>> renames) {
+  ClientNames next;
+  next.active = !renames.empty();
+  for (const CommandSpec& spec : command_table()) next.by_name.emplace(spec.name, &spec);
+  // Applied one after another, as Redis applies its rename-command lines.
+  for (const auto& [from, to] : renames) {
+    auto it = next.by_name.find(lowercase(from));
+    if (it == next.by_name.end()) return "no such command '" + from + "'";
+    const CommandSpec* spec = it->second;
+    next.by_name.erase(it);
+    if (to.empty()) continue;
+    if (!next.by_name.emplace(lowercase(to), spec).second) {
+      return "cannot rename '" + from + "' to '" + to + "': that command name already exists";
+    }
+  }
+  for (const auto& [name, spec] : next.by_name) next.reachable.insert(spec);
+  client_names() = std::move(next);
+  return {};
+}
+
+const CommandSpec* find_client_command(std::string_view name) {
+  const ClientNames& names = client_names();
+  if (!names.active) return find_command(name);
+  auto it = names.by_name.find(lowercase(name));
+  return it == names.by_name.end() ? nullptr : it->second;
+}
+
+std::string_view original_command_name(std::string_view client_name) {
+  const ClientNames& names = client_names();
+  if (!names.active) return {};
+  std::string name = lowercase(client_name);
+  auto it = names.by_name.find(name);
+  if (it == names.by_name.end() || it->second->name == name) return {};
+  return it->second->name;
+}
+
+bool command_enabled(const CommandSpec& spec) {
+  const ClientNames& names = client_names();
+  if (!names.active || names.reachable.contains(&spec)) return true;
+  const CommandSpec* parent = parent_of(spec);
+  return parent != nullptr && names.reachable.contains(parent);
+}
+
+namespace {
+
+// Resolves argv whose argv[0] named the top-level row `spec` (nullptr: no such command).
+const CommandSpec* resolve_from(const CommandSpec* spec, std::span<const std::string_view> argv,
+                                std::string& error) {
   if (spec == nullptr) {
     error = unknown_command_error(argv);
     return nullptr;
@@ -129,6 +194,19 @@ const CommandSpec* resolve_command(std::span<const std::string_view> argv, std::
     return nullptr;
   }
   return spec;
+}
+
+}  // namespace
+
+const CommandSpec* resolve_command(std::span<const std::string_view> argv, std::string& error) {
+  assert(!argv.empty());
+  return resolve_from(find_command(argv[0]), argv, error);
+}
+
+const CommandSpec* resolve_client_command(std::span<const std::string_view> argv,
+                                          std::string& error) {
+  assert(!argv.empty());
+  return resolve_from(find_client_command(argv[0]), argv, error);
 }
 
 std::string command_fullname(const CommandSpec& spec) {

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "protocol/reply_writer.h"
@@ -98,6 +99,10 @@ class ClientSession {
   virtual void reset_state() = 0;
   // The line CLIENT LIST/INFO prints for this client (no trailing newline).
   virtual std::string info_line() const = 0;
+  // Whether the client may run commands that need authentication (AUTH/HELLO succeeded, or it
+  // connected while no password was required).
+  virtual bool authenticated() const { return true; }
+  virtual void set_authenticated(bool /*yes*/) {}
 };
 
 // CLIENT KILL's filters, combined with AND. ringkv has only normal clients of user "default",
@@ -144,6 +149,8 @@ class ServerControl {
   virtual std::string cluster_nodes() { return {}; }
   // The address of the node that owns `key`; empty when this node is standalone.
   virtual std::string cluster_owner(std::string_view /*key*/) { return {}; }
+  // The password clients must AUTH with (requirepass); empty when none is required.
+  virtual std::string_view requirepass() const { return {}; }
   // Begin an orderly shutdown after this command's reply is flushed.
   virtual void shutdown() = 0;
   virtual int64_t last_save_unix() const = 0;
@@ -278,6 +285,30 @@ const CommandSpec* find_command(std::string_view name);
 // Sets `error` to Redis's exact text (unknown command / unknown subcommand / wrong number of
 // arguments) and returns nullptr when argv cannot run.
 const CommandSpec* resolve_command(std::span<const std::string_view> argv, std::string& error);
+
+// The subcommand of `parent` named `name` (case-insensitive); nullptr when it has none such.
+const CommandSpec* find_subcommand(const CommandSpec& parent, std::string_view name);
+
+// Applies rename-command: each pair maps a command's name to the name clients must use instead
+// ("" disables it). Replaces earlier renames. Returns "" or the reason the renames were refused
+// (Redis's words: no such command, target name already exists), naming the offending command.
+std::string set_command_renames(std::span<const std::pair<std::string, std::string>> renames);
+
+// Finds a top-level command by the name clients use: renamed commands under their new name only,
+// disabled ones not at all. nullptr when clients cannot reach it.
+const CommandSpec* find_client_command(std::string_view name);
+
+// As resolve_command, but argv[0] is looked up as a client's name (find_client_command).
+const CommandSpec* resolve_client_command(std::span<const std::string_view> argv,
+                                          std::string& error);
+
+// The table's name of the command clients call `client_name` when rename-command renamed it;
+// empty when it is not a new name.
+std::string_view original_command_name(std::string_view client_name);
+
+// Whether clients can reach the command `spec` (false once rename-command disabled it or, for a
+// subcommand, its parent).
+bool command_enabled(const CommandSpec& spec);
 
 // Full name as Redis prints it in errors and COMMAND replies: "get", "config|get".
 std::string command_fullname(const CommandSpec& spec);

@@ -21,6 +21,23 @@ inline constexpr std::string_view kOutOfRangeOffset = "ERR offset is out of rang
 inline constexpr std::string_view kIncrFloatNaN = "ERR increment would produce NaN or Infinity";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+// Any command but AUTH, HELLO, RESET, QUIT... before a client authenticated (requirepass).
+inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+// Written to a client from a non-loopback address, which is then closed, when protected mode is
+// on and no password is set.
+inline constexpr std::string_view kProtectedMode =
+    "DENIED Redis is running in protected mode because protected mode is enabled and no password "
+    "is set for the default user. In this mode connections are only accepted from the loopback "
+    "interface. If you want to connect from external computers to Redis you may adopt one of the "
+    "following solutions: 1) Just disable protected mode sending the command 'CONFIG SET "
+    "protected-mode no' from the loopback interface by connecting to Redis from the same host "
+    "the server is running, however MAKE SURE Redis is not publicly accessible from internet if "
+    "you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just "
+    "disable the protected mode by editing the Redis configuration file, and setting the "
+    "protected mode option to 'no', and then restarting the server. 3) If you started the "
+    "server manually just for testing, restart it with the '--protected-mode no' option. 4) "
+    "Setup a an authentication password for the default user. NOTE: You only need to do one of "
+    "the above things in order for the server to start accepting connections from the outside.";
 inline constexpr std::string_view kDecrementOverflow = "ERR decrement would overflow";
 // '%s' is the command's full name (lowercase), as for kInvalidExpireTime.
 inline constexpr std::string_view kWrongArity = "ERR wrong number of arguments for '%s' command";

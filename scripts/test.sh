@@ -18,7 +18,7 @@ jobs="${RINGKV_JOBS:-2}"
 
 # Packages needed to build, test (redis-server is the oracle) and benchmark (nutcracker).
 packages=(cmake g++ pkg-config libuv1-dev libspdlog-dev libtomlplusplus-dev libcli11-dev
-          doctest-dev zlib1g-dev redis-server redis-tools python3-redis clang
+          doctest-dev zlib1g-dev libssl-dev redis-server redis-tools python3-redis clang
           libclang-rt-14-dev nutcracker)
 
 install_missing_packages() {

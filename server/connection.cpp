@@ -50,7 +50,8 @@ Connection::Connection(Server& server, uint64_t id)
       id_(id),
       created_ms_(uv_now(server.loop())),
       last_interaction_ms_(created_ms_),
-      writer_(out_) {
+      writer_(out_),
+      authenticated_(server.config().security.requirepass.empty()) {
   uv_tcp_init(server.loop(), &tcp_);
   tcp_.data = this;
   apply_limits();
@@ -140,6 +141,13 @@ bool Connection::start() {
   return reading_;
 }
 
+bool Connection::from_loopback() const {
+  // peer_addr_ is "ip:port", IPv6 without brackets (see format_address).
+  std::string_view ip(peer_addr_);
+  ip = ip.substr(0, ip.rfind(':'));
+  return ip.starts_with("127.") || ip == "::1" || ip.starts_with("::ffff:127.");
+}
+
 void Connection::reject(std::string_view error_text) {
   reply_writer().error(error_text);
   close_when_flushed();
@@ -191,6 +199,8 @@ void Connection::reset_state() {
   server_.unwatch_all(*this);
   name_.clear();
   writer_.set_version(protocol::RespVersion::kResp2);
+  // As Redis, RESET logs the client out when a password is required.
+  authenticated_ = server_.config().security.requirepass.empty();
 }
 
 const conf::OutputBufferLimit* Connection::output_limit_class() const {

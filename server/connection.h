@@ -33,6 +33,8 @@ class Connection final : public engine::ClientSession {
   uv_stream_t* stream() { return reinterpret_cast<uv_stream_t*>(&tcp_); }
   // Starts reading after a successful accept. Returns false if the socket is unusable.
   bool start();
+  // Whether the client connected from a loopback address (127.0.0.0/8 or ::1).
+  bool from_loopback() const;
   // Writes `text` as an error reply and closes once it is flushed (refused connections).
   void reject(std::string_view error_text);
   // Closes now, dropping pending output. The object deletes itself in the close callback.
@@ -111,6 +113,8 @@ class Connection final : public engine::ClientSession {
   void close_after_reply() override { close_after_reply_ = true; }
   void reset_state() override;
   std::string info_line() const override;
+  bool authenticated() const override { return authenticated_; }
+  void set_authenticated(bool yes) override { authenticated_ = yes; }
 
   // Records the command that ran last (CLIENT LIST's cmd=).
   void set_last_command(const engine::CommandSpec* spec) { last_command_ = spec; }
@@ -169,6 +173,9 @@ class Connection final : public engine::ClientSession {
   uint64_t pending_seq_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
+  // May run commands that need authentication; false while requirepass is set and the client
+  // has not authenticated (a client that connected with no password required stays true).
+  bool authenticated_;
   Transaction transaction_;
   // Loop time the output first reached the soft limit; 0 while it is under it.
   uint64_t soft_limit_since_ms_ = 0;

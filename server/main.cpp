@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "conf/config.h"
+#include "engine/command.h"
 #include "server/server.h"
 
 namespace {
@@ -40,7 +41,16 @@ int main(int argc, char** argv) {
     std::fputs(outcome.message.c_str(), outcome.exit_code == 0 ? stdout : stderr);
     return outcome.exit_code;
   }
-  if (!setup_logging(outcome.config->log)) return 2;
+  const ringkv::conf::Config& config = *outcome.config;
+  // The command names are known only here, where the command table is linked in.
+  std::string rename_error = ringkv::engine::set_command_renames(config.security.rename_command);
+  if (!rename_error.empty()) {
+    std::fprintf(stderr, "%s: security.rename-command: %s\n",
+                 config.source_file.empty() ? "configuration" : config.source_file.c_str(),
+                 rename_error.c_str());
+    return 2;
+  }
+  if (!setup_logging(config.log)) return 2;
   // A client closing its socket mid-write must not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
   ringkv::server::Server server(std::move(*outcome.config));

@@ -135,7 +135,20 @@ void Server::on_connection(uv_stream_t* listener, int status) {
     self->stats_.rejected_connections++;
     spdlog::warn("rejecting client {}: max number of clients reached", conn->peer_address());
     conn->reject(protocol::err::kMaxClients);
+    return;
   }
+  if (self->protected_from(*conn)) {
+    self->stats_.rejected_connections++;
+    conn->reject(protocol::err::kProtectedMode);
+  }
+}
+
+bool Server::protected_from(const Connection& conn) const {
+  // As Redis: with protected mode on and no password, only loopback clients are served. Peers
+  // reach each other over the network, so a cluster on non-loopback addresses needs a password
+  // (with a [cluster] secret) or protected-mode off.
+  return config_.security.protected_mode && config_.security.requirepass.empty() &&
+         !conn.from_loopback();
 }
 
 void Server::on_connection_closed(Connection* conn) {
@@ -156,18 +169,28 @@ void Server::execute(Connection& conn, std::span<const std::string_view> argv,
     return;
   }
   std::string error;
-  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+  const engine::CommandSpec* spec = engine::resolve_client_command(argv, error);
   if (spec == nullptr) {
     if (cluster_ && engine::equals_ignore_case(argv[0], cluster::kPeerHandshake)) {
-      // A peer introduces its relay link: from now on everything on it runs here.
-      conn.set_peer(true);
-      writer.raw(cluster_->accept_peer(argv.subspan(1)));
+      accept_peer(conn, argv, writer);
       return;
     }
-    writer.error(error);
-    stats_.total_error_replies++;
-    transaction_refused(conn);
+    refuse_command(conn, error, writer);
     return;
+  }
+  // As Redis, unknown commands and wrong arities are reported before NOAUTH.
+  if (!conn.authenticated() && !config_.security.requirepass.empty() &&
+      (spec->flags & engine::kNoAuth) == 0) {
+    refuse_command(conn, protocol::err::kNoAuth, writer, spec);
+    return;
+  }
+  // A renamed command goes on under its table name: relayed, queued in MULTI or blocked, it is
+  // resolved again without the client's names.
+  std::vector<std::string_view> renamed;
+  if (std::string_view original = engine::original_command_name(argv[0]); !original.empty()) {
+    renamed.assign(argv.begin(), argv.end());
+    renamed[0] = original;
+    argv = renamed;
   }
   conn.set_last_command(spec);
   if (answer_in_pubsub_context(conn, *spec, argv, writer)) return;
@@ -196,6 +219,37 @@ void Server::execute(Connection& conn, std::span<const std::string_view> argv,
     }
   }
   run_local(*spec, argv, writer, &conn);
+}
+
+void Server::refuse_command(Connection& conn, std::string_view error, protocol::ReplyWriter& writer,
+                            const engine::CommandSpec* spec) {
+  static const engine::CommandSpec* const kExec = engine::find_command("exec");
+  stats_.total_error_replies++;
+  if (spec == kExec) {
+    // As Redis: a refused EXEC discards the transaction and says why.
+    conn.transaction().end();
+    unwatch_all(conn);
+    writer.error("EXECABORT Transaction discarded because of: " + std::string(error));
+    return;
+  }
+  writer.error(error);
+  transaction_refused(conn);
+}
+
+void Server::accept_peer(Connection& conn, std::span<const std::string_view> argv,
+                         protocol::ReplyWriter& writer) {
+  const bool may_run = conn.authenticated() || config_.security.requirepass.empty();
+  cluster::PeerVerdict verdict = cluster_->accept_peer(argv.subspan(1), may_run);
+  writer.raw(verdict.reply);
+  if (verdict.accepted) {
+    // From now on everything on this link runs here (and is never routed again).
+    conn.set_peer(true);
+    conn.set_authenticated(true);
+    return;
+  }
+  // Requests a refused peer pipelined behind its handshake must not run as a client's.
+  stats_.total_error_replies++;
+  conn.close_after_reply();
 }
 
 bool Server::answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,

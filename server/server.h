@@ -74,6 +74,7 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   std::string config_set(
       std::span<const std::pair<std::string_view, std::string_view>> pairs) override;
   void config_resetstat() override;
+  std::string_view requirepass() const override { return config_.security.requirepass; }
   void shutdown() override;
   int64_t last_save_unix() const override { return start_unix_; }
   std::string cluster_info() override;
@@ -106,6 +107,16 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   static void on_signal(uv_signal_t* handle, int signum);
 
   bool listen();
+  // Protected mode turns this new client away.
+  bool protected_from(const Connection& conn) const;
+  // Answers a command (the row `spec`, if it resolved) that cannot run with `error`: a
+  // transaction it was sent in will abort; a refused EXEC aborts it now.
+  void refuse_command(Connection& conn, std::string_view error, protocol::ReplyWriter& writer,
+                      const engine::CommandSpec* spec = nullptr);
+  // RINGKV.PEER: switches the connection to a peer's relay link if the cluster accepts it, else
+  // answers the refusal and closes it.
+  void accept_peer(Connection& conn, std::span<const std::string_view> argv,
+                   protocol::ReplyWriter& writer);
   void cron();
   void begin_shutdown();
   // Closes the last handles once shutdown has begun and every client is gone.

@@ -92,16 +92,6 @@ class ClusterRules:
         self.client.close()
 
 
-def hello_masked(raw):
-    """A HELLO reply with the client id (different per server) taken out, for comparison."""
-    value = harness.parse_reply(raw)
-    if isinstance(value, dict):
-        value.pop(b"id", None)
-    elif isinstance(value, list):
-        value = [v for i, v in enumerate(value) if not (i % 2 == 1 and value[i - 1] == b"id")]
-    return raw[:1], value
-
-
 class Pair:
     """Connections to both servers, in pairs: one to each ringkv node (one node unless in cluster
     mode) with its own redis connection. run() sends a request through the next pair in turn and
@@ -300,7 +290,7 @@ def compare_all(report, gen, rng, count, ours_ports, oracle_port, cluster):
             ours.send(harness.encode_command(*argv))
             theirs.send(harness.encode_command(*argv))
             got, want = ours.read(), theirs.read()
-            report.equal(hello_masked(got), hello_masked(want), "resp3 %s" % show(argv))
+            report.equal(harness.hello_masked(got), harness.hello_masked(want), "resp3 %s" % show(argv))
     run_generated(pair3, gen, max(count // 8, 50))
     pair3.close()
 

@@ -320,9 +320,12 @@ def main():
                   ", ".join(net.hosts), net.prefix, net.hub, HEALTH_MS, FAILURE_LIMIT,
                   REQUEST_TIMEOUT_MS), flush=True)
         opts = {"health-interval": HEALTH_MS, "failure-limit": FAILURE_LIMIT}
+        # Non-loopback addresses: without a password, protected mode would turn clients and
+        # peers away.
         cluster = harness.Cluster(binary, 3, name="netns", hosts=net.hosts,
                                   prefixes=net.prefixes(), request_timeout=REQUEST_TIMEOUT_MS,
-                                  cluster_options=opts).start()
+                                  cluster_options=opts,
+                                  extra="[security]\nprotected-mode = false\n").start()
         keys = ["ns:%d" % i for i in range(2000)]
         owner = dict(zip(keys, owners(net.hosts[0], cluster.ports[0], keys)))
         with pf.tc.Section(report, "relayed GET/SET across hosts"):

@@ -260,3 +260,38 @@ TEST_CASE("COMMAND COUNT, LIST and GETKEYS") {
                 "*19\r\n+COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"));
   CHECK(run({"command"}).starts_with("*" + std::to_string(command_table().size()) + "\r\n*10\r\n"));
 }
+
+TEST_CASE("rename-command: clients reach renamed commands by their new names only") {
+  using Renames = std::vector<std::pair<std::string, std::string>>;
+  REQUIRE(set_command_renames(Renames{{"FLUSHALL", ""}, {"config", "CFG_x1"}}).empty());
+  CHECK(find_client_command("flushall") == nullptr);
+  CHECK(find_client_command("config") == nullptr);
+  CHECK(find_client_command("cfg_X1") == find_command("config"));
+  CHECK(find_client_command("get") == find_command("get"));
+  CHECK(original_command_name("CFG_x1") == "config");
+  CHECK(original_command_name("get").empty());
+  CHECK_FALSE(command_enabled(*find_command("flushall")));
+  CHECK(command_enabled(*find_command("config")));
+  CHECK(command_enabled(*find_subcommand(*find_command("config"), "get")));
+
+  std::string error;
+  std::vector<std::string_view> argv = {"CFG_x1", "nosuch"};
+  CHECK(resolve_client_command(argv, error) == nullptr);
+  CHECK(error == "ERR unknown subcommand 'nosuch'. Try CFG_X1 HELP.");
+  argv = {"cfg_x1", "get", "port"};
+  CHECK(resolve_client_command(argv, error) == find_subcommand(*find_command("config"), "get"));
+  argv = {"config", "get", "port"};
+  CHECK(resolve_client_command(argv, error) == nullptr);
+  CHECK(error == "ERR unknown command 'config', with args beginning with: 'get' 'port' ");
+  // Internal lookups keep the table's names.
+  CHECK(resolve_command(argv, error) != nullptr);
+
+  CHECK(set_command_renames(Renames{{"nosuch", "x"}}) == "no such command 'nosuch'");
+  CHECK(set_command_renames(Renames{{"get", "SET"}}) ==
+        "cannot rename 'get' to 'SET': that command name already exists");
+  // A failed call leaves the earlier renames in place; an empty list lifts them.
+  CHECK(find_client_command("config") == nullptr);
+  REQUIRE(set_command_renames(Renames{}).empty());
+  CHECK(find_client_command("config") == find_command("config"));
+  CHECK(original_command_name("CFG_x1").empty());
+}

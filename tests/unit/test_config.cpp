@@ -434,7 +434,9 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                      "bind", "port", "maxclients", "timeout", "proto-max-bulk-len", "hz",
                      "client-query-buffer-limit", "client-output-buffer-limit", "maxmemory",
                      "maxmemory-policy", "maxmemory-samples", "lfu-log-factor", "lfu-decay-time",
-                     "loglevel", "logfile"});
+                     "requirepass", "protected-mode", "loglevel", "logfile"});
+  CHECK(get(c, "requirepass") == "");
+  CHECK(get(c, "protected-mode") == "yes");
   CHECK(find_parameter("hz")->runtime);
   CHECK_FALSE(find_parameter("port")->runtime);
 }
@@ -552,4 +554,46 @@ TEST_CASE("the shipped example files load") {
       CHECK(peer.weight == 1);
     }
   }
+}
+
+TEST_CASE("security: requirepass and protected-mode at run time, rename-command from the file") {
+  Config c;
+  CHECK(set_parameter(c, "requirepass", "pw 1").empty());
+  CHECK(c.security.requirepass == "pw 1");
+  CHECK(set_parameter(c, "protected-mode", "no").empty());
+  CHECK_FALSE(c.security.protected_mode);
+  CHECK(set_parameter(c, "protected-mode", "maybe") ==
+        "ERR CONFIG SET failed (possibly related to argument 'protected-mode') - argument must "
+        "be 'yes' or 'no'");
+
+  Config f;
+  CHECK(load_string("[security]\nrename-command = { FLUSHALL = \"\", CONFIG = \"CFG_x1\" }\n"
+                    "[cluster]\nsecret = \"s\"\n",
+                    "t.toml", f)
+            .empty());
+  CHECK(f.cluster.secret == "s");
+  // toml++ keeps a table's keys sorted.
+  CHECK(f.security.rename_command ==
+        std::vector<std::pair<std::string, std::string>>{{"CONFIG", "CFG_x1"}, {"FLUSHALL", ""}});
+  CHECK(to_toml(f).find("rename-command = { \"CONFIG\" = \"CFG_x1\", \"FLUSHALL\" = \"\" }") !=
+        std::string::npos);
+  Config back;
+  CHECK(load_string(to_toml(f), "printed.toml", back).empty());
+  CHECK(back.security.rename_command == f.security.rename_command);
+
+  Config bad;
+  CHECK(load_string("[security]\nrename-command = { GET = 1 }\n", "b.toml", bad) ==
+        "b.toml: security.rename-command.GET: expected a string, got an integer");
+  CHECK(load_string("[security]\nrename-command = [\"GET\"]\n", "b.toml", bad) ==
+        "b.toml: security.rename-command: expected a table such as { FLUSHALL = \"\" }, got an "
+        "array");
+  CHECK(load_string("[security]\nrename-command = { GET = \"a b\" }\n", "b.toml", bad) ==
+        "b.toml: security.rename-command.GET: a command name cannot contain spaces, got 'a b'");
+  CHECK_FALSE(run({"--rename-command", "GET"}).config.has_value());
+  ParseOutcome flags =
+      run({"--requirepass", "x", "--protected-mode", "no", "--cluster-secret", "s"});
+  REQUIRE(flags.config.has_value());
+  CHECK(flags.config->security.requirepass == "x");
+  CHECK_FALSE(flags.config->security.protected_mode);
+  CHECK(flags.config->cluster.secret == "s");
 }

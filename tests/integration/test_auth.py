@@ -1,0 +1,239 @@
+"""requirepass, differentially against redis-server started with the same password: NOAUTH for
+every kind of command before AUTH (unknown commands and wrong arities reported first), AUTH and
+HELLO ... AUTH in their right and wrong forms, pipelined AUTH, AUTH inside MULTI, RESET logging
+the client out, RESP3, and CONFIG SET requirepass at run time (connected clients stay logged in;
+an empty password lifts the requirement). Every reply is compared byte for byte (HELLO's client
+id masked).
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+
+PASSWORD = "s3cret pass"  # a space: the password is one argument, whatever it holds
+
+
+class Pair:
+    """One connection to each server; sends the same requests to both and compares replies."""
+
+    def __init__(self, report, ringkv_port, redis_port, label):
+        self.report = report
+        self.label = label
+        self.mine = harness.RespClient(ringkv_port)
+        self.theirs = harness.RespClient(redis_port)
+
+    def call(self, *args):
+        got, want = self.mine.call(*args), self.theirs.call(*args)
+        if args and str(args[0]).upper() == "HELLO":
+            got, want = harness.hello_masked(got), harness.hello_masked(want)
+        self.report.equal(got, want, "%s: %s" % (self.label, " ".join(map(str, args))))
+        return got
+
+    def pipeline(self, commands):
+        """Sends every command in one write to each server, then compares the replies in order."""
+        data = b"".join(harness.encode_command(*c) for c in commands)
+        self.mine.send(data)
+        self.theirs.send(data)
+        for c in commands:
+            got, want = self.mine.read(), self.theirs.read()
+            if str(c[0]).upper() == "HELLO":
+                got, want = harness.hello_masked(got), harness.hello_masked(want)
+            self.report.equal(got, want,
+                              "%s (pipelined): %s" % (self.label, " ".join(map(str, c))))
+
+    def close(self):
+        self.mine.close()
+        self.theirs.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# Commands of every kind a client may try first: reads, writes, keyspace-wide, admin, pub/sub,
+# transactions, connection commands that need authentication, and arity/unknown errors.
+BEFORE_AUTH = [
+    ("GET", "k"), ("SET", "k", "v"), ("DEL", "k"), ("MGET", "a", "b"), ("INCR", "n"),
+    ("LPUSH", "l", "x"), ("BLPOP", "l", "0"), ("ZADD", "z", "1", "m"), ("HSET", "h", "f", "v"),
+    ("PING",), ("PING", "hi"), ("ECHO", "x"), ("SELECT", "0"), ("DBSIZE",), ("KEYS", "*"),
+    ("SCAN", "0"), ("FLUSHALL",), ("INFO",), ("CONFIG", "GET", "requirepass"),
+    ("CONFIG", "SET", "requirepass", ""), ("CLIENT", "ID"), ("CLIENT", "SETNAME", "x"),
+    ("COMMAND", "COUNT"), ("TIME",), ("SUBSCRIBE", "c"), ("PUBLISH", "c", "m"),
+    ("MULTI",), ("EXEC",), ("DISCARD",), ("WATCH", "k"), ("SHUTDOWN",),
+    ("NOSUCHCOMMAND", "x"), ("GET",), ("SET", "k"), ("CONFIG", "NOSUCH"), ("CONFIG",),
+    ("HELLO",), ("HELLO", "3"), ("HELLO", "2", "SETNAME", "x"), ("HELLO", "4"),
+    ("HELLO", "x"), ("HELLO", "3", "BOGUS"), ("GET", "k"),
+]
+
+
+def check_noauth(report, ports):
+    with Pair(report, *ports, "before AUTH") as p:
+        for command in BEFORE_AUTH:
+            p.call(*command)
+        p.call("QUIT")
+
+
+def check_auth_forms(report, ports):
+    with Pair(report, *ports, "AUTH forms") as p:
+        p.call("AUTH")
+        p.call("AUTH", "wrong")
+        p.call("AUTH", "default", "wrong")
+        p.call("AUTH", "bob", PASSWORD)
+        p.call("AUTH", "a", "b", "c")
+        p.call("AUTH", PASSWORD[:-1])
+        p.call("AUTH", PASSWORD + "x")
+        p.call("GET", "k")
+        p.call("AUTH", PASSWORD)
+        p.call("SET", "auth:k", "v")
+        p.call("GET", "auth:k")
+        # A failed AUTH leaves an authenticated client authenticated.
+        p.call("AUTH", "wrong")
+        p.call("GET", "auth:k")
+        p.call("AUTH", "default", PASSWORD)
+        p.call("CLIENT", "SETNAME", "authed")
+        p.call("CLIENT", "GETNAME")
+    with Pair(report, *ports, "AUTH default") as p:
+        p.call("AUTH", "DEFAULT", PASSWORD)
+        p.call("AUTH", "default", PASSWORD)
+        p.call("GET", "auth:k")
+        fields = dict(f.split(b"=", 1) for f in
+                      harness.parse_reply(p.mine.call("CLIENT", "INFO")).split())
+        report.equal(fields.get(b"user"), b"default", "CLIENT INFO shows user=default")
+
+
+def check_hello_auth(report, ports):
+    with Pair(report, *ports, "HELLO AUTH") as p:
+        p.call("HELLO", "3", "AUTH", "default", "wrong")
+        p.call("HELLO", "3", "AUTH", "bob", PASSWORD)
+        p.call("HELLO", "3", "AUTH", "default")
+        p.call("HELLO", "3", "AUTH")
+        p.call("HELLO", "4", "AUTH", "default", PASSWORD)
+        p.call("HELLO", "x", "AUTH", "default", PASSWORD)
+        p.call("HELLO", "3", "AUTH", "default", "wrong", "SETNAME", "n1")
+        p.call("HELLO", "3", "SETNAME", "n1")
+        p.call("GET", "auth:k")
+        p.call("CLIENT", "GETNAME")
+        p.call("HELLO", "3", "AUTH", "default", PASSWORD, "SETNAME", "n1")
+        # RESP3 now: replies and errors in RESP3.
+        p.call("GET", "auth:k")
+        p.call("HGETALL", "auth:none")
+        p.call("CLIENT", "GETNAME")
+        p.call("AUTH", "wrong")
+        p.call("HELLO", "2", "AUTH", "default", "wrong")
+        p.call("HELLO", "2")
+    with Pair(report, *ports, "HELLO AUTH bad name") as p:
+        # Authenticated first, then the name is refused: the client stays authenticated.
+        p.call("HELLO", "3", "AUTH", "default", PASSWORD, "SETNAME", "bad name")
+        p.call("GET", "auth:k")
+        p.call("HELLO")
+    with Pair(report, *ports, "HELLO 2 AUTH") as p:
+        p.call("HELLO", "2", "AUTH", "default", PASSWORD)
+        p.call("GET", "auth:k")
+    with Pair(report, *ports, "HELLO AUTH without version") as p:
+        p.call("HELLO", "AUTH", "default", PASSWORD)
+
+
+def check_pipelined(report, ports):
+    with Pair(report, *ports, "pipelined AUTH") as p:
+        p.pipeline([("GET", "auth:k"), ("AUTH", "wrong"), ("SET", "p", "1"), ("AUTH", PASSWORD),
+                    ("SET", "auth:p", "1"), ("INCR", "auth:p"), ("AUTH", "nope"),
+                    ("GET", "auth:p"), ("PING",)])
+    with Pair(report, *ports, "pipelined HELLO AUTH") as p:
+        p.pipeline([("PING",), ("HELLO", "3", "AUTH", "default", PASSWORD), ("PING",),
+                    ("GET", "auth:p"), ("RESET",), ("PING",), ("GET", "auth:p")])
+
+
+def check_multi(report, ports):
+    with Pair(report, *ports, "MULTI before AUTH") as p:
+        p.call("MULTI")
+        p.call("SET", "auth:m", "1")
+        p.call("EXEC")
+        p.call("AUTH", PASSWORD)
+        p.call("EXEC")
+    with Pair(report, *ports, "AUTH inside MULTI") as p:
+        p.call("AUTH", PASSWORD)
+        p.call("MULTI")
+        p.call("AUTH", "wrong")
+        p.call("AUTH", PASSWORD)
+        p.call("HELLO", "3", "AUTH", "default", "wrong")
+        p.call("SET", "auth:m", "2")
+        p.call("EXEC")
+        p.call("GET", "auth:m")
+
+
+def check_reset(report, ports):
+    with Pair(report, *ports, "RESET") as p:
+        p.call("HELLO", "3", "AUTH", "default", PASSWORD, "SETNAME", "r")
+        p.call("GET", "auth:k")
+        p.call("SUBSCRIBE", "ch")
+        p.call("RESET")
+        p.call("GET", "auth:k")
+        p.call("CLIENT", "GETNAME")
+        p.call("PING")
+        p.call("AUTH", PASSWORD)
+        p.call("GET", "auth:k")
+        p.call("MULTI")
+        p.call("RESET")
+        p.call("EXEC")
+
+
+def check_config_set(report, ports):
+    with Pair(report, *ports, "CONFIG SET requirepass") as admin:
+        admin.call("AUTH", PASSWORD)
+        admin.call("CONFIG", "GET", "requirepass")
+        with Pair(report, *ports, "connected before the change") as early:
+            early.call("AUTH", PASSWORD)
+            admin.call("CONFIG", "SET", "requirepass", "other")
+            admin.call("CONFIG", "GET", "requirepass")
+            admin.call("GET", "auth:k")
+            early.call("GET", "auth:k")
+            with Pair(report, *ports, "after the change") as late:
+                late.call("GET", "auth:k")
+                late.call("AUTH", PASSWORD)
+                late.call("AUTH", "other")
+                late.call("GET", "auth:k")
+        with Pair(report, *ports, "never authenticated") as idle:
+            idle.call("PING")
+            admin.call("CONFIG", "SET", "requirepass", "")
+            # No password: everybody may run commands, AUTH <password> is refused.
+            idle.call("PING")
+            idle.call("AUTH", "anything")
+            idle.call("AUTH", "default", "anything")
+            idle.call("AUTH", "bob", "anything")
+            idle.call("HELLO", "3", "AUTH", "default", "anything")
+            idle.call("HELLO", "3", "AUTH", "bob", "anything")
+            admin.call("CONFIG", "SET", "requirepass", PASSWORD)
+            # It connected while a password was required and never authenticated.
+            idle.call("HELLO", "2")
+            idle.call("PING")
+        with Pair(report, *ports, "connected with no password") as fresh:
+            fresh.call("GET", "auth:k")
+        admin.call("CONFIG", "GET", "requirepass")
+
+
+def main():
+    args = harness.arg_parser(__doc__).parse_args()
+    report = harness.Report("test_auth")
+    extra = ["--requirepass", PASSWORD]
+    with harness.ServerProcess(args.server, name="ringkv-auth", extra_args=extra) as mine, \
+            harness.ServerProcess(harness.REDIS_SERVER, kind="redis", name="redis-auth",
+                                  extra_args=extra) as theirs:
+        ports = (mine.port, theirs.port)
+        check_noauth(report, ports)
+        check_auth_forms(report, ports)
+        check_hello_auth(report, ports)
+        check_pipelined(report, ports)
+        check_multi(report, ports)
+        check_reset(report, ports)
+        check_config_set(report, ports)
+        harness.check_clean_exit(report, mine)
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
