@@ -48,6 +48,10 @@ inline constexpr std::string_view kProtoInvalidMultibulk =
 inline constexpr std::string_view kProtoInvalidBulk = "ERR Protocol error: invalid bulk length";
 inline constexpr std::string_view kProtoBigMultibulkCount =
     "ERR Protocol error: too big mbulk count string";
+inline constexpr std::string_view kProtoUnauthMultibulk =
+    "ERR Protocol error: unauthenticated multibulk length";
+inline constexpr std::string_view kProtoUnauthBulk =
+    "ERR Protocol error: unauthenticated bulk length";
 inline constexpr std::string_view kProtoBigBulkCount =
     "ERR Protocol error: too big bulk count string";
 inline constexpr std::string_view kProtoBigInline = "ERR Protocol error: too big inline request";

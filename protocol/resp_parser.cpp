@@ -145,6 +145,9 @@ ParseResult RespParser::parse_multibulk(std::span<const char> in,
       }
       return fail(err::kProtoInvalidMultibulk);
     }
+    if (unauthenticated_ && count > kUnauthMaxMultibulkLen) {
+      return fail(err::kProtoUnauthMultibulk);
+    }
     pos_ = cr + 2;
     if (count <= 0) return complete(in, argv, pos_);
     header_done_ = true;
@@ -186,6 +189,7 @@ ParseResult RespParser::parse_multibulk(std::span<const char> in,
         }
         return fail(err::kProtoInvalidBulk);
       }
+      if (unauthenticated_ && len > kUnauthMaxBulkLen) return fail(err::kProtoUnauthBulk);
       pos_ = cr + 2;
       bulk_len_ = len;
     }

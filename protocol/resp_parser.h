@@ -20,6 +20,11 @@ struct ParseLimits {
   int64_t max_multibulk_len = 2147483647;      // INT_MAX, as Redis
 };
 
+// Redis's tighter limits on requests from a client that has not authenticated (requirepass),
+// so that a stranger cannot make the server buffer large requests.
+inline constexpr int64_t kUnauthMaxMultibulkLen = 10;
+inline constexpr int64_t kUnauthMaxBulkLen = 16384;
+
 enum class ParseStatus { kComplete, kIncomplete, kError };
 
 struct ParseResult {
@@ -52,6 +57,8 @@ class RespParser {
   void reset();
 
   void set_limits(const ParseLimits& limits) { limits_ = limits; }
+  // Applies the unauthenticated limits (kUnauthMax*) to the requests that follow, or lifts them.
+  void set_unauthenticated(bool yes) { unauthenticated_ = yes; }
 
  private:
   // One argument of the request being parsed: a range of the input, or (owned) the index of an
@@ -77,6 +84,7 @@ class RespParser {
   ParseResult fail(std::string_view error);
 
   ParseLimits limits_;
+  bool unauthenticated_ = false;
   // Progress through a partial request; all offsets are relative to the start of the request.
   bool in_request_ = false;    // a request has started (its type is known)
   bool multibulk_ = false;     // its type: multibulk or inline

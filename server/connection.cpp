@@ -279,6 +279,8 @@ bool Connection::query_buffer_over_limit() const {
 void Connection::process_input() {
   while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_ &&
          !output_backlogged()) {
+    // Each request is read with the limits of the client's state after the previous one (AUTH).
+    parser_.set_unauthenticated(!authenticated_ && !server_.config().security.requirepass.empty());
     std::span<const char> input(rbuf_.data() + rstart_, rend_ - rstart_);
     protocol::ParseResult r = parser_.parse(input, argv_);
     if (r.status == protocol::ParseStatus::kIncomplete) {

@@ -1,9 +1,9 @@
 """requirepass, differentially against redis-server started with the same password: NOAUTH for
 every kind of command before AUTH (unknown commands and wrong arities reported first), AUTH and
 HELLO ... AUTH in their right and wrong forms, pipelined AUTH, AUTH inside MULTI, RESET logging
-the client out, RESP3, and CONFIG SET requirepass at run time (connected clients stay logged in;
-an empty password lifts the requirement). Every reply is compared byte for byte (HELLO's client
-id masked).
+the client out, RESP3, CONFIG SET requirepass at run time (connected clients stay logged in;
+an empty password lifts the requirement), and Redis's size limits on unauthenticated requests.
+Every reply is compared byte for byte (HELLO's client id masked).
 """
 
 import os
@@ -216,6 +216,27 @@ def check_config_set(report, ports):
         admin.call("CONFIG", "GET", "requirepass")
 
 
+def check_unauthenticated_limits(report, ports):
+    """Before AUTH, Redis refuses requests of more than 10 arguments or with an argument over
+    16384 bytes (and closes the connection); after AUTH they run."""
+    big = "x" * 16385
+    cases = [("11 arguments", ("MSET",) + ("k", "v") * 5),
+             ("a 16385-byte argument", ("SET", "k", big)),
+             ("10 arguments, 16384 bytes", ("MSET", "k", "x" * 16384) + ("k", "v") * 3 + ("k",))]
+    for label, command in cases:
+        seen = []
+        for port in ports:
+            with harness.RespClient(port) as c:
+                c.send(harness.encode_command(*command) + harness.encode_command("PING"))
+                seen.append(c.read_available(timeout=0.5))
+        report.equal(seen[0], seen[1], "before AUTH, %s: same reply and close" % label)
+    with Pair(report, *ports, "limits after AUTH") as p:
+        p.call("AUTH", PASSWORD)
+        p.call("MSET", *(("k", "v") * 5))
+        p.call("SET", "auth:big", big)
+        p.call("STRLEN", "auth:big")
+
+
 def main():
     args = harness.arg_parser(__doc__).parse_args()
     report = harness.Report("test_auth")
@@ -231,6 +252,7 @@ def main():
         check_multi(report, ports)
         check_reset(report, ports)
         check_config_set(report, ports)
+        check_unauthenticated_limits(report, ports)
         harness.check_clean_exit(report, mine)
     report.finish()
 
