@@ -2,6 +2,7 @@
 #include "protocol/reply_reader.h"
 
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 
 namespace ringkv::protocol {
@@ -19,6 +20,14 @@ bool parse_i64(const char* b, const char* e, int64_t& out) {
 int64_t aggregate_elements(char type, int64_t n) {
   return (type == '%' || type == '|') ? n * 2 : n;
 }
+
+// A count of -1 (null) or more whose element total fits in int64_t; anything else is malformed.
+bool parse_aggregate_count(const char* b, const char* e, int64_t& n) {
+  return parse_i64(b, e, n) && n >= -1 && n <= INT64_MAX / 2;
+}
+
+// The fewest bytes an element can take ("_\r\n"): bounds what a header may announce.
+constexpr size_t kMinElementBytes = 3;
 
 bool is_aggregate(char t) { return t == '*' || t == '%' || t == '~' || t == '>' || t == '|'; }
 bool is_blob(char t) { return t == '$' || t == '!' || t == '='; }
@@ -57,7 +66,7 @@ ReplyScanner::Result ReplyScanner::scan(std::span<const char> in) {
       }
     } else if (is_aggregate(type)) {
       int64_t n;
-      if (!parse_i64(line + 1, cr, n) || n < -1) return {Status::kError, 0};
+      if (!parse_aggregate_count(line + 1, cr, n)) return {Status::kError, 0};
       pos_ = after_line;
       if (n > 0) {
         if (open_.size() >= kMaxDepth) return {Status::kError, 0};
@@ -105,12 +114,14 @@ bool decode_at(std::string_view in, size_t& pos, ReplyValue& out, size_t depth) 
   }
   if (is_aggregate(type)) {
     int64_t n;
-    if (!parse_i64(b, e, n) || n < -1) return false;
+    if (!parse_aggregate_count(b, e, n)) return false;
     if (n == -1) {
       out.null = true;
       return true;
     }
     int64_t count = aggregate_elements(type, n);
+    // Refuse before allocating: the elements announced must fit in the bytes that remain.
+    if (static_cast<uint64_t>(count) > (in.size() - pos) / kMinElementBytes) return false;
     out.elements.resize(static_cast<size_t>(count));
     for (auto& el : out.elements) {
       if (!decode_at(in, pos, el, depth + 1)) return false;

@@ -69,3 +69,21 @@ TEST_CASE("decode builds the tree of a nested reply") {
   CHECK_FALSE(decode_reply("*2\r\n:1\r\n", v));
   CHECK_FALSE(decode_reply(":1\r\n:2\r\n", v));
 }
+
+TEST_CASE("enormous declared aggregate lengths neither overflow nor allocate") {
+  // A map's count doubles into keys plus values: a count whose double does not fit is malformed.
+  for (std::string v : {"%9223372036854775807\r\n", "|4611686018427387904\r\n"}) {
+    CAPTURE(v);
+    ReplyScanner s;
+    CHECK(s.scan({v.data(), v.size()}).status == ReplyScanner::Status::kError);
+  }
+  // A header that announces more elements than the bytes could hold fails to decode instead of
+  // reserving room for them first.
+  ReplyValue v;
+  CHECK_FALSE(decode_reply("*9223372036854775807\r\n", v));
+  CHECK_FALSE(decode_reply("*1000000000000\r\n:1\r\n", v));
+  CHECK_FALSE(decode_reply("%4611686018427387904\r\n", v));
+  CHECK_FALSE(decode_reply("*2\r\n:1\r\n", v));
+  REQUIRE(decode_reply("*2\r\n+\r\n_\r\n", v));
+  CHECK(v.elements.size() == 2);
+}
