@@ -2,9 +2,13 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "conf/config.h"
@@ -33,6 +37,46 @@ bool setup_logging(const ringkv::conf::LogOptions& log) {
   }
 }
 
+// Descriptors kept beside the clients' (listener, peer links, logs, ...), as Redis reserves.
+constexpr rlim_t kReservedFds = 32;
+
+// Raises the soft open-files limit to fit `maxclients` clients, as Redis does at start-up: up to
+// the hard limit, beyond it when privileged. When the system allows less, maxclients shrinks to
+// what fits. Logs what it got.
+void adjust_open_files_limit(int64_t& maxclients) {
+  const rlim_t wanted = static_cast<rlim_t>(maxclients) + kReservedFds;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    spdlog::warn("Unable to obtain the current NOFILE limit ({}), assuming 1024",
+                 std::strerror(errno));
+    maxclients = std::min<int64_t>(maxclients, 1024 - static_cast<int64_t>(kReservedFds));
+    return;
+  }
+  const rlim_t original = limit.rlim_cur;
+  if (original >= wanted) return;
+  rlim_t got = original;
+  // Within the hard limit any process may raise its soft limit; beyond it only a privileged one.
+  rlimit raised{wanted, std::max(limit.rlim_max, wanted)};
+  if (setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+    got = wanted;
+  } else if (limit.rlim_max > original) {
+    raised = {limit.rlim_max, limit.rlim_max};
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) got = limit.rlim_max;
+  }
+  if (got >= wanted) {
+    spdlog::info("Increased maximum number of open files to {} (it was originally set to {}).", got,
+                 original);
+    return;
+  }
+  const int64_t fits = static_cast<int64_t>(got) - static_cast<int64_t>(kReservedFds);
+  spdlog::warn(
+      "You requested maxclients of {} requiring at least {} max file descriptors. Current maximum "
+      "open files is {}. maxclients has been reduced to {} to compensate for low ulimit. If you "
+      "need higher maxclients increase 'ulimit -n'.",
+      maxclients, wanted, got, std::max<int64_t>(fits, 1));
+  maxclients = std::max<int64_t>(fits, 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -53,6 +97,7 @@ int main(int argc, char** argv) {
   if (!setup_logging(config.log)) return 2;
   // A client closing its socket mid-write must not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
+  adjust_open_files_limit(outcome.config->server.maxclients);
   ringkv::server::Server server(std::move(*outcome.config));
   return server.run();
 }

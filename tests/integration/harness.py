@@ -8,11 +8,17 @@ so tests can compare ringkv with Redis byte for byte.
 The server under test is given with --server PATH. When PATH is a redis-server binary (or the
 environment variable RINGKV_SERVER_KIND=redis is set) the harness starts it the way the oracle is
 started, which lets every test validate itself against Redis before ringkv exists.
+
+RINGKV_SERVER_WRAPPER, when set, is a command line every ringkv server is started under, e.g.
+"valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite": the wrapper
+must exec the server in its own process (as valgrind does), so PIDs, signals and exit codes stay
+the server's. Start-up waits are then multiplied by RINGKV_TIMEOUT_SCALE (default 20).
 """
 
 import argparse
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
@@ -23,6 +29,18 @@ import time
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
+
+
+def server_wrapper():
+    """The words of RINGKV_SERVER_WRAPPER (empty when unset)."""
+    return shlex.split(os.environ.get("RINGKV_SERVER_WRAPPER", ""))
+
+
+def timeout_scale():
+    """How much slower servers run than natively: RINGKV_TIMEOUT_SCALE, by default 20 under a
+    wrapper and 1 without."""
+    default = "20" if server_wrapper() else "1"
+    return float(os.environ.get("RINGKV_TIMEOUT_SCALE", default))
 
 
 def free_port():
@@ -54,22 +72,29 @@ def encode_command(*args):
 class ServerProcess:
     """One server process on 127.0.0.1:port, with its log and working files in a temp dir."""
 
-    def __init__(self, binary, kind=None, port=None, extra_args=(), name="server"):
+    def __init__(self, binary, kind=None, port=None, extra_args=(), name="server", prefix=()):
         # The process runs in its temp dir, so a relative path must be resolved here.
         self.binary = os.path.abspath(binary) if os.sep in binary else binary
         self.kind = kind or ("redis" if is_redis_binary(binary) else "ringkv")
         self.port = port or free_port()
         self.host = "127.0.0.1"
         self.extra_args = list(extra_args)
+        # Words before the binary (e.g. `prlimit --nofile=1024:4096 --`); each must exec the
+        # next, so the PID stays the server's.
+        self.prefix = list(prefix)
         self.name = name
         self.dir = tempfile.mkdtemp(prefix="ringkv-it-%s-" % name)
         self.log_path = os.path.join(self.dir, "server.log")
         self.proc = None
         self.log_file = None
 
+    def launcher(self):
+        """The words before the binary: the prefix, then the wrapper for ringkv servers."""
+        return self.prefix + (server_wrapper() if self.kind == "ringkv" else [])
+
     def command_line(self):
         """The argv this server is started with."""
-        args = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
+        args = self.launcher() + [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
         if self.kind == "redis":
             # One database, like ringkv: SELECT 1 and COPY ... DB 1 then fail alike on both.
             args += ["--save", "", "--appendonly", "no", "--dir", self.dir, "--databases", "1"]
@@ -93,6 +118,8 @@ class ServerProcess:
     def wait_ready(self, timeout=10.0):
         """Polls PING until +PONG (or NOAUTH: a password is required); raises with the log's
         tail when the server dies or times out."""
+        if self.kind == "ringkv":
+            timeout *= timeout_scale()
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -139,6 +166,8 @@ class ServerProcess:
         """SIGTERM, then SIGKILL if still running after `timeout`; returns the exit code."""
         if self.proc is None:
             return None
+        if self.kind == "ringkv":
+            timeout *= timeout_scale()
         if self.proc.poll() is None:
             try:
                 os.kill(self.proc.pid, signal.SIGTERM)
@@ -187,9 +216,8 @@ class ClusterNode(ServerProcess):
     which execs the server, so the process's PID stays the server's)."""
 
     def __init__(self, binary, port, config_text, name, host="127.0.0.1", prefix=()):
-        super().__init__(binary, kind="ringkv", port=port, name=name)
+        super().__init__(binary, kind="ringkv", port=port, name=name, prefix=prefix)
         self.host = host
-        self.prefix = list(prefix)
         self.config_path = os.path.join(self.dir, "node.toml")
         with open(self.config_path, "w") as f:
             f.write(config_text)
@@ -200,7 +228,7 @@ class ClusterNode(ServerProcess):
 
     def command_line(self):
         # Everything comes from the config file, so a restart sees exactly the same settings.
-        return self.prefix + [self.binary, "--config", self.config_path]
+        return self.launcher() + [self.binary, "--config", self.config_path]
 
     def start(self, wait=True, timeout=10.0):
         """Starts (or restarts after a kill) the node; its output log is appended to, not
@@ -338,7 +366,8 @@ def check_clean_exit(report, server):
     code = server.stop()
     log = server.log(tail=None)
     report.equal(code, 0, "%s exits 0 on SIGTERM" % server.name)
-    for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+    for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                   "WARNING: ThreadSanitizer"):
         at = log.find(marker)
         report.check(at < 0, "%s log has no '%s'" % (server.name, marker), log[at : at + 3000])
 
