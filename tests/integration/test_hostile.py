@@ -228,6 +228,30 @@ def scenario_vanish(report, port, n=200):
                      "no half-sent command ran")
 
 
+def scenario_declared_bulks(report, server, clients=4, declared=64 << 20, sent=100 << 10):
+    """Clients that declare a huge bulk, send a little of it and wait: the node's memory may grow
+    with what they sent, not with what they declared (else a few such clients exhaust it)."""
+    before = server.rss_kb()
+    socks = []
+    try:
+        for i in range(clients):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+            s.sendall(b"*3\r\n$3\r\nSET\r\n$12\r\nhostile:decl\r\n$%d\r\n" % declared
+                      + b"d" * sent)
+            socks.append(s)
+        with harness.RespClient(server.port) as c:
+            c.call("PING")  # every partial request has been read by now
+        growth = server.rss_kb() - before
+        print("%d clients holding %d MB declared bulks with %d kB sent: VmRSS %+d kB"
+              % (clients, declared >> 20, sent >> 10, growth))
+        report.check(growth < 16 * 1024,
+                     "declared-but-unsent bulks cost memory for what was sent (< 16 MB)",
+                     "VmRSS grew by %d kB" % growth)
+    finally:
+        for s in socks:
+            s.close()
+
+
 def scenario_never_reads(report, port, value_kb=1024, requests=300):
     """Sends `requests` GETs of a 1 MB value and reads nothing: the node must stop reading from
     this client once its unsent output is large, not buffer 300 MB, and keep serving others."""
@@ -296,6 +320,8 @@ def main():
         health.check("2000 idle")
         scenario_vanish(report, ours.port)
         health.check("vanishing clients")
+        scenario_declared_bulks(report, ours)
+        health.check("declared huge bulks")
         scenario_never_reads(report, ours.port)
         health.check("never-reading client")
 
