@@ -81,6 +81,7 @@ struct PersistenceOptions {
   int64_t auto_aof_rewrite_percentage = 100;             // rewrite when grown by this % (0 = off)
   int64_t auto_aof_rewrite_min_size = 64 * 1024 * 1024;  // ... and at least this big (bytes)
   bool aof_load_truncated = true;  // start with a truncated last record dropped (else refuse)
+  std::string save;                // snapshot rules, always "" (CONFIG GET save for tools)
 };
 
 // Who may use the node and which commands exist.

@@ -298,6 +298,22 @@ Reason check_address(std::string_view text) {
   return {};
 }
 
+Reason check_not_empty(std::string_view text) {
+  return text.empty() ? Reason{"must not be empty"} : Reason{};
+}
+
+// A plain file name: the file lives in dir.
+Reason check_file_name(std::string_view text) {
+  if (text.empty() || text.find('/') != std::string_view::npos || text == "." || text == "..") {
+    return "must be a file name without a directory, got " + quoted(text);
+  }
+  return {};
+}
+
+Reason check_no_snapshots(std::string_view text) {
+  return text.empty() ? Reason{} : "ringkv takes no snapshots: only \"\" is accepted";
+}
+
 Reason check_self(std::string_view text) { return text.empty() ? Reason{} : check_address(text); }
 
 std::string_view trim(std::string_view text) {
@@ -566,12 +582,14 @@ const std::vector<std::string_view>& sections() {
 const std::vector<Row>& rows() {
   using S = ServerOptions;
   using C = ClusterOptions;
+  using P = PersistenceOptions;
   using L = LogOptions;
   using M = MemoryOptions;
   using Sec = SecurityOptions;
   constexpr auto kServer = &Config::server;
   constexpr auto kCluster = &Config::cluster;
   constexpr auto kSecurity = &Config::security;
+  constexpr auto kPersistence = &Config::persistence;
   constexpr auto kLog = &Config::log;
   constexpr auto kMemory = &Config::memory;
   static const std::vector<Row> kRows = {
@@ -652,6 +670,35 @@ const std::vector<Row>& rows() {
       string_row(Head{"cluster", "secret", "--cluster-secret", "", false,
                       "Shared by all nodes; peers prove it when linking (empty = links unproven)"},
                  Field<C, std::string>{kCluster, &C::secret}, nullptr),
+      bool_row(Head{"persistence", "appendonly", "--appendonly", "appendonly", true,
+                    "Log every write to the append-only file and replay it at start-up"},
+               Field<P, bool>{kPersistence, &P::appendonly}),
+      enum_row(Head{"persistence", "appendfsync", "--appendfsync", "appendfsync", true,
+                    "When the file is fsynced: always (before replies), everysec or no (the OS)"},
+               Field<P, std::string>{kPersistence, &P::appendfsync},
+               {kFsyncEverysec, kFsyncAlways, kFsyncNo}, {}),
+      string_row(Head{"persistence", "dir", "--dir", "dir", false,
+                      "Directory of the append-only file (and its rewrites)"},
+                 Field<P, std::string>{kPersistence, &P::dir}, check_not_empty),
+      immutable_in_redis(
+          string_row(Head{"persistence", "appendfilename", "--appendfilename", "appendfilename",
+                          false, "Name of the append-only file inside dir"},
+                     Field<P, std::string>{kPersistence, &P::appendfilename}, check_file_name)),
+      int_row(Head{"persistence", "auto-aof-rewrite-percentage", "--auto-aof-rewrite-percentage",
+                   "auto-aof-rewrite-percentage", true,
+                   "Rewrite the file when it grew by this % since the last rewrite (0 = never)"},
+              Field<P, int64_t>{kPersistence, &P::auto_aof_rewrite_percentage}, 0, kIntMax),
+      size_row(Head{"persistence", "auto-aof-rewrite-min-size", "--auto-aof-rewrite-min-size",
+                    "auto-aof-rewrite-min-size", true,
+                    "Never rewrite automatically a file smaller than this (bytes, or 64mb...)"},
+               Field<P, int64_t>{kPersistence, &P::auto_aof_rewrite_min_size}, 0),
+      bool_row(
+          Head{"persistence", "aof-load-truncated", "--aof-load-truncated", "aof-load-truncated",
+               true, "Start with an incomplete last record cut off (no: refuse to start)"},
+          Field<P, bool>{kPersistence, &P::aof_load_truncated}),
+      string_row(Head{"persistence", "save", "--save", "save", false,
+                      "Snapshot rules; ringkv takes no snapshots, so only \"\" (none)"},
+                 Field<P, std::string>{kPersistence, &P::save}, check_no_snapshots),
       string_row(Head{"security", "requirepass", "--requirepass", "requirepass", true,
                       "Password clients must AUTH with (empty = none)"},
                  Field<Sec, std::string>{kSecurity, &Sec::requirepass}, nullptr),

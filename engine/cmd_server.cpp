@@ -472,6 +472,8 @@ void cmd_time(CommandContext& ctx) {
 
 void cmd_lastsave(CommandContext& ctx) { ctx.reply.integer(ctx.server->last_save_unix()); }
 
+void cmd_bgrewriteaof(CommandContext& ctx) { ctx.server->rewrite_append_only_file(ctx.reply); }
+
 void cmd_shutdown(CommandContext& ctx) {
   bool nosave = false, save = false, flagged = false, abort = false;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {

@@ -153,6 +153,13 @@ class ServerControl {
   virtual std::string_view requirepass() const { return {}; }
   // Begin an orderly shutdown after this command's reply is flushed.
   virtual void shutdown() = 0;
+  // BGREWRITEAOF: starts (or schedules) a rewrite of the append-only file and writes Redis's
+  // reply for the outcome.
+  virtual void rewrite_append_only_file(protocol::ReplyWriter& reply) {
+    reply.error(
+        "ERR Can't execute an AOF background rewriting. Please check the server logs "
+        "for more information.");
+  }
   virtual int64_t last_save_unix() const = 0;
 };
 

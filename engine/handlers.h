@@ -194,6 +194,7 @@ void cmd_config_help(CommandContext& ctx);
 void cmd_time(CommandContext& ctx);
 void cmd_lastsave(CommandContext& ctx);
 void cmd_shutdown(CommandContext& ctx);
+void cmd_bgrewriteaof(CommandContext& ctx);
 void cmd_cluster_info(CommandContext& ctx);
 void cmd_cluster_nodes(CommandContext& ctx);
 void cmd_cluster_owner(CommandContext& ctx);

@@ -264,7 +264,13 @@ void Connection::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* /*b
   self->server_.stats().total_reads_processed++;
   self->last_interaction_ms_ = uv_now(self->server_.loop());
   self->process_input();
-  self->flush();
+  if (self->server_.aof_pending()) {
+    // Replies wait for the append-only file write at the end of this iteration, which then
+    // covers the writes of every client read in it (one write and fsync for all).
+    self->request_flush();
+  } else {
+    self->flush();
+  }
   self->maybe_finish_close();
 }
 
@@ -310,6 +316,8 @@ void Connection::process_input() {
 
 void Connection::flush() {
   if (out_.empty() || closing_) return;
+  // No reply leaves before the records of the writes it acknowledges are written.
+  if (server_.aof_pending()) server_.write_aof();
   server_.stats().total_net_output_bytes += out_.size();
   size_t offset = 0;
   if (in_flight_writes_ == 0) {

@@ -139,8 +139,24 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "rdb_changes_since_last_save", "0");
     field(out, "rdb_bgsave_in_progress", "0");
     field(out, "rdb_last_save_time", start_unix_);
-    field(out, "aof_enabled", "0");
-    field(out, "aof_rewrite_in_progress", "0");
+    const persistence::AofInfo aof = aof_.info(now_ms);
+    field(out, "aof_enabled", int64_t{aof.enabled});
+    field(out, "aof_rewrite_in_progress", int64_t{aof.rewrite_in_progress});
+    field(out, "aof_rewrite_scheduled", int64_t{aof.rewrite_scheduled});
+    field(out, "aof_last_rewrite_time_sec", aof.last_rewrite_time_sec);
+    field(out, "aof_current_rewrite_time_sec", aof.current_rewrite_time_sec);
+    field(out, "aof_last_bgrewrite_status", aof.last_bgrewrite_ok ? "ok" : "err");
+    field(out, "aof_rewrites", aof.rewrites);
+    field(out, "aof_rewrites_consecutive_failures", aof.rewrites_consecutive_failures);
+    field(out, "aof_last_write_status", aof.last_write_ok ? "ok" : "err");
+    if (aof.enabled) {
+      field(out, "aof_current_size", aof.current_size);
+      field(out, "aof_base_size", aof.base_size);
+      field(out, "aof_pending_rewrite", "0");
+      field(out, "aof_buffer_length", aof.buffer_length);
+      field(out, "aof_pending_bio_fsync", aof.pending_bio_fsync);
+      field(out, "aof_delayed_fsync", aof.delayed_fsync);
+    }
   }
   if (wanted(sections, "stats", true)) {
     section("Stats");
@@ -158,6 +174,9 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "keyspace_misses", ss.keyspace_misses);
     field(out, "pubsub_channels", pubsub_.channel_total());
     field(out, "pubsub_patterns", pubsub_.pattern_count());
+    const persistence::AofInfo forks = aof_.info(now_ms);
+    field(out, "latest_fork_usec", forks.latest_fork_usec);
+    field(out, "total_forks", forks.total_forks);
     field(out, "total_error_replies", stats_.total_error_replies);
     field(out, "total_reads_processed", stats_.total_reads_processed);
     field(out, "total_writes_processed", stats_.total_writes_processed);

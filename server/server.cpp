@@ -30,9 +30,9 @@ Server::Server(conf::Config config)
       start_unix_(unix_ms() / 1000),
       start_ms_(uv_now(uv_default_loop())) {
   store_.set_now(unix_ms());
-  store_.set_expiry_listener([this](std::string_view key) { key_modified(key); });
-  // WATCH treats an evicted key as changed, as an expired one.
-  store_.set_eviction_listener([this](std::string_view key) { key_modified(key); });
+  // WATCH treats a key deleted by expiry or eviction as changed; the append-only file logs a DEL.
+  store_.set_expiry_listener([this](std::string_view key) { key_dropped(key); });
+  store_.set_eviction_listener([this](std::string_view key) { key_dropped(key); });
   apply_memory_config();
   if (!config_.cluster.peers.empty()) {
     cluster_ = std::make_unique<cluster::Cluster>(
@@ -75,6 +75,8 @@ bool Server::listen() {
 }
 
 int Server::run() {
+  // The data is back before the first client can see it.
+  if (!aof_.load_and_open()) return 1;
   if (!listen()) {
     uv_run(loop_, UV_RUN_DEFAULT);
     return 1;
@@ -101,6 +103,8 @@ int Server::run() {
   flush_check_.data = this;
   uv_check_start(&flush_check_, [](uv_check_t* h) {
     auto* self = static_cast<Server*>(h->data);
+    // One write (and fsync) for every record of this iteration, before any of their replies.
+    self->write_aof();
     for (Connection* c : self->dirty_) c->scheduled_flush();
     self->dirty_.clear();
   });
@@ -334,9 +338,60 @@ void Server::run_command(const engine::CommandSpec& spec, std::span<const std::s
   engine::CommandContext ctx{
       argv, writer,  store_, conn, this, &spec, conn && can_block ? &block : nullptr,
       this, &pubsub_};
-  spec.handler(ctx);
+  call(spec, ctx);
   if (block.active) block_client(*conn, argv, std::move(block));
   if (!ready_keys_.empty()) serve_ready_keys();
+}
+
+void Server::call(const engine::CommandSpec& spec, engine::CommandContext& ctx) {
+  if (!aof_.wants_records()) {
+    spec.handler(ctx);
+    return;
+  }
+  engine::Propagation propagation;
+  ctx.propagation = &propagation;
+  const uint64_t changes = changes_;
+  spec.handler(ctx);
+  ctx.propagation = nullptr;
+  if (changes_ == changes) return;
+  if (!propagation.replaced()) {
+    aof_.feed(ctx.argv);
+    return;
+  }
+  for (const std::vector<std::string>& command : propagation.commands()) aof_.feed(command);
+}
+
+void Server::key_dropped(std::string_view key) {
+  invalidate_watchers(key);
+  if (!aof_.wants_records()) return;
+  const std::string_view del[] = {"DEL", key};
+  aof_.feed(del);
+}
+
+void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
+  if (in_exec_) {
+    // As Redis: not forked in the middle of a transaction, but right after it.
+    if (aof_.info(uv_now(loop_)).rewrite_in_progress) {
+      reply.error("ERR Background append only file rewriting already in progress");
+      return;
+    }
+    aof_.schedule_rewrite();
+    reply.simple("Background append only file rewriting scheduled");
+    return;
+  }
+  switch (aof_.start_rewrite(uv_now(loop_))) {
+    case persistence::RewriteStart::kStarted:
+      reply.simple("Background append only file rewriting started");
+      break;
+    case persistence::RewriteStart::kAlreadyRunning:
+      reply.error("ERR Background append only file rewriting already in progress");
+      break;
+    case persistence::RewriteStart::kForkFailed:
+      reply.error(
+          "ERR Can't execute an AOF background rewriting. Please check the server logs for more "
+          "information.");
+      break;
+  }
 }
 
 void Server::key_ready(std::string_view key) {
@@ -389,7 +444,7 @@ bool Server::rerun_blocked(Connection& conn, bool timed_out) {
   engine::CommandContext ctx{argv, writer,  store_, &conn, this, spec, timed_out ? nullptr : &again,
                              this, &pubsub_};
   ctx.timed_out = timed_out;
-  spec->handler(ctx);
+  call(*spec, ctx);
   writer.set_version(version);
   if (again.active) return false;
   blocked_.remove(conn.id());
@@ -442,6 +497,7 @@ void Server::cron() {
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
   store_.active_expire_cycle(period_us / 4);
   store_.rehash_step(1000);
+  aof_.cron(now);
 
   if (config_.server.timeout > 0) {
     uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
@@ -488,6 +544,7 @@ void Server::begin_shutdown() {
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
   if (cluster_) cluster_->stop();
+  aof_.shutdown();
   for (auto& [id, conn] : clients_) conn->close_when_flushed();
   // Clients that do not take their last replies are closed after a grace period.
   uv_timer_stop(&cron_timer_);
@@ -574,9 +631,16 @@ void Server::config_get(std::string_view pattern,
 
 std::string Server::config_set(
     std::span<const std::pair<std::string_view, std::string_view>> pairs) {
+  const bool appendonly = config_.persistence.appendonly;
   std::string err = conf::set_parameters(config_, pairs);
-  if (err.empty()) apply_runtime_config();
-  return err;
+  if (!err.empty()) return err;
+  apply_runtime_config();
+  std::string aof_error = aof_.apply_options(uv_now(loop_));
+  if (!aof_error.empty()) {
+    config_.persistence.appendonly = appendonly;
+    return "ERR CONFIG SET failed (possibly related to argument 'appendonly') - " + aof_error;
+  }
+  return {};
 }
 
 void Server::apply_runtime_config() {

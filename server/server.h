@@ -17,6 +17,7 @@
 #include "engine/command.h"
 #include "engine/evict.h"
 #include "engine/store.h"
+#include "persistence/aof.h"
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
 #include "server/pubsub.h"
@@ -62,6 +63,13 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   // Asks for conn->scheduled_flush() at the end of this loop iteration.
   void schedule_flush(Connection* conn) { dirty_.push_back(conn); }
 
+  // Append-only file records wait to be written: replies of this iteration must not leave
+  // before write_aof() (a connection then schedules its flush instead of writing at once).
+  bool aof_pending() const { return aof_.has_pending(); }
+  // Writes (and under appendfsync always fsyncs) the pending records; called before any reply
+  // leaves.
+  void write_aof() { aof_.flush_before_replies(uv_now(loop_)); }
+
   // Called by a Connection from its close callback.
   void on_connection_closed(Connection* conn);
 
@@ -76,6 +84,7 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   void config_resetstat() override;
   std::string_view requirepass() const override { return config_.security.requirepass; }
   void shutdown() override;
+  void rewrite_append_only_file(protocol::ReplyWriter& reply) override;
   int64_t last_save_unix() const override { return start_unix_; }
   std::string cluster_info() override;
   std::string cluster_nodes() override;
@@ -85,6 +94,10 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   void key_ready(std::string_view key) override;
   void key_modified(std::string_view key) override;
   void keyspace_flushing() override;
+  // A key the server deleted by itself: its TTL passed (lazily, during a command, or by active
+  // expiry) or maxmemory evicted it. Its WATCHers fail and the append-only file logs a DEL at
+  // once; the command running meanwhile does not count it as its change.
+  void key_dropped(std::string_view key);
 
   // engine::ServerControl: transactions (transaction.cpp)
   void multi(engine::CommandContext& ctx) override;
@@ -94,6 +107,8 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   void unwatch(engine::CommandContext& ctx) override;
   // Drops every WATCH of a client (EXEC, DISCARD, UNWATCH, RESET, disconnect).
   void unwatch_all(Connection& conn);
+  // Makes the transactions watching `key` fail.
+  void invalidate_watchers(std::string_view key);
 
   // PubSubSink: writes the message into the subscriber's output (as a RESP2 array or a RESP3
   // push), flushed once at the end of this loop iteration; disconnects a subscriber whose
@@ -159,6 +174,10 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   // was answered (else it keeps waiting where it was).
   bool rerun_blocked(Connection& conn, bool timed_out);
   void arm_block_timer();
+  // Calls spec's handler and hands the append-only file the command's record when it changed
+  // data (it reported a modified key or a flush): argv as it arrived, or the effective form the
+  // handler named.
+  void call(const engine::CommandSpec& spec, engine::CommandContext& ctx);
   // Runs a request that arrived on a peer's relay link (never routed again).
   void execute_for_peer(Connection& conn, std::span<const std::string_view> argv,
                         protocol::ReplyWriter& writer);
@@ -182,6 +201,10 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   engine::Store store_;
   engine::Evictor evictor_;
   engine::EvictionLimits eviction_limits_;
+  persistence::AppendOnlyFile aof_{store_, config_.persistence};
+  // Reports of changed keys and flushes so far: a handler that moved it changed data.
+  uint64_t changes_ = 0;
+  bool in_exec_ = false;                       // running EXEC's commands
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
   BlockedClients blocked_;
   // WATCHed keys → the clients watching them.

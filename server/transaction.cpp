@@ -175,6 +175,10 @@ void Server::exec(engine::CommandContext& ctx) {
   queued.swap(tx.queued);
   tx.end();
   ctx.reply.array(queued.size());
+  // The queued commands log their own records, wrapped in MULTI ... EXEC; EXEC logs nothing.
+  if (ctx.propagation != nullptr) ctx.propagation->suppress();
+  aof_.begin_transaction();
+  in_exec_ = true;
   for (const auto& args : queued) {
     std::vector<std::string_view> argv(args.begin(), args.end());
     std::string error;
@@ -187,6 +191,8 @@ void Server::exec(engine::CommandContext& ctx) {
     // checked for the whole transaction when EXEC arrived.
     run_command(*spec, argv, ctx.reply, &conn, /*can_block=*/false);
   }
+  in_exec_ = false;
+  aof_.end_transaction();
 }
 
 void Server::watch(engine::CommandContext& ctx) {
@@ -231,6 +237,11 @@ void Server::unwatch_all(Connection& conn) {
 }
 
 void Server::key_modified(std::string_view key) {
+  changes_++;
+  invalidate_watchers(key);
+}
+
+void Server::invalidate_watchers(std::string_view key) {
   if (watchers_.empty()) return;
   auto it = watchers_.find(key);
   if (it == watchers_.end()) return;
@@ -241,6 +252,7 @@ void Server::key_modified(std::string_view key) {
 }
 
 void Server::keyspace_flushing() {
+  changes_++;
   for (const auto& [key, ids] : watchers_) {
     if (store_.peek(key) == nullptr) continue;
     for (uint64_t id : ids) {

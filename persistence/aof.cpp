@@ -1,0 +1,333 @@
+#include "persistence/aof.h"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+
+#include "engine/store.h"
+#include "persistence/aof_loader.h"
+#include "persistence/aof_rewrite.h"
+
+namespace ringkv::persistence {
+namespace {
+
+// A failed rewrite is tried again no sooner than this (Redis waits as long).
+constexpr uint64_t kRewriteRetryMs = 5000;
+// Progress of a long load is logged at most this often.
+constexpr double kProgressEverySec = 1.0;
+
+uint64_t monotonic_us() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+}  // namespace
+
+AppendOnlyFile::AppendOnlyFile(engine::Store& store, const conf::PersistenceOptions& options)
+    : store_(store), options_(options) {
+  writer_.set_policy(parse_fsync_policy(options_.appendfsync));
+}
+
+AppendOnlyFile::~AppendOnlyFile() { kill_child(); }
+
+std::string AppendOnlyFile::path() const { return options_.dir + "/" + options_.appendfilename; }
+
+bool AppendOnlyFile::open_writer() {
+  std::string error = writer_.open(path());
+  if (!error.empty()) {
+    spdlog::error("{}", error);
+    return false;
+  }
+  writer_.set_policy(parse_fsync_policy(options_.appendfsync));
+  state_ = State::kOn;
+  return true;
+}
+
+bool AppendOnlyFile::load_and_open() {
+  if (!options_.appendonly) return true;
+  const std::string file = path();
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) {
+    double last_report = 0;
+    LoadResult r = load_aof(file, store_, [&](const LoadProgress& p) {
+      if (p.seconds - last_report < kProgressEverySec) return;
+      last_report = p.seconds;
+      spdlog::info("loading the append-only file: {:.1f} of {:.1f} MB ({:.1f} MB/s), {} keys",
+                   p.bytes_read / kMiB, p.file_bytes / kMiB,
+                   p.seconds > 0 ? p.bytes_read / kMiB / p.seconds : 0.0, p.keys);
+    });
+    using Status = decltype(r.status);
+    if (r.status == Status::kTruncated) {
+      spdlog::warn(
+          "!!! Warning: short read while loading the append-only file {}: the last record, at "
+          "offset {} of {}, is incomplete !!!",
+          file, r.valid_bytes, r.file_bytes);
+      if (!options_.aof_load_truncated) {
+        spdlog::error(
+            "unexpected end of file reading the append-only file {} at offset {}. Make a backup "
+            "of it, then run redis-check-aof --fix {} or set aof-load-truncated yes to start "
+            "with the incomplete record dropped",
+            file, r.valid_bytes, file);
+        return false;
+      }
+      if (truncate(file.c_str(), static_cast<off_t>(r.valid_bytes)) != 0) {
+        spdlog::error("could not truncate the append-only file {} to {} bytes: {}", file,
+                      r.valid_bytes, std::strerror(errno));
+        return false;
+      }
+      spdlog::warn(
+          "AOF loaded anyway because aof-load-truncated is enabled: {} truncated to {} "
+          "bytes",
+          file, r.valid_bytes);
+    } else if (r.status == Status::kCorrupt) {
+      spdlog::error(
+          "bad file format reading the append-only file {} at offset {}: {}. Make a backup of "
+          "it, then run redis-check-aof --fix {} to fix it",
+          file, r.valid_bytes, r.error, file);
+      return false;
+    } else if (r.status != Status::kOk) {
+      spdlog::error("can't read the append-only file {}: {}", file, r.error);
+      return false;
+    }
+    spdlog::info(
+        "DB loaded from append-only file {}: {} commands, {} keys, {:.1f} MB in {:.3f} "
+        "seconds ({:.1f} MB/s)",
+        file, r.commands, store_.size(), r.valid_bytes / kMiB, r.seconds,
+        r.seconds > 0 ? r.valid_bytes / kMiB / r.seconds : 0.0);
+  }
+  if (!open_writer()) return false;
+  base_size_ = writer_.current_size();
+  return true;
+}
+
+void AppendOnlyFile::feed_record(auto&& append) {
+  const size_t before = writer_.buffer_length();
+  if (in_transaction_ && !transaction_opened_) {
+    transaction_opened_ = true;
+    static constexpr std::string_view kMulti[] = {"MULTI"};
+    writer_.append(kMulti);
+  }
+  append(writer_);
+  if (child_pid_ > 0) rewrite_buffer_.append(writer_.buffered_since(before));
+}
+
+void AppendOnlyFile::feed(std::span<const std::string_view> argv) {
+  feed_record([argv](AofWriter& w) { w.append(argv); });
+}
+
+void AppendOnlyFile::feed(const std::vector<std::string>& argv) {
+  feed_record([&argv](AofWriter& w) { w.append(argv); });
+}
+
+void AppendOnlyFile::begin_transaction() {
+  in_transaction_ = true;
+  transaction_opened_ = false;
+}
+
+void AppendOnlyFile::end_transaction() {
+  in_transaction_ = false;
+  if (!transaction_opened_) return;
+  transaction_opened_ = false;
+  static constexpr std::string_view kExec[] = {"EXEC"};
+  feed(kExec);
+}
+
+void AppendOnlyFile::flush_before_replies(uint64_t now_ms) {
+  if (writer_.flush(now_ms) || writer_.policy() != FsyncPolicy::kAlways) return;
+  spdlog::critical(
+      "can't recover from an append-only file write error when the fsync policy is 'always': "
+      "exiting");
+  _exit(1);
+}
+
+void AppendOnlyFile::cron(uint64_t now_ms) {
+  if (child_pid_ > 0) collect_child(false, now_ms);
+  if (child_pid_ <= 0 && now_ms >= next_retry_ms_ &&
+      (rewrite_scheduled_ || should_auto_rewrite())) {
+    start_rewrite(now_ms);
+  }
+  // Retries a failed write, and fsyncs (everysec) what an idle second left unsynced.
+  if (state_ == State::kOn) writer_.flush(now_ms);
+}
+
+bool AppendOnlyFile::should_auto_rewrite() const {
+  if (state_ != State::kOn || options_.auto_aof_rewrite_percentage <= 0) return false;
+  const uint64_t size = writer_.current_size();
+  if (size < static_cast<uint64_t>(options_.auto_aof_rewrite_min_size)) return false;
+  const uint64_t base = base_size_ == 0 ? 1 : base_size_;
+  const uint64_t growth = size * 100 / base - 100;
+  if (size * 100 / base < 100 ||
+      growth < static_cast<uint64_t>(options_.auto_aof_rewrite_percentage))
+    return false;
+  spdlog::info("starting automatic rewriting of the append-only file on {}% growth", growth);
+  return true;
+}
+
+RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
+  if (child_pid_ > 0) return RewriteStart::kAlreadyRunning;
+  // Written first: the child's view and the rewrite buffer then cover every record exactly once.
+  if (state_ == State::kOn) writer_.flush(now_ms);
+  const uint64_t start = monotonic_us();
+  pid_t pid = fork_rewrite_child(store_, options_.dir);
+  latest_fork_usec_ = monotonic_us() - start;
+  if (pid < 0) {
+    spdlog::error("can't rewrite the append-only file in the background: fork: {}",
+                  std::strerror(errno));
+    last_rewrite_ok_ = false;
+    consecutive_failures_++;
+    next_retry_ms_ = now_ms + kRewriteRetryMs;
+    return RewriteStart::kForkFailed;
+  }
+  total_forks_++;
+  child_pid_ = pid;
+  child_dir_ = options_.dir;
+  child_started_ms_ = now_ms;
+  rewrite_scheduled_ = false;
+  rewrite_buffer_.clear();
+  spdlog::info("background append-only file rewriting started by pid {} (fork took {} us)", pid,
+               latest_fork_usec_);
+  return RewriteStart::kStarted;
+}
+
+void AppendOnlyFile::collect_child(bool block, uint64_t now_ms) {
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(child_pid_, &status, block ? 0 : WNOHANG);
+  } while (r < 0 && errno == EINTR);
+  if (r == 0) return;
+  const bool ok = r == child_pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!ok) {
+    if (r == child_pid_ && WIFSIGNALED(status)) {
+      spdlog::warn("background AOF rewrite terminated by signal {}", WTERMSIG(status));
+    } else {
+      spdlog::warn("background AOF rewrite failed");
+    }
+  }
+  finish_rewrite(ok, now_ms);
+}
+
+void AppendOnlyFile::finish_rewrite(bool child_ok, uint64_t now_ms) {
+  const std::string temp = temp_rewrite_path(child_dir_, child_pid_);
+  child_pid_ = -1;
+  last_rewrite_time_sec_ = static_cast<int64_t>((now_ms - child_started_ms_) / 1000);
+  std::string tail;
+  tail.swap(rewrite_buffer_);
+  bool ok = child_ok;
+  if (ok && state_ != State::kOff) {
+    const uint64_t start = monotonic_us();
+    // Everything fed until now is in `tail`: the old file's copy is no longer needed.
+    writer_.flush(now_ms);
+    InstalledRewrite installed = install_rewrite(temp, tail, path());
+    if (installed.fd < 0) {
+      spdlog::error("background AOF rewrite could not be installed: {}", installed.error);
+      ok = false;
+    } else {
+      writer_.replace_file(path(), installed.fd, installed.size);
+      writer_.set_policy(parse_fsync_policy(options_.appendfsync));
+      base_size_ = installed.size;
+      if (state_ == State::kWaitRewrite) {
+        state_ = State::kOn;
+        spdlog::info("append-only file enabled: the base file is written");
+      }
+      spdlog::info(
+          "background AOF rewrite finished successfully: {} bytes ({} bytes written "
+          "meanwhile), swap took {} us",
+          installed.size, tail.size(), monotonic_us() - start);
+    }
+  } else if (ok) {
+    // Turned off meanwhile: the rewritten file still replaces the old one, as in Redis.
+    InstalledRewrite installed = install_rewrite(temp, tail, path());
+    ok = installed.fd >= 0;
+    if (ok) ::close(installed.fd);
+  }
+  if (!ok) {
+    unlink(temp.c_str());
+    consecutive_failures_++;
+    next_retry_ms_ = now_ms + kRewriteRetryMs;
+    // Turning the file on waits for a base file: try again.
+    if (state_ == State::kWaitRewrite) rewrite_scheduled_ = true;
+  } else {
+    rewrites_++;
+    consecutive_failures_ = 0;
+  }
+  last_rewrite_ok_ = ok;
+}
+
+void AppendOnlyFile::kill_child() {
+  if (child_pid_ <= 0) return;
+  kill(child_pid_, SIGKILL);
+  int status = 0;
+  while (waitpid(child_pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  unlink(temp_rewrite_path(child_dir_, child_pid_).c_str());
+  spdlog::info("killed the AOF rewrite child {}", child_pid_);
+  child_pid_ = -1;
+  rewrite_buffer_.clear();
+}
+
+std::string AppendOnlyFile::apply_options(uint64_t now_ms) {
+  writer_.set_policy(parse_fsync_policy(options_.appendfsync));
+  if (options_.appendonly && state_ == State::kOff) {
+    // The current data must be in the file before new writes are appended to it: a rewrite
+    // writes it, and the writes made meanwhile follow in its buffer.
+    kill_child();
+    state_ = State::kWaitRewrite;
+    if (start_rewrite(now_ms) != RewriteStart::kStarted) {
+      state_ = State::kOff;
+      return "Unable to turn on AOF. Check server logs.";
+    }
+    spdlog::info("append-only file turned on: writing its base file");
+  } else if (!options_.appendonly && state_ != State::kOff) {
+    kill_child();
+    writer_.close();
+    state_ = State::kOff;
+    spdlog::info("append-only file turned off");
+  }
+  return {};
+}
+
+bool AppendOnlyFile::shutdown() {
+  kill_child();
+  if (state_ != State::kOn) return true;
+  bool ok = writer_.sync_now();
+  if (ok) {
+    spdlog::info("append-only file written and fsynced");
+  } else {
+    spdlog::error("the append-only file may miss its last writes");
+  }
+  return ok;
+}
+
+AofInfo AppendOnlyFile::info(uint64_t now_ms) const {
+  AofInfo i;
+  i.enabled = state_ != State::kOff;
+  i.rewrite_in_progress = child_pid_ > 0;
+  i.rewrite_scheduled = rewrite_scheduled_;
+  i.last_rewrite_time_sec = last_rewrite_time_sec_;
+  if (child_pid_ > 0) {
+    i.current_rewrite_time_sec = static_cast<int64_t>((now_ms - child_started_ms_) / 1000);
+  }
+  i.last_bgrewrite_ok = last_rewrite_ok_;
+  i.rewrites = rewrites_;
+  i.rewrites_consecutive_failures = consecutive_failures_;
+  i.last_write_ok = writer_.last_write_ok();
+  i.current_size = writer_.current_size();
+  i.base_size = base_size_;
+  i.buffer_length = writer_.buffer_length();
+  i.pending_bio_fsync = writer_.pending_fsyncs();
+  i.delayed_fsync = writer_.delayed_fsyncs();
+  i.latest_fork_usec = latest_fork_usec_;
+  i.total_forks = total_forks_;
+  return i;
+}
+
+}  // namespace ringkv::persistence

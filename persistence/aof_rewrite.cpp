@@ -1,0 +1,123 @@
+#include "persistence/aof_rewrite.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+
+#include "engine/key_commands.h"
+#include "engine/store.h"
+
+namespace ringkv::persistence {
+namespace {
+
+// The child writes in chunks of this size: few syscalls, bounded memory.
+constexpr size_t kChunkBytes = 1 << 20;
+
+std::string errno_text(std::string_view what, const std::string& path) {
+  return std::string(what) + " " + path + ": " + std::strerror(errno);
+}
+
+bool write_fully(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// The child holds copies of every descriptor of the parent: listening and client sockets
+// would stay open (and the port bound) until it exits, even if the parent died.
+void close_inherited_descriptors() { close_range(3, ~0U, 0); }
+
+std::string directory_of(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
+}  // namespace
+
+std::string temp_rewrite_path(const std::string& dir, pid_t pid) {
+  return dir + "/temp-rewrite-" + std::to_string(pid) + ".aof";
+}
+
+pid_t fork_rewrite_child(engine::Store& store, const std::string& dir) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  // The child: no event loop, no logger, no destructors; only the snapshot, then _exit.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  close_inherited_descriptors();
+  std::string error = write_snapshot(store, temp_rewrite_path(dir, getpid()));
+  if (!error.empty()) {
+    error = "AOF rewrite child: " + error + "\n";
+    (void)!::write(STDERR_FILENO, error.data(), error.size());
+  }
+  _exit(error.empty() ? 0 : 1);
+}
+
+std::string write_snapshot(engine::Store& store, const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno_text("can't create", path);
+  std::string buf;
+  buf.reserve(kChunkBytes + kChunkBytes / 4);
+  bool ok = true;
+  store.for_each([&](const engine::Entry& entry) {
+    if (!ok) return;
+    engine::append_key_commands(entry, buf);
+    if (buf.size() >= kChunkBytes) {
+      ok = write_fully(fd, buf);
+      buf.clear();
+    }
+  });
+  if (ok) ok = write_fully(fd, buf);
+  std::string error;
+  if (!ok) {
+    error = errno_text("can't write", path);
+  } else if (fsync(fd) != 0) {
+    error = errno_text("can't fsync", path);
+  }
+  ::close(fd);
+  return error;
+}
+
+InstalledRewrite install_rewrite(const std::string& temp_path, std::string_view tail,
+                                 const std::string& final_path) {
+  InstalledRewrite out;
+  int fd = ::open(temp_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) {
+    out.error = errno_text("can't open", temp_path);
+    return out;
+  }
+  if (!write_fully(fd, tail)) {
+    out.error = errno_text("can't append the rewrite buffer to", temp_path);
+  } else if (fdatasync(fd) != 0) {
+    out.error = errno_text("can't fsync", temp_path);
+  } else if (std::rename(temp_path.c_str(), final_path.c_str()) != 0) {
+    out.error = errno_text("can't rename the rewritten file to", final_path);
+  }
+  if (!out.error.empty()) {
+    ::close(fd);
+    return out;
+  }
+  // The rename is durable only once the directory entry is.
+  const std::string dir = directory_of(final_path);
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  struct stat st {};
+  fstat(fd, &st);
+  out.fd = fd;
+  out.size = static_cast<uint64_t>(st.st_size);
+  return out;
+}
+
+}  // namespace ringkv::persistence

@@ -1,0 +1,42 @@
+// The rewrite of the append-only file into its shortest form: a forked child writes the
+// commands that recreate every key (copy-on-write keeps its view of the store frozen at the
+// fork) into a temporary file; the parent then appends what was written meanwhile and renames
+// the result over the append-only file.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ringkv::engine {
+class Store;
+}
+
+namespace ringkv::persistence {
+
+// dir/temp-rewrite-<pid>.aof: where the child `pid` writes.
+std::string temp_rewrite_path(const std::string& dir, pid_t pid);
+
+// Forks a child that writes `store` into temp_rewrite_path(dir, child pid), fsyncs it and
+// exits with status 0 on success. Returns the child's pid, or -1 when fork failed (errno set).
+pid_t fork_rewrite_child(engine::Store& store, const std::string& dir);
+
+// Writes the commands recreating every key of `store` to `path` (truncated first) and fsyncs
+// it. Returns an empty string or the error.
+std::string write_snapshot(engine::Store& store, const std::string& path);
+
+struct InstalledRewrite {
+  int fd = -1;        // open for appending on the final path; -1 on failure
+  uint64_t size = 0;  // bytes in the final file
+  std::string error;
+};
+
+// Appends `tail` (the records written while the child ran) to the child's `temp_path`,
+// fsyncs it, renames it to `final_path` and fsyncs the directory, so that a crash at any point
+// leaves either the old file or the complete new one.
+InstalledRewrite install_rewrite(const std::string& temp_path, std::string_view tail,
+                                 const std::string& final_path);
+
+}  // namespace ringkv::persistence
