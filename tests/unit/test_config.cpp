@@ -425,16 +425,40 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
   CHECK(get(c, "hz") == "10");
   CHECK(get(c, "loglevel") == "info");
   CHECK(get(c, "logfile") == "");
+  CHECK(get(c, "appendonly") == "no");
+  CHECK(get(c, "appendfsync") == "everysec");
+  CHECK(get(c, "auto-aof-rewrite-min-size") == "67108864");
+  CHECK(get(c, "save") == "");
   CHECK(get(c, "PROTO-MAX-BULK-LEN") == "536870912");
   CHECK(find_parameter("replicas") == nullptr);
 
   std::vector<std::string_view> names;
   for (const Parameter& p : parameters()) names.push_back(p.name);
-  CHECK(names == std::vector<std::string_view>{
-                     "bind", "port", "maxclients", "timeout", "proto-max-bulk-len", "hz",
-                     "client-query-buffer-limit", "client-output-buffer-limit", "maxmemory",
-                     "maxmemory-policy", "maxmemory-samples", "lfu-log-factor", "lfu-decay-time",
-                     "requirepass", "protected-mode", "loglevel", "logfile"});
+  CHECK(names == std::vector<std::string_view>{"bind",
+                                               "port",
+                                               "maxclients",
+                                               "timeout",
+                                               "proto-max-bulk-len",
+                                               "hz",
+                                               "client-query-buffer-limit",
+                                               "client-output-buffer-limit",
+                                               "maxmemory",
+                                               "maxmemory-policy",
+                                               "maxmemory-samples",
+                                               "lfu-log-factor",
+                                               "lfu-decay-time",
+                                               "appendonly",
+                                               "appendfsync",
+                                               "dir",
+                                               "appendfilename",
+                                               "auto-aof-rewrite-percentage",
+                                               "auto-aof-rewrite-min-size",
+                                               "aof-load-truncated",
+                                               "save",
+                                               "requirepass",
+                                               "protected-mode",
+                                               "loglevel",
+                                               "logfile"});
   CHECK(get(c, "requirepass") == "");
   CHECK(get(c, "protected-mode") == "yes");
   CHECK(find_parameter("hz")->runtime);
