@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -152,6 +153,12 @@ void AppendOnlyFile::cron(uint64_t now_ms) {
   if (child_pid_ > 0) collect_child(false, now_ms);
   if (child_pid_ <= 0 && now_ms >= next_retry_ms_ &&
       (rewrite_scheduled_ || should_auto_rewrite())) {
+    if (!rewrite_scheduled_) {
+      spdlog::info(
+          "starting an automatic rewrite of the append-only file ({} bytes, {} after the "
+          "last rewrite)",
+          writer_.current_size(), base_size_);
+    }
     start_rewrite(now_ms);
   }
   // Retries a failed write, and fsyncs (everysec) what an idle second left unsynced.
@@ -162,13 +169,10 @@ bool AppendOnlyFile::should_auto_rewrite() const {
   if (state_ != State::kOn || options_.auto_aof_rewrite_percentage <= 0) return false;
   const uint64_t size = writer_.current_size();
   if (size < static_cast<uint64_t>(options_.auto_aof_rewrite_min_size)) return false;
-  const uint64_t base = base_size_ == 0 ? 1 : base_size_;
-  const uint64_t growth = size * 100 / base - 100;
-  if (size * 100 / base < 100 ||
-      growth < static_cast<uint64_t>(options_.auto_aof_rewrite_percentage))
-    return false;
-  spdlog::info("starting automatic rewriting of the append-only file on {}% growth", growth);
-  return true;
+  const uint64_t base = std::max<uint64_t>(base_size_, 1);
+  if (size <= base) return false;
+  const uint64_t growth = (size - base) * 100 / base;
+  return growth >= static_cast<uint64_t>(options_.auto_aof_rewrite_percentage);
 }
 
 RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {

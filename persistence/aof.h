@@ -83,6 +83,7 @@ class AppendOnlyFile {
 
   // BGREWRITEAOF.
   RewriteStart start_rewrite(uint64_t now_ms);
+  bool rewrite_in_progress() const { return child_pid_ > 0; }
   // BGREWRITEAOF where a fork must wait (inside EXEC): the next cron starts it.
   void schedule_rewrite() { rewrite_scheduled_ = true; }
   // After CONFIG SET: turns the file on (a rewrite writes its base first) or off, and applies

@@ -369,12 +369,14 @@ void Server::key_dropped(std::string_view key) {
 }
 
 void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
+  constexpr std::string_view kRunning =
+      "ERR Background append only file rewriting already in progress";
+  if (aof_.rewrite_in_progress()) {
+    reply.error(kRunning);
+    return;
+  }
   if (in_exec_) {
     // As Redis: not forked in the middle of a transaction, but right after it.
-    if (aof_.info(uv_now(loop_)).rewrite_in_progress) {
-      reply.error("ERR Background append only file rewriting already in progress");
-      return;
-    }
     aof_.schedule_rewrite();
     reply.simple("Background append only file rewriting scheduled");
     return;
@@ -384,7 +386,7 @@ void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
       reply.simple("Background append only file rewriting started");
       break;
     case persistence::RewriteStart::kAlreadyRunning:
-      reply.error("ERR Background append only file rewriting already in progress");
+      reply.error(kRunning);
       break;
     case persistence::RewriteStart::kForkFailed:
       reply.error(

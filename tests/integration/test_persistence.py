@@ -278,6 +278,27 @@ def test_crashes(report, binary, rng, rounds):
         check_aof(report, aof_path(server), "after the crash rounds")
 
 
+def test_auto_rewrite(report, binary):
+    server = ringkv(binary, extra=["--auto-aof-rewrite-min-size", "200kb",
+                                   "--auto-aof-rewrite-percentage", "100"], name="aof-auto")
+    with server:
+        with harness.RespClient(server.port) as c:
+            for i in range(20000):
+                c.send(harness.encode_command("SET", "same", "v" * 20))
+            for i in range(20000):
+                c.read()
+        deadline = time.time() + 20
+        while time.time() < deadline and info_fields(server.port)["aof_rewrites"] == "0":
+            time.sleep(0.05)
+        fields = wait_rewrite_done(report, server.port, "auto rewrite")
+        report.check(int(fields["aof_rewrites"]) >= 1, "auto rewrite: the grown file was "
+                     "rewritten", repr(fields))
+        report.check(int(fields["aof_current_size"]) < 200 * 1024,
+                     "auto rewrite: the file shrank", fields["aof_current_size"])
+        restart(server, signal.SIGKILL)
+        report.equal(call(server.port, "GET", "same"), b"v" * 20, "auto rewrite: data kept")
+
+
 def test_failed_rewrite(report, binary):
     server = ringkv(binary, name="aof-failrw")
     with server:
@@ -489,6 +510,7 @@ def main():
     test_shutdown(report, args.server)
     test_config_runtime(report, args.server)
     test_against_redis(report, args.server)
+    test_auto_rewrite(report, args.server)
     test_failed_rewrite(report, args.server)
     test_crashes(report, args.server, rng, args.rounds)
     test_cluster(report, args.server)
