@@ -29,19 +29,29 @@ namespace ringkv::cluster {
 using LocalExecutor =
     std::function<void(std::span<const std::string_view> argv, protocol::ReplyWriter& out)>;
 
-// The command a peer sends first on a relay link:
-// RINGKV.PEER <self address> <ring fingerprint> [<proof of the cluster secret>].
+// The peer handshake a node runs on every relay link it opens (see README, Security):
+//   with a [cluster] secret:  RINGKV.CHALLENGE <self address> <nonce>   → +<acceptor's nonce>
+//                             RINGKV.PEER <self address> <ring fingerprint> <proof>
+//                                                      → +<acceptor's fingerprint> <its proof>
+//   without one:              RINGKV.PEER <self address> <ring fingerprint> → +<fingerprint>
+// Relayed frames follow only after the acceptor's '+'.
 inline constexpr std::string_view kPeerHandshake = "ringkv.peer";
+inline constexpr std::string_view kPeerChallenge = "ringkv.challenge";
 // Prefix of a relayed request whose reply must be RESP3: RINGKV.RESP3 <command...>.
 inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
 
 inline constexpr std::string_view kCrossSlotError =
     "CROSSSLOT Keys in request don't hash to the same node";
 
-// A node's answer to a peer's handshake.
+// A node's answer to one step of a peer's handshake.
 struct PeerVerdict {
-  bool accepted;      // the connection may switch to relayed mode
-  std::string reply;  // the handshake's reply (RESP); an error when refused
+  enum Outcome {
+    kRefused,     // the connection must be closed (after the reply)
+    kChallenged,  // a nonce was issued; the connection stays an ordinary client's
+    kAccepted,    // the connection may switch to relayed mode
+  };
+  Outcome outcome;
+  std::string reply;  // the step's reply (RESP); an error when refused
 };
 
 class Cluster {
@@ -71,7 +81,7 @@ class Cluster {
                protocol::RespVersion resp, ReplyDone done);
 
   // A client went away: its blocking requests on peers are abandoned (their links closed, which
-  // unblocks it there too), and so is its transaction on a peer.
+  // unblocks it there too), and so is its transaction on a peer (and any handshake challenge).
   void client_closed(uint64_t client_id);
 
   // Transactions whose keys live on a peer: WATCH and the whole MULTI ... EXEC block travel on a
@@ -88,11 +98,18 @@ class Cluster {
   // Drops the client's transaction link, and with it the WATCHes on the peer.
   void transaction_end(uint64_t client_id);
 
-  // Judges a peer's handshake (RINGKV.PEER's arguments). With a cluster secret configured the
-  // peer must prove it; without one, the link is accepted only if `may_run_commands` (the
-  // connection could run commands anyway: authenticated, or no password required). Either way
-  // its ring must be this node's. A refusal is logged once per peer and reason.
-  PeerVerdict accept_peer(std::span<const std::string_view> args, bool may_run_commands);
+  // Answers RINGKV.CHALLENGE (its arguments) on connection `conn_id`: remembers the peer's
+  // nonce and issues a fresh one of this node's, for that connection's next RINGKV.PEER only.
+  // Refused when this node has no cluster secret.
+  PeerVerdict challenge_peer(uint64_t conn_id, std::span<const std::string_view> args);
+  // Judges a peer's handshake (RINGKV.PEER's arguments) on connection `conn_id`. With a cluster
+  // secret configured the peer must prove it for the nonces of this connection's challenge (which
+  // it uses up), and the reply proves it back; without one, the link is accepted only if
+  // `may_run_commands` (the connection could run commands anyway: authenticated, or no password
+  // required). Either way its ring must be this node's. A refusal is logged once per peer and
+  // reason.
+  PeerVerdict accept_peer(uint64_t conn_id, std::span<const std::string_view> args,
+                          bool may_run_commands);
 
   // Introspection: CLUSTER INFO, CLUSTER NODES, CLUSTER OWNER and the INFO cluster section.
   std::string info_text() const;
@@ -102,6 +119,12 @@ class Cluster {
 
  private:
   struct PeerState;
+  class LinkHandshake;
+  // The nonces of a handshake challenge issued on a connection.
+  struct Challenge {
+    std::string connector_nonce;
+    std::string acceptor_nonce;
+  };
 
   // The link of the pool of peer `node` (an index in ring_) that carries this client's requests.
   PeerLink& link_for(size_t node, uint64_t client_id);
@@ -111,10 +134,14 @@ class Cluster {
   void check_health();
   void ping_succeeded(PeerState& peer);
   void ping_failed(PeerState& peer, std::string_view reason);
-  // The handshake this node sends on every link it opens.
-  std::string handshake_frame() const;
-  // Judges a peer's reply to our handshake; "" when the link may be used.
-  std::string handshake_reply_refusal(PeerState& peer, std::string_view reply);
+  // Records that `peer` refuses this node's links (or did not prove itself) for `reason`;
+  // returns the reason its link fails with.
+  std::string refused_by(PeerState& peer, std::string reason);
+  // Records that `peer`, with ring `fingerprint`, accepted a link; returns why the link must not
+  // be used anyway (its ring differs), or "".
+  std::string linked(PeerState& peer, std::string_view fingerprint);
+  // Refuses a peer's handshake step (logged once per claimed address and reason).
+  PeerVerdict refuse_peer(std::string_view claimed, std::string_view reason);
   // Logs, once per peer and reason, that a link with `peer_address` was refused, by this node
   // (`here`) or by the peer.
   void log_refusal(std::string_view peer_address, std::string_view reason, bool here);
@@ -151,6 +178,9 @@ class Cluster {
   // Refusals already logged ("address|reason"), so a misconfigured or hostile peer that keeps
   // retrying is logged once; bounded so strangers cannot grow it without limit.
   std::unordered_set<std::string> refusals_logged_;
+  // Handshake challenges issued, by connection id; each is used up by that connection's next
+  // RINGKV.PEER and forgotten when the connection closes.
+  std::unordered_map<uint64_t, Challenge> challenges_;
   // A blocking command relayed to a peer travels on a link of its own, so it never holds up the
   // pooled links other clients share. By client id: (peer index in ring_, link).
   std::unordered_map<uint64_t, std::pair<size_t, std::unique_ptr<PeerLink>>> blocking_links_;

@@ -26,13 +26,12 @@ struct PeerLink::Socket {
   PeerLink* link;  // null once the link gave this socket up
 };
 
-PeerLink::PeerLink(uv_loop_t* loop, std::string address, LinkOptions options, std::string handshake,
-                   HandshakeCallback on_handshake)
+PeerLink::PeerLink(uv_loop_t* loop, std::string address, LinkOptions options,
+                   HandshakeFactory make_handshake)
     : loop_(loop),
       address_(std::move(address)),
       options_(options),
-      handshake_(std::move(handshake)),
-      on_handshake_(std::move(on_handshake)) {
+      make_handshake_(std::move(make_handshake)) {
   size_t colon = address_.rfind(':');
   host_ = address_.substr(0, colon);
   if (host_.size() >= 2 && host_.front() == '[' && host_.back() == ']') {
@@ -139,10 +138,10 @@ void PeerLink::on_connected(int status) {
     fail(uv_strerror(rc));
     return;
   }
-  state_ = State::kReady;
-  handshake_pending_ = true;
-  out_.insert(0, handshake_);
-  start_write();
+  // Requests stay queued in out_ until the peer accepted the link.
+  state_ = State::kHandshaking;
+  handshake_ = make_handshake_();
+  write(handshake_->open());
 }
 
 void PeerLink::reserve_input(size_t n) {
@@ -167,14 +166,8 @@ void PeerLink::on_data() {
     }
     std::string_view reply(in_.data() + in_start_, r.length);
     in_start_ += r.length;
-    if (handshake_pending_) {
-      handshake_pending_ = false;
-      backoff_ms_ = 0;
-      std::string refused = on_handshake_ ? on_handshake_(reply) : std::string();
-      if (!refused.empty()) {
-        fail(refused);
-        return;
-      }
+    if (state_ == State::kHandshaking) {
+      if (!on_handshake_reply(reply)) return;
       continue;
     }
     if (inflight_.empty()) {
@@ -190,14 +183,38 @@ void PeerLink::on_data() {
   if (in_start_ == in_end_) in_start_ = in_end_ = 0;
 }
 
+bool PeerLink::on_handshake_reply(std::string_view reply) {
+  // The peer answers: whatever it says, it is not down.
+  backoff_ms_ = 0;
+  HandshakeStep step = handshake_->on_reply(reply);
+  if (!step.refused.empty()) {
+    fail(step.refused);
+    return false;
+  }
+  if (!step.next.empty()) {
+    write(std::move(step.next));
+    return socket_ != nullptr;
+  }
+  state_ = State::kReady;
+  handshake_.reset();
+  if (!out_.empty()) start_write();
+  return socket_ != nullptr;
+}
+
 void PeerLink::flush() {
   if (state_ == State::kReady && !out_.empty()) start_write();
 }
 
 void PeerLink::start_write() {
-  auto* wr = new WriteRequest;
-  wr->data.swap(out_);
+  std::string data;
+  data.swap(out_);
   out_requests_ = 0;
+  write(std::move(data));
+}
+
+void PeerLink::write(std::string data) {
+  auto* wr = new WriteRequest;
+  wr->data = std::move(data);
   wr->req.data = socket_;
   uv_buf_t b = uv_buf_init(wr->data.data(), static_cast<unsigned>(wr->data.size()));
   int rc = uv_write(&wr->req, reinterpret_cast<uv_stream_t*>(&socket_->tcp), &b, 1,
@@ -219,8 +236,9 @@ void PeerLink::reset_backoff() {
 }
 
 void PeerLink::check_timeouts(uint64_t now_ms) {
-  if (state_ == State::kConnecting && now_ms - connect_started_ms_ >= options_.connect_timeout_ms) {
-    fail("connect timeout");
+  const bool opening = state_ == State::kConnecting || state_ == State::kHandshaking;
+  if (opening && now_ms - connect_started_ms_ >= options_.connect_timeout_ms) {
+    fail(state_ == State::kConnecting ? "connect timeout" : "handshake timeout");
     return;
   }
   bool head_stuck = false;
@@ -270,7 +288,7 @@ void PeerLink::fail(std::string_view reason) {
   out_requests_ = 0;
   in_start_ = in_end_ = 0;
   scanner_.reset();
-  handshake_pending_ = false;
+  handshake_.reset();
   std::deque<Request> failed;
   failed.swap(inflight_);
   for (Request& req : failed) {

@@ -1,10 +1,11 @@
 // PeerLink: one long-lived, pipelined connection to a peer node.
 //
 // Requests are RESP frames written back to back; replies are matched to requests first in,
-// first out. The link opens itself on first use, introduces itself with a handshake frame (so
-// the peer runs what arrives here locally and never relays it again), reconnects with backoff
-// after failures, and fails requests promptly with "-ERR peer HOST:PORT unavailable: <reason>"
-// instead of leaving clients waiting.
+// first out. The link opens itself on first use, then runs the peer handshake (see
+// PeerHandshake) and carries requests only once the peer accepted it (so the peer runs what
+// arrives here locally and never relays it again); requests queued meanwhile wait, as they do
+// while connecting. It reconnects with backoff after failures, and fails requests promptly with
+// "-ERR peer HOST:PORT unavailable: <reason>" instead of leaving clients waiting.
 #pragma once
 
 #include <uv.h>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,19 +35,37 @@ struct LinkStats {
   uint64_t connects = 0;
 };
 
+// What the handshake wants next after one of its replies.
+struct HandshakeStep {
+  std::string refused;  // why the link must not be used ("" if it may go on)
+  std::string next;     // the next handshake frame to send; "" (and not refused): link usable
+};
+
+// One connection's side of the handshake, made afresh for each connection (it may hold that
+// connection's nonces).
+class PeerHandshake {
+ public:
+  virtual ~PeerHandshake() = default;
+  // The first handshake frame.
+  virtual std::string open() = 0;
+  // Judges the reply to the last handshake frame sent.
+  virtual HandshakeStep on_reply(std::string_view reply) = 0;
+};
+
 class PeerLink {
  public:
-  enum class State { kIdle, kConnecting, kReady, kBackoff };
+  // kHandshaking: connected, the handshake not finished; requests wait as in kConnecting.
+  enum class State { kIdle, kConnecting, kHandshaking, kReady, kBackoff };
 
   // Called with the peer's reply bytes, or with ok=false and an error reply text
   // ("ERR peer ... unavailable: ...") when the link failed the request.
   using ReplyCallback = std::function<void(bool ok, std::string_view reply)>;
-  // Called with the handshake's reply (the peer's verdict on this link); returns "" to use the
-  // link, or why it must not be used: the link then fails everything it carried with that reason.
-  using HandshakeCallback = std::function<std::string(std::string_view reply)>;
+  // Makes the handshake for a new connection. A refusal fails everything the link carried with
+  // that reason.
+  using HandshakeFactory = std::function<std::unique_ptr<PeerHandshake>()>;
 
-  PeerLink(uv_loop_t* loop, std::string address, LinkOptions options, std::string handshake,
-           HandshakeCallback on_handshake);
+  PeerLink(uv_loop_t* loop, std::string address, LinkOptions options,
+           HandshakeFactory make_handshake);
   ~PeerLink();
   PeerLink(const PeerLink&) = delete;
   PeerLink& operator=(const PeerLink&) = delete;
@@ -63,7 +83,8 @@ class PeerLink {
   void reset_backoff();
   // Closes the link, failing everything queued or in flight with `reason`.
   void close(std::string_view reason) { fail(reason); }
-  // Fails requests older than the request timeout; gives up a connect that takes too long.
+  // Fails requests older than the request timeout; gives up a connect (handshake included) that
+  // takes too long.
   void check_timeouts(uint64_t now_ms);
 
   State state() const { return state_; }
@@ -83,21 +104,26 @@ class PeerLink {
   void connect();
   void on_connected(int status);
   void on_data();
+  // Passes a reply to the handshake; returns false if the link failed.
+  bool on_handshake_reply(std::string_view reply);
   // Makes room for n more bytes of input after in_end_.
   void reserve_input(size_t n);
   // Closes the socket and fails everything queued or in flight with `reason`.
   void fail(std::string_view reason);
   void fail_request(Request& req, std::string_view reason);
   std::string unavailable(std::string_view reason) const;
+  // Writes the queued frames (out_).
   void start_write();
+  // Writes `data` now (a handshake frame; queued requests stay queued).
+  void write(std::string data);
 
   uv_loop_t* loop_;
   std::string address_;
   std::string host_;
   int port_ = 0;
   LinkOptions options_;
-  std::string handshake_;
-  HandshakeCallback on_handshake_;
+  HandshakeFactory make_handshake_;
+  std::unique_ptr<PeerHandshake> handshake_;  // this connection's, while kHandshaking
 
   State state_ = State::kIdle;
   Socket* socket_ = nullptr;
@@ -106,11 +132,10 @@ class PeerLink {
   uint64_t backoff_ms_ = 0;
   std::string last_error_;
 
-  std::string out_;                 // frames not yet written
-  size_t out_requests_ = 0;         // requests whose frames are in out_
-  std::deque<Request> inflight_;    // requests written or queued, oldest first
-  bool handshake_pending_ = false;  // the first reply belongs to the handshake
-  std::vector<char> in_;            // input buffer; [in_start_, in_end_) not yet matched
+  std::string out_;               // frames not yet written
+  size_t out_requests_ = 0;       // requests whose frames are in out_
+  std::deque<Request> inflight_;  // requests written or queued, oldest first
+  std::vector<char> in_;          // input buffer; [in_start_, in_end_) not yet matched
   size_t in_start_ = 0;
   size_t in_end_ = 0;
   protocol::ReplyScanner scanner_;

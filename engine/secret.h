@@ -1,5 +1,6 @@
-// Secrets: the constant-time comparison of passwords (AUTH, HELLO ... AUTH) and the keyed proof
-// with which peers show the cluster secret in their handshake without sending it.
+// Secrets: the constant-time comparison of passwords (AUTH, HELLO ... AUTH), the keyed proof
+// with which peers show the cluster secret in their handshake without sending it, and the random
+// nonces that make each handshake's proof unique.
 #pragma once
 
 #include <string>
@@ -14,5 +15,9 @@ bool secret_equals(std::string_view given, std::string_view expected);
 
 // HMAC-SHA256 of `message` keyed with `secret`, as 64 lowercase hex digits.
 std::string hmac_sha256_hex(std::string_view secret, std::string_view message);
+
+// `bytes` bytes from OpenSSL's CSPRNG as 2 * bytes lowercase hex digits (for nonces). Aborts if
+// the generator cannot be seeded: a predictable nonce would defeat its purpose.
+std::string random_hex(size_t bytes);
 
 }  // namespace ringkv::engine

@@ -175,8 +175,9 @@ void Server::execute(Connection& conn, std::span<const std::string_view> argv,
   std::string error;
   const engine::CommandSpec* spec = engine::resolve_client_command(argv, error);
   if (spec == nullptr) {
-    if (cluster_ && engine::equals_ignore_case(argv[0], cluster::kPeerHandshake)) {
-      accept_peer(conn, argv, writer);
+    if (cluster_ && (engine::equals_ignore_case(argv[0], cluster::kPeerHandshake) ||
+                     engine::equals_ignore_case(argv[0], cluster::kPeerChallenge))) {
+      peer_handshake(conn, argv, writer);
       return;
     }
     refuse_command(conn, error, writer);
@@ -240,12 +241,15 @@ void Server::refuse_command(Connection& conn, std::string_view error, protocol::
   transaction_refused(conn);
 }
 
-void Server::accept_peer(Connection& conn, std::span<const std::string_view> argv,
-                         protocol::ReplyWriter& writer) {
+void Server::peer_handshake(Connection& conn, std::span<const std::string_view> argv,
+                            protocol::ReplyWriter& writer) {
   const bool may_run = conn.authenticated() || config_.security.requirepass.empty();
-  cluster::PeerVerdict verdict = cluster_->accept_peer(argv.subspan(1), may_run);
+  cluster::PeerVerdict verdict = engine::equals_ignore_case(argv[0], cluster::kPeerChallenge)
+                                     ? cluster_->challenge_peer(conn.id(), argv.subspan(1))
+                                     : cluster_->accept_peer(conn.id(), argv.subspan(1), may_run);
   writer.raw(verdict.reply);
-  if (verdict.accepted) {
+  if (verdict.outcome == cluster::PeerVerdict::kChallenged) return;
+  if (verdict.outcome == cluster::PeerVerdict::kAccepted) {
     // From now on everything on this link runs here (and is never routed again).
     conn.set_peer(true);
     conn.set_authenticated(true);

@@ -128,10 +128,11 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   // transaction it was sent in will abort; a refused EXEC aborts it now.
   void refuse_command(Connection& conn, std::string_view error, protocol::ReplyWriter& writer,
                       const engine::CommandSpec* spec = nullptr);
-  // RINGKV.PEER: switches the connection to a peer's relay link if the cluster accepts it, else
-  // answers the refusal and closes it.
-  void accept_peer(Connection& conn, std::span<const std::string_view> argv,
-                   protocol::ReplyWriter& writer);
+  // RINGKV.CHALLENGE / RINGKV.PEER, a step of a peer's handshake: answers a challenge, switches
+  // the connection to a peer's relay link if the cluster accepts it, or answers the refusal and
+  // closes it.
+  void peer_handshake(Connection& conn, std::span<const std::string_view> argv,
+                      protocol::ReplyWriter& writer);
   void cron();
   void begin_shutdown();
   // Closes the last handles once shutdown has begun and every client is gone.

@@ -3,14 +3,20 @@ authenticated client as one server (relayed reads and writes, split MSET/MGET, f
 KEYS, a transaction and a blocking pop on a peer's keys, pub/sub across nodes) while clients that
 did not AUTH get NOAUTH everywhere. A rogue client that sends the peer handshake without the
 secret, or with a wrong one, is refused and disconnected before anything it pipelined behind the
-handshake runs. A node with a different secret, or with a different member list (ring), has its
+handshake runs. The handshake is a challenge-response: a fake peer records what a node sends when
+it links to it; replaying those bytes to a real node (with or without asking for a fresh
+challenge) is refused and nothing behind them runs, and the node refuses to relay anything to the
+impostor, which cannot prove the secret back. A node with a different secret, or with a different member list (ring), has its
 links refused: keys that would travel between it and the others fail with a clear error instead
 of landing on the wrong node, and CLUSTER INFO/NODES and the logs say why. Nodes with requirepass
 but no secret refuse each other's links (nothing proves who they are).
 """
 
 import os
+import re
+import socket
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -115,24 +121,33 @@ def check_rogue(report, cluster):
     port = cluster.ports[0]
     fp = info_fields(port, "CLUSTER", "INFO")["cluster_ring_fingerprint"]
     me = cluster.addresses[1]
+    challenge = ("RINGKV.CHALLENGE", me, "ab" * 16)
+    no_challenge = "proof without a challenge (a replayed handshake, or a node of an older version)"
+    # (label, handshake frames, reason); after a challenge the node first answers its nonce.
     attempts = [
-        ("no proof", ("RINGKV.PEER", me, fp), "no proof of the cluster secret"),
-        ("wrong proof", ("RINGKV.PEER", me, fp, "00" * 32), "wrong cluster secret"),
-        ("wrong proof length", ("RINGKV.PEER", me, fp, "x"), "wrong cluster secret"),
-        ("malformed", ("RINGKV.PEER",), "malformed handshake"),
+        ("no proof", [("RINGKV.PEER", me, fp)], "no proof of the cluster secret"),
+        ("proof without challenge", [("RINGKV.PEER", me, fp, "00" * 32)], no_challenge),
+        ("wrong proof", [challenge, ("RINGKV.PEER", me, fp, "00" * 32)], "wrong cluster secret"),
+        ("wrong proof length", [challenge, ("RINGKV.PEER", me, fp, "x")], "wrong cluster secret"),
+        ("malformed", [("RINGKV.PEER",)], "malformed handshake"),
+        ("malformed challenge", [("RINGKV.CHALLENGE", me, "not-a-nonce")], "malformed handshake"),
     ]
     for label, handshake, reason in attempts:
         for authenticated in (False, True):
             c = client(port) if authenticated else harness.RespClient(port)
             with c:
                 # Requests pipelined behind the handshake must never run (as a peer's or at all).
-                c.send(harness.encode_command(*handshake) +
+                c.send(b"".join(harness.encode_command(*f) for f in handshake) +
                        harness.encode_command("SET", "rogue", label) +
                        harness.encode_command("RINGKV.RESP3", "GET", "rogue"))
                 data, closed = c.read_available(timeout=1.0)
                 who = "%s (%s)" % (label, "after AUTH" if authenticated else "unauthenticated")
-                report.equal(data, b"-ERR peer link refused: %s\r\n" % reason.encode(),
-                             "rogue handshake refused: " + who)
+                refusal = b"-ERR peer link refused: %s\r\n" % reason.encode()
+                if handshake[0][0] == "RINGKV.CHALLENGE" and len(handshake) > 1:
+                    report.check(re.fullmatch(b"\\+[0-9a-f]{32}\r\n" + re.escape(refusal), data),
+                                 "rogue handshake challenged, then refused: " + who, repr(data))
+                else:
+                    report.equal(data, refusal, "rogue handshake refused: " + who)
                 report.check(closed, "the rogue connection is closed: " + who)
     report.equal(call(port, "EXISTS", "rogue"), b":0\r\n",
                  "nothing the rogue clients pipelined ran")
@@ -144,6 +159,114 @@ def check_rogue(report, cluster):
                  "the node logs the refused handshakes", logs[-1500:])
     report.check(logs.count("no proof of the cluster secret") <= 2,
                  "each refusal is logged once, not per attempt", logs[-1500:])
+
+
+class FakePeer:
+    """A listener on a cluster member's address that plays the peer handshake on every connection
+    it gets: it records each frame nodes send it, answers a challenge with a nonce of its own and
+    the proof with the fingerprint it was sent and a made-up proof (it does not know the
+    secret)."""
+
+    def __init__(self, port):
+        self.connections = []  # per connection: [raw bytes, [frames]]
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", port))
+        self.listener.listen(16)
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            record = [b"", []]
+            self.connections.append(record)
+            threading.Thread(target=self._serve, args=(conn, record), daemon=True).start()
+
+    @staticmethod
+    def _serve(conn, record):
+        with conn:
+            conn.settimeout(5.0)
+            reader = harness.ReplyReader(conn)
+            try:
+                while True:
+                    raw = reader.read()
+                    frame = harness.parse_reply(raw)
+                    record[0] += raw
+                    record[1].append(frame)
+                    if frame[0] == b"RINGKV.CHALLENGE":
+                        conn.sendall(b"+" + b"cd" * 16 + b"\r\n")
+                    elif frame[0] == b"RINGKV.PEER" and len(frame) > 2:
+                        conn.sendall(b"+%s %s\r\n" % (frame[2], b"00" * 32))
+            except (OSError, ConnectionError):
+                pass
+
+    def close(self):
+        self.listener.close()
+        self.thread.join(5)
+
+
+def check_replay(report, binary):
+    """Nodes 1 and 2 are real; node 3's address is a fake peer's that captures their handshakes."""
+    ports = harness.free_ports(3)
+    fake_addr = "127.0.0.1:%d" % ports[2]
+    fake = FakePeer(ports[2])
+    nodes = [harness.ClusterNode(binary, ports[i], config()(i, ports[i], ports), "replay%d" % i)
+             for i in range(2)]
+    try:
+        for node in nodes:
+            node.start()
+        to_fake = keys_owned(ports[0], fake_addr, n=1)[0]
+        reply = call(ports[0], "SET", to_fake, "client data")
+        report.equal(reply, b"-ERR peer %s unavailable: link refused (the peer did not prove the "
+                     b"cluster secret)\r\n" % fake_addr.encode(),
+                     "a node refuses to use a link to an impostor that cannot prove the secret")
+        time.sleep(0.3)
+        seen = [[f[0] for f in frames] for _, frames in fake.connections]
+        report.check(seen and all(s == [b"RINGKV.CHALLENGE", b"RINGKV.PEER"] for s in seen),
+                     "the impostor saw handshakes and no relayed request (nor a ping)", repr(seen))
+        report.check(all(b"client data" not in raw for raw, _ in fake.connections),
+                     "no client data reached the impostor")
+        captured = [(raw, frames) for raw, frames in fake.connections
+                    if len(frames) == 2 and frames[0][1] == nodes[0].address.encode()]
+        report.check(captured, "node 1's handshake was captured", repr(fake.connections))
+        if not captured:
+            return
+        raw, frames = captured[0]
+        report.check(len(frames[1]) == 4 and re.fullmatch(rb"[0-9a-f]{64}", frames[1][3]),
+                     "the captured handshake carries a proof", repr(frames[1]))
+        # Replay node 1's captured handshake to node 2, which shares the secret, with requests
+        # pipelined behind it: once as captured (asking for a challenge, whose fresh nonce the
+        # replayed proof does not answer), once as the proof alone.
+        target = keys_owned(ports[0], nodes[1].address, n=1)[0]
+        behind = (harness.encode_command("SET", target, "replayed") +
+                  harness.encode_command("RINGKV.RESP3", "SET", target, "replayed"))
+        for label, data, expected in [
+                ("as captured", raw, rb"\+[0-9a-f]{32}\r\n-ERR peer link refused: wrong "
+                 rb"cluster secret\r\n"),
+                ("proof alone", harness.encode_command(*frames[1]),
+                 rb"-ERR peer link refused: proof without a challenge \(a replayed handshake, or "
+                 rb"a node of an older version\)\r\n")]:
+            with harness.RespClient(ports[1]) as c:
+                c.send(data + behind)
+                got, closed = c.read_available(timeout=1.0)
+            report.check(re.fullmatch(expected, got), "a replayed handshake is refused (%s)" % label,
+                         repr(got))
+            report.check(closed, "the replaying connection is closed (%s)" % label)
+        report.equal(call(ports[1], "EXISTS", target), b":0\r\n",
+                     "nothing pipelined behind the replayed handshakes ran")
+        # The real nodes still link to each other (a fresh challenge each time).
+        report.equal(call(ports[0], "SET", target, "v"), b"+OK\r\n",
+                     "node 1 still relays to node 2")
+        report.equal(call(ports[1], "GET", target), b"$1\r\nv\r\n", "and node 2 stored it")
+    finally:
+        for node in nodes:
+            node.stop()
+            node.cleanup()
+        fake.close()
 
 
 def keys_owned(port, address, n=5, prefix="x:"):
@@ -244,6 +367,7 @@ def main():
                      "rogue handshakes do not mark any member as refused")
         for node in cluster.nodes:
             harness.check_clean_exit(report, node)
+    check_replay(report, args.server)
     check_wrong_secret(report, args.server)
     check_different_ring(report, args.server)
     check_password_without_secret(report, args.server)

@@ -27,3 +27,11 @@ TEST_CASE("hmac_sha256_hex matches RFC 4231") {
   CHECK(hmac_sha256_hex(std::string(20, '\x0b'), "Hi There") ==
         "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
 }
+
+TEST_CASE("random_hex gives fresh hex digits") {
+  const std::string a = ringkv::engine::random_hex(16);
+  const std::string b = ringkv::engine::random_hex(16);
+  CHECK(a.size() == 32);
+  CHECK(a.find_first_not_of("0123456789abcdef") == std::string::npos);
+  CHECK(a != b);
+}
