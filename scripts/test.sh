@@ -7,6 +7,7 @@
 #   RINGKV_BUILD_DIR   build directory, default build
 #   RINGKV_CMAKE_ARGS  extra cmake configure arguments, default -DCMAKE_BUILD_TYPE=Release
 #   RINGKV_CTEST_ARGS  extra ctest arguments, e.g. "-R fuzz"
+#   RINGKV_TARGETS     build only these targets (space-separated), default all
 #   RINGKV_JOBS        parallel build jobs, default 2
 set -euo pipefail
 
@@ -42,7 +43,9 @@ if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
   # shellcheck disable=SC2086  # cmake_args is a list of words on purpose
   cmake -S "$root" -B "$build_dir" $cmake_args
 fi
-cmake --build "$build_dir" -j "$jobs"
+target_args=()
+for t in ${RINGKV_TARGETS:-}; do target_args+=(--target "$t"); done
+cmake --build "$build_dir" -j "$jobs" "${target_args[@]}"
 
 # shellcheck disable=SC2086
 ctest --test-dir "$build_dir" --output-on-failure ${RINGKV_CTEST_ARGS:-}

@@ -43,6 +43,26 @@ def timeout_scale():
     return float(os.environ.get("RINGKV_TIMEOUT_SCALE", default))
 
 
+_instrumentation = {}
+
+
+def rss_distortion(binary):
+    """Why the RSS of a server started from `binary` says little about what it allocates, or None
+    when it is a plain build: sanitizers (shadow memory, quarantine) and valgrind multiply and
+    delay it. Tests skip their RSS bounds then, and say so."""
+    if server_wrapper():
+        return "runs under %s" % server_wrapper()[0]
+    if binary not in _instrumentation:
+        with open(binary, "rb") as f:
+            image = f.read()
+        _instrumentation[binary] = next(
+            (name for marker, name in ((b"__tsan_init", "ThreadSanitizer"),
+                                       (b"__asan_init", "AddressSanitizer"))
+             if marker in image), None)
+    found = _instrumentation[binary]
+    return found and "built with %s" % found
+
+
 def free_port():
     """Returns a TCP port on 127.0.0.1 that the OS reports free right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
