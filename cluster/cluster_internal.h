@@ -1,0 +1,58 @@
+// Internals shared by the files that implement Cluster (cluster.cpp, cluster_handshake.cpp): a
+// peer's state and the texts both show.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "cluster/peer_link.h"
+
+namespace ringkv::cluster {
+
+// Why a peer link is refused when the two rings differ (in the handshake's error reply, logs
+// and CLUSTER NODES).
+inline constexpr std::string_view kRingMismatch =
+    "ring mismatch (check that every node lists the same members, weights, replicas and hash)";
+
+// A ring fingerprint as handshakes carry it: 16 lowercase hex digits.
+inline std::string fingerprint_hex(uint64_t fp) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(fp));
+  return buf;
+}
+
+// `text` made safe for one log line (or, with `space` '_', one CLUSTER NODES token): printable
+// ASCII, bounded.
+inline std::string printable(std::string_view text, size_t max = 64, char space = ' ') {
+  std::string out;
+  for (char c : text.substr(0, max)) {
+    out.push_back(c == ' ' ? space : c > ' ' && c < 127 ? c : '?');
+  }
+  return out;
+}
+
+struct Cluster::PeerState {
+  std::string address;
+  std::vector<std::unique_ptr<PeerLink>> links;  // the pool, opened on first use
+  std::unique_ptr<PeerLink> health;              // pings only, so load never delays them
+  std::string fingerprint;                       // the peer's, from its handshake reply
+  // Why the peer refuses the links this node opens ("" while it accepts them): its keys fail at
+  // once with that reason rather than being relayed.
+  std::string refused_by_peer;
+  // Why this node refused the peer's last link ("" once one is accepted); shown, not acted on.
+  std::string refused_here;
+  // Health, from the pings.
+  bool up = true;
+  bool ping_in_flight = false;
+  uint64_t ping_seq = 0;      // the ping whose answer counts
+  int64_t failures = 0;       // consecutive failed pings
+  uint64_t last_seen_ms = 0;  // loop time of the last answered ping; 0 = never
+  uint64_t times_down = 0;    // up → down transitions
+  std::string last_failure;   // why the last ping failed
+};
+
+}  // namespace ringkv::cluster
