@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -37,7 +38,10 @@ AppendOnlyFile::AppendOnlyFile(engine::Store& store, const conf::PersistenceOpti
   writer_.set_policy(parse_fsync_policy(options_.appendfsync));
 }
 
-AppendOnlyFile::~AppendOnlyFile() { kill_child(); }
+AppendOnlyFile::~AppendOnlyFile() {
+  kill_child();
+  complete_commit(true, child_started_ms_);
+}
 
 std::string AppendOnlyFile::path() const { return options_.dir + "/" + options_.appendfilename; }
 
@@ -142,6 +146,7 @@ void AppendOnlyFile::end_transaction() {
 }
 
 void AppendOnlyFile::flush_before_replies(uint64_t now_ms) {
+  complete_commit(false, now_ms);
   if (writer_.flush(now_ms) || writer_.policy() != FsyncPolicy::kAlways) return;
   spdlog::critical(
       "can't recover from an append-only file write error when the fsync policy is 'always': "
@@ -151,7 +156,8 @@ void AppendOnlyFile::flush_before_replies(uint64_t now_ms) {
 
 void AppendOnlyFile::cron(uint64_t now_ms) {
   if (child_pid_ > 0) collect_child(false, now_ms);
-  if (child_pid_ <= 0 && now_ms >= next_retry_ms_ &&
+  complete_commit(false, now_ms);
+  if (!rewrite_in_progress() && now_ms >= next_retry_ms_ &&
       (rewrite_scheduled_ || should_auto_rewrite())) {
     if (!rewrite_scheduled_) {
       spdlog::info(
@@ -176,7 +182,7 @@ bool AppendOnlyFile::should_auto_rewrite() const {
 }
 
 RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
-  if (child_pid_ > 0) return RewriteStart::kAlreadyRunning;
+  if (rewrite_in_progress()) return RewriteStart::kAlreadyRunning;
   // Written first: the child's view and the rewrite buffer then cover every record exactly once.
   if (state_ == State::kOn) writer_.flush(now_ms);
   const uint64_t start = monotonic_us();
@@ -219,51 +225,94 @@ void AppendOnlyFile::collect_child(bool block, uint64_t now_ms) {
   finish_rewrite(ok, now_ms);
 }
 
+struct AppendOnlyFile::Commit {
+  std::string temp_path;
+  uint64_t started_us = 0;
+  uint64_t tail_bytes = 0;
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> took_us{0};
+  std::string error;  // written by the background thread before `done`
+};
+
 void AppendOnlyFile::finish_rewrite(bool child_ok, uint64_t now_ms) {
   const std::string temp = temp_rewrite_path(child_dir_, child_pid_);
   child_pid_ = -1;
-  last_rewrite_time_sec_ = static_cast<int64_t>((now_ms - child_started_ms_) / 1000);
   std::string tail;
   tail.swap(rewrite_buffer_);
-  bool ok = child_ok;
-  if (ok && state_ != State::kOff) {
-    const uint64_t start = monotonic_us();
-    // Everything fed until now is in `tail`: the old file's copy is no longer needed.
-    writer_.flush(now_ms);
-    InstalledRewrite installed = install_rewrite(temp, tail, path());
-    if (installed.fd < 0) {
-      spdlog::error("background AOF rewrite could not be installed: {}", installed.error);
-      ok = false;
-    } else {
-      writer_.replace_file(path(), installed.fd, installed.size);
-      writer_.set_policy(parse_fsync_policy(options_.appendfsync));
-      base_size_ = installed.size;
-      if (state_ == State::kWaitRewrite) {
-        state_ = State::kOn;
-        spdlog::info("append-only file enabled: the base file is written");
-      }
-      spdlog::info(
-          "background AOF rewrite finished successfully: {} bytes ({} bytes written "
-          "meanwhile), swap took {} us",
-          installed.size, tail.size(), monotonic_us() - start);
-    }
-  } else if (ok) {
-    // Turned off meanwhile: the rewritten file still replaces the old one, as in Redis.
-    InstalledRewrite installed = install_rewrite(temp, tail, path());
-    ok = installed.fd >= 0;
-    if (ok) ::close(installed.fd);
-  }
-  if (!ok) {
+  if (!child_ok) {
     unlink(temp.c_str());
-    consecutive_failures_++;
-    next_retry_ms_ = now_ms + kRewriteRetryMs;
-    // Turning the file on waits for a base file: try again.
-    if (state_ == State::kWaitRewrite) rewrite_scheduled_ = true;
-  } else {
-    rewrites_++;
-    consecutive_failures_ = 0;
+    rewrite_failed(now_ms);
+    return;
   }
-  last_rewrite_ok_ = ok;
+  const uint64_t start = monotonic_us();
+  // Everything fed until now is in `tail`; from here on each flush writes to both files.
+  writer_.flush(now_ms);
+  std::string error;
+  int fd = open_rewritten(temp, tail, error);
+  if (fd < 0) {
+    spdlog::error("background AOF rewrite could not be installed: {}", error);
+    unlink(temp.c_str());
+    rewrite_failed(now_ms);
+    return;
+  }
+  writer_.set_mirror(fd);
+  commit_ = std::make_shared<Commit>();
+  commit_->temp_path = temp;
+  commit_->started_us = start;
+  commit_->tail_bytes = tail.size();
+  writer_.run_in_background([commit = commit_, fd, final_path = path()] {
+    const uint64_t begin = monotonic_us();
+    commit->error = commit_rewrite(fd, commit->temp_path, final_path);
+    commit->took_us.store(monotonic_us() - begin);
+    commit->done.store(true, std::memory_order_release);
+  });
+  spdlog::info("background AOF rewrite: child done, {} bytes written meanwhile appended in {} us",
+               tail.size(), monotonic_us() - start);
+}
+
+void AppendOnlyFile::complete_commit(bool block, uint64_t now_ms) {
+  if (commit_ == nullptr) return;
+  if (block) writer_.wait_for_background();
+  if (!commit_->done.load(std::memory_order_acquire)) return;
+  std::shared_ptr<Commit> commit = std::move(commit_);
+  const uint64_t start = monotonic_us();
+  // The records still buffered go to both files before the old one is let go.
+  writer_.flush(now_ms);
+  if (!commit->error.empty()) {
+    spdlog::error("background AOF rewrite could not be installed: {}", commit->error);
+    writer_.drop_mirror();
+    unlink(commit->temp_path.c_str());
+    rewrite_failed(now_ms);
+    return;
+  }
+  if (state_ == State::kOff) {
+    // Turned off meanwhile: the rewritten file still replaced the old one, as in Redis.
+    writer_.drop_mirror();
+  } else {
+    writer_.promote_mirror(path());
+    base_size_ = writer_.current_size();
+    if (state_ == State::kWaitRewrite) {
+      state_ = State::kOn;
+      spdlog::info("append-only file enabled: the base file is written");
+    }
+  }
+  last_rewrite_time_sec_ = static_cast<int64_t>((now_ms - child_started_ms_) / 1000);
+  rewrites_++;
+  consecutive_failures_ = 0;
+  last_rewrite_ok_ = true;
+  spdlog::info(
+      "background AOF rewrite finished successfully: {} bytes ({} written meanwhile), "
+      "committed in the background in {} us, switched in {} us",
+      base_size_, commit->tail_bytes, commit->took_us.load(), monotonic_us() - start);
+}
+
+void AppendOnlyFile::rewrite_failed(uint64_t now_ms) {
+  last_rewrite_time_sec_ = static_cast<int64_t>((now_ms - child_started_ms_) / 1000);
+  last_rewrite_ok_ = false;
+  consecutive_failures_++;
+  next_retry_ms_ = now_ms + kRewriteRetryMs;
+  // Turning the file on waits for a base file: try again.
+  if (state_ == State::kWaitRewrite) rewrite_scheduled_ = true;
 }
 
 void AppendOnlyFile::kill_child() {
@@ -284,6 +333,7 @@ std::string AppendOnlyFile::apply_options(uint64_t now_ms) {
     // The current data must be in the file before new writes are appended to it: a rewrite
     // writes it, and the writes made meanwhile follow in its buffer.
     kill_child();
+    complete_commit(true, now_ms);
     state_ = State::kWaitRewrite;
     if (start_rewrite(now_ms) != RewriteStart::kStarted) {
       state_ = State::kOff;
@@ -292,6 +342,7 @@ std::string AppendOnlyFile::apply_options(uint64_t now_ms) {
     spdlog::info("append-only file turned on: writing its base file");
   } else if (!options_.appendonly && state_ != State::kOff) {
     kill_child();
+    complete_commit(true, now_ms);
     writer_.close();
     state_ = State::kOff;
     spdlog::info("append-only file turned off");
@@ -299,8 +350,9 @@ std::string AppendOnlyFile::apply_options(uint64_t now_ms) {
   return {};
 }
 
-bool AppendOnlyFile::shutdown() {
+bool AppendOnlyFile::shutdown(uint64_t now_ms) {
   kill_child();
+  complete_commit(true, now_ms);
   if (state_ != State::kOn) return true;
   bool ok = writer_.sync_now();
   if (ok) {
@@ -314,10 +366,10 @@ bool AppendOnlyFile::shutdown() {
 AofInfo AppendOnlyFile::info(uint64_t now_ms) const {
   AofInfo i;
   i.enabled = state_ != State::kOff;
-  i.rewrite_in_progress = child_pid_ > 0;
+  i.rewrite_in_progress = rewrite_in_progress();
   i.rewrite_scheduled = rewrite_scheduled_;
   i.last_rewrite_time_sec = last_rewrite_time_sec_;
-  if (child_pid_ > 0) {
+  if (rewrite_in_progress()) {
     i.current_rewrite_time_sec = static_cast<int64_t>((now_ms - child_started_ms_) / 1000);
   }
   i.last_bgrewrite_ok = last_rewrite_ok_;

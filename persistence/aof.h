@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,7 +51,8 @@ class AppendOnlyFile {
  public:
   // `options` is the server's live configuration (CONFIG SET changes it; see apply_options).
   AppendOnlyFile(engine::Store& store, const conf::PersistenceOptions& options);
-  // Kills a rewrite child (removing its file); the writer closes the file after an fsync.
+  // Kills a rewrite child (removing its file) and completes a pending commit; the writer closes
+  // the file after an fsync.
   ~AppendOnlyFile();
   AppendOnlyFile(const AppendOnlyFile&) = delete;
   AppendOnlyFile& operator=(const AppendOnlyFile&) = delete;
@@ -83,7 +85,8 @@ class AppendOnlyFile {
 
   // BGREWRITEAOF.
   RewriteStart start_rewrite(uint64_t now_ms);
-  bool rewrite_in_progress() const { return child_pid_ > 0; }
+  // A child runs, or its file is being committed.
+  bool rewrite_in_progress() const { return child_pid_ > 0 || commit_ != nullptr; }
   // BGREWRITEAOF where a fork must wait (inside EXEC): the next cron starts it.
   void schedule_rewrite() { rewrite_scheduled_ = true; }
   // After CONFIG SET: turns the file on (a rewrite writes its base first) or off, and applies
@@ -91,7 +94,7 @@ class AppendOnlyFile {
   std::string apply_options(uint64_t now_ms);
   // SHUTDOWN/SIGTERM: kills a rewrite child, writes and fsyncs the file. Returns false when the
   // file may miss writes.
-  bool shutdown();
+  bool shutdown(uint64_t now_ms);
 
   AofInfo info(uint64_t now_ms) const;
 
@@ -103,7 +106,14 @@ class AppendOnlyFile {
   // Waits for (or checks, with `block` false) the rewrite child; finishes the rewrite when it
   // is done.
   void collect_child(bool block, uint64_t now_ms);
+  // The child exited: on success its file gets the records written meanwhile and is committed
+  // (fdatasync, rename, directory fsync) in the background while writes go to both files.
   void finish_rewrite(bool child_ok, uint64_t now_ms);
+  // Switches to the committed file once the background commit is done (waiting for it with
+  // `block`).
+  void complete_commit(bool block, uint64_t now_ms);
+  // A rewrite ended without a new file.
+  void rewrite_failed(uint64_t now_ms);
   // Kills a running rewrite child and removes its temporary file.
   void kill_child();
   bool should_auto_rewrite() const;
@@ -122,6 +132,8 @@ class AppendOnlyFile {
   std::string child_dir_;
   uint64_t child_started_ms_ = 0;
   std::string rewrite_buffer_;  // records fed while the child runs
+  struct Commit;                // a finished rewrite's background commit
+  std::shared_ptr<Commit> commit_;
   bool rewrite_scheduled_ = false;
   bool last_rewrite_ok_ = true;
   int64_t last_rewrite_time_sec_ = -1;

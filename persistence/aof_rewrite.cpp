@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -87,24 +86,24 @@ std::string write_snapshot(engine::Store& store, const std::string& path) {
   return error;
 }
 
-InstalledRewrite install_rewrite(const std::string& temp_path, std::string_view tail,
-                                 const std::string& final_path) {
-  InstalledRewrite out;
+int open_rewritten(const std::string& temp_path, std::string_view tail, std::string& error) {
   int fd = ::open(temp_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) {
-    out.error = errno_text("can't open", temp_path);
-    return out;
+    error = errno_text("can't open", temp_path);
+    return -1;
   }
   if (!write_fully(fd, tail)) {
-    out.error = errno_text("can't append the rewrite buffer to", temp_path);
-  } else if (fdatasync(fd) != 0) {
-    out.error = errno_text("can't fsync", temp_path);
-  } else if (std::rename(temp_path.c_str(), final_path.c_str()) != 0) {
-    out.error = errno_text("can't rename the rewritten file to", final_path);
-  }
-  if (!out.error.empty()) {
+    error = errno_text("can't append the rewrite buffer to", temp_path);
     ::close(fd);
-    return out;
+    return -1;
+  }
+  return fd;
+}
+
+std::string commit_rewrite(int fd, const std::string& temp_path, const std::string& final_path) {
+  if (fdatasync(fd) != 0) return errno_text("can't fsync", temp_path);
+  if (std::rename(temp_path.c_str(), final_path.c_str()) != 0) {
+    return errno_text("can't rename the rewritten file to", final_path);
   }
   // The rename is durable only once the directory entry is.
   const std::string dir = directory_of(final_path);
@@ -113,11 +112,7 @@ InstalledRewrite install_rewrite(const std::string& temp_path, std::string_view 
     fsync(dir_fd);
     ::close(dir_fd);
   }
-  struct stat st {};
-  fstat(fd, &st);
-  out.fd = fd;
-  out.size = static_cast<uint64_t>(st.st_size);
-  return out;
+  return {};
 }
 
 }  // namespace ringkv::persistence

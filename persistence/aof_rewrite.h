@@ -27,16 +27,14 @@ pid_t fork_rewrite_child(engine::Store& store, const std::string& dir);
 // it. Returns an empty string or the error.
 std::string write_snapshot(engine::Store& store, const std::string& path);
 
-struct InstalledRewrite {
-  int fd = -1;        // open for appending on the final path; -1 on failure
-  uint64_t size = 0;  // bytes in the final file
-  std::string error;
-};
+// Opens the child's finished `temp_path` for appending and appends `tail` (the records written
+// while the child ran). Returns the descriptor, or -1 with `error` set.
+int open_rewritten(const std::string& temp_path, std::string_view tail, std::string& error);
 
-// Appends `tail` (the records written while the child ran) to the child's `temp_path`,
-// fsyncs it, renames it to `final_path` and fsyncs the directory, so that a crash at any point
-// leaves either the old file or the complete new one.
-InstalledRewrite install_rewrite(const std::string& temp_path, std::string_view tail,
-                                 const std::string& final_path);
+// Makes the rewritten file the append-only file: fdatasyncs `fd` (open on `temp_path`), renames
+// it to `final_path` and fsyncs the directory, so that a crash at any point leaves either the
+// old file or the complete new one. Slow (two disk flushes): runs on a background thread.
+// Returns an empty string or the error; on an error the rename has not happened.
+std::string commit_rewrite(int fd, const std::string& temp_path, const std::string& final_path);
 
 }  // namespace ringkv::persistence

@@ -78,6 +78,10 @@ bool AofWriter::write_all(std::string_view data) {
 }
 
 bool AofWriter::flush(uint64_t now_ms) {
+  if (mirror_fd_ >= 0 && !buf_.empty()) {
+    write_mirror(buf_);
+    if (policy_ == FsyncPolicy::kAlways) fdatasync(mirror_fd_);
+  }
   if (fd_ < 0) {
     buf_.clear();
     return true;
@@ -143,6 +147,7 @@ bool AofWriter::sync_now() {
 }
 
 void AofWriter::close() {
+  drop_mirror();
   if (fd_ < 0) return;
   if (!sync_now()) spdlog::error("the append-only file {} may miss its last writes", path_);
   ::close(fd_);
@@ -150,15 +155,37 @@ void AofWriter::close() {
   buf_.clear();
 }
 
-void AofWriter::replace_file(const std::string& path, int fd, uint64_t size) {
+void AofWriter::write_mirror(std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(mirror_fd_, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      spdlog::error("error writing to the rewritten append-only file: {}",
+                    std::strerror(n < 0 ? errno : ENOSPC));
+      return;
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+void AofWriter::promote_mirror(const std::string& path) {
   const int old = fd_;
-  fd_ = fd;
+  struct stat st {};
+  fstat(mirror_fd_, &st);
+  fd_ = mirror_fd_;
+  mirror_fd_ = -1;
   path_ = path;
-  size_ = size;
-  buf_.clear();
-  unsynced_ = false;
+  size_ = static_cast<uint64_t>(st.st_size);
+  // Under `always` every record in it was fdatasynced; otherwise the policy takes over from here.
+  unsynced_ = policy_ != FsyncPolicy::kAlways;
   last_write_ok_ = true;
   if (old >= 0) jobs_.submit([old] { ::close(old); });
+}
+
+void AofWriter::drop_mirror() {
+  if (mirror_fd_ < 0) return;
+  ::close(mirror_fd_);
+  mirror_fd_ = -1;
 }
 
 }  // namespace ringkv::persistence

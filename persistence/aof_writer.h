@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -53,11 +54,20 @@ class AofWriter {
   bool sync_now();
   // Closes after sync_now().
   void close();
-  // Continues in `fd`, open for appending on `path`, a file of `size` bytes (a finished rewrite
-  // renamed over the path; it holds every record fed since the rewrite began, so the buffer is
-  // dropped). An old descriptor is closed in the background: closing the last link of a big
-  // file frees its blocks, which can take a while.
-  void replace_file(const std::string& path, int fd, uint64_t size);
+  // While a finished rewrite (`fd`, open for appending) is made durable and renamed in the
+  // background, every flush also writes the records there (and under `always` fdatasyncs them),
+  // so whichever file the path names after a crash holds every acknowledged write.
+  void set_mirror(int fd) { mirror_fd_ = fd; }
+  bool has_mirror() const { return mirror_fd_ >= 0; }
+  // The mirror, now renamed to `path`, becomes the file; the old descriptor is closed in the
+  // background (closing the last link of a big file frees its blocks, which can take a while).
+  // The buffer must have been flushed.
+  void promote_mirror(const std::string& path);
+  // Stops mirroring and closes the mirror (its rename failed).
+  void drop_mirror();
+  // Runs `job` on the writer's background thread, after the fsyncs queued before it.
+  void run_in_background(std::function<void()> job) { jobs_.submit(std::move(job)); }
+  void wait_for_background() { jobs_.drain(); }
 
   // For INFO persistence.
   uint64_t current_size() const { return size_; }
@@ -69,9 +79,12 @@ class AofWriter {
  private:
   // write()s all of `data`; on failure truncates back to size_ and returns false.
   bool write_all(std::string_view data);
+  // Writes `data` to the mirror; a failure is logged (the rewrite's file then misses records).
+  void write_mirror(std::string_view data);
   void queue_background_fsync(uint64_t now_ms);
 
   int fd_ = -1;
+  int mirror_fd_ = -1;
   std::string path_;
   FsyncPolicy policy_ = FsyncPolicy::kEverysec;
   std::string buf_;

@@ -550,7 +550,7 @@ void Server::begin_shutdown() {
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
   if (cluster_) cluster_->stop();
-  aof_.shutdown();
+  aof_.shutdown(uv_now(loop_));
   for (auto& [id, conn] : clients_) conn->close_when_flushed();
   // Clients that do not take their last replies are closed after a grace period.
   uv_timer_stop(&cron_timer_);

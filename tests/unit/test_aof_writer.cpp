@@ -95,34 +95,38 @@ TEST_CASE("the parse of appendfsync names") {
   CHECK(ringkv::persistence::parse_fsync_policy("no") == FsyncPolicy::kNo);
 }
 
-TEST_CASE("after a rewrite the writer continues in the new file") {
+TEST_CASE("while a rewrite commits, records go to both files; then the new file takes over") {
   ringkv::test::ScratchDir dir;
   const std::string path = dir.file("a.aof");
   AofWriter w;
   REQUIRE(w.open(path).empty());
+  w.set_policy(FsyncPolicy::kAlways);
   append_set(w, "before", "1");
   REQUIRE(w.flush(0));
   const std::string temp = dir.write("temp.aof", set_record("base", "1"));
-  append_set(w, "meanwhile", "2");  // in the rewrite's tail too: dropped from the buffer
-  const std::string tail = set_record("meanwhile", "2");
-  auto installed = ringkv::persistence::install_rewrite(temp, tail, path);
-  REQUIRE(installed.fd >= 0);
-  CHECK(installed.error.empty());
+  std::string error;
+  const std::string tail = set_record("before", "1");
+  int fd = ringkv::persistence::open_rewritten(temp, tail, error);
+  REQUIRE(fd >= 0);
+  w.set_mirror(fd);
+  append_set(w, "during", "2");
+  REQUIRE(w.flush(0));
+  CHECK(read_file(path) == set_record("before", "1") + set_record("during", "2"));
+  CHECK(ringkv::persistence::commit_rewrite(fd, temp, path).empty());
   CHECK_FALSE(std::filesystem::exists(temp));
-  w.replace_file(path, installed.fd, installed.size);
-  CHECK_FALSE(w.has_pending());
+  w.promote_mirror(path);
+  CHECK_FALSE(w.has_mirror());
   append_set(w, "after", "3");
   w.close();
-  CHECK(read_file(path) == set_record("base", "1") + tail + set_record("after", "3"));
+  CHECK(read_file(path) ==
+        set_record("base", "1") + tail + set_record("during", "2") + set_record("after", "3"));
 }
 
-TEST_CASE("a missing temporary file fails the install and leaves the old file") {
+TEST_CASE("a missing temporary file cannot be opened for the rewrite") {
   ringkv::test::ScratchDir dir;
-  const std::string path = dir.write("a.aof", set_record("old", "1"));
-  auto installed = ringkv::persistence::install_rewrite(dir.file("missing.aof"), "", path);
-  CHECK(installed.fd < 0);
-  CHECK_FALSE(installed.error.empty());
-  CHECK(read_file(path) == set_record("old", "1"));
+  std::string error;
+  CHECK(ringkv::persistence::open_rewritten(dir.file("missing.aof"), "", error) < 0);
+  CHECK_FALSE(error.empty());
 }
 
 TEST_CASE("a forked rewrite child writes a file that loads back the same store") {
