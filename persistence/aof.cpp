@@ -43,9 +43,17 @@ AppendOnlyFile::~AppendOnlyFile() {
   complete_commit(true, child_started_ms_);
 }
 
+void AppendOnlyFile::create_dir() const {
+  // Each node of a cluster on one machine has a dir of its own (conf/node*.toml): created when
+  // missing rather than refusing to start.
+  std::error_code ec;
+  std::filesystem::create_directories(options_.dir, ec);
+}
+
 std::string AppendOnlyFile::path() const { return options_.dir + "/" + options_.appendfilename; }
 
 bool AppendOnlyFile::open_writer() {
+  create_dir();
   std::string error = writer_.open(path());
   if (!error.empty()) {
     spdlog::error("{}", error);
@@ -185,6 +193,7 @@ RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
   if (rewrite_in_progress()) return RewriteStart::kAlreadyRunning;
   // Written first: the child's view and the rewrite buffer then cover every record exactly once.
   if (state_ == State::kOn) writer_.flush(now_ms);
+  create_dir();
   const uint64_t start = monotonic_us();
   pid_t pid = fork_rewrite_child(store_, options_.dir);
   latest_fork_usec_ = monotonic_us() - start;

@@ -102,6 +102,7 @@ class AppendOnlyFile {
   enum class State { kOff, kOn, kWaitRewrite };
 
   std::string path() const;
+  void create_dir() const;
   bool open_writer();
   // Waits for (or checks, with `block` false) the rewrite child; finishes the rewrite when it
   // is done.

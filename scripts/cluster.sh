@@ -41,6 +41,9 @@ port = $((base_port + k))
 self = "$(addr "$k")"
 peers = [$peers]
 
+[persistence]
+dir = "$run_dir/node$k"  # each node's own append-only file (when appendonly = true)
+
 [log]
 level = "info"
 file = ""  # stderr, which cluster.sh sends to run/node$k.log
