@@ -163,7 +163,7 @@ void AppendOnlyFile::flush_before_replies(uint64_t now_ms) {
 }
 
 void AppendOnlyFile::cron(uint64_t now_ms) {
-  if (child_pid_ > 0) collect_child(false, now_ms);
+  if (child_pid_ > 0) collect_child(now_ms);
   complete_commit(false, now_ms);
   if (!rewrite_in_progress() && now_ms >= next_retry_ms_ &&
       (rewrite_scheduled_ || should_auto_rewrite())) {
@@ -197,18 +197,16 @@ RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
   const uint64_t start = monotonic_us();
   pid_t pid = fork_rewrite_child(store_, options_.dir);
   latest_fork_usec_ = monotonic_us() - start;
+  child_started_ms_ = now_ms;
   if (pid < 0) {
     spdlog::error("can't rewrite the append-only file in the background: fork: {}",
                   std::strerror(errno));
-    last_rewrite_ok_ = false;
-    consecutive_failures_++;
-    next_retry_ms_ = now_ms + kRewriteRetryMs;
+    rewrite_failed(now_ms);
     return RewriteStart::kForkFailed;
   }
   total_forks_++;
   child_pid_ = pid;
   child_dir_ = options_.dir;
-  child_started_ms_ = now_ms;
   rewrite_scheduled_ = false;
   rewrite_buffer_.clear();
   spdlog::info("background append-only file rewriting started by pid {} (fork took {} us)", pid,
@@ -216,11 +214,11 @@ RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
   return RewriteStart::kStarted;
 }
 
-void AppendOnlyFile::collect_child(bool block, uint64_t now_ms) {
+void AppendOnlyFile::collect_child(uint64_t now_ms) {
   int status = 0;
   pid_t r;
   do {
-    r = waitpid(child_pid_, &status, block ? 0 : WNOHANG);
+    r = waitpid(child_pid_, &status, WNOHANG);
   } while (r < 0 && errno == EINTR);
   if (r == 0) return;
   const bool ok = r == child_pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -346,6 +344,7 @@ std::string AppendOnlyFile::apply_options(uint64_t now_ms) {
     state_ = State::kWaitRewrite;
     if (start_rewrite(now_ms) != RewriteStart::kStarted) {
       state_ = State::kOff;
+      rewrite_scheduled_ = false;
       return "Unable to turn on AOF. Check server logs.";
     }
     spdlog::info("append-only file turned on: writing its base file");

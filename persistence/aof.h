@@ -104,9 +104,8 @@ class AppendOnlyFile {
   std::string path() const;
   void create_dir() const;
   bool open_writer();
-  // Waits for (or checks, with `block` false) the rewrite child; finishes the rewrite when it
-  // is done.
-  void collect_child(bool block, uint64_t now_ms);
+  // Finishes the rewrite when its child has exited.
+  void collect_child(uint64_t now_ms);
   // The child exited: on success its file gets the records written meanwhile and is committed
   // (fdatasync, rename, directory fsync) in the background while writes go to both files.
   void finish_rewrite(bool child_ok, uint64_t now_ms);

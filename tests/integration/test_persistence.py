@@ -326,6 +326,10 @@ def test_failed_rewrite(report, binary):
         restart(server, signal.SIGKILL)
         report.equal(call(server.port, "DBSIZE"), 200001,
                      "failed rewrite: the old file still holds everything")
+        report.equal(call(server.port, "BGREWRITEAOF"),
+                     b"Background append only file rewriting started", "rewrite after a failure")
+        wait_rewrite_done(report, server.port, "rewrite after a failure")
+        harness.check_clean_exit(report, server)
 
 
 def write_file(server, data):
@@ -402,6 +406,7 @@ def test_shutdown(report, binary):
             restart(server, signal.SIGTERM)
             compare_dumps(report, before, dump(server.port), "appendfsync %s: after SIGTERM"
                           % fsync)
+            harness.check_clean_exit(report, server)
 
 
 def test_config_runtime(report, binary):
