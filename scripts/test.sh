@@ -9,6 +9,7 @@
 #   RINGKV_CTEST_ARGS  extra ctest arguments, e.g. "-R fuzz"
 #   RINGKV_TARGETS     build only these targets (space-separated), default all
 #   RINGKV_JOBS        parallel build jobs, default 2
+#   RINGKV_TEST_JOBS   tests run at once (timing-sensitive ones always run alone), default 2
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -48,4 +49,4 @@ for t in ${RINGKV_TARGETS:-}; do target_args+=(--target "$t"); done
 cmake --build "$build_dir" -j "$jobs" "${target_args[@]}"
 
 # shellcheck disable=SC2086
-ctest --test-dir "$build_dir" --output-on-failure ${RINGKV_CTEST_ARGS:-}
+ctest --test-dir "$build_dir" --output-on-failure -j "${RINGKV_TEST_JOBS:-2}" ${RINGKV_CTEST_ARGS:-}
