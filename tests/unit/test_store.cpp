@@ -508,12 +508,14 @@ TEST_CASE("used_memory counts entries and tables and returns to baseline") {
   s.set_string(key_of(1), value_of(1), Expiry::none());
   // A 16-byte key and value need 38 bytes: a 48-byte glibc chunk (40 usable bytes and its
   // 8-byte header); a TTL adds 8 (a 64-byte chunk). Sanitizer allocators report the exact
-  // request instead.
+  // request instead. glibc may also hand out a free chunk up to 16 bytes bigger than asked
+  // (it does not split off a remainder too small to be a chunk), depending on the heap's
+  // history, and used_memory then rightly counts it.
   CHECK(s.used_memory() - baseline >= 38);
-  CHECK(s.used_memory() - baseline <= 48);
+  CHECK(s.used_memory() - baseline <= 48 + 16);
   s.set_string(key_of(1), value_of(1), Expiry::at(kNow + 1000));
   CHECK(s.used_memory() - baseline >= 46);
-  CHECK(s.used_memory() - baseline <= 64);
+  CHECK(s.used_memory() - baseline <= 64 + 16);
   for (int i = 0; i < 50'000; ++i) {
     s.set_string(key_of(i), value_of(i), i % 3 ? Expiry::none() : Expiry::at(kNow + 1000));
   }
