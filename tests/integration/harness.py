@@ -10,7 +10,7 @@ environment variable RINGKV_SERVER_KIND=redis is set) the harness starts it the 
 started, which lets every test validate itself against Redis before ringkv exists.
 
 RINGKV_SERVER_WRAPPER, when set, is a command line every ringkv server is started under, e.g.
-"valgrind --error-exitcode=99 --leak-check=full --child-silent-after-fork=yes": the wrapper
+"valgrind --error-exitcode=99 --leak-check=full": the wrapper
 must exec the server in its own process (as valgrind does), so PIDs, signals and exit codes stay
 the server's. Start-up waits are then multiplied by RINGKV_TIMEOUT_SCALE (default 20).
 """
