@@ -22,18 +22,15 @@
 #include <bit>
 #include <cassert>
 #include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
-#include <mutex>
 #include <new>
 #include <random>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "engine/access.h"
+#include "engine/background_jobs.h"
 #include "engine/heap.h"
 #include "engine/object.h"
 #include "engine/random.h"
@@ -161,56 +158,13 @@ inline uint64_t make_slot(Entry* e, uint64_t hash, bool is_volatile) {
   return (hash & kTagMask) | p | (is_volatile ? kVolatileBit : 0);
 }
 
-// One background thread that frees memory handed over by stores (FLUSHALL ASYNC, big tables
-// left by a resize), so the event loop never stalls on millions of free() calls. It drains its
-// queue before the process exits.
-class Reclaimer {
- public:
-  static Reclaimer& instance() {
-    static Reclaimer reclaimer;
-    return reclaimer;
-  }
-
-  void submit(std::function<void()> job) {
-    {
-      std::lock_guard lock(mu_);
-      jobs_.push_back(std::move(job));
-      if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
-    }
-    cv_.notify_one();
-  }
-
-  ~Reclaimer() {
-    {
-      std::lock_guard lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_one();
-    if (worker_.joinable()) worker_.join();
-  }
-
- private:
-  Reclaimer() = default;
-
-  void run() {
-    std::unique_lock lock(mu_);
-    while (true) {
-      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-      if (jobs_.empty()) return;
-      std::function<void()> job = std::move(jobs_.front());
-      jobs_.pop_front();
-      lock.unlock();
-      job();
-      lock.lock();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;
-  std::thread worker_;
-  bool stopping_ = false;
-};
+// One background thread frees memory handed over by stores (FLUSHALL ASYNC, big tables left by
+// a resize), so the event loop never stalls on millions of free() calls. It drains its queue
+// before the process exits.
+BackgroundJobs& reclaimer() {
+  static BackgroundJobs jobs;
+  return jobs;
+}
 
 // Slot arrays this big are mapped directly: fresh pages come zeroed on first touch, where a
 // calloc served from the heap would memset megabytes inside one operation.
@@ -247,7 +201,7 @@ void deallocate_slots(uint64_t* slots, size_t cap) {
 void release_slots(uint64_t* slots, size_t cap) {
   if (slots == nullptr) return;
   if (cap * sizeof(uint64_t) >= kAsyncFreeBytes) {
-    Reclaimer::instance().submit([slots, cap] { deallocate_slots(slots, cap); });
+    reclaimer().submit([slots, cap] { deallocate_slots(slots, cap); });
   } else {
     deallocate_slots(slots, cap);
   }
@@ -860,7 +814,7 @@ void Store::clear(bool async) {
   impl_->main = Impl::Table{};
   impl_->old = Impl::Table{};
   if (async && keys >= kAsyncClearMinKeys) {
-    Reclaimer::instance().submit([tables] {
+    reclaimer().submit([tables] {
       for (const Impl::Table& t : tables) {
         if (t.slots == nullptr) continue;
         Impl::free_entries(t.slots, t.cap);

@@ -1,8 +1,6 @@
-#include "persistence/background_jobs.h"
+#include "engine/background_jobs.h"
 
-namespace ringkv::persistence {
-
-BackgroundJobs::BackgroundJobs() : worker_([this] { run(); }) {}
+namespace ringkv::engine {
 
 BackgroundJobs::~BackgroundJobs() {
   {
@@ -10,7 +8,7 @@ BackgroundJobs::~BackgroundJobs() {
     stopping_ = true;
   }
   cv_.notify_one();
-  worker_.join();
+  if (worker_.joinable()) worker_.join();
 }
 
 void BackgroundJobs::submit(std::function<void()> job) {
@@ -18,6 +16,7 @@ void BackgroundJobs::submit(std::function<void()> job) {
     std::lock_guard lock(mu_);
     jobs_.push_back(std::move(job));
     pending_.fetch_add(1, std::memory_order_release);
+    if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
   }
   cv_.notify_one();
 }
@@ -42,4 +41,4 @@ void BackgroundJobs::run() {
   }
 }
 
-}  // namespace ringkv::persistence
+}  // namespace ringkv::engine

@@ -1,5 +1,6 @@
-// BackgroundJobs: one thread that runs slow file operations (fsync, closing a replaced file) in
-// the order they were submitted, so the event loop never waits on the disk.
+// BackgroundJobs: one thread that runs slow work (freeing a flushed keyspace, fsync, closing a
+// replaced file) in the order it was submitted, so the event loop never waits for it. The thread
+// starts with the first job.
 #pragma once
 
 #include <atomic>
@@ -10,11 +11,11 @@
 #include <mutex>
 #include <thread>
 
-namespace ringkv::persistence {
+namespace ringkv::engine {
 
 class BackgroundJobs {
  public:
-  BackgroundJobs();
+  BackgroundJobs() = default;
   // Runs the jobs still queued, then stops the thread.
   ~BackgroundJobs();
   BackgroundJobs(const BackgroundJobs&) = delete;
@@ -39,4 +40,4 @@ class BackgroundJobs {
   std::thread worker_;
 };
 
-}  // namespace ringkv::persistence
+}  // namespace ringkv::engine
