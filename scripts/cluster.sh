@@ -8,7 +8,8 @@
 # RINGKV_BASE_PORT (default 7000) moves the ports; REDIS_CLI names the redis-cli to ping with.
 #
 # Node k uses conf/nodek.toml when N is 3 and that file exists, else a TOML config generated in
-# run/nodek.toml. Pid files and logs live in run/. The server is built first if missing.
+# run/nodek.toml. Pid files and logs live in run/. The server is built first if missing, after
+# installing the Debian packages the build needs (scripts/packages.sh) when some are missing.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -80,6 +81,10 @@ known_nodes() {
 }
 
 build_if_missing() {
+  [[ -x "$server" ]] && command -v "$cli" >/dev/null && return 0
+  # shellcheck source=scripts/packages.sh
+  source "$root/scripts/packages.sh"
+  ringkv_install_packages "${ringkv_build_packages[@]}"
   [[ -x "$server" ]] && return 0
   echo "building $server"
   [[ -f "$root/build/CMakeCache.txt" ]] ||

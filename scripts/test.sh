@@ -18,26 +18,9 @@ build_dir="${RINGKV_BUILD_DIR:-build}"
 cmake_args="${RINGKV_CMAKE_ARGS:--DCMAKE_BUILD_TYPE=Release}"
 jobs="${RINGKV_JOBS:-2}"
 
-# Packages needed to build, test (redis-server is the oracle) and benchmark (nutcracker).
-packages=(cmake g++ pkg-config libuv1-dev libspdlog-dev libtomlplusplus-dev libcli11-dev
-          doctest-dev zlib1g-dev libssl-dev redis-server redis-tools python3-redis clang
-          libclang-rt-14-dev nutcracker)
-
-install_missing_packages() {
-  local missing=() p
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-      missing+=("$p")
-  done
-  ((${#missing[@]} == 0)) && return 0
-  echo "installing missing packages: ${missing[*]}"
-  local sudo=""
-  [[ $(id -u) -eq 0 ]] || sudo="sudo"
-  $sudo apt-get update
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
-}
-
-install_missing_packages
+# shellcheck source=scripts/packages.sh
+source "$root/scripts/packages.sh"
+ringkv_install_packages "${ringkv_build_packages[@]}" "${ringkv_test_packages[@]}"
 
 # Configure only when the build directory has no cache yet; building is incremental anyway.
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then

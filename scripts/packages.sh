@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The Debian packages ringkv needs, in one list, and the function that installs the missing ones.
+# Sourced by scripts/cluster.sh (build packages), scripts/test.sh and .ci/run (all of them).
+#
+#   ringkv_build_packages   compiler, build tools and the libraries ringkv links
+#   ringkv_test_packages    what the tests and benchmarks run: redis-server (the oracle), redis-cli,
+#                           redis-py, clang's libFuzzer runtime, twemproxy, iproute2 (network
+#                           namespaces), valgrind
+#
+# Installs use --no-install-recommends, so every tool a step runs must be named here (make is only a
+# recommendation of cmake, for instance).
+
+ringkv_build_packages=(cmake make g++ pkg-config libuv1-dev libspdlog-dev libtomlplusplus-dev
+                       libcli11-dev doctest-dev zlib1g-dev libssl-dev redis-tools)
+ringkv_test_packages=(redis-server python3 python3-redis clang libclang-rt-14-dev nutcracker
+                      iproute2 procps)
+
+# Installs those of the named packages that are not installed (apt-get update first); with
+# --update, runs apt-get update even when nothing is missing (as CI does).
+ringkv_install_packages() {
+  local update=0 missing=() p sudo=""
+  if [[ ${1:-} == --update ]]; then
+    update=1
+    shift
+  fi
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]} == 0 && update == 0)) && return 0
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update
+  ((${#missing[@]} == 0)) && return 0
+  echo "installing missing packages: ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+}
