@@ -313,7 +313,7 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
   }
 
   const bool write = (spec.flags & engine::kWrite) != 0;
-  const ReplyMerge::Kind kind = ReplyMerge::kind_for(engine::command_fullname(spec));
+  const ReplyMerge::Kind kind = spec.merge;
   if (route.kind == RouteKind::kSplit) {
     split_++;
     const size_t first = static_cast<size_t>(spec.first_key);

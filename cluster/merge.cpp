@@ -17,14 +17,12 @@ std::string error_reply(std::string_view text) {
 }
 
 ReplyMerge::Kind ReplyMerge::kind_for(std::string_view command) {
-  if (command == "mget") return Kind::kValues;
-  if (command == "mset" || command == "flushall" || command == "flushdb") return Kind::kAllOk;
-  if (command == "keys") return Kind::kConcat;
-  if (command == "randomkey") return Kind::kRandom;
-  if (command == "publish" || command == "pubsub|numpat") return Kind::kSumReachable;
-  if (command == "pubsub|channels") return Kind::kUnion;
-  if (command == "pubsub|numsub") return Kind::kPairSums;
-  return Kind::kSum;
+  const size_t bar = command.find('|');
+  const engine::CommandSpec* spec = engine::find_command(command.substr(0, bar));
+  if (spec != nullptr && bar != std::string_view::npos) {
+    spec = engine::find_subcommand(*spec, command.substr(bar + 1));
+  }
+  return spec != nullptr ? spec->merge : Kind::kSum;
 }
 
 ReplyMerge::ReplyMerge(Kind kind, bool write, protocol::RespVersion resp, size_t parts,

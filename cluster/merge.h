@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/command.h"
 #include "protocol/reply_writer.h"
 
 namespace ringkv::cluster {
@@ -20,19 +21,10 @@ using ReplyDone = std::function<void(std::string_view reply)>;
 
 class ReplyMerge {
  public:
-  enum class Kind {
-    kValues,  // MGET: the parts' arrays, put back in the original key order
-    kSum,     // DEL, UNLINK, EXISTS, TOUCH, DBSIZE: integers added up
-    kAllOk,   // MSET, FLUSHALL, FLUSHDB: +OK when every part said +OK
-    kConcat,  // KEYS: the parts' arrays one after the other
-    kRandom,  // RANDOMKEY: any part's key, or null when every part is empty
-    // Pub/Sub is best effort, as in Redis Cluster: a node that cannot be reached has no
-    // subscribers to count, so it contributes nothing instead of failing the command.
-    kSumReachable,  // PUBLISH, PUBSUB NUMPAT: integers added up
-    kUnion,         // PUBSUB CHANNELS: the distinct names in the parts' arrays
-    kPairSums,      // PUBSUB NUMSUB: [name, count, ...] with each name's counts added up
-  };
-  // The merge a command's parts need (by its full lowercase name: "mget", "pubsub|numsub").
+  // The merge kinds are the command table's merge column (engine::MergePolicy).
+  using Kind = engine::MergePolicy;
+  // The merge a command's parts need, from its row (full lowercase name: "mget",
+  // "pubsub|numsub"); kSum for a name that is no command.
   static Kind kind_for(std::string_view command);
 
   // `write`: the command changes data, so a failed part leaves the others applied.

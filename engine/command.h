@@ -46,6 +46,23 @@ enum CommandFlag : uint32_t {
   kKeyspaceWide = 1u << 20,  // acts on every key (DBSIZE, KEYS, SCAN, FLUSHALL, RANDOMKEY…)
   kSplittable = 1u << 21,    // multi-key command that may be split per owner (MGET, MSET, DEL…)
   kClusterWide = 1u << 22,   // acts on every node's state, not keys (PUBLISH, PUBSUB CHANNELS…)
+  kRunsInMulti = 1u << 23,   // runs at once inside MULTI instead of being queued (EXEC, WATCH…)
+  kSubscribedOk = 1u << 24,  // allowed to a RESP2 client with subscriptions (SUBSCRIBE, PING…)
+};
+
+// How the cluster builds one reply from the replies of a command's parts that ran on several
+// nodes (a split MGET/MSET/DEL..., a fanned-out DBSIZE/KEYS/FLUSHALL or PUBLISH/PUBSUB).
+enum class MergePolicy : uint8_t {
+  kSum,     // DEL, UNLINK, EXISTS, TOUCH, DBSIZE: integers added up
+  kValues,  // MGET: the parts' arrays, put back in the original key order
+  kAllOk,   // MSET, FLUSHALL, FLUSHDB: +OK when every part said +OK
+  kConcat,  // KEYS: the parts' arrays one after the other
+  kRandom,  // RANDOMKEY: any part's key, or null when every part is empty
+  // Pub/Sub is best effort, as in Redis Cluster: a node that cannot be reached has no
+  // subscribers to count, so it contributes nothing instead of failing the command.
+  kSumReachable,  // PUBLISH, PUBSUB NUMPAT: integers added up
+  kUnion,         // PUBSUB CHANNELS: the distinct names in the parts' arrays
+  kPairSums,      // PUBSUB NUMSUB: [name, count, ...] with each name's counts added up
 };
 
 struct CommandSpec {
@@ -81,6 +98,8 @@ struct CommandSpec {
   std::string_view replaced_by{};
   // Set for commands with movable keys; first_key/last_key/key_step then say 0 as in Redis.
   KeyFinder find_keys = nullptr;
+  // How the parts' replies merge when the command runs on several nodes (split or fanned out).
+  MergePolicy merge = MergePolicy::kSum;
 };
 
 // The client a command runs for, as the engine sees it (implemented by server/).

@@ -267,18 +267,11 @@ bool Server::answer_in_pubsub_context(Connection& conn, const engine::CommandSpe
   if (conn.resp() != protocol::RespVersion::kResp2 || pubsub_.subscription_count(conn.id()) == 0) {
     return false;
   }
-  static const engine::CommandSpec* const kPing = engine::find_command("ping");
-  static const engine::CommandSpec* const kAllowed[] = {
-      engine::find_command("subscribe"),  engine::find_command("unsubscribe"),
-      engine::find_command("psubscribe"), engine::find_command("punsubscribe"),
-      engine::find_command("quit"),       engine::find_command("reset")};
-  if (&spec == kPing) {
+  if (spec.flags & engine::kSubscribedOk) {
+    if (spec.name != "ping") return false;
     engine::CommandContext ctx{argv, writer, store_, &conn, this, &spec};
     engine::cmd_ping_subscribed(ctx);
     return true;
-  }
-  if (std::find(std::begin(kAllowed), std::end(kAllowed), &spec) != std::end(kAllowed)) {
-    return false;
   }
   writer.error(
       "ERR Can't execute '" + engine::command_fullname(spec) +

@@ -28,11 +28,7 @@ bool Server::queue_in_transaction(Connection& conn, const engine::CommandSpec& s
                                   protocol::ReplyWriter& writer) {
   Transaction& tx = conn.transaction();
   if (!tx.active) return false;
-  static const engine::CommandSpec* const kRunNow[] = {
-      engine::find_command("exec"),  engine::find_command("discard"),
-      engine::find_command("multi"), engine::find_command("watch"),
-      engine::find_command("quit"),  engine::find_command("reset")};
-  if (std::find(std::begin(kRunNow), std::end(kRunNow), &spec) != std::end(kRunNow)) return false;
+  if (spec.flags & engine::kRunsInMulti) return false;
   if (spec.flags & engine::kNoMulti) {
     writer.error("ERR Command not allowed inside a transaction");
     tx.aborted = true;
@@ -53,8 +49,7 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
   Transaction& tx = conn.transaction();
   const size_t self = cluster_->router().self();
-  const bool queuing = tx.active && &spec != kExec && &spec != kWatch && spec.name != "multi" &&
-                       spec.name != "discard" && spec.name != "quit" && spec.name != "reset";
+  const bool queuing = tx.active && !(spec.flags & engine::kRunsInMulti);
   if (queuing || (&spec == kWatch && !tx.active)) {
     // Which node this command needs: none (keyless), one, or several (refused).
     cluster::Route route = cluster_->router().route(spec, argv);
