@@ -523,7 +523,11 @@ TEST_CASE("used_memory counts entries and tables and returns to baseline") {
   for (int i = 0; i < 50'000; ++i) CHECK(s.erase(key_of(i)));
   finish_rehash(s);
   CHECK(s.size() == 0);
-  CHECK(s.used_memory() == baseline);
+  // Every entry's bytes are given back; the table shrunk back to its first size may sit in a
+  // chunk up to 16 bytes bigger than the first one (as above, glibc does not split off a
+  // remainder too small to be a chunk; seen on a fresh Debian 12: 160 bytes instead of 144).
+  CHECK(s.used_memory() >= baseline);
+  CHECK(s.used_memory() <= baseline + 16);
 }
 
 TEST_CASE("200k keys load, resolve and delete") {
