@@ -94,7 +94,7 @@ void Cluster::start() {
       if (t.link->needs_flush()) t.link->flush();
     }
     // Closing a retired link fails what it still carried (a client that went away).
-    for (auto& l : self->retired_links_) l->close("client closed");
+    for (auto& l : self->retired_links_) l->close(LinkErrorKind::kAbandoned);
     self->retired_links_.clear();
   });
   uv_timer_init(loop_, &timeout_timer_);
@@ -142,21 +142,17 @@ void Cluster::check_health() {
     }
     peer.ping_in_flight = true;
     const uint64_t seq = ++peer.ping_seq;
-    peer.health->send("*1\r\n$4\r\nPING\r\n", [this, i, seq](bool ok, std::string_view reply) {
-      PeerState& p = *peers_[i];
-      if (p.ping_seq != seq) return;
-      p.ping_in_flight = false;
-      if (ok && reply == "+PONG\r\n") {
-        ping_succeeded(p);
-      } else {
-        // reply is "ERR peer ... unavailable: <reason>" (or an unexpected reply)
-        size_t colon = reply.rfind(": ");
-        std::string_view reason = ok || colon == std::string_view::npos
-                                      ? std::string_view("unexpected reply to PING")
-                                      : reply.substr(colon + 2);
-        ping_failed(p, reason);
-      }
-    });
+    peer.health->send("*1\r\n$4\r\nPING\r\n",
+                      [this, i, seq](std::string_view reply, const LinkError* error) {
+                        PeerState& p = *peers_[i];
+                        if (p.ping_seq != seq) return;
+                        p.ping_in_flight = false;
+                        if (error == nullptr && reply == "+PONG\r\n") {
+                          ping_succeeded(p);
+                        } else {
+                          ping_failed(p, error ? error->reason() : "unexpected reply to PING");
+                        }
+                      });
   }
 }
 
@@ -188,7 +184,7 @@ void Cluster::ping_failed(PeerState& peer, std::string_view reason) {
   for (auto& [id, slot] : blocking_links_) {
     if (peers_[slot.first].get() == &peer) waiting.push_back(slot.second.get());
   }
-  for (PeerLink* link : waiting) link->close("down");
+  for (PeerLink* link : waiting) link->close(LinkErrorKind::kDown);
   if (options_.on_peer_down == conf::kPeerDownEject) {
     rebuild_routing();
     spdlog::warn("peer {} ejected from the ring; its keys go to the next owners", peer.address);
@@ -203,11 +199,11 @@ void Cluster::stop() {
   uv_close(reinterpret_cast<uv_handle_t*>(&health_timer_), nullptr);
   for (auto& p : peers_) {
     if (!p) continue;
-    if (p->health) p->health->close("node shutting down");
+    if (p->health) p->health->close(LinkErrorKind::kShutdown);
     p->health.reset();
     // Requests still waiting get an answer, so their clients can be flushed and closed.
     for (auto& l : p->links) {
-      if (l) l->close("node shutting down");
+      if (l) l->close(LinkErrorKind::kShutdown);
     }
     p->links.clear();
   }
@@ -229,86 +225,70 @@ bool Cluster::ring_mismatch(const PeerState& peer) {
   return peer.refused_by_peer == kRingMismatch || peer.refused_here == kRingMismatch;
 }
 
-std::string Cluster::unavailable_error(const PeerState& peer) const {
-  std::string reason;
+std::optional<LinkError> Cluster::unavailable_error(const PeerState& peer) const {
   if (!peer.refused_by_peer.empty()) {
-    reason = "link refused (" + peer.refused_by_peer + ")";
-  } else if (!peer.up) {
-    reason = "down";
-  } else {
-    return {};
+    return LinkError{LinkErrorKind::kRefused, peer.address, peer.refused_by_peer};
   }
-  return "ERR peer " + peer.address + " unavailable: " + reason;
+  if (!peer.up) return LinkError{LinkErrorKind::kDown, peer.address, {}};
+  return std::nullopt;
 }
 
-void Cluster::send_to(size_t node, std::span<const std::string_view> argv,
-                      const std::vector<size_t>* groups, size_t step, uint64_t client_id,
-                      protocol::RespVersion resp, PeerLink::ReplyCallback cb) {
+void Cluster::send_to(size_t node, const engine::CommandSpec& spec,
+                      std::span<const std::string_view> argv, const std::vector<size_t>* groups,
+                      size_t step, uint64_t client_id, protocol::RespVersion resp,
+                      PeerLink::ReplyCallback cb) {
+  std::vector<std::string_view> fragment;
+  if (groups != nullptr) {
+    fragment.reserve(1 + groups->size() * step);
+    fragment.push_back(argv[0]);
+    for (size_t g : *groups) {
+      for (size_t k = 0; k < step; ++k) fragment.push_back(argv[g + k]);
+    }
+    argv = fragment;
+  }
   if (node == router_.self()) {
     std::string out;
     protocol::ReplyWriter w(out, resp);
-    if (groups == nullptr) {
-      local_(argv, w);
-    } else {
-      std::vector<std::string_view> sub;
-      sub.reserve(1 + groups->size() * step);
-      sub.push_back(argv[0]);
-      for (size_t g : *groups) {
-        for (size_t k = 0; k < step; ++k) sub.push_back(argv[g + k]);
-      }
-      local_(sub, w);
-    }
-    cb(true, out);
+    local_(spec, argv, w);
+    cb(out, nullptr);
     return;
   }
   const size_t full = routing_to_full_[node];
-  if (std::string why = unavailable_error(*peers_[full]); !why.empty()) {
+  if (std::optional<LinkError> why = unavailable_error(*peers_[full])) {
     // Known down (fail mode) or refusing: answer at once instead of waiting for a timeout.
     relay_errors_++;
-    cb(false, why);
+    cb({}, &*why);
     return;
   }
   PeerLink& link = link_for(full, client_id);
-  std::string& f = link.frame_buffer();
-  bool resp3 = resp == protocol::RespVersion::kResp3;
-  size_t n = groups == nullptr ? argv.size() : 1 + groups->size() * step;
-  if (groups == nullptr) {
-    append_command(f, argv, resp3);
-  } else {
-    protocol::append_request_header(f, n + (resp3 ? 1 : 0));
-    if (resp3) protocol::append_request_bulk(f, "RINGKV.RESP3");
-    protocol::append_request_bulk(f, argv[0]);
-    for (size_t g : *groups) {
-      for (size_t k = 0; k < step; ++k) protocol::append_request_bulk(f, argv[g + k]);
-    }
-  }
+  append_command(link.frame_buffer(), argv, resp == protocol::RespVersion::kResp3);
   relayed_++;
-  link.commit([this, cb = std::move(cb)](bool ok, std::string_view reply) {
-    if (!ok) relay_errors_++;
-    cb(ok, reply);
+  link.commit([this, cb = std::move(cb)](std::string_view reply, const LinkError* error) {
+    if (error != nullptr) relay_errors_++;
+    cb(reply, error);
   });
 }
 
 void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
                       std::span<const std::string_view> argv, uint64_t client_id,
                       protocol::RespVersion resp, ReplyDone done) {
+  if (route.kind == RouteKind::kCrossSlot) {
+    done(error_reply(kCrossSlotError));
+    return;
+  }
   if (route.kind == RouteKind::kRemote && (spec.flags & engine::kBlocking)) {
     execute_blocking(route.node, argv, client_id, resp, std::move(done));
     return;
   }
   if (route.kind == RouteKind::kRemote) {
-    send_to(route.node, argv, nullptr, 1, client_id, resp,
-            [done = std::move(done)](bool ok, std::string_view reply) {
-              if (ok) {
-                done(reply);
-              } else {
-                done(error_reply(reply));
-              }
+    send_to(route.node, spec, argv, nullptr, 1, client_id, resp,
+            [done = std::move(done)](std::string_view reply, const LinkError* error) {
+              done(error ? error_reply(error->text()) : reply);
             });
     return;
   }
   if (route.kind == RouteKind::kFanOut && spec.name == "scan") {
-    execute_scan(argv, client_id, resp, std::move(done));
+    execute_scan(spec, argv, client_id, resp, std::move(done));
     return;
   }
 
@@ -325,8 +305,10 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
       m->set_positions(i, std::move(positions));
     }
     for (size_t i = 0; i < route.fragments.size(); ++i) {
-      send_to(route.fragments[i].node, argv, &route.fragments[i].groups, route.key_step, client_id,
-              resp, [m, i](bool ok, std::string_view reply) { m->part_done(i, ok, reply); });
+      send_to(route.fragments[i].node, spec, argv, &route.fragments[i].groups, route.key_step,
+              client_id, resp, [m, i](std::string_view reply, const LinkError* error) {
+                m->part_done(i, error == nullptr, error ? error->text() : reply);
+              });
     }
     return;
   }
@@ -335,8 +317,10 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
   fanout_++;
   auto m = std::make_shared<ReplyMerge>(kind, write, resp, routing_.size(), std::move(done));
   for (size_t node = 0; node < routing_.size(); ++node) {
-    send_to(node, argv, nullptr, 1, client_id, resp,
-            [m, node](bool ok, std::string_view reply) { m->part_done(node, ok, reply); });
+    send_to(node, spec, argv, nullptr, 1, client_id, resp,
+            [m, node](std::string_view reply, const LinkError* error) {
+              m->part_done(node, error == nullptr, error ? error->text() : reply);
+            });
   }
 }
 
@@ -344,9 +328,9 @@ void Cluster::execute_blocking(size_t node, std::span<const std::string_view> ar
                                uint64_t client_id, protocol::RespVersion resp, ReplyDone done) {
   const size_t full = routing_to_full_[node];
   PeerState& peer = *peers_[full];
-  if (std::string why = unavailable_error(peer); !why.empty()) {
+  if (std::optional<LinkError> why = unavailable_error(peer)) {
     relay_errors_++;
-    done(error_reply(why));
+    done(error_reply(why->text()));
     return;
   }
   // No request timeout: the command's own timeout (possibly forever) runs on the peer, and a
@@ -360,16 +344,17 @@ void Cluster::execute_blocking(size_t node, std::span<const std::string_view> ar
   PeerLink& link = *slot.second;
   append_command(link.frame_buffer(), argv, resp == protocol::RespVersion::kResp3);
   relayed_++;
-  link.commit([this, client_id, done = std::move(done)](bool ok, std::string_view reply) {
-    if (!ok) relay_errors_++;
-    done(ok ? std::string(reply) : error_reply(reply));
-    // The wait is over: give the connection back (after this callback returns).
-    auto it = blocking_links_.find(client_id);
-    if (it != blocking_links_.end()) {
-      retired_links_.push_back(std::move(it->second.second));
-      blocking_links_.erase(it);
-    }
-  });
+  link.commit(
+      [this, client_id, done = std::move(done)](std::string_view reply, const LinkError* error) {
+        if (error != nullptr) relay_errors_++;
+        done(error ? error_reply(error->text()) : std::string(reply));
+        // The wait is over: give the connection back (after this callback returns).
+        auto it = blocking_links_.find(client_id);
+        if (it != blocking_links_.end()) {
+          retired_links_.push_back(std::move(it->second.second));
+          blocking_links_.erase(it);
+        }
+      });
 }
 
 Cluster::TransactionLink& Cluster::transaction_link(size_t node, uint64_t client_id) {
@@ -391,17 +376,17 @@ void Cluster::transaction_send(size_t node, uint64_t client_id,
                                std::span<const std::string_view> argv, protocol::RespVersion resp,
                                ReplyDone done) {
   const size_t full = routing_to_full_[node];
-  if (std::string why = unavailable_error(*peers_[full]); !why.empty()) {
+  if (std::optional<LinkError> why = unavailable_error(*peers_[full])) {
     relay_errors_++;
-    done(error_reply(why));
+    done(error_reply(why->text()));
     return;
   }
   TransactionLink& t = transaction_link(node, client_id);
   append_command(t.link->frame_buffer(), argv, resp == protocol::RespVersion::kResp3);
   relayed_++;
-  t.link->commit([this, done = std::move(done)](bool ok, std::string_view reply) {
-    if (!ok) relay_errors_++;
-    done(ok ? std::string(reply) : error_reply(reply));
+  t.link->commit([this, done = std::move(done)](std::string_view reply, const LinkError* error) {
+    if (error != nullptr) relay_errors_++;
+    done(error ? error_reply(error->text()) : std::string(reply));
   });
   if (t.connects == 0) t.connects = t.link->stats().connects;
 }
@@ -420,10 +405,10 @@ void Cluster::transaction_exec(size_t node, uint64_t client_id,
     done(out);
     return;
   }
-  if (std::string why = unavailable_error(*peers_[full]); !why.empty()) {
+  if (std::optional<LinkError> why = unavailable_error(*peers_[full])) {
     relay_errors_++;
     transaction_end(client_id);
-    done(error_reply(why));
+    done(error_reply(why->text()));
     return;
   }
   TransactionLink& t = transaction_link(node, client_id);
@@ -448,18 +433,19 @@ void Cluster::transaction_exec(size_t node, uint64_t client_id,
     done(error_reply(reply));
   };
   for (size_t i = 0; i < queued.size() + 1; ++i) {
-    t.link->commit([fail_once](bool ok, std::string_view reply) {
-      if (!ok) fail_once(reply);
+    t.link->commit([fail_once](std::string_view, const LinkError* error) {
+      if (error != nullptr) fail_once(error->text());
     });
   }
-  t.link->commit([this, client_id, failed, fail_once, done](bool ok, std::string_view reply) {
-    if (!ok) {
-      fail_once(reply);
-    } else if (!*failed) {
-      done(reply);
-    }
-    transaction_end(client_id);
-  });
+  t.link->commit(
+      [this, client_id, failed, fail_once, done](std::string_view reply, const LinkError* error) {
+        if (error != nullptr) {
+          fail_once(error->text());
+        } else if (!*failed) {
+          done(reply);
+        }
+        transaction_end(client_id);
+      });
 }
 
 void Cluster::transaction_end(uint64_t client_id) {
@@ -478,14 +464,14 @@ void Cluster::client_closed(uint64_t client_id) {
   blocking_links_.erase(it);
 }
 
-void Cluster::execute_scan(std::span<const std::string_view> argv, uint64_t client_id,
-                           protocol::RespVersion resp, ReplyDone done) {
+void Cluster::execute_scan(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                           uint64_t client_id, protocol::RespVersion resp, ReplyDone done) {
   uint64_t cursor = 0;
   if (!engine::parse_scan_cursor(argv[1], cursor)) {
     // Let the command report the bad cursor exactly as it would alone.
     std::string out;
     protocol::ReplyWriter w(out, resp);
-    local_(argv, w);
+    local_(spec, argv, w);
     done(out);
     return;
   }
@@ -495,125 +481,11 @@ void Cluster::execute_scan(std::span<const std::string_view> argv, uint64_t clie
   args[1] = std::to_string(step.node_cursor);
   std::vector<std::string_view> views(args.begin(), args.end());
   fanout_++;
-  send_to(step.node, views, nullptr, 1, client_id, resp,
-          [done = std::move(done), node = step.node, nodes, resp](bool ok, std::string_view reply) {
-            done(ok ? cluster_scan_reply(reply, node, nodes, resp) : error_reply(reply));
+  send_to(step.node, spec, views, nullptr, 1, client_id, resp,
+          [done = std::move(done), node = step.node, nodes, resp](std::string_view reply,
+                                                                  const LinkError* error) {
+            done(error ? error_reply(error->text()) : cluster_scan_reply(reply, node, nodes, resp));
           });
-}
-
-std::string Cluster::link_state(const PeerState& p) const {
-  std::string state = "idle";
-  for (const auto& l : p.links) {
-    if (!l) continue;
-    if (l->state() == PeerLink::State::kReady) return "connected";
-    if (l->state() == PeerLink::State::kBackoff) state = "broken:" + l->last_error();
-    const bool opening =
-        l->state() == PeerLink::State::kConnecting || l->state() == PeerLink::State::kHandshaking;
-    if (opening && state == "idle") state = "connecting";
-  }
-  for (char& c : state) {
-    if (c == ' ') c = '_';
-  }
-  return state;
-}
-
-std::string Cluster::health_fields(const PeerState& p) const {
-  std::string out = "state=";
-  out += p.up ? "up" : "down";
-  out += ",last-seen-ms=";
-  out += p.last_seen_ms == 0 ? std::string("-1") : std::to_string(uv_now(loop_) - p.last_seen_ms);
-  out += ",failures=" + std::to_string(p.failures);
-  out += ",times-down=" + std::to_string(p.times_down);
-  if (options_.on_peer_down == conf::kPeerDownEject) {
-    out += ",ejected=";
-    out += p.up ? "no" : "yes";
-  }
-  return out;
-}
-
-std::string Cluster::info_text() const {
-  size_t linked = 0, mismatched = 0, refused = 0, down = 0;
-  for (const auto& p : peers_) {
-    if (!p) continue;
-    if (link_state(*p) == "connected") linked++;
-    if (ring_mismatch(*p)) mismatched++;
-    if (!p->refused_by_peer.empty() || !p->refused_here.empty()) refused++;
-    if (!p->up) down++;
-  }
-  std::string out;
-  auto line = [&](std::string_view k, const std::string& v) {
-    out.append(k);
-    out += ':';
-    out += v;
-    out += "\r\n";
-  };
-  line("cluster_state", refused ? "misconfigured" : down ? "degraded" : "ok");
-  line("cluster_members", std::to_string(ring_.size()));
-  line("cluster_self", self_);
-  line("cluster_peers_up", std::to_string(peers_.size() - 1 - down));
-  line("cluster_peers_down", std::to_string(down));
-  line("cluster_peers_linked", std::to_string(linked));
-  line("cluster_ring_mismatches", std::to_string(mismatched));
-  line("cluster_links_refused", std::to_string(refused));
-  line("cluster_secret", options_.secret.empty() ? "no" : "yes");
-  line("cluster_on_peer_down", options_.on_peer_down);
-  line("cluster_routing_members", std::to_string(routing_.size()));
-  line("cluster_replicas", std::to_string(ring_.replicas()));
-  line("cluster_hash", ring_.scheme().name);
-  line("cluster_ring_version", std::to_string(routing_.version()));
-  line("cluster_ring_fingerprint", fingerprint_hex(ring_.fingerprint()));
-  return out;
-}
-
-std::string Cluster::nodes_text(size_t self_keys) const {
-  std::string out;
-  for (size_t i = 0; i < ring_.size(); ++i) {
-    const auto& m = ring_.nodes()[i];
-    out += m.address;
-    if (i == self_full_) {
-      out += " self up connected";
-    } else {
-      const PeerState& p = *peers_[i];
-      out += p.up ? " peer up " : " peer down ";
-      out += link_state(p);
-      if (ring_mismatch(p)) out += " ring-mismatch";
-      if (!p.refused_by_peer.empty()) {
-        out += " refused-by-peer:" + printable(p.refused_by_peer, 200, '_');
-      }
-      if (!p.refused_here.empty()) out += " refused-here:" + printable(p.refused_here, 200, '_');
-    }
-    out += " vnodes=" + std::to_string(ring_.replicas() * m.weight);
-    out += " weight=" + std::to_string(m.weight);
-    if (i == self_full_) {
-      out += " keys=" + std::to_string(self_keys);
-    } else {
-      out += " " + health_fields(*peers_[i]);
-    }
-    out += "\n";
-  }
-  return out;
-}
-
-std::string Cluster::info_section() const {
-  std::string out = "cluster_enabled:1\r\n";
-  out += "cluster_members:" + std::to_string(ring_.size()) + "\r\n";
-  out += "relayed_requests:" + std::to_string(relayed_) + "\r\n";
-  out += "relay_errors:" + std::to_string(relay_errors_) + "\r\n";
-  out += "split_requests:" + std::to_string(split_) + "\r\n";
-  out += "fanout_requests:" + std::to_string(fanout_) + "\r\n";
-  for (const auto& p : peers_) {
-    if (!p) continue;
-    uint64_t req = 0, err = 0, inflight = 0;
-    for (const auto& l : p->links) {
-      if (!l) continue;
-      req += l->stats().requests;
-      err += l->stats().errors;
-      inflight += l->in_flight();
-    }
-    out += "peer:" + p->address + "," + health_fields(*p) + ",requests=" + std::to_string(req) +
-           ",errors=" + std::to_string(err) + ",in_flight=" + std::to_string(inflight) + "\r\n";
-  }
-  return out;
 }
 
 }  // namespace ringkv::cluster

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,9 +26,11 @@
 
 namespace ringkv::cluster {
 
-// Runs a command on this node (no routing) and writes its reply.
+// Runs this node's part of a command (no routing) and writes its reply: the whole command (a
+// fanned-out one) or a fragment of a split one, whose row is the whole command's.
 using LocalExecutor =
-    std::function<void(std::span<const std::string_view> argv, protocol::ReplyWriter& out)>;
+    std::function<void(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                       protocol::ReplyWriter& out)>;
 
 // The peer handshake a node runs on every relay link it opens (see README, Security):
 //   with a [cluster] secret:  RINGKV.CHALLENGE <self address> <nonce>   → +<acceptor's nonce>
@@ -73,8 +76,9 @@ class Cluster {
   const hashring::HashRing& routing_ring() const { return routing_; }
   const std::string& self_address() const { return self_; }
 
-  // Executes a command whose route involves peers (kRemote, kSplit or kFanOut) for a client;
-  // `done` receives the reply (possibly before this returns, e.g. when a peer is known down).
+  // Executes a command whose route is not kLocal for a client: relayed whole (kRemote), split
+  // per owner (kSplit), sent to every node (kFanOut) or refused (kCrossSlot); `done` receives
+  // the reply (possibly before this returns, e.g. when a peer is known down).
   // Every request of one client to one peer uses the same link, so they run in order.
   void execute(const Route& route, const engine::CommandSpec& spec,
                std::span<const std::string_view> argv, uint64_t client_id,
@@ -135,7 +139,7 @@ class Cluster {
   void ping_succeeded(PeerState& peer);
   void ping_failed(PeerState& peer, std::string_view reason);
   // Records that `peer` refuses this node's links (or did not prove itself) for `reason`;
-  // returns the reason its link fails with.
+  // returns it (the detail of the link's kRefused error).
   std::string refused_by(PeerState& peer, std::string reason);
   // Records that `peer`, with ring `fingerprint`, accepted a link; returns why the link must not
   // be used anyway (its ring differs), or "".
@@ -145,9 +149,9 @@ class Cluster {
   // Logs, once per peer and reason, that a link with `peer_address` was refused, by this node
   // (`here`) or by the peer.
   void log_refusal(std::string_view peer_address, std::string_view reason, bool here);
-  // The error requests for the peer fail with at once ("ERR peer ... unavailable: down" or
-  // "...: link refused (...)"); "" while it is usable.
-  std::string unavailable_error(const PeerState& peer) const;
+  // The error requests for the peer fail with at once (kDown, or kRefused while it refuses this
+  // node's links); nullopt while it is usable.
+  std::optional<LinkError> unavailable_error(const PeerState& peer) const;
   // Whether a link with the peer was refused because the two rings differ.
   static bool ring_mismatch(const PeerState& peer);
   // "connected", "connecting", "idle" or "broken:<reason>" for the peer's relay links.
@@ -156,14 +160,14 @@ class Cluster {
   std::string health_fields(const PeerState& p) const;
   // Sends argv (or, with `groups`, argv[0] plus those key groups) to `node` (an index in
   // routing_), or runs it here.
-  void send_to(size_t node, std::span<const std::string_view> argv,
+  void send_to(size_t node, const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                const std::vector<size_t>* groups, size_t step, uint64_t client_id,
                protocol::RespVersion resp, PeerLink::ReplyCallback cb);
   // Relays a blocking command on a dedicated link for its client.
   void execute_blocking(size_t node, std::span<const std::string_view> argv, uint64_t client_id,
                         protocol::RespVersion resp, ReplyDone done);
-  void execute_scan(std::span<const std::string_view> argv, uint64_t client_id,
-                    protocol::RespVersion resp, ReplyDone done);
+  void execute_scan(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                    uint64_t client_id, protocol::RespVersion resp, ReplyDone done);
 
   uv_loop_t* loop_;
   conf::ClusterOptions options_;

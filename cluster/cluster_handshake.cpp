@@ -109,7 +109,7 @@ std::string Cluster::refused_by(PeerState& peer, std::string reason) {
   // An ejected peer that turns out to be misconfigured goes back on the ring, failing its keys.
   if (changed && !peer.up && options_.on_peer_down == conf::kPeerDownEject) rebuild_routing();
   log_refusal(peer.address, reason, false);
-  return "link refused (" + reason + ")";
+  return reason;
 }
 
 std::string Cluster::linked(PeerState& peer, std::string_view fingerprint) {

@@ -49,14 +49,6 @@ PeerLink::~PeerLink() {
   }
 }
 
-std::string PeerLink::unavailable(std::string_view reason) const {
-  std::string text = "ERR peer ";
-  text += address_;
-  text += " unavailable: ";
-  text.append(reason);
-  return text;
-}
-
 void PeerLink::send(std::string_view frame, ReplyCallback on_reply) {
   out_.append(frame);
   commit(std::move(on_reply));
@@ -69,7 +61,7 @@ void PeerLink::commit(ReplyCallback on_reply) {
     // Known down: answer at once rather than after a timeout.
     out_.clear();
     stats_.errors++;
-    on_reply(false, unavailable(last_error_));
+    on_reply({}, &last_error_);
     return;
   }
   const uint64_t deadline = options_.request_timeout_ms == 0 ? std::numeric_limits<uint64_t>::max()
@@ -86,7 +78,7 @@ void PeerLink::connect() {
   state_ = State::kConnecting;
   connect_started_ms_ = uv_now(loop_);
   if (rc != 0) {
-    fail("invalid address");
+    fail(LinkErrorKind::kUnreachable, "invalid address");
     return;
   }
   socket_ = new Socket{};
@@ -100,12 +92,12 @@ void PeerLink::connect() {
                         auto* s = static_cast<Socket*>(req->data);
                         if (s->link != nullptr) s->link->on_connected(status);
                       });
-  if (rc != 0) fail(uv_strerror(rc));
+  if (rc != 0) fail(LinkErrorKind::kUnreachable, uv_strerror(rc));
 }
 
 void PeerLink::on_connected(int status) {
   if (status != 0) {
-    fail(uv_strerror(status));
+    fail(LinkErrorKind::kUnreachable, uv_strerror(status));
     return;
   }
   uv_tcp_nodelay(&socket_->tcp, 1);
@@ -128,14 +120,18 @@ void PeerLink::on_connected(int status) {
         PeerLink* self = s->link;
         if (self == nullptr || nread == 0) return;
         if (nread < 0) {
-          self->fail(nread == UV_EOF ? "connection closed" : uv_strerror(static_cast<int>(nread)));
+          if (nread == UV_EOF) {
+            self->fail(LinkErrorKind::kClosed);
+          } else {
+            self->fail(LinkErrorKind::kUnreachable, uv_strerror(static_cast<int>(nread)));
+          }
           return;
         }
         self->in_end_ += static_cast<size_t>(nread);
         self->on_data();
       });
   if (rc != 0) {
-    fail(uv_strerror(rc));
+    fail(LinkErrorKind::kUnreachable, uv_strerror(rc));
     return;
   }
   // Requests stay queued in out_ until the peer accepted the link.
@@ -161,7 +157,7 @@ void PeerLink::on_data() {
     protocol::ReplyScanner::Result r = scanner_.scan(avail);
     if (r.status == protocol::ReplyScanner::Status::kIncomplete) break;
     if (r.status == protocol::ReplyScanner::Status::kError) {
-      fail("malformed reply");
+      fail(LinkErrorKind::kProtocol, "malformed reply");
       return;
     }
     std::string_view reply(in_.data() + in_start_, r.length);
@@ -171,12 +167,12 @@ void PeerLink::on_data() {
       continue;
     }
     if (inflight_.empty()) {
-      fail("unexpected reply");
+      fail(LinkErrorKind::kProtocol, "unexpected reply");
       return;
     }
     Request req = std::move(inflight_.front());
     inflight_.pop_front();
-    if (req.on_reply) req.on_reply(true, reply);
+    if (req.on_reply) req.on_reply(reply, nullptr);
     // A callback may have failed the link (and cleared the buffers).
     if (socket_ == nullptr) return;
   }
@@ -188,7 +184,7 @@ bool PeerLink::on_handshake_reply(std::string_view reply) {
   backoff_ms_ = 0;
   HandshakeStep step = handshake_->on_reply(reply);
   if (!step.refused.empty()) {
-    fail(step.refused);
+    fail(LinkErrorKind::kRefused, step.refused);
     return false;
   }
   if (!step.next.empty()) {
@@ -222,11 +218,12 @@ void PeerLink::write(std::string data) {
                       auto* w = reinterpret_cast<WriteRequest*>(req);
                       auto* s = static_cast<Socket*>(req->data);
                       delete w;
-                      if (status < 0 && s->link != nullptr) s->link->fail(uv_strerror(status));
+                      if (status < 0 && s->link != nullptr)
+                        s->link->fail(LinkErrorKind::kUnreachable, uv_strerror(status));
                     });
   if (rc != 0) {
     delete wr;
-    fail(uv_strerror(rc));
+    fail(LinkErrorKind::kUnreachable, uv_strerror(rc));
   }
 }
 
@@ -238,7 +235,8 @@ void PeerLink::reset_backoff() {
 void PeerLink::check_timeouts(uint64_t now_ms) {
   const bool opening = state_ == State::kConnecting || state_ == State::kHandshaking;
   if (opening && now_ms - connect_started_ms_ >= options_.connect_timeout_ms) {
-    fail(state_ == State::kConnecting ? "connect timeout" : "handshake timeout");
+    fail(state_ == State::kConnecting ? LinkErrorKind::kConnectTimeout
+                                      : LinkErrorKind::kHandshakeTimeout);
     return;
   }
   bool head_stuck = false;
@@ -246,29 +244,30 @@ void PeerLink::check_timeouts(uint64_t now_ms) {
     Request& req = inflight_[i];
     if (req.deadline_ms > now_ms) break;
     if (req.on_reply) {
-      fail_request(req, "timeout");
+      fail_request(req, LinkError{LinkErrorKind::kTimeout, address_, {}});
     } else if (i == 0 && now_ms >= req.deadline_ms + options_.request_timeout_ms) {
       head_stuck = true;
     }
   }
   // The oldest request has gone unanswered for twice the timeout: the link is wedged.
-  if (head_stuck) fail("timeout");
+  if (head_stuck) fail(LinkErrorKind::kTimeout);
 }
 
-void PeerLink::fail_request(Request& req, std::string_view reason) {
+void PeerLink::fail_request(Request& req, const LinkError& error) {
   stats_.errors++;
   ReplyCallback cb = std::move(req.on_reply);
   req.on_reply = nullptr;
-  cb(false, unavailable(reason));
+  cb({}, &error);
 }
 
-void PeerLink::fail(std::string_view reason) {
+void PeerLink::fail(LinkErrorKind kind, std::string_view detail) {
+  LinkError error{kind, address_, std::string(detail)};
   if (!inflight_.empty() || state_ != State::kReady) {
-    if (last_error_ != reason || state_ == State::kReady) {
-      spdlog::warn("peer {} unavailable: {}", address_, reason);
+    if (error.reason() != last_error_.reason() || state_ == State::kReady) {
+      spdlog::warn("peer {} unavailable: {}", address_, error.reason());
     }
   }
-  last_error_ = reason;
+  last_error_ = error;
   if (socket_ != nullptr) {
     socket_->link = nullptr;
     uv_close(reinterpret_cast<uv_handle_t*>(&socket_->tcp),
@@ -292,7 +291,7 @@ void PeerLink::fail(std::string_view reason) {
   std::deque<Request> failed;
   failed.swap(inflight_);
   for (Request& req : failed) {
-    if (req.on_reply) fail_request(req, reason);
+    if (req.on_reply) fail_request(req, error);
   }
 }
 

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/link_error.h"
 #include "protocol/reply_reader.h"
 
 namespace ringkv::cluster {
@@ -57,9 +58,9 @@ class PeerLink {
   // kHandshaking: connected, the handshake not finished; requests wait as in kConnecting.
   enum class State { kIdle, kConnecting, kHandshaking, kReady, kBackoff };
 
-  // Called with the peer's reply bytes, or with ok=false and an error reply text
-  // ("ERR peer ... unavailable: ...") when the link failed the request.
-  using ReplyCallback = std::function<void(bool ok, std::string_view reply)>;
+  // Called with the peer's reply bytes (and a null error), or with the reason the link failed the
+  // request (and an empty reply).
+  using ReplyCallback = std::function<void(std::string_view reply, const LinkError* error)>;
   // Makes the handshake for a new connection. A refusal fails everything the link carried with
   // that reason.
   using HandshakeFactory = std::function<std::unique_ptr<PeerHandshake>()>;
@@ -81,8 +82,8 @@ class PeerLink {
   void flush();
   // Forgets the reconnect delay after failures (the peer is known to answer again).
   void reset_backoff();
-  // Closes the link, failing everything queued or in flight with `reason`.
-  void close(std::string_view reason) { fail(reason); }
+  // Closes the link, failing everything queued or in flight with `kind`.
+  void close(LinkErrorKind kind) { fail(kind); }
   // Fails requests older than the request timeout; gives up a connect (handshake included) that
   // takes too long.
   void check_timeouts(uint64_t now_ms);
@@ -92,7 +93,8 @@ class PeerLink {
   const LinkStats& stats() const { return stats_; }
   size_t in_flight() const { return inflight_.size(); }
   bool needs_flush() const { return !out_.empty() && state_ == State::kReady; }
-  const std::string& last_error() const { return last_error_; }
+  // Why the link last failed (meaningful once it has failed).
+  const LinkError& last_error() const { return last_error_; }
 
  private:
   struct Socket;
@@ -108,10 +110,9 @@ class PeerLink {
   bool on_handshake_reply(std::string_view reply);
   // Makes room for n more bytes of input after in_end_.
   void reserve_input(size_t n);
-  // Closes the socket and fails everything queued or in flight with `reason`.
-  void fail(std::string_view reason);
-  void fail_request(Request& req, std::string_view reason);
-  std::string unavailable(std::string_view reason) const;
+  // Closes the socket and fails everything queued or in flight with that error.
+  void fail(LinkErrorKind kind, std::string_view detail = {});
+  void fail_request(Request& req, const LinkError& error);
   // Writes the queued frames (out_).
   void start_write();
   // Writes `data` now (a handshake frame; queued requests stay queued).
@@ -130,7 +131,7 @@ class PeerLink {
   uint64_t connect_started_ms_ = 0;
   uint64_t backoff_until_ms_ = 0;
   uint64_t backoff_ms_ = 0;
-  std::string last_error_;
+  LinkError last_error_{LinkErrorKind::kUnreachable, {}, {}};  // reason "" until a failure
 
   std::string out_;               // frames not yet written
   size_t out_requests_ = 0;       // requests whose frames are in out_

@@ -33,10 +33,8 @@ Route Router::route(const engine::CommandSpec& spec, std::span<const std::string
     }
   }
   if (single) {
-    if (owner != self_) {
-      r.kind = RouteKind::kRemote;
-      r.node = owner;
-    }
+    if (owner != self_) r.kind = RouteKind::kRemote;
+    r.node = owner;
     return r;
   }
   if (!(spec.flags & engine::kSplittable)) {
@@ -70,10 +68,8 @@ Route Router::route_keys(const std::vector<size_t>& keys,
       return r;
     }
   }
-  if (owner != self_) {
-    r.kind = RouteKind::kRemote;
-    r.node = owner;
-  }
+  if (owner != self_) r.kind = RouteKind::kRemote;
+  r.node = owner;
   return r;
 }
 

@@ -29,10 +29,16 @@ struct Fragment {
 };
 
 struct Route {
+  // Whether the command's keys live on several nodes (split, refused or every node).
+  bool spans_nodes() const {
+    return kind == RouteKind::kSplit || kind == RouteKind::kCrossSlot || kind == RouteKind::kFanOut;
+  }
+
   RouteKind kind = RouteKind::kLocal;
-  size_t node = hashring::HashRing::kNoNode;  // kRemote: the owner
-  std::vector<Fragment> fragments;            // kSplit
-  size_t key_step = 1;                        // kSplit: arguments per key group
+  // kRemote: the owner; kLocal: this node when the command has keys, kNoNode when keyless.
+  size_t node = hashring::HashRing::kNoNode;
+  std::vector<Fragment> fragments;  // kSplit
+  size_t key_step = 1;              // kSplit: arguments per key group
 };
 
 class Router {

@@ -64,19 +64,22 @@ bool AppendOnlyFile::open_writer() {
   return true;
 }
 
-bool AppendOnlyFile::load_and_open() {
+bool AppendOnlyFile::load_and_open(const ReplayRunner& runner) {
   if (!options_.appendonly) return true;
   const std::string file = path();
   std::error_code ec;
   if (std::filesystem::exists(file, ec)) {
     double last_report = 0;
-    LoadResult r = load_aof(file, store_, [&](const LoadProgress& p) {
-      if (p.seconds - last_report < kProgressEverySec) return;
-      last_report = p.seconds;
-      spdlog::info("loading the append-only file: {:.1f} of {:.1f} MB ({:.1f} MB/s), {} keys",
-                   p.bytes_read / kMiB, p.file_bytes / kMiB,
-                   p.seconds > 0 ? p.bytes_read / kMiB / p.seconds : 0.0, p.keys);
-    });
+    LoadResult r = load_aof(
+        file, store_,
+        [&](const LoadProgress& p) {
+          if (p.seconds - last_report < kProgressEverySec) return;
+          last_report = p.seconds;
+          spdlog::info("loading the append-only file: {:.1f} of {:.1f} MB ({:.1f} MB/s), {} keys",
+                       p.bytes_read / kMiB, p.file_bytes / kMiB,
+                       p.seconds > 0 ? p.bytes_read / kMiB / p.seconds : 0.0, p.keys);
+        },
+        runner);
     using Status = decltype(r.status);
     if (r.status == Status::kTruncated) {
       spdlog::warn(

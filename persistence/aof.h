@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "conf/options.h"
+#include "persistence/aof_loader.h"
 #include "persistence/aof_writer.h"
 
 namespace ringkv::engine {
@@ -61,7 +62,7 @@ class AppendOnlyFile {
   // absent) and opens it for appending. A truncated last record is cut off when
   // aof-load-truncated allows it. Returns false, having logged why, when the server must not
   // start (corruption, a refused truncation, I/O errors).
-  bool load_and_open();
+  bool load_and_open(const ReplayRunner& runner = {});
 
   // Whether the server should hand over records: the file is on, or a rewrite collects them.
   bool wants_records() const { return state_ != State::kOff || child_pid_ > 0; }

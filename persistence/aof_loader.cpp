@@ -58,8 +58,9 @@ class LoadScope {
 
 class Loader {
  public:
-  Loader(engine::Store& store, const std::function<void(const LoadProgress&)>& progress)
-      : store_(store), progress_(progress), writer_(reply_) {}
+  Loader(engine::Store& store, const std::function<void(const LoadProgress&)>& progress,
+         const ReplayRunner& runner)
+      : store_(store), progress_(progress), runner_(runner), writer_(reply_) {}
 
   LoadResult run(const std::string& path);
 
@@ -79,6 +80,7 @@ class Loader {
 
   engine::Store& store_;
   const std::function<void(const LoadProgress&)>& progress_;
+  const ReplayRunner& runner_;
   std::string reply_;  // handlers' replies, discarded
   protocol::ReplyWriter writer_;
   protocol::RespParser parser_;
@@ -193,8 +195,12 @@ void Loader::run_command(const CommandSpec& spec, std::span<const std::string_vi
   // Only writes change the data; anything else in the file (SELECT, PING) needs no replay and
   // may need a client or a server the loader does not have.
   if ((spec.flags & engine::kWrite) != 0) {
-    engine::CommandContext ctx{argv, writer_, store_, nullptr, nullptr, &spec};
-    spec.handler(ctx);
+    if (runner_) {
+      runner_(spec, argv, writer_);
+    } else {
+      engine::CommandContext ctx{argv, writer_, store_, nullptr, nullptr, &spec};
+      spec.handler(ctx);
+    }
     reply_.clear();
   }
   ++result_.commands;
@@ -234,8 +240,9 @@ double Loader::elapsed() const {
 }  // namespace
 
 LoadResult load_aof(const std::string& path, engine::Store& store,
-                    const std::function<void(const LoadProgress&)>& progress) {
-  Loader loader(store, progress);
+                    const std::function<void(const LoadProgress&)>& progress,
+                    const ReplayRunner& runner) {
+  Loader loader(store, progress, runner);
   return loader.run(path);
 }
 

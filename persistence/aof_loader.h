@@ -5,9 +5,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
+#include <string_view>
 
+#include "engine/command.h"
 #include "engine/store.h"
+#include "protocol/reply_writer.h"
 
 namespace ringkv::persistence {
 
@@ -26,6 +30,12 @@ struct LoadResult {
   std::string error;  // kCorrupt / kIoError / kTruncated: what, and at which byte offset
 };
 
+// Applies one replayed write (resolved and arity-checked) to the store; its reply is discarded.
+// The server runs it through its command pipeline; empty, the loader calls the handler itself.
+using ReplayRunner =
+    std::function<void(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                       protocol::ReplyWriter& reply)>;
+
 // Replays the append-only file at `path` into `store` (which the caller has just created). A
 // missing file is kOk with nothing loaded. `progress`, when set, is called about once a second.
 // kTruncated: the file ends inside a record (or inside a MULTI block without EXEC): everything up
@@ -36,6 +46,7 @@ struct LoadResult {
 // While loading nothing expires (see Store::set_loading); the store's clock follows the real time
 // and the store is out of loading mode when this returns.
 LoadResult load_aof(const std::string& path, engine::Store& store,
-                    const std::function<void(const LoadProgress&)>& progress = {});
+                    const std::function<void(const LoadProgress&)>& progress = {},
+                    const ReplayRunner& runner = {});
 
 }  // namespace ringkv::persistence

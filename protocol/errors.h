@@ -38,6 +38,12 @@ inline constexpr std::string_view kProtectedMode =
     "server manually just for testing, restart it with the '--protected-mode no' option. 4) "
     "Setup a an authentication password for the default user. NOTE: You only need to do one of "
     "the above things in order for the server to start accepting connections from the outside.";
+// EXEC of a transaction that had a command refused while queuing.
+inline constexpr std::string_view kExecAbort =
+    "EXECABORT Transaction discarded because of previous errors.";
+// Followed by the reason a transaction was refused at EXEC (e.g. kNoAuth, kOom).
+inline constexpr std::string_view kExecAbortBecause =
+    "EXECABORT Transaction discarded because of: ";
 inline constexpr std::string_view kDecrementOverflow = "ERR decrement would overflow";
 // '%s' is the command's full name (lowercase), as for kInvalidExpireTime.
 inline constexpr std::string_view kWrongArity = "ERR wrong number of arguments for '%s' command";

@@ -99,5 +99,5 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   adjust_open_files_limit(outcome.config->server.maxclients);
   ringkv::server::Server server(std::move(*outcome.config));
-  return server.run();
+  return server.serve();
 }

@@ -37,15 +37,8 @@ Server::Server(conf::Config config)
   if (!config_.cluster.peers.empty()) {
     cluster_ = std::make_unique<cluster::Cluster>(
         loop_, config_.cluster,
-        [this](std::span<const std::string_view> argv, protocol::ReplyWriter& out) {
-          std::string error;
-          const engine::CommandSpec* spec = engine::resolve_command(argv, error);
-          if (spec == nullptr) {
-            out.error(error);
-          } else {
-            run_local(*spec, argv, out, nullptr);
-          }
-        });
+        [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+               protocol::ReplyWriter& out) { run(Origin::part(), spec, argv, out); });
   }
 }
 
@@ -74,9 +67,13 @@ bool Server::listen() {
   return true;
 }
 
-int Server::run() {
+int Server::serve() {
   // The data is back before the first client can see it.
-  if (!aof_.load_and_open()) return 1;
+  if (!aof_.load_and_open(
+          [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                 protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
+    return 1;
+  }
   if (!listen()) {
     uv_run(loop_, UV_RUN_DEFAULT);
     return 1;
@@ -165,122 +162,6 @@ void Server::on_connection_closed(Connection* conn) {
   maybe_finish_shutdown();
 }
 
-void Server::execute(Connection& conn, std::span<const std::string_view> argv,
-                     protocol::ReplyWriter& writer) {
-  stats_.total_commands_processed++;
-  if (conn.is_peer()) {
-    execute_for_peer(conn, argv, writer);
-    return;
-  }
-  std::string error;
-  const engine::CommandSpec* spec = engine::resolve_client_command(argv, error);
-  if (spec == nullptr) {
-    if (cluster_ && (engine::equals_ignore_case(argv[0], cluster::kPeerHandshake) ||
-                     engine::equals_ignore_case(argv[0], cluster::kPeerChallenge))) {
-      peer_handshake(conn, argv, writer);
-      return;
-    }
-    refuse_command(conn, error, writer);
-    return;
-  }
-  // As Redis, unknown commands and wrong arities are reported before NOAUTH.
-  if (!conn.authenticated() && !config_.security.requirepass.empty() &&
-      (spec->flags & engine::kNoAuth) == 0) {
-    refuse_command(conn, protocol::err::kNoAuth, writer, spec);
-    return;
-  }
-  // A renamed command goes on under its table name: relayed, queued in MULTI or blocked, it is
-  // resolved again without the client's names.
-  std::vector<std::string_view> renamed;
-  if (std::string_view original = engine::original_command_name(argv[0]); !original.empty()) {
-    renamed.assign(argv.begin(), argv.end());
-    renamed[0] = original;
-    argv = renamed;
-  }
-  conn.set_last_command(spec);
-  if (answer_in_pubsub_context(conn, *spec, argv, writer)) return;
-  if (cluster_ && transaction_in_cluster(conn, *spec, argv, writer)) return;
-  if (queue_in_transaction(conn, *spec, argv, writer)) return;
-  if (cluster_) {
-    cluster::Route route = cluster_->router().route(*spec, argv);
-    switch (route.kind) {
-      case cluster::RouteKind::kLocal:
-        break;
-      case cluster::RouteKind::kCrossSlot:
-        writer.error(cluster::kCrossSlotError);
-        stats_.total_error_replies++;
-        return;
-      default: {
-        Connection::ReplySlot slot = conn.reserve_reply();
-        store_.set_now(unix_ms());
-        // A blocking command blocks its client here too: later requests wait for its answer,
-        // as they would on the node that holds the key.
-        const bool blocking = (spec->flags & engine::kBlocking) != 0;
-        if (blocking) conn.block();
-        cluster_->execute(route, *spec, argv, conn.id(), writer.version(),
-                          [slot, blocking](std::string_view reply) { slot.fill(reply, blocking); });
-        return;
-      }
-    }
-  }
-  run_local(*spec, argv, writer, &conn);
-}
-
-void Server::refuse_command(Connection& conn, std::string_view error, protocol::ReplyWriter& writer,
-                            const engine::CommandSpec* spec) {
-  static const engine::CommandSpec* const kExec = engine::find_command("exec");
-  stats_.total_error_replies++;
-  if (spec == kExec) {
-    // As Redis: a refused EXEC discards the transaction and says why.
-    conn.transaction().end();
-    unwatch_all(conn);
-    writer.error("EXECABORT Transaction discarded because of: " + std::string(error));
-    return;
-  }
-  writer.error(error);
-  transaction_refused(conn);
-}
-
-void Server::peer_handshake(Connection& conn, std::span<const std::string_view> argv,
-                            protocol::ReplyWriter& writer) {
-  const bool may_run = conn.authenticated() || config_.security.requirepass.empty();
-  cluster::PeerVerdict verdict = engine::equals_ignore_case(argv[0], cluster::kPeerChallenge)
-                                     ? cluster_->challenge_peer(conn.id(), argv.subspan(1))
-                                     : cluster_->accept_peer(conn.id(), argv.subspan(1), may_run);
-  writer.raw(verdict.reply);
-  if (verdict.outcome == cluster::PeerVerdict::kChallenged) return;
-  if (verdict.outcome == cluster::PeerVerdict::kAccepted) {
-    // From now on everything on this link runs here (and is never routed again).
-    conn.set_peer(true);
-    conn.set_authenticated(true);
-    return;
-  }
-  // Requests a refused peer pipelined behind its handshake must not run as a client's.
-  stats_.total_error_replies++;
-  conn.close_after_reply();
-}
-
-bool Server::answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,
-                                      std::span<const std::string_view> argv,
-                                      protocol::ReplyWriter& writer) {
-  // RESP3 carries messages as pushes, so a RESP3 subscriber may run anything.
-  if (conn.resp() != protocol::RespVersion::kResp2 || pubsub_.subscription_count(conn.id()) == 0) {
-    return false;
-  }
-  if (spec.flags & engine::kSubscribedOk) {
-    if (spec.name != "ping") return false;
-    engine::CommandContext ctx{argv, writer, store_, &conn, this, &spec};
-    engine::cmd_ping_subscribed(ctx);
-    return true;
-  }
-  writer.error(
-      "ERR Can't execute '" + engine::command_fullname(spec) +
-      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
-      "context");
-  stats_.total_error_replies++;
-  return true;
-}
-
 void Server::deliver(uint64_t client, const std::string* pattern, std::string_view channel,
                      std::string_view message) {
   auto it = clients_.find(client);
@@ -299,63 +180,6 @@ void Server::deliver(uint64_t client, const std::string* pattern, std::string_vi
   w.bulk(message);
   conn.output_added();
   conn.enforce_output_limits();
-}
-
-void Server::execute_for_peer(Connection& conn, std::span<const std::string_view> argv,
-                              protocol::ReplyWriter& writer) {
-  protocol::RespVersion version = writer.version();
-  if (engine::equals_ignore_case(argv[0], cluster::kResp3Prefix) && argv.size() > 1) {
-    argv = argv.subspan(1);
-    writer.set_version(protocol::RespVersion::kResp3);
-  }
-  std::string error;
-  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
-  if (spec == nullptr) {
-    writer.error(error);
-    transaction_refused(conn);
-  } else {
-    conn.set_last_command(spec);
-    // A transaction relayed whole (MULTI ... EXEC on a client's own link) is queued here too.
-    if (!queue_in_transaction(conn, *spec, argv, writer)) run_local(*spec, argv, writer, &conn);
-  }
-  writer.set_version(version);
-}
-
-void Server::run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                       protocol::ReplyWriter& writer, Connection* conn) {
-  store_.set_now(unix_ms());
-  if (refused_for_memory(spec, conn, writer)) return;
-  run_command(spec, argv, writer, conn, true);
-}
-
-void Server::run_command(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                         protocol::ReplyWriter& writer, Connection* conn, bool can_block) {
-  store_.set_now(unix_ms());
-  engine::BlockRequest block;
-  engine::CommandContext ctx{
-      argv, writer,  store_, conn, this, &spec, conn && can_block ? &block : nullptr,
-      this, &pubsub_};
-  call(spec, ctx);
-  if (block.active) block_client(*conn, argv, std::move(block));
-  if (!ready_keys_.empty()) serve_ready_keys();
-}
-
-void Server::call(const engine::CommandSpec& spec, engine::CommandContext& ctx) {
-  if (!aof_.wants_records()) {
-    spec.handler(ctx);
-    return;
-  }
-  engine::Propagation propagation;
-  ctx.propagation = &propagation;
-  const uint64_t changes = changes_;
-  spec.handler(ctx);
-  ctx.propagation = nullptr;
-  if (changes_ == changes) return;
-  if (!propagation.replaced()) {
-    aof_.feed(ctx.argv);
-    return;
-  }
-  for (const std::vector<std::string>& command : propagation.commands()) aof_.feed(command);
 }
 
 void Server::key_dropped(std::string_view key) {
@@ -430,22 +254,14 @@ void Server::serve_ready_keys() {
 bool Server::rerun_blocked(Connection& conn, bool timed_out) {
   const BlockedClients::Waiter* waiter = blocked_.find(conn.id());
   if (waiter == nullptr) return true;
-  std::vector<std::string> args = waiter->argv;
-  std::vector<std::string_view> argv(args.begin(), args.end());
-  std::string error;
-  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
-  if (spec == nullptr) return true;
+  const std::vector<std::string> args = waiter->argv;
+  const std::vector<std::string_view> argv(args.begin(), args.end());
   protocol::ReplyWriter& writer = conn.reply_writer();
   const protocol::RespVersion version = writer.version();
   if (waiter->resp3) writer.set_version(protocol::RespVersion::kResp3);
-  store_.set_now(unix_ms());
-  engine::BlockRequest again;
-  engine::CommandContext ctx{argv, writer,  store_, &conn, this, spec, timed_out ? nullptr : &again,
-                             this, &pubsub_};
-  ctx.timed_out = timed_out;
-  call(*spec, ctx);
+  const Outcome outcome = run(Origin::blocked_retry(conn, timed_out), argv, writer);
   writer.set_version(version);
-  if (again.active) return false;
+  if (outcome == Outcome::kWaiting) return false;
   blocked_.remove(conn.id());
   conn.unblock();
   arm_block_timer();

@@ -20,6 +20,7 @@
 #include "persistence/aof.h"
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
+#include "server/pipeline.h"
 #include "server/pubsub.h"
 #include "server/string_map.h"
 
@@ -39,6 +40,9 @@ struct ServerStats {
   uint64_t total_writes_processed = 0;
 };
 
+// What became of a command: answered (or handed to a peer, or queued), or waiting for its keys.
+enum class Outcome { kDone, kWaiting };
+
 class Server final : public engine::ServerControl, public engine::KeyEvents, public PubSubSink {
  public:
   explicit Server(conf::Config config);
@@ -47,11 +51,20 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   Server& operator=(const Server&) = delete;
 
   // Binds, listens and runs the loop until shutdown. Returns the process exit code.
-  int run();
+  int serve();
 
-  // Runs one parsed request for `conn`, writing its reply through `writer`.
+  // Runs one parsed request read from `conn` (a client's, or a frame on a peer's relay link),
+  // writing its reply through `writer`.
   void execute(Connection& conn, std::span<const std::string_view> argv,
                protocol::ReplyWriter& writer);
+
+  // The command pipeline (pipeline.cpp): runs argv, which came from `origin`, through every step
+  // that applies to that origin, writing its reply (or reserving its place) through `writer`.
+  Outcome run(const Origin& origin, std::span<const std::string_view> argv,
+              protocol::ReplyWriter& writer);
+  // The same for a command already resolved to its row `spec` (and arity-checked).
+  Outcome run(const Origin& origin, const engine::CommandSpec& spec,
+              std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
 
   uv_loop_t* loop() { return loop_; }
   const conf::Config& config() const { return config_; }
@@ -126,8 +139,12 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   bool protected_from(const Connection& conn) const;
   // Answers a command (the row `spec`, if it resolved) that cannot run with `error`: a
   // transaction it was sent in will abort; a refused EXEC aborts it now.
-  void refuse_command(Connection& conn, std::string_view error, protocol::ReplyWriter& writer,
-                      const engine::CommandSpec* spec = nullptr);
+  void refuse(const Origin& origin, std::string_view error, protocol::ReplyWriter& writer,
+              const engine::CommandSpec* spec);
+  // In a cluster: hands a client's command whose route involves peers to the cluster, its reply
+  // filling a slot reserved in the client's replies. Returns false when it runs here.
+  bool relay(Connection& conn, const engine::CommandSpec& spec,
+             std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
   // RINGKV.CHALLENGE / RINGKV.PEER, a step of a peer's handshake: answers a challenge, switches
   // the connection to a peer's relay link if the cluster accepts it, or answers the refusal and
   // closes it.
@@ -140,16 +157,6 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   void apply_runtime_config();
   // Derives the eviction limits and the store's access tracking from the memory options.
   void apply_memory_config();
-  // Runs a command that arrived here to run here (from a client, a peer's relay link or the
-  // cluster's local runner): evicts keys first when over maxmemory, refuses it when still over
-  // and it may grow memory (see refused_for_memory), else runs it.
-  void run_local(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                 protocol::ReplyWriter& writer, Connection* conn);
-  // Runs a resolved command, without routing or memory checks. With a connection and
-  // `can_block`, a blocking command that finds nothing blocks it; otherwise it answers as timed
-  // out.
-  void run_command(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                   protocol::ReplyWriter& writer, Connection* conn, bool can_block);
   // Redis's maxmemory check before a command: evicts keys while over maxmemory; when still
   // over, refuses (with -OOM) a denyoom command, any command queued in MULTI and an EXEC whose
   // queue holds a denyoom command (-EXECABORT). Returns whether it answered.
@@ -175,13 +182,10 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   // was answered (else it keeps waiting where it was).
   bool rerun_blocked(Connection& conn, bool timed_out);
   void arm_block_timer();
-  // Calls spec's handler and hands the append-only file the command's record when it changed
-  // data (it reported a modified key or a flush): argv as it arrived, or the effective form the
-  // handler named.
-  void call(const engine::CommandSpec& spec, engine::CommandContext& ctx);
-  // Runs a request that arrived on a peer's relay link (never routed again).
-  void execute_for_peer(Connection& conn, std::span<const std::string_view> argv,
-                        protocol::ReplyWriter& writer);
+  // Calls spec's handler and, with `records`, hands the append-only file the command's record
+  // when it changed data (it reported a modified key or a flush): argv as it arrived, or the
+  // effective form the handler named.
+  void call(const engine::CommandSpec& spec, engine::CommandContext& ctx, bool records);
   // A RESP2 client with subscriptions may only run (P)(UN)SUBSCRIBE, PING, QUIT and RESET, and
   // gets PING's subscribed-mode reply. Returns true when it answered `spec` that way.
   bool answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,

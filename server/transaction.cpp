@@ -12,11 +12,6 @@
 namespace ringkv::server {
 namespace {
 
-constexpr std::string_view kExecAbort =
-    "EXECABORT Transaction discarded because of previous errors.";
-// Followed by the reason a transaction was refused at EXEC.
-constexpr std::string_view kExecAbortBecause = "EXECABORT Transaction discarded because of: ";
-
 Connection& connection_of(engine::CommandContext& ctx) {
   return *static_cast<Connection*>(ctx.client);
 }
@@ -52,19 +47,9 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   const bool queuing = tx.active && !(spec.flags & engine::kRunsInMulti);
   if (queuing || (&spec == kWatch && !tx.active)) {
     // Which node this command needs: none (keyless), one, or several (refused).
-    cluster::Route route = cluster_->router().route(spec, argv);
-    size_t node = Transaction::kNoNode;
-    bool spans = false;
-    switch (route.kind) {
-      case cluster::RouteKind::kLocal:
-        if (!engine::key_positions(spec, argv).empty()) node = self;
-        break;
-      case cluster::RouteKind::kRemote:
-        node = route.node;
-        break;
-      default:
-        spans = true;
-    }
+    const cluster::Route route = cluster_->router().route(spec, argv);
+    const bool spans = route.spans_nodes();
+    const size_t node = spans ? Transaction::kNoNode : route.node;
     if (spans ||
         (node != Transaction::kNoNode && tx.node != Transaction::kNoNode && node != tx.node)) {
       writer.error(cluster::kCrossSlotError);
@@ -111,7 +96,7 @@ bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* con
   if (!(spec.flags & engine::kDenyOom) && !(in_multi && !spared) && !exec_grows) return false;
   stats_.total_error_replies++;
   if (&spec == kExec && in_multi) {
-    writer.error(std::string(kExecAbortBecause) + std::string(protocol::err::kOom));
+    writer.error(std::string(protocol::err::kExecAbortBecause) + std::string(protocol::err::kOom));
     conn->transaction().end();
     unwatch_all(*conn);
     return true;
@@ -157,7 +142,7 @@ void Server::exec(engine::CommandContext& ctx) {
   for (const std::string& key : tx.watched) store_.peek(key);
   if (tx.aborted || tx.watched_changed) {
     if (tx.aborted) {
-      ctx.reply.error(kExecAbort);
+      ctx.reply.error(protocol::err::kExecAbort);
     } else {
       ctx.reply.null_array();
     }
@@ -174,17 +159,11 @@ void Server::exec(engine::CommandContext& ctx) {
   if (ctx.propagation != nullptr) ctx.propagation->suppress();
   aof_.begin_transaction();
   in_exec_ = true;
+  // Inside a transaction a blocking command cannot wait: it answers as timed out. Memory was
+  // checked for the whole transaction when EXEC arrived.
   for (const auto& args : queued) {
-    std::vector<std::string_view> argv(args.begin(), args.end());
-    std::string error;
-    const engine::CommandSpec* spec = engine::resolve_command(argv, error);
-    if (spec == nullptr) {
-      ctx.reply.error(error);
-      continue;
-    }
-    // Inside a transaction a blocking command cannot wait: it answers as timed out. Memory was
-    // checked for the whole transaction when EXEC arrived.
-    run_command(*spec, argv, ctx.reply, &conn, /*can_block=*/false);
+    const std::vector<std::string_view> argv(args.begin(), args.end());
+    run(Origin::transaction(conn), argv, ctx.reply);
   }
   in_exec_ = false;
   aof_.end_transaction();

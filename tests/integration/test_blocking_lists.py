@@ -56,6 +56,21 @@ def scenarios(port, report, label):
             note("src left", admin.call("LRANGE", "src", "0", "-1"))
             note("dst left", admin.call("EXISTS", "dst"))
 
+        # A push inside MULTI serves blocked clients only after EXEC, with what the transaction
+        # left: a pop later in the same transaction takes the element first.
+        with client() as a, client() as t:
+            blocked_send(a, "BLPOP", "txq", "0")
+            note("tx multi", t.call("MULTI"))
+            note("tx rpush", t.call("RPUSH", "txq", "m1"))
+            note("tx lpop", t.call("LPOP", "txq"))
+            note("tx exec", t.call("EXEC"))
+            note("blpop still waits", quiet(a))
+            note("tx multi 2", t.call("MULTI"))
+            note("tx rpush 2", t.call("RPUSH", "txq", "m2", "m3"))
+            note("tx lpop 2", t.call("LPOP", "txq"))
+            note("tx exec 2", t.call("EXEC"))
+            note("blpop gets what exec left", a.read())
+
         # BRPOPLPUSH and BLMPOP with COUNT.
         with client() as a, client() as b:
             blocked_send(a, "BRPOPLPUSH", "s2", "d2", "0")

@@ -1,0 +1,127 @@
+// Cluster: the text of CLUSTER INFO, CLUSTER NODES and INFO cluster — each peer's link and
+// health state, the ring's parameters and the relay counters.
+#include <uv.h>
+
+#include <string>
+
+#include "cluster/cluster.h"
+#include "cluster/cluster_internal.h"
+
+namespace ringkv::cluster {
+
+std::string Cluster::link_state(const PeerState& p) const {
+  std::string state = "idle";
+  for (const auto& l : p.links) {
+    if (!l) continue;
+    if (l->state() == PeerLink::State::kReady) return "connected";
+    if (l->state() == PeerLink::State::kBackoff) state = "broken:" + l->last_error().reason();
+    const bool opening =
+        l->state() == PeerLink::State::kConnecting || l->state() == PeerLink::State::kHandshaking;
+    if (opening && state == "idle") state = "connecting";
+  }
+  for (char& c : state) {
+    if (c == ' ') c = '_';
+  }
+  return state;
+}
+
+std::string Cluster::health_fields(const PeerState& p) const {
+  std::string out = "state=";
+  out += p.up ? "up" : "down";
+  out += ",last-seen-ms=";
+  out += p.last_seen_ms == 0 ? std::string("-1") : std::to_string(uv_now(loop_) - p.last_seen_ms);
+  out += ",failures=" + std::to_string(p.failures);
+  out += ",times-down=" + std::to_string(p.times_down);
+  if (options_.on_peer_down == conf::kPeerDownEject) {
+    out += ",ejected=";
+    out += p.up ? "no" : "yes";
+  }
+  return out;
+}
+
+std::string Cluster::info_text() const {
+  size_t linked = 0, mismatched = 0, refused = 0, down = 0;
+  for (const auto& p : peers_) {
+    if (!p) continue;
+    if (link_state(*p) == "connected") linked++;
+    if (ring_mismatch(*p)) mismatched++;
+    if (!p->refused_by_peer.empty() || !p->refused_here.empty()) refused++;
+    if (!p->up) down++;
+  }
+  std::string out;
+  auto line = [&](std::string_view k, const std::string& v) {
+    out.append(k);
+    out += ':';
+    out += v;
+    out += "\r\n";
+  };
+  line("cluster_state", refused ? "misconfigured" : down ? "degraded" : "ok");
+  line("cluster_members", std::to_string(ring_.size()));
+  line("cluster_self", self_);
+  line("cluster_peers_up", std::to_string(peers_.size() - 1 - down));
+  line("cluster_peers_down", std::to_string(down));
+  line("cluster_peers_linked", std::to_string(linked));
+  line("cluster_ring_mismatches", std::to_string(mismatched));
+  line("cluster_links_refused", std::to_string(refused));
+  line("cluster_secret", options_.secret.empty() ? "no" : "yes");
+  line("cluster_on_peer_down", options_.on_peer_down);
+  line("cluster_routing_members", std::to_string(routing_.size()));
+  line("cluster_replicas", std::to_string(ring_.replicas()));
+  line("cluster_hash", ring_.scheme().name);
+  line("cluster_ring_version", std::to_string(routing_.version()));
+  line("cluster_ring_fingerprint", fingerprint_hex(ring_.fingerprint()));
+  return out;
+}
+
+std::string Cluster::nodes_text(size_t self_keys) const {
+  std::string out;
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    const auto& m = ring_.nodes()[i];
+    out += m.address;
+    if (i == self_full_) {
+      out += " self up connected";
+    } else {
+      const PeerState& p = *peers_[i];
+      out += p.up ? " peer up " : " peer down ";
+      out += link_state(p);
+      if (ring_mismatch(p)) out += " ring-mismatch";
+      if (!p.refused_by_peer.empty()) {
+        out += " refused-by-peer:" + printable(p.refused_by_peer, 200, '_');
+      }
+      if (!p.refused_here.empty()) out += " refused-here:" + printable(p.refused_here, 200, '_');
+    }
+    out += " vnodes=" + std::to_string(ring_.replicas() * m.weight);
+    out += " weight=" + std::to_string(m.weight);
+    if (i == self_full_) {
+      out += " keys=" + std::to_string(self_keys);
+    } else {
+      out += " " + health_fields(*peers_[i]);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string Cluster::info_section() const {
+  std::string out = "cluster_enabled:1\r\n";
+  out += "cluster_members:" + std::to_string(ring_.size()) + "\r\n";
+  out += "relayed_requests:" + std::to_string(relayed_) + "\r\n";
+  out += "relay_errors:" + std::to_string(relay_errors_) + "\r\n";
+  out += "split_requests:" + std::to_string(split_) + "\r\n";
+  out += "fanout_requests:" + std::to_string(fanout_) + "\r\n";
+  for (const auto& p : peers_) {
+    if (!p) continue;
+    uint64_t req = 0, err = 0, inflight = 0;
+    for (const auto& l : p->links) {
+      if (!l) continue;
+      req += l->stats().requests;
+      err += l->stats().errors;
+      inflight += l->in_flight();
+    }
+    out += "peer:" + p->address + "," + health_fields(*p) + ",requests=" + std::to_string(req) +
+           ",errors=" + std::to_string(err) + ",in_flight=" + std::to_string(inflight) + "\r\n";
+  }
+  return out;
+}
+
+}  // namespace ringkv::cluster

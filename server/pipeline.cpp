@@ -1,0 +1,202 @@
+// The command pipeline: the one path of every command, from a client, a peer's relay link, a
+// split or fanned-out part, a blocked client served again, a transaction's body or the
+// append-only file being loaded. Each step is decided once, here; the origin (pipeline.h) says
+// which steps apply.
+#include "server/pipeline.h"
+
+#include <chrono>
+
+#include "cluster/cluster.h"
+#include "engine/handlers.h"
+#include "engine/string_ops.h"
+#include "protocol/errors.h"
+#include "server/connection.h"
+#include "server/server.h"
+
+namespace ringkv::server {
+namespace {
+
+int64_t unix_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+bool is_error(std::string_view reply) { return !reply.empty() && reply[0] == '-'; }
+
+}  // namespace
+
+void Server::execute(Connection& conn, std::span<const std::string_view> argv,
+                     protocol::ReplyWriter& writer) {
+  stats_.total_commands_processed++;
+  if (!conn.is_peer()) {
+    run(Origin::client(conn), argv, writer);
+    return;
+  }
+  // A relayed request of a RESP3 client carries a prefix: its reply is written in RESP3 on this
+  // (RESP2) link.
+  if (argv.size() > 1 && engine::equals_ignore_case(argv[0], cluster::kResp3Prefix)) {
+    const protocol::RespVersion version = writer.version();
+    writer.set_version(protocol::RespVersion::kResp3);
+    run(Origin::peer(conn), argv.subspan(1), writer);
+    writer.set_version(version);
+    return;
+  }
+  run(Origin::peer(conn), argv, writer);
+}
+
+Outcome Server::run(const Origin& origin, std::span<const std::string_view> argv,
+                    protocol::ReplyWriter& writer) {
+  std::string error;
+  const engine::CommandSpec* spec = origin.uses_client_names()
+                                        ? engine::resolve_client_command(argv, error)
+                                        : engine::resolve_command(argv, error);
+  if (spec == nullptr) {
+    if (origin.is_client() && cluster_ &&
+        (engine::equals_ignore_case(argv[0], cluster::kPeerHandshake) ||
+         engine::equals_ignore_case(argv[0], cluster::kPeerChallenge))) {
+      peer_handshake(*origin.conn, argv, writer);
+      return Outcome::kDone;
+    }
+    refuse(origin, error, writer, nullptr);
+    return Outcome::kDone;
+  }
+  if (!origin.is_client()) return run(origin, *spec, argv, writer);
+  // As Redis, unknown commands and wrong arities are reported before NOAUTH.
+  if (!origin.conn->authenticated() && !config_.security.requirepass.empty() &&
+      (spec->flags & engine::kNoAuth) == 0) {
+    refuse(origin, protocol::err::kNoAuth, writer, spec);
+    return Outcome::kDone;
+  }
+  // A renamed command goes on under its table name: relayed, queued in MULTI or blocked, it is
+  // resolved again without the client's names.
+  if (std::string_view original = engine::original_command_name(argv[0]); !original.empty()) {
+    std::vector<std::string_view> renamed(argv.begin(), argv.end());
+    renamed[0] = original;
+    return run(origin, *spec, renamed, writer);
+  }
+  return run(origin, *spec, argv, writer);
+}
+
+Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
+                    std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
+  Connection* conn = origin.conn;
+  if (origin.is_request()) conn->set_last_command(&spec);
+  if (origin.is_client()) {
+    if (answer_in_pubsub_context(*conn, spec, argv, writer)) return Outcome::kDone;
+    if (cluster_ && transaction_in_cluster(*conn, spec, argv, writer)) return Outcome::kDone;
+  }
+  if (origin.is_request() && queue_in_transaction(*conn, spec, argv, writer)) {
+    return Outcome::kDone;
+  }
+  if (origin.is_client() && cluster_ && relay(*conn, spec, argv, writer)) return Outcome::kDone;
+  store_.set_now(unix_ms());
+  if (origin.checks_memory() && refused_for_memory(spec, conn, writer)) return Outcome::kDone;
+
+  engine::BlockRequest block;
+  engine::CommandContext ctx{
+      argv, writer,  store_, conn, this, &spec, origin.can_block() ? &block : nullptr,
+      this, &pubsub_};
+  ctx.timed_out = origin.timed_out;
+  call(spec, ctx, origin.records());
+  if (block.active) {
+    // A client served again that still finds nothing keeps its place in the queue.
+    if (origin.kind != Origin::Kind::kBlockedRetry) block_client(*conn, argv, std::move(block));
+    return Outcome::kWaiting;
+  }
+  if (origin.serves_blocked() && !ready_keys_.empty()) serve_ready_keys();
+  return Outcome::kDone;
+}
+
+bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
+                   std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
+  cluster::Route route = cluster_->router().route(spec, argv);
+  if (route.kind == cluster::RouteKind::kLocal) return false;
+  Connection::ReplySlot slot = conn.reserve_reply();
+  store_.set_now(unix_ms());
+  // A blocking command blocks its client here too: later requests wait for its answer, as they
+  // would on the node that holds the key.
+  const bool blocking = (spec.flags & engine::kBlocking) != 0;
+  if (blocking) conn.block();
+  cluster_->execute(route, spec, argv, conn.id(), writer.version(),
+                    [this, slot, blocking](std::string_view reply) {
+                      if (is_error(reply)) stats_.total_error_replies++;
+                      slot.fill(reply, blocking);
+                    });
+  return true;
+}
+
+void Server::call(const engine::CommandSpec& spec, engine::CommandContext& ctx, bool records) {
+  if (!records || !aof_.wants_records()) {
+    spec.handler(ctx);
+    return;
+  }
+  engine::Propagation propagation;
+  ctx.propagation = &propagation;
+  const uint64_t changes = changes_;
+  spec.handler(ctx);
+  ctx.propagation = nullptr;
+  if (changes_ == changes) return;
+  if (!propagation.replaced()) {
+    aof_.feed(ctx.argv);
+    return;
+  }
+  for (const std::vector<std::string>& command : propagation.commands()) aof_.feed(command);
+}
+
+void Server::refuse(const Origin& origin, std::string_view error, protocol::ReplyWriter& writer,
+                    const engine::CommandSpec* spec) {
+  static const engine::CommandSpec* const kExec = engine::find_command("exec");
+  stats_.total_error_replies++;
+  Connection* conn = origin.is_request() ? origin.conn : nullptr;
+  if (conn != nullptr && spec == kExec) {
+    // As Redis: a refused EXEC discards the transaction and says why.
+    conn->transaction().end();
+    unwatch_all(*conn);
+    writer.error(std::string(protocol::err::kExecAbortBecause) + std::string(error));
+    return;
+  }
+  writer.error(error);
+  if (conn != nullptr) transaction_refused(*conn);
+}
+
+void Server::peer_handshake(Connection& conn, std::span<const std::string_view> argv,
+                            protocol::ReplyWriter& writer) {
+  const bool may_run = conn.authenticated() || config_.security.requirepass.empty();
+  cluster::PeerVerdict verdict = engine::equals_ignore_case(argv[0], cluster::kPeerChallenge)
+                                     ? cluster_->challenge_peer(conn.id(), argv.subspan(1))
+                                     : cluster_->accept_peer(conn.id(), argv.subspan(1), may_run);
+  writer.raw(verdict.reply);
+  if (verdict.outcome == cluster::PeerVerdict::kChallenged) return;
+  if (verdict.outcome == cluster::PeerVerdict::kAccepted) {
+    // From now on everything on this link runs here (and is never routed again).
+    conn.set_peer(true);
+    conn.set_authenticated(true);
+    return;
+  }
+  // Requests a refused peer pipelined behind its handshake must not run as a client's.
+  stats_.total_error_replies++;
+  conn.close_after_reply();
+}
+
+bool Server::answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,
+                                      std::span<const std::string_view> argv,
+                                      protocol::ReplyWriter& writer) {
+  // RESP3 carries messages as pushes, so a RESP3 subscriber may run anything.
+  if (conn.resp() != protocol::RespVersion::kResp2 || pubsub_.subscription_count(conn.id()) == 0) {
+    return false;
+  }
+  if (spec.flags & engine::kSubscribedOk) {
+    if (spec.name != "ping") return false;
+    engine::CommandContext ctx{argv, writer, store_, &conn, this, &spec};
+    engine::cmd_ping_subscribed(ctx);
+    return true;
+  }
+  writer.error(
+      "ERR Can't execute '" + engine::command_fullname(spec) +
+      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
+      "context");
+  stats_.total_error_replies++;
+  return true;
+}
+
+}  // namespace ringkv::server

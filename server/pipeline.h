@@ -1,0 +1,65 @@
+// The origin of a command. Every command, wherever it comes from, runs through one pipeline
+// (Server::run, pipeline.cpp):
+//
+//   resolve (client names or table names) → authentication → subscribed-mode rules →
+//   transaction (cluster pinning, MULTI queueing) → routing (relay, split, fan-out) →
+//   memory limit → handler (blocking, key events, append-only record) → blocked clients served
+//
+// What differs by origin is which of these steps apply, decided here and nowhere else.
+#pragma once
+
+#include <cstdint>
+
+namespace ringkv::server {
+
+class Connection;
+
+struct Origin {
+  enum class Kind : uint8_t {
+    kClient,        // a request from a client connection
+    kPeer,          // a frame relayed by a peer: runs here, never routed again
+    kPart,          // this node's part of a command split or fanned out for a client here
+    kBlockedRetry,  // a blocked client's command, run again (its keys were written, or it timed
+                    // out)
+    kTransaction,   // a command queued in MULTI, run by EXEC
+    kReplay,        // a record of the append-only file being loaded
+  };
+
+  Kind kind;
+  Connection* conn = nullptr;  // the client the command runs for; null for kPart and kReplay
+  bool timed_out = false;      // kBlockedRetry: the wait is over, answer as timed out
+
+  static Origin client(Connection& c) { return {Kind::kClient, &c}; }
+  static Origin peer(Connection& c) { return {Kind::kPeer, &c}; }
+  static Origin part() { return {Kind::kPart}; }
+  static Origin blocked_retry(Connection& c, bool timed_out) {
+    return {Kind::kBlockedRetry, &c, timed_out};
+  }
+  static Origin transaction(Connection& c) { return {Kind::kTransaction, &c}; }
+  static Origin replay() { return {Kind::kReplay}; }
+
+  // The command name is looked up as clients call it (rename-command applies).
+  bool uses_client_names() const { return kind == Kind::kClient; }
+  // NOAUTH, subscribed-mode rules, cluster transactions and routing: a client's request only.
+  bool is_client() const { return kind == Kind::kClient; }
+  // A request read from a connection: it may be queued by MULTI and is the client's last command.
+  bool is_request() const { return kind == Kind::kClient || kind == Kind::kPeer; }
+  // maxmemory is enforced before commands that arrive from outside; a transaction's commands
+  // were checked at EXEC, a blocked client's when it first ran, and replay restores what was.
+  bool checks_memory() const {
+    return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kPart;
+  }
+  // A blocking command that finds nothing may wait (else it answers as timed out).
+  bool can_block() const {
+    return conn != nullptr && (is_request() || (kind == Kind::kBlockedRetry && !timed_out));
+  }
+  // A change is recorded in the append-only file (replay is reading it).
+  bool records() const { return kind != Kind::kReplay; }
+  // Clients blocked on keys this command wrote are served right after it. Not in the middle of
+  // EXEC (they are served after it, as Redis does), nor from inside that serving or replay.
+  bool serves_blocked() const {
+    return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kPart;
+  }
+};
+
+}  // namespace ringkv::server
