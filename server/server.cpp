@@ -124,12 +124,12 @@ void Server::on_connection(uv_stream_t* listener, int status) {
     spdlog::warn("accept failed: {}", uv_strerror(status));
     return;
   }
-  auto* conn = new Connection(*self, self->next_client_id_++);
+  auto* conn = new Connection(*self, self->clients_.next_id());
   if (uv_accept(listener, conn->stream()) != 0) {
     conn->close();
     return;
   }
-  self->clients_.emplace(conn->id(), conn);
+  self->clients_.add(conn);
   self->stats_.total_connections_received++;
   if (!conn->start()) return;
   if (self->clients_.size() > static_cast<size_t>(self->config_.server.maxclients)) {
@@ -153,33 +153,13 @@ bool Server::protected_from(const Connection& conn) const {
 }
 
 void Server::on_connection_closed(Connection* conn) {
-  clients_.erase(conn->id());
+  clients_.remove(conn);
   blocked_.remove(conn->id());
   unwatch_all(*conn);
   pubsub_.remove_client(conn->id());
   if (cluster_) cluster_->client_closed(conn->id());
   if (conn->flush_scheduled()) std::erase(dirty_, conn);
   maybe_finish_shutdown();
-}
-
-void Server::deliver(uint64_t client, const std::string* pattern, std::string_view channel,
-                     std::string_view message) {
-  auto it = clients_.find(client);
-  if (it == clients_.end() || it->second->closing()) return;
-  Connection& conn = *it->second;
-  protocol::ReplyWriter w(conn.reply_writer().buffer(), conn.resp());
-  if (pattern == nullptr) {
-    w.push(3);
-    w.bulk("message");
-  } else {
-    w.push(4);
-    w.bulk("pmessage");
-    w.bulk(*pattern);
-  }
-  w.bulk(channel);
-  w.bulk(message);
-  conn.output_added();
-  conn.enforce_output_limits();
 }
 
 void Server::key_dropped(std::string_view key) {
@@ -239,13 +219,13 @@ void Server::serve_ready_keys() {
     keys.swap(ready_keys_);
     for (const std::string& key : keys) {
       for (uint64_t id : blocked_.waiters(key)) {
-        auto it = clients_.find(id);
-        if (it == clients_.end()) {
+        Connection* conn = clients_.find(id);
+        if (conn == nullptr) {
           blocked_.remove(id);
           continue;
         }
         // The first client that cannot be served means the key has nothing left.
-        if (!rerun_blocked(*it->second, false)) break;
+        if (!rerun_blocked(*conn, false)) break;
       }
     }
   }
@@ -280,17 +260,23 @@ void Server::arm_block_timer() {
       [](uv_timer_t* t) {
         auto* self = static_cast<Server*>(t->data);
         for (uint64_t id : self->blocked_.expired(uv_now(self->loop_))) {
-          auto it = self->clients_.find(id);
-          if (it == self->clients_.end()) {
+          Connection* conn = self->clients_.find(id);
+          if (conn == nullptr) {
             self->blocked_.remove(id);
           } else {
-            self->rerun_blocked(*it->second, true);
+            self->rerun_blocked(*conn, true);
           }
         }
         if (!self->ready_keys_.empty()) self->serve_ready_keys();
         self->arm_block_timer();
       },
       next > now ? next - now : 0, 0);
+}
+
+std::string Server::client_list(std::span<const uint64_t> ids) { return clients_.list(ids); }
+
+size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
+  return clients_.kill(filter);
 }
 
 std::string Server::cluster_info() { return cluster_ ? cluster_->info_text() : std::string(); }
@@ -316,20 +302,21 @@ void Server::cron() {
 
   if (config_.server.timeout > 0) {
     uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
-    for (auto& [id, conn] : clients_) {
+    // Closing takes effect in the close callback, so the registry does not change meanwhile.
+    clients_.for_each([&](Connection& conn) {
       // As Redis, the idle timeout spares clients that wait by design: relay links from peers
       // (like replication links), clients blocked in a command (they have their own timeout)
       // and subscribers.
-      if (conn->closing() || conn->is_peer() || conn->blocked() ||
-          pubsub_.subscription_count(id) > 0) {
-        continue;
+      if (conn.closing() || conn.is_peer() || conn.blocked() ||
+          pubsub_.subscription_count(conn.id()) > 0) {
+        return;
       }
-      if (now - conn->last_interaction_ms() > limit_ms) {
-        spdlog::warn("closing idle client id={} addr={} after {} s", id, conn->peer_address(),
+      if (now - conn.last_interaction_ms() > limit_ms) {
+        spdlog::warn("closing idle client id={} addr={} after {} s", conn.id(), conn.peer_address(),
                      config_.server.timeout);
-        conn->close();
+        conn.close();
       }
-    }
+    });
   }
 
   if (now - last_ops_sample_ms_ >= 1000) {
@@ -360,14 +347,14 @@ void Server::begin_shutdown() {
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
   if (cluster_) cluster_->stop();
   aof_.shutdown(uv_now(loop_));
-  for (auto& [id, conn] : clients_) conn->close_when_flushed();
+  clients_.for_each([](Connection& conn) { conn.close_when_flushed(); });
   // Clients that do not take their last replies are closed after a grace period.
   uv_timer_stop(&cron_timer_);
   uv_timer_start(
       &cron_timer_,
       [](uv_timer_t* t) {
         auto* s = static_cast<Server*>(t->data);
-        for (auto& [id, conn] : s->clients_) conn->close();
+        s->clients_.for_each([](Connection& conn) { conn.close(); });
         uv_close(reinterpret_cast<uv_handle_t*>(t), nullptr);
       },
       kShutdownGraceMs, 0);
@@ -383,51 +370,6 @@ void Server::maybe_finish_shutdown() {
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&cron_timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&cron_timer_), nullptr);
   }
-}
-
-std::string Server::client_list(std::span<const uint64_t> ids) {
-  std::string out;
-  auto add = [&](const Connection* c) {
-    out += c->info_line();
-    out += '\n';
-  };
-  if (ids.empty()) {
-    // Oldest first, as Redis lists them.
-    std::vector<const Connection*> all;
-    all.reserve(clients_.size());
-    for (auto& [id, c] : clients_) {
-      if (!c->closing()) all.push_back(c);
-    }
-    std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
-    for (auto* c : all) add(c);
-  } else {
-    for (uint64_t id : ids) {
-      auto it = clients_.find(id);
-      if (it != clients_.end() && !it->second->closing()) add(it->second);
-    }
-  }
-  return out;
-}
-
-size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
-  std::vector<Connection*> victims;
-  for (auto& [id, c] : clients_) {
-    if (c->closing()) continue;
-    if (filter.skipme && id == filter.self_id) continue;
-    if (filter.id && *filter.id != id) continue;
-    if (!filter.addr.empty() && c->peer_address() != filter.addr) continue;
-    if (!filter.laddr.empty() && c->local_address() != filter.laddr) continue;
-    victims.push_back(c);
-  }
-  for (Connection* c : victims) {
-    // A client that kills itself still gets its reply.
-    if (c->id() == filter.self_id) {
-      c->close_after_reply();
-    } else {
-      c->close();
-    }
-  }
-  return victims.size();
 }
 
 void Server::config_get(std::string_view pattern,
@@ -461,7 +403,7 @@ std::string Server::config_set(
 void Server::apply_runtime_config() {
   spdlog::set_level(spdlog::level::from_str(config_.log.level));
   apply_memory_config();
-  for (auto& [id, conn] : clients_) conn->apply_limits();
+  clients_.for_each([](Connection& conn) { conn.apply_limits(); });
 }
 
 void Server::apply_memory_config() {

@@ -20,6 +20,7 @@
 #include "persistence/aof.h"
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
+#include "server/client_registry.h"
 #include "server/pipeline.h"
 #include "server/pubsub.h"
 #include "server/string_map.h"
@@ -43,7 +44,7 @@ struct ServerStats {
 // What became of a command: answered (or handed to a peer, or queued), or waiting for its keys.
 enum class Outcome { kDone, kWaiting };
 
-class Server final : public engine::ServerControl, public engine::KeyEvents, public PubSubSink {
+class Server final : public engine::ServerControl, public engine::KeyEvents {
  public:
   explicit Server(conf::Config config);
   ~Server() override;
@@ -122,12 +123,6 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   void unwatch_all(Connection& conn);
   // Makes the transactions watching `key` fail.
   void invalidate_watchers(std::string_view key);
-
-  // PubSubSink: writes the message into the subscriber's output (as a RESP2 array or a RESP3
-  // push), flushed once at the end of this loop iteration; disconnects a subscriber whose
-  // unsent output is over the pub/sub output buffer limits.
-  void deliver(uint64_t client, const std::string* pattern, std::string_view channel,
-               std::string_view message) override;
 
  private:
   static void on_connection(uv_stream_t* listener, int status);
@@ -214,11 +209,10 @@ class Server final : public engine::ServerControl, public engine::KeyEvents, pub
   BlockedClients blocked_;
   // WATCHed keys → the clients watching them.
   StringMap<std::vector<uint64_t>> watchers_;
-  PubSubRegistry pubsub_{*this};
+  ClientRegistry clients_;
+  PubSubRegistry pubsub_{clients_};
   std::vector<std::string> ready_keys_;  // keys written since blocked clients were last served
   uv_timer_t block_timer_;
-  std::unordered_map<uint64_t, Connection*> clients_;
-  uint64_t next_client_id_ = 1;
   ServerStats stats_;
   int64_t start_unix_;
   uint64_t start_ms_;

@@ -220,8 +220,7 @@ void Server::invalidate_watchers(std::string_view key) {
   auto it = watchers_.find(key);
   if (it == watchers_.end()) return;
   for (uint64_t id : it->second) {
-    auto c = clients_.find(id);
-    if (c != clients_.end()) c->second->transaction().watched_changed = true;
+    if (Connection* c = clients_.find(id)) c->transaction().watched_changed = true;
   }
 }
 
@@ -230,8 +229,7 @@ void Server::keyspace_flushing() {
   for (const auto& [key, ids] : watchers_) {
     if (store_.peek(key) == nullptr) continue;
     for (uint64_t id : ids) {
-      auto c = clients_.find(id);
-      if (c != clients_.end()) c->second->transaction().watched_changed = true;
+      if (Connection* c = clients_.find(id)) c->transaction().watched_changed = true;
     }
   }
 }
