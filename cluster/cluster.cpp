@@ -51,8 +51,11 @@ Cluster::Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, LocalExec
   peers_.resize(ring_.size());
   for (size_t i = 0; i < ring_.size(); ++i) {
     if (i == self_full_) continue;
-    peers_[i] = std::make_unique<PeerState>();
-    peers_[i]->address = ring_.nodes()[i].address;
+    peers_[i] = std::make_unique<PeerState>(
+        ring_.nodes()[i].address, static_cast<size_t>(std::max<int64_t>(1, options_.pool_size)),
+        LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
+                    static_cast<uint64_t>(options_.request_timeout_ms)},
+        [this](PeerState& peer, LinkOptions o) { return make_link(peer, o); });
   }
   rebuild_routing();
 }
@@ -81,11 +84,7 @@ void Cluster::start() {
   uv_check_start(&flush_check_, [](uv_check_t* h) {
     auto* self = static_cast<Cluster*>(h->data);
     for (auto& p : self->peers_) {
-      if (!p) continue;
-      for (auto& l : p->links) {
-        if (l && l->needs_flush()) l->flush();
-      }
-      if (p->health && p->health->needs_flush()) p->health->flush();
+      if (p) p->pool.flush();
     }
     for (auto& [id, slot] : self->blocking_links_) {
       if (slot.second->needs_flush()) slot.second->flush();
@@ -105,11 +104,7 @@ void Cluster::start() {
         auto* self = static_cast<Cluster*>(t->data);
         uint64_t now = uv_now(self->loop_);
         for (auto& p : self->peers_) {
-          if (!p) continue;
-          for (auto& l : p->links) {
-            if (l) l->check_timeouts(now);
-          }
-          if (p->health) p->health->check_timeouts(now);
+          if (p) p->pool.check_timeouts(now);
         }
       },
       kTimeoutCheckMs, kTimeoutCheckMs);
@@ -132,27 +127,24 @@ void Cluster::check_health() {
       peer.ping_seq++;
       ping_failed(peer, "timeout");
     }
-    if (!peer.health) {
-      // A down peer is probed again at least once an interval.
-      uint64_t interval = static_cast<uint64_t>(options_.health_interval_ms);
-      peer.health = make_link(
-          peer, LinkOptions{std::min<uint64_t>(interval,
-                                               static_cast<uint64_t>(options_.connect_timeout_ms)),
-                            interval, interval});
-    }
+    // A down peer is probed again at least once an interval.
+    const uint64_t interval = static_cast<uint64_t>(options_.health_interval_ms);
+    PeerLink& health = peer.pool.health(LinkOptions{
+        std::min<uint64_t>(interval, static_cast<uint64_t>(options_.connect_timeout_ms)), interval,
+        interval});
     peer.ping_in_flight = true;
     const uint64_t seq = ++peer.ping_seq;
-    peer.health->send("*1\r\n$4\r\nPING\r\n",
-                      [this, i, seq](std::string_view reply, const LinkError* error) {
-                        PeerState& p = *peers_[i];
-                        if (p.ping_seq != seq) return;
-                        p.ping_in_flight = false;
-                        if (error == nullptr && reply == "+PONG\r\n") {
-                          ping_succeeded(p);
-                        } else {
-                          ping_failed(p, error ? error->reason() : "unexpected reply to PING");
-                        }
-                      });
+    health.send("*1\r\n$4\r\nPING\r\n",
+                [this, i, seq](std::string_view reply, const LinkError* error) {
+                  PeerState& p = *peers_[i];
+                  if (p.ping_seq != seq) return;
+                  p.ping_in_flight = false;
+                  if (error == nullptr && reply == "+PONG\r\n") {
+                    ping_succeeded(p);
+                  } else {
+                    ping_failed(p, error ? error->reason() : "unexpected reply to PING");
+                  }
+                });
   }
 }
 
@@ -163,9 +155,7 @@ void Cluster::ping_succeeded(PeerState& peer) {
   peer.up = true;
   spdlog::warn("peer {} is up again", peer.address);
   // Relay links waiting out a reconnect delay from while it was down may connect right away.
-  for (auto& l : peer.links) {
-    if (l) l->reset_backoff();
-  }
+  peer.pool.reset_backoff();
   if (options_.on_peer_down == conf::kPeerDownEject) {
     rebuild_routing();
     spdlog::warn("peer {} is back on the ring; its keys go to it again", peer.address);
@@ -198,27 +188,8 @@ void Cluster::stop() {
   uv_close(reinterpret_cast<uv_handle_t*>(&timeout_timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&health_timer_), nullptr);
   for (auto& p : peers_) {
-    if (!p) continue;
-    if (p->health) p->health->close(LinkErrorKind::kShutdown);
-    p->health.reset();
-    // Requests still waiting get an answer, so their clients can be flushed and closed.
-    for (auto& l : p->links) {
-      if (l) l->close(LinkErrorKind::kShutdown);
-    }
-    p->links.clear();
+    if (p) p->pool.close(LinkErrorKind::kShutdown);
   }
-}
-
-PeerLink& Cluster::link_for(size_t node, uint64_t client_id) {
-  PeerState& peer = *peers_[node];
-  size_t pool = static_cast<size_t>(std::max<int64_t>(1, options_.pool_size));
-  if (peer.links.empty()) peer.links.resize(pool);
-  auto& link = peer.links[client_id % pool];
-  if (!link) {
-    link = make_link(peer, LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
-                                       static_cast<uint64_t>(options_.request_timeout_ms)});
-  }
-  return *link;
 }
 
 bool Cluster::ring_mismatch(const PeerState& peer) {
@@ -260,7 +231,7 @@ void Cluster::send_to(size_t node, const engine::CommandSpec& spec,
     cb({}, &*why);
     return;
   }
-  PeerLink& link = link_for(full, client_id);
+  PeerLink& link = peers_[full]->pool.link_for(client_id);
   append_command(link.frame_buffer(), argv, resp == protocol::RespVersion::kResp3);
   relayed_++;
   link.commit([this, cb = std::move(cb)](std::string_view reply, const LinkError* error) {

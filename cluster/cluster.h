@@ -130,8 +130,6 @@ class Cluster {
     std::string acceptor_nonce;
   };
 
-  // The link of the pool of peer `node` (an index in ring_) that carries this client's requests.
-  PeerLink& link_for(size_t node, uint64_t client_id);
   std::unique_ptr<PeerLink> make_link(PeerState& peer, LinkOptions options);
   // Recomputes routing_ from ring_ without the peers ejected for being down.
   void rebuild_routing();
@@ -154,8 +152,6 @@ class Cluster {
   std::optional<LinkError> unavailable_error(const PeerState& peer) const;
   // Whether a link with the peer was refused because the two rings differ.
   static bool ring_mismatch(const PeerState& peer);
-  // "connected", "connecting", "idle" or "broken:<reason>" for the peer's relay links.
-  std::string link_state(const PeerState& p) const;
   // state=up|down,last-seen-ms=N,failures=N,times-down=N[,ejected=yes|no]
   std::string health_fields(const PeerState& p) const;
   // Sends argv (or, with `groups`, argv[0] plus those key groups) to `node` (an index in

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 
 #include "cluster/cluster.h"
 #include "cluster/peer_link.h"
+#include "cluster/peer_pool.h"
 
 namespace ringkv::cluster {
 
@@ -36,10 +38,17 @@ inline std::string printable(std::string_view text, size_t max = 64, char space 
 }
 
 struct Cluster::PeerState {
+  // `make_link` opens a link to this peer with the given options.
+  PeerState(std::string addr, size_t pool_size, LinkOptions relay,
+            const std::function<std::unique_ptr<PeerLink>(PeerState&, LinkOptions)>& make_link)
+      : address(std::move(addr)),
+        pool(pool_size, relay, [this, make_link](LinkOptions o) { return make_link(*this, o); }) {}
+  PeerState(const PeerState&) = delete;
+  PeerState& operator=(const PeerState&) = delete;
+
   std::string address;
-  std::vector<std::unique_ptr<PeerLink>> links;  // the pool, opened on first use
-  std::unique_ptr<PeerLink> health;              // pings only, so load never delays them
-  std::string fingerprint;                       // the peer's, from its handshake reply
+  PeerPool pool;
+  std::string fingerprint;  // the peer's, from its handshake reply
   // Why the peer refuses the links this node opens ("" while it accepts them): its keys fail at
   // once with that reason rather than being relayed.
   std::string refused_by_peer;

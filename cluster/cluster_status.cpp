@@ -9,22 +9,6 @@
 
 namespace ringkv::cluster {
 
-std::string Cluster::link_state(const PeerState& p) const {
-  std::string state = "idle";
-  for (const auto& l : p.links) {
-    if (!l) continue;
-    if (l->state() == PeerLink::State::kReady) return "connected";
-    if (l->state() == PeerLink::State::kBackoff) state = "broken:" + l->last_error().reason();
-    const bool opening =
-        l->state() == PeerLink::State::kConnecting || l->state() == PeerLink::State::kHandshaking;
-    if (opening && state == "idle") state = "connecting";
-  }
-  for (char& c : state) {
-    if (c == ' ') c = '_';
-  }
-  return state;
-}
-
 std::string Cluster::health_fields(const PeerState& p) const {
   std::string out = "state=";
   out += p.up ? "up" : "down";
@@ -43,7 +27,7 @@ std::string Cluster::info_text() const {
   size_t linked = 0, mismatched = 0, refused = 0, down = 0;
   for (const auto& p : peers_) {
     if (!p) continue;
-    if (link_state(*p) == "connected") linked++;
+    if (p->pool.state() == "connected") linked++;
     if (ring_mismatch(*p)) mismatched++;
     if (!p->refused_by_peer.empty() || !p->refused_here.empty()) refused++;
     if (!p->up) down++;
@@ -83,7 +67,7 @@ std::string Cluster::nodes_text(size_t self_keys) const {
     } else {
       const PeerState& p = *peers_[i];
       out += p.up ? " peer up " : " peer down ";
-      out += link_state(p);
+      out += p.pool.state();
       if (ring_mismatch(p)) out += " ring-mismatch";
       if (!p.refused_by_peer.empty()) {
         out += " refused-by-peer:" + printable(p.refused_by_peer, 200, '_');
@@ -111,15 +95,10 @@ std::string Cluster::info_section() const {
   out += "fanout_requests:" + std::to_string(fanout_) + "\r\n";
   for (const auto& p : peers_) {
     if (!p) continue;
-    uint64_t req = 0, err = 0, inflight = 0;
-    for (const auto& l : p->links) {
-      if (!l) continue;
-      req += l->stats().requests;
-      err += l->stats().errors;
-      inflight += l->in_flight();
-    }
-    out += "peer:" + p->address + "," + health_fields(*p) + ",requests=" + std::to_string(req) +
-           ",errors=" + std::to_string(err) + ",in_flight=" + std::to_string(inflight) + "\r\n";
+    const PoolTotals t = p->pool.totals();
+    out += "peer:" + p->address + "," + health_fields(*p) +
+           ",requests=" + std::to_string(t.requests) + ",errors=" + std::to_string(t.errors) +
+           ",in_flight=" + std::to_string(t.in_flight) + "\r\n";
   }
   return out;
 }

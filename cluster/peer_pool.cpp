@@ -1,0 +1,75 @@
+// PeerPool: the relay links and the health link to one peer.
+#include "cluster/peer_pool.h"
+
+namespace ringkv::cluster {
+
+PeerLink& PeerPool::link_for(uint64_t client_id) {
+  if (links_.empty()) links_.resize(size_);
+  auto& link = links_[client_id % size_];
+  if (!link) link = make_link_(relay_);
+  return *link;
+}
+
+PeerLink& PeerPool::health(LinkOptions options) {
+  if (!health_) health_ = make_link_(options);
+  return *health_;
+}
+
+void PeerPool::flush() {
+  for (auto& l : links_) {
+    if (l && l->needs_flush()) l->flush();
+  }
+  if (health_ && health_->needs_flush()) health_->flush();
+}
+
+void PeerPool::check_timeouts(uint64_t now_ms) {
+  for (auto& l : links_) {
+    if (l) l->check_timeouts(now_ms);
+  }
+  if (health_) health_->check_timeouts(now_ms);
+}
+
+void PeerPool::reset_backoff() {
+  for (auto& l : links_) {
+    if (l) l->reset_backoff();
+  }
+}
+
+void PeerPool::close(LinkErrorKind kind) {
+  if (health_) health_->close(kind);
+  health_.reset();
+  // Requests still waiting get an answer, so their clients can be flushed and closed.
+  for (auto& l : links_) {
+    if (l) l->close(kind);
+  }
+  links_.clear();
+}
+
+std::string PeerPool::state() const {
+  std::string state = "idle";
+  for (const auto& l : links_) {
+    if (!l) continue;
+    if (l->state() == PeerLink::State::kReady) return "connected";
+    if (l->state() == PeerLink::State::kBackoff) state = "broken:" + l->last_error().reason();
+    const bool opening =
+        l->state() == PeerLink::State::kConnecting || l->state() == PeerLink::State::kHandshaking;
+    if (opening && state == "idle") state = "connecting";
+  }
+  for (char& c : state) {
+    if (c == ' ') c = '_';
+  }
+  return state;
+}
+
+PoolTotals PeerPool::totals() const {
+  PoolTotals t;
+  for (const auto& l : links_) {
+    if (!l) continue;
+    t.requests += l->stats().requests;
+    t.errors += l->stats().errors;
+    t.in_flight += l->in_flight();
+  }
+  return t;
+}
+
+}  // namespace ringkv::cluster
