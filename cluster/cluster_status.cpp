@@ -93,10 +93,13 @@ std::string Cluster::info_section() const {
   out += "relay_errors:" + std::to_string(relay_errors_) + "\r\n";
   out += "split_requests:" + std::to_string(split_) + "\r\n";
   out += "fanout_requests:" + std::to_string(fanout_) + "\r\n";
+  // One line per peer in the shape of Redis's "slave0:ip=...,port=..." lines, so INFO parsers
+  // (redis-py's info(), exporters) read it as a map.
+  size_t n = 0;
   for (const auto& p : peers_) {
     if (!p) continue;
     const PoolTotals t = p->pool.totals();
-    out += "peer:" + p->address + "," + health_fields(*p) +
+    out += "peer" + std::to_string(n++) + ":addr=" + p->address + "," + health_fields(*p) +
            ",requests=" + std::to_string(t.requests) + ",errors=" + std::to_string(t.errors) +
            ",in_flight=" + std::to_string(t.in_flight) + "\r\n";
   }

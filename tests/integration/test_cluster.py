@@ -240,6 +240,26 @@ def check_pipelines(report, cluster):
                      if bad else "")
         report.equal(len(replies), len(requests), "node %d answered all 5000" % (n + 1))
     check_redis_py_pipelines(report, cluster, names, split_pairs)
+    check_redis_py_info(report, cluster)
+
+
+def check_redis_py_info(report, cluster):
+    """redis-py parses every INFO line of a cluster node (it splits "name:k=v,k=v" values into
+    maps), and the per-peer lines read as maps of their fields."""
+    r = redis.Redis(port=cluster.ports[0])
+    try:
+        info = r.info("all")
+        report.check("redis_version" in info and "cluster_enabled" in info,
+                     "redis-py info('all') on a cluster node parses", repr(sorted(info)[:20]))
+        peers = sorted(v["addr"] for k, v in info.items()
+                       if re.fullmatch(r"peer\d+", k) and isinstance(v, dict))
+        report.equal(peers, sorted("127.0.0.1:%d" % p for p in cluster.ports[1:]),
+                     "redis-py reads each INFO cluster peer line as a map with its address")
+        report.check("redis_version" in r.info(), "redis-py info() on a cluster node parses")
+    except (ValueError, redis.RedisError) as e:
+        report.check(False, "redis-py info() on a cluster node raised %r" % e)
+    finally:
+        r.close()
 
 
 def check_redis_py_pipelines(report, cluster, names, split_pairs):
@@ -566,7 +586,7 @@ def check_info(report, cluster, hash_name):
                      before, after.get("relayed_requests")))
     with harness.RespClient(ports[0]) as c:
         text = harness.parse_reply(c.call("INFO", "cluster")).decode()
-    peer_lines = re.findall(r"^peer:([^,\r]+),(?:.*,)?requests=(\d+)[,\r]", text, re.M)
+    peer_lines = re.findall(r"^peer\d+:addr=([^,\r]+),(?:.*,)?requests=(\d+)[,\r]", text, re.M)
     report.equal(sorted(p[0] for p in peer_lines), sorted(addrs[1:]),
                  "INFO cluster has a peer line for each of node 1's peers")
     to_node2 = [int(p[1]) for p in peer_lines if p[0] == addrs[1]]

@@ -303,7 +303,7 @@ def check_kill_under_load(report, cluster, owner, keys):
                   info.get("cluster_peers_down"), info.get("cluster_on_peer_down"),
                   info.get("cluster_routing_members")), ("degraded", "1", "1", "fail", "3"),
                  "kill: CLUSTER INFO state, peers up/down, on-peer-down, routing members")
-    report.check(re.search(r"^peer:%s,state=down,.*times-down=1," % re.escape(dead), section,
+    report.check(re.search(r"^peer\d+:addr=%s,state=down,.*times-down=1," % re.escape(dead), section,
                            re.M) is not None, "kill: INFO cluster shows the peer down", section)
 
     during = load.between(t_kill, t_restart)
