@@ -3,7 +3,9 @@
 // the Redis-style error text clients see in one place, text().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -30,28 +32,21 @@ struct LinkError {
   // The reason as logs, CLUSTER NODES and the error text give it: "connection refused",
   // "timeout", "down", "link refused (...)"...
   std::string reason() const {
-    switch (kind) {
-      case LinkErrorKind::kClosed:
-        return "connection closed";
-      case LinkErrorKind::kTimeout:
-        return "timeout";
-      case LinkErrorKind::kConnectTimeout:
-        return "connect timeout";
-      case LinkErrorKind::kHandshakeTimeout:
-        return "handshake timeout";
-      case LinkErrorKind::kDown:
-        return "down";
-      case LinkErrorKind::kShutdown:
-        return "node shutting down";
-      case LinkErrorKind::kAbandoned:
-        return "client closed";
-      case LinkErrorKind::kRefused:
-        return "link refused (" + detail + ")";
-      case LinkErrorKind::kUnreachable:
-      case LinkErrorKind::kProtocol:
-        break;
-    }
-    return detail;
+    // By kind, in the enum's order; empty where the detail is the reason.
+    static constexpr std::string_view kReasons[] = {"",
+                                                    "connection closed",
+                                                    "timeout",
+                                                    "connect timeout",
+                                                    "handshake timeout",
+                                                    "",
+                                                    "",
+                                                    "down",
+                                                    "node shutting down",
+                                                    "client closed"};
+    static_assert(std::size(kReasons) == static_cast<size_t>(LinkErrorKind::kAbandoned) + 1);
+    if (kind == LinkErrorKind::kRefused) return "link refused (" + detail + ")";
+    const std::string_view fixed = kReasons[static_cast<size_t>(kind)];
+    return fixed.empty() ? detail : std::string(fixed);
   }
 
   // The error reply text: "ERR peer HOST:PORT unavailable: <reason>".
