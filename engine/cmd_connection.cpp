@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "common/secret.h"
 #include "engine/command.h"
 #include "engine/handlers.h"
-#include "engine/secret.h"
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
 
@@ -88,7 +88,7 @@ ClientType client_type(std::string_view name) {
 bool authenticate(CommandContext& ctx, std::string_view user, std::string_view password) {
   if (user != kDefaultUser) return false;
   std::string_view required = ctx.server->requirepass();
-  if (!required.empty() && !secret_equals(password, required)) return false;
+  if (!required.empty() && !common::secret_equals(password, required)) return false;
   ctx.client->set_authenticated(true);
   return true;
 }

@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include "common/random.h"
 #include "engine/handler_args.h"
 #include "engine/handlers.h"
 #include "engine/hash_type.h"
-#include "engine/random.h"
 #include "engine/scan_args.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
@@ -62,11 +62,12 @@ void hrandfield_with_count(CommandContext& ctx) {
   // RESP3 nests each field with its value; RESP2 flattens them.
   const bool resp3 = ctx.reply.version() == protocol::RespVersion::kResp3;
   ctx.reply.array(with_values && !resp3 ? n * 2 : n);
-  hash_random_fields(*hash, count, next_random, [&](std::string_view f, std::string_view v) {
-    if (with_values && resp3) ctx.reply.array(2);
-    ctx.reply.bulk(f);
-    if (with_values) ctx.reply.bulk(v);
-  });
+  hash_random_fields(*hash, count, common::next_random,
+                     [&](std::string_view f, std::string_view v) {
+                       if (with_values && resp3) ctx.reply.array(2);
+                       ctx.reply.bulk(f);
+                       if (with_values) ctx.reply.bulk(v);
+                     });
 }
 
 }  // namespace
@@ -211,7 +212,7 @@ void cmd_hrandfield(CommandContext& ctx) {
     ctx.reply.null();
     return;
   }
-  ctx.reply.bulk(hash->random_entry(next_random).first);
+  ctx.reply.bulk(hash->random_entry(common::next_random).first);
 }
 
 void cmd_hscan(CommandContext& ctx) {

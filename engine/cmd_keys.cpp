@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/glob.h"
+#include "common/glob.h"
 #include "engine/handlers.h"
 #include "engine/object.h"
 #include "engine/scan_args.h"
@@ -331,7 +331,7 @@ void cmd_keys(CommandContext& ctx) {
   const size_t token = ctx.reply.begin_deferred();
   size_t count = 0;
   ctx.store.for_each([&](const Entry& e) {
-    if (glob_match(pattern, e.key())) {
+    if (common::glob_match(pattern, e.key())) {
       ctx.reply.bulk(e.key());
       ++count;
     }

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "common/glob.h"
 #include "engine/command.h"
 #include "engine/command_docs.h"
-#include "engine/glob.h"
 #include "engine/handlers.h"
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
@@ -352,7 +352,9 @@ void cmd_command_list(CommandContext& ctx) {
     } else if (equals_ignore_case(type, "pattern")) {
       collect_names(
           command_table(),
-          [&](const CommandSpec&, const std::string& name) { return glob_match(arg, name, true); },
+          [&](const CommandSpec&, const std::string& name) {
+            return common::glob_match(arg, name, true);
+          },
           names);
     } else {
       ctx.reply.error(protocol::err::kSyntax);

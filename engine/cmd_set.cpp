@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/random.h"
 #include "engine/handler_args.h"
 #include "engine/handlers.h"
-#include "engine/random.h"
 #include "engine/scan_args.h"
 #include "engine/set_type.h"
 #include "engine/store.h"
@@ -163,7 +163,7 @@ void cmd_spop(CommandContext& ctx) {
       return;
     }
     std::vector<std::string> popped;
-    auto n = set_pop(ctx.store, ctx.argv[1], static_cast<uint64_t>(count), next_random,
+    auto n = set_pop(ctx.store, ctx.argv[1], static_cast<uint64_t>(count), common::next_random,
                      [&](std::string_view m) { popped.emplace_back(m); });
     if (!n) {
       ctx.reply.error(n.error());
@@ -179,7 +179,7 @@ void cmd_spop(CommandContext& ctx) {
   }
   std::string member;
   bool found = false;
-  auto n = set_pop(ctx.store, ctx.argv[1], 1, next_random, [&](std::string_view m) {
+  auto n = set_pop(ctx.store, ctx.argv[1], 1, common::next_random, [&](std::string_view m) {
     member = m;
     found = true;
   });
@@ -205,7 +205,7 @@ void cmd_srandmember(CommandContext& ctx) {
     if (set == nullptr) {
       ctx.reply.null();
     } else {
-      ctx.reply.bulk(set->random_member(next_random));
+      ctx.reply.bulk(set->random_member(common::next_random));
     }
     return;
   }
@@ -220,7 +220,8 @@ void cmd_srandmember(CommandContext& ctx) {
   const uint64_t size = set->size();
   ctx.reply.array(count < 0 ? static_cast<uint64_t>(-count)
                             : std::min<uint64_t>(size, static_cast<uint64_t>(count)));
-  set_random_members(*set, count, next_random, [&](std::string_view m) { ctx.reply.bulk(m); });
+  set_random_members(*set, count, common::next_random,
+                     [&](std::string_view m) { ctx.reply.bulk(m); });
 }
 
 void cmd_smove(CommandContext& ctx) {

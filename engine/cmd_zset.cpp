@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/random.h"
 #include "engine/blocking.h"
 #include "engine/handler_args.h"
 #include "engine/handlers.h"
-#include "engine/random.h"
 #include "engine/scan_args.h"
 #include "engine/store.h"
 #include "engine/string_ops.h"
@@ -425,7 +425,8 @@ void zrandmember_with_count(CommandContext& ctx) {
     // With repetition: -count independent picks.
     const auto n = static_cast<uint64_t>(-count);
     header(n);
-    for (uint64_t i = 0; i < n; ++i) zset->visit_ranks(next_random() % size, 1, false, emit);
+    for (uint64_t i = 0; i < n; ++i)
+      zset->visit_ranks(common::next_random() % size, 1, false, emit);
     return;
   }
   if (static_cast<uint64_t>(count) >= size) {
@@ -438,7 +439,7 @@ void zrandmember_with_count(CommandContext& ctx) {
   std::vector<size_t> ranks(size);
   for (size_t i = 0; i < size; ++i) ranks[i] = i;
   const auto n = static_cast<size_t>(count);
-  for (size_t i = 0; i < n; ++i) std::swap(ranks[i], ranks[i + next_random() % (size - i)]);
+  for (size_t i = 0; i < n; ++i) std::swap(ranks[i], ranks[i + common::next_random() % (size - i)]);
   ranks.resize(n);
   // A listpack answers in its own order, as Redis's lpRandomPairsUnique does.
   if (zset->encoding() == ZSetObject::Encoding::kListpack) std::sort(ranks.begin(), ranks.end());
@@ -597,7 +598,7 @@ void cmd_zrandmember(CommandContext& ctx) {
     ctx.reply.null();
     return;
   }
-  zset->visit_ranks(next_random() % zset->size(), 1, false,
+  zset->visit_ranks(common::next_random() % zset->size(), 1, false,
                     [&](std::string_view m, double) { ctx.reply.bulk(m); });
 }
 

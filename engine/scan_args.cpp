@@ -1,7 +1,8 @@
 // SCAN/HSCAN/SSCAN argument parsing and replies (see scan_args.h).
 #include "engine/scan_args.h"
 
-#include "engine/glob.h"
+#include "common/glob.h"
+#include "common/numbers.h"
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
 
@@ -10,11 +11,11 @@ namespace ringkv::engine {
 namespace err = protocol::err;
 
 bool ScanOptions::matches(std::string_view item) const {
-  return !use_pattern || glob_match(pattern, item);
+  return !use_pattern || common::glob_match(pattern, item);
 }
 
 bool scan_cursor_or_reply(CommandContext& ctx, std::string_view arg, uint64_t& cursor) {
-  if (parse_scan_cursor(arg, cursor)) return true;
+  if (common::parse_scan_cursor(arg, cursor)) return true;
   ctx.reply.error(kInvalidCursor);
   return false;
 }

@@ -29,11 +29,11 @@
 #include <utility>
 #include <vector>
 
+#include "common/background_jobs.h"
+#include "common/random.h"
 #include "engine/access.h"
-#include "engine/background_jobs.h"
 #include "engine/heap.h"
 #include "engine/object.h"
-#include "engine/random.h"
 
 namespace ringkv::engine {
 
@@ -161,8 +161,8 @@ inline uint64_t make_slot(Entry* e, uint64_t hash, bool is_volatile) {
 // One background thread frees memory handed over by stores (FLUSHALL ASYNC, big tables left by
 // a resize), so the event loop never stalls on millions of free() calls. It drains its queue
 // before the process exits.
-BackgroundJobs& reclaimer() {
-  static BackgroundJobs jobs;
+common::BackgroundJobs& reclaimer() {
+  static common::BackgroundJobs jobs;
   return jobs;
 }
 
@@ -262,7 +262,7 @@ struct Store::Impl {
     return bytes;
   }
 
-  uint64_t next_random() { return splitmix64(rng_state); }
+  uint64_t next_random() { return common::splitmix64(rng_state); }
 
   Table make_table(size_t cap) {
     Table t;

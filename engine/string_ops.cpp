@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "conf/size.h"
+#include "common/numbers.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -62,7 +62,7 @@ bool fits_bulk_limit(uint64_t size, uint64_t extra, const BulkLimit& limit) {
 }  // namespace
 
 bool parse_int64(std::string_view s, int64_t& out) {
-  std::optional<int64_t> v = conf::parse_integer(s);
+  std::optional<int64_t> v = common::parse_integer(s);
   if (v) out = *v;
   return v.has_value();
 }
@@ -309,19 +309,6 @@ Result<size_t> str_len(Store& store, std::string_view key) {
   auto e = lookup_string(store, key);
   if (!e) return Error{e.error()};
   return *e == nullptr ? size_t{0} : (*e)->string_value().size();
-}
-
-bool parse_scan_cursor(std::string_view arg, uint64_t& cursor) {
-  const std::string text(arg);  // strtoul needs a NUL; like Redis, it stops at an embedded NUL
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long value = std::strtoul(text.c_str(), &end, 10);
-  if (std::isspace(static_cast<unsigned char>(text.c_str()[0])) || *end != '\0' ||
-      errno == ERANGE) {
-    return false;
-  }
-  cursor = value;
-  return true;
 }
 
 bool equals_ignore_case(std::string_view a, std::string_view b) {

@@ -43,10 +43,6 @@ bool equals_ignore_case(std::string_view a, std::string_view b);
 // An ASCII-lowercased copy.
 std::string to_lower(std::string_view s);
 
-// Parses a SCAN cursor as Redis does with strtoul(): an optional sign, decimal digits, nothing
-// after them, no leading space. An empty cursor reads as 0, and "-1" wraps to 2^64 - 1.
-bool parse_scan_cursor(std::string_view arg, uint64_t& cursor);
-
 // Formats a finite long double as Redis 7.0 stores INCRBYFLOAT results ("%.17Lf", trailing zeros
 // and a trailing '.' removed, "-0" printed as "0").
 std::string format_long_double(long double value);

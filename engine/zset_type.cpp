@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "common/random.h"
 #include "engine/heap.h"
-#include "engine/random.h"
 #include "engine/varint.h"
 
 namespace ringkv::engine {
@@ -545,7 +545,7 @@ void ZSetObject::sl_unlink(Node* node) {
 
 int ZSetObject::random_level() {
   int level = 1;
-  while (level < kMaxLevel && (next_random() & 0xFFFF) < kLevelThreshold) ++level;
+  while (level < kMaxLevel && (common::next_random() & 0xFFFF) < kLevelThreshold) ++level;
   return level;
 }
 

@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "engine/glob.h"
+#include "common/glob.h"
 #include "engine/handlers.h"
 #include "engine/string_ops.h"
 #include "protocol/errors.h"
@@ -624,7 +624,7 @@ void Server::config_get(std::string_view pattern,
     return;
   }
   for (const auto& p : conf::parameters()) {
-    if (engine::glob_match(pattern, p.name, true)) out.emplace_back(p.name, p.get(config_));
+    if (common::glob_match(pattern, p.name, true)) out.emplace_back(p.name, p.get(config_));
   }
 }
 

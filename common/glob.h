@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-namespace ringkv::engine {
+namespace ringkv::common {
 
 // True when `s` matches the glob `pattern`: `*` any run of bytes, `?` one byte, `[abc]` a set,
 // `[^abc]` its complement, `[a-z]` a range (either order), `\x` the literal byte x. `nocase`
@@ -12,4 +12,4 @@ namespace ringkv::engine {
 // way Redis reads them, and nesting is bounded as in Redis, so no pattern can exhaust the stack.
 bool glob_match(std::string_view pattern, std::string_view s, bool nocase = false);
 
-}  // namespace ringkv::engine
+}  // namespace ringkv::common

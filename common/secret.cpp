@@ -1,5 +1,5 @@
 // Secrets through OpenSSL: SHA-256, HMAC, constant-time memory comparison and the CSPRNG.
-#include "engine/secret.h"
+#include "common/secret.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -9,7 +9,7 @@
 
 #include <cstdlib>
 
-namespace ringkv::engine {
+namespace ringkv::common {
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
@@ -54,4 +54,4 @@ std::string random_hex(size_t bytes) {
   return to_hex(reinterpret_cast<const unsigned char*>(raw.data()), bytes);
 }
 
-}  // namespace ringkv::engine
+}  // namespace ringkv::common

@@ -1,9 +1,9 @@
 // The process's random generator (see random.h).
-#include "engine/random.h"
+#include "common/random.h"
 
 #include <random>
 
-namespace ringkv::engine {
+namespace ringkv::common {
 
 uint64_t next_random() {
   static uint64_t state = [] {
@@ -13,4 +13,4 @@ uint64_t next_random() {
   return splitmix64(state);
 }
 
-}  // namespace ringkv::engine
+}  // namespace ringkv::common

@@ -1,6 +1,6 @@
-#include "engine/background_jobs.h"
+#include "common/background_jobs.h"
 
-namespace ringkv::engine {
+namespace ringkv::common {
 
 BackgroundJobs::~BackgroundJobs() {
   {
@@ -41,4 +41,4 @@ void BackgroundJobs::run() {
   }
 }
 
-}  // namespace ringkv::engine
+}  // namespace ringkv::common

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace ringkv::engine {
+namespace ringkv::common {
 
 // Whether `given` equals `expected`. Both are hashed to fixed-size SHA-256 digests and the
 // digests compared without an early exit, so the time taken reveals neither the first differing
@@ -20,4 +20,4 @@ std::string hmac_sha256_hex(std::string_view secret, std::string_view message);
 // the generator cannot be seeded: a predictable nonce would defeat its purpose.
 std::string random_hex(size_t bytes);
 
-}  // namespace ringkv::engine
+}  // namespace ringkv::common

@@ -3,12 +3,12 @@
 // Redis reads its NUL-terminated sds strings one byte past the end in a few places (after a
 // trailing `*`, an unterminated `[`); here `pattern_at` returns '\0' past the end so malformed
 // patterns behave exactly as they do in Redis without reading out of bounds.
-#include "engine/glob.h"
+#include "common/glob.h"
 
 #include <cstddef>
 #include <utility>
 
-namespace ringkv::engine {
+namespace ringkv::common {
 namespace {
 
 // Redis stops recursing at this depth and reports no match (CVE-2022-36021 hardening).
@@ -128,4 +128,4 @@ bool glob_match(std::string_view pattern, std::string_view s, bool nocase) {
   return Matcher(pattern, s, nocase).match(0, 0, 0);
 }
 
-}  // namespace ringkv::engine
+}  // namespace ringkv::common

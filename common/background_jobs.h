@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-namespace ringkv::engine {
+namespace ringkv::common {
 
 class BackgroundJobs {
  public:
@@ -40,4 +40,4 @@ class BackgroundJobs {
   std::thread worker_;
 };
 
-}  // namespace ringkv::engine
+}  // namespace ringkv::common

@@ -1,11 +1,14 @@
-// Redis-compatible integer and memory-size parsing (string2ll and memtoull).
-#include "conf/size.h"
+// Redis-compatible number parsing: integers (string2ll), memory sizes (memtoull), SCAN cursors.
+#include "common/numbers.h"
 
 #include <array>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
-namespace ringkv::conf {
+namespace ringkv::common {
 namespace {
 
 bool equals_ignore_case(std::string_view a, std::string_view b) {
@@ -96,4 +99,17 @@ std::optional<uint64_t> parse_memory(std::string_view text) {
   return value * multiplier;
 }
 
-}  // namespace ringkv::conf
+bool parse_scan_cursor(std::string_view arg, uint64_t& cursor) {
+  const std::string text(arg);  // strtoul needs a NUL; like Redis, it stops at an embedded NUL
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long value = std::strtoul(text.c_str(), &end, 10);
+  if (std::isspace(static_cast<unsigned char>(text.c_str()[0])) || *end != '\0' ||
+      errno == ERANGE) {
+    return false;
+  }
+  cursor = value;
+  return true;
+}
+
+}  // namespace ringkv::common

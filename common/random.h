@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace ringkv::engine {
+namespace ringkv::common {
 
 // One splitmix64 step: advances `state` and returns 64 random bits.
 inline uint64_t splitmix64(uint64_t& state) {
@@ -18,4 +18,4 @@ inline uint64_t splitmix64(uint64_t& state) {
 // runs on one thread, so the generator is not locked.
 uint64_t next_random();
 
-}  // namespace ringkv::engine
+}  // namespace ringkv::common
