@@ -1,13 +1,13 @@
 // Command handlers: one function per table row. Each parses its arguments, calls pure
-// operations on the Store and writes the reply. Grouped by file: cmd_string.cpp, cmd_keys.cpp,
-// cmd_hash.cpp, cmd_connection.cpp, cmd_server.cpp.
+// operations on the Store and writes the reply. Grouped by family: engine/commands/string.cpp,
+// keys.cpp, hash.cpp, list.cpp, set.cpp, zset.cpp, connection.cpp, server.cpp, pubsub.cpp.
 #pragma once
 
 #include "engine/command.h"
 
 namespace ringkv::engine {
 
-// Strings (cmd_string.cpp)
+// Strings (commands/string.cpp)
 void cmd_get(CommandContext& ctx);
 void cmd_set(CommandContext& ctx);
 void cmd_setnx(CommandContext& ctx);
@@ -29,7 +29,7 @@ void cmd_incrbyfloat(CommandContext& ctx);
 void cmd_getrange(CommandContext& ctx);  // also SUBSTR
 void cmd_setrange(CommandContext& ctx);
 
-// Hashes (cmd_hash.cpp)
+// Hashes (commands/hash.cpp)
 void cmd_hset(CommandContext& ctx);
 void cmd_hsetnx(CommandContext& ctx);
 void cmd_hget(CommandContext& ctx);
@@ -47,7 +47,7 @@ void cmd_hincrbyfloat(CommandContext& ctx);
 void cmd_hrandfield(CommandContext& ctx);
 void cmd_hscan(CommandContext& ctx);
 
-// Sets (cmd_set.cpp)
+// Sets (commands/set.cpp)
 void cmd_sadd(CommandContext& ctx);
 void cmd_srem(CommandContext& ctx);
 void cmd_smembers(CommandContext& ctx);
@@ -68,7 +68,7 @@ void cmd_sscan(CommandContext& ctx);
 // SINTERCARD numkeys key... : the key positions (a KeyFinder).
 void sintercard_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 
-// Lists (cmd_list.cpp)
+// Lists (commands/list.cpp)
 void cmd_lpush(CommandContext& ctx);
 void cmd_rpush(CommandContext& ctx);
 void cmd_lpushx(CommandContext& ctx);
@@ -95,7 +95,7 @@ void cmd_blmpop(CommandContext& ctx);
 void lmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 void blmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 
-// Sorted sets (cmd_zset.cpp, cmd_zset_ops.cpp)
+// Sorted sets (commands/zset.cpp, commands/zset_combine.cpp)
 void cmd_zadd(CommandContext& ctx);
 void cmd_zincrby(CommandContext& ctx);
 void cmd_zscore(CommandContext& ctx);
@@ -132,7 +132,7 @@ void cmd_zdiff(CommandContext& ctx);
 void zsetop_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 void zsetop_store_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 
-// Keyspace (cmd_keys.cpp)
+// Keyspace (commands/keys.cpp)
 void cmd_del(CommandContext& ctx);  // also UNLINK
 void cmd_exists(CommandContext& ctx);
 void cmd_touch(CommandContext& ctx);
@@ -155,7 +155,7 @@ void cmd_object_idletime(CommandContext& ctx);
 void cmd_object_refcount(CommandContext& ctx);
 void cmd_object_help(CommandContext& ctx);
 
-// Connection (cmd_connection.cpp)
+// Connection (commands/connection.cpp)
 void cmd_ping(CommandContext& ctx);
 void cmd_echo(CommandContext& ctx);
 void cmd_quit(CommandContext& ctx);
@@ -171,14 +171,14 @@ void cmd_client_info(CommandContext& ctx);
 void cmd_client_kill(CommandContext& ctx);
 void cmd_client_help(CommandContext& ctx);
 
-// Transactions (cmd_transaction.cpp)
+// Transactions (commands/transaction.cpp)
 void cmd_multi(CommandContext& ctx);
 void cmd_exec(CommandContext& ctx);
 void cmd_discard(CommandContext& ctx);
 void cmd_watch(CommandContext& ctx);
 void cmd_unwatch(CommandContext& ctx);
 
-// Server (cmd_server.cpp)
+// Server (commands/server.cpp)
 void cmd_info(CommandContext& ctx);
 void cmd_command(CommandContext& ctx);  // bare COMMAND
 void cmd_command_count(CommandContext& ctx);
@@ -200,7 +200,7 @@ void cmd_cluster_nodes(CommandContext& ctx);
 void cmd_cluster_owner(CommandContext& ctx);
 void cmd_cluster_help(CommandContext& ctx);
 
-// Publish/subscribe (cmd_pubsub.cpp)
+// Publish/subscribe (commands/pubsub.cpp)
 void cmd_subscribe(CommandContext& ctx);
 void cmd_unsubscribe(CommandContext& ctx);
 void cmd_psubscribe(CommandContext& ctx);

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 
 namespace ringkv::persistence {
 

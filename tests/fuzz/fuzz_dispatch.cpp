@@ -20,7 +20,7 @@
 #include "common/glob.h"
 #include "conf/config.h"
 #include "engine/command.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
 #include "server/pubsub.h"

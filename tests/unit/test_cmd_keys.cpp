@@ -12,7 +12,7 @@
 
 #include "engine/command.h"
 #include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"
 

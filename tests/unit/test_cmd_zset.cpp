@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"

@@ -9,7 +9,7 @@
 #include "engine/command.h"
 #include "engine/command_docs.h"
 #include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 
 using namespace ringkv::engine;
 using ringkv::protocol::ReplyWriter;

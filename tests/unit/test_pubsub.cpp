@@ -12,7 +12,7 @@
 #include "cluster/merge.h"
 #include "engine/command.h"
 #include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "server/pubsub.h"
 
 using namespace ringkv;
