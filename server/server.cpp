@@ -6,8 +6,8 @@
 #include <chrono>
 
 #include "common/glob.h"
+#include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
-#include "engine/handlers.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 

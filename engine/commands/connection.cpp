@@ -1,6 +1,8 @@
 // Connection commands: PING, ECHO, QUIT, SELECT, HELLO, AUTH, RESET and the CLIENT family.
 // Per-connection state lives behind ctx.client (ClientSession); other clients are reached through
 // ctx.server (ServerControl). Replies and error texts are Redis 7.0.15's.
+#include "engine/commands/connection.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -10,7 +12,6 @@
 #include "common/secret.h"
 #include "engine/command.h"
 #include "engine/commands/string_ops.h"
-#include "engine/handlers.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -103,7 +104,7 @@ std::string quoted_error(std::string_view prefix, std::string_view arg) {
 
 }  // namespace
 
-void cmd_ping(CommandContext& ctx) {
+static void cmd_ping(CommandContext& ctx) {
   if (ctx.argv.size() > 2) {
     ctx.reply.error("ERR wrong number of arguments for 'ping' command");
   } else if (ctx.argv.size() == 2) {
@@ -113,14 +114,14 @@ void cmd_ping(CommandContext& ctx) {
   }
 }
 
-void cmd_echo(CommandContext& ctx) { ctx.reply.bulk(ctx.argv[1]); }
+static void cmd_echo(CommandContext& ctx) { ctx.reply.bulk(ctx.argv[1]); }
 
-void cmd_quit(CommandContext& ctx) {
+static void cmd_quit(CommandContext& ctx) {
   ctx.reply.ok();
   ctx.client->close_after_reply();
 }
 
-void cmd_select(CommandContext& ctx) {
+static void cmd_select(CommandContext& ctx) {
   int64_t index = 0;
   if (!parse_int64(ctx.argv[1], index) || index < INT32_MIN || index > INT32_MAX) {
     ctx.reply.error(protocol::err::kNotInteger);
@@ -134,7 +135,7 @@ void cmd_select(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
-void cmd_hello(CommandContext& ctx) {
+static void cmd_hello(CommandContext& ctx) {
   int64_t version = 0;
   size_t next = 1;
   if (ctx.argv.size() >= 2) {
@@ -202,7 +203,7 @@ void cmd_hello(CommandContext& ctx) {
   ctx.reply.array(0);
 }
 
-void cmd_auth(CommandContext& ctx) {
+static void cmd_auth(CommandContext& ctx) {
   if (ctx.argv.size() > 3) {
     ctx.reply.error(protocol::err::kSyntax);
   } else if (ctx.argv.size() == 2 && ctx.server->requirepass().empty()) {
@@ -219,17 +220,17 @@ void cmd_auth(CommandContext& ctx) {
   }
 }
 
-void cmd_reset(CommandContext& ctx) {
+static void cmd_reset(CommandContext& ctx) {
   ctx.client->reset_state();
   ctx.reply.set_version(RespVersion::kResp2);
   ctx.reply.simple("RESET");
 }
 
-void cmd_client_id(CommandContext& ctx) {
+static void cmd_client_id(CommandContext& ctx) {
   ctx.reply.integer(static_cast<int64_t>(ctx.client->id()));
 }
 
-void cmd_client_setname(CommandContext& ctx) {
+static void cmd_client_setname(CommandContext& ctx) {
   if (!valid_client_name(ctx.argv[2])) {
     ctx.reply.error(kBadClientName);
     return;
@@ -238,7 +239,7 @@ void cmd_client_setname(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
-void cmd_client_getname(CommandContext& ctx) {
+static void cmd_client_getname(CommandContext& ctx) {
   std::string_view name = ctx.client->name();
   if (name.empty()) {
     ctx.reply.null();
@@ -247,7 +248,7 @@ void cmd_client_getname(CommandContext& ctx) {
   }
 }
 
-void cmd_client_list(CommandContext& ctx) {
+static void cmd_client_list(CommandContext& ctx) {
   std::vector<uint64_t> ids;
   if (ctx.argv.size() == 4 && equals_ignore_case(ctx.argv[2], "type")) {
     ClientType type = client_type(ctx.argv[3]);
@@ -276,13 +277,13 @@ void cmd_client_list(CommandContext& ctx) {
   ctx.reply.verbatim(ctx.server->client_list(ids));
 }
 
-void cmd_client_info(CommandContext& ctx) {
+static void cmd_client_info(CommandContext& ctx) {
   std::string line = ctx.client->info_line();
   line.push_back('\n');
   ctx.reply.verbatim(line);
 }
 
-void cmd_client_kill(CommandContext& ctx) {
+static void cmd_client_kill(CommandContext& ctx) {
   ClientKillFilter filter;
   filter.self_id = ctx.client->id();
   bool matches_none = false;  // a TYPE other than normal: no ringkv client can match
@@ -349,9 +350,239 @@ void cmd_client_kill(CommandContext& ctx) {
   }
 }
 
-void cmd_client_help(CommandContext& ctx) {
+static void cmd_client_help(CommandContext& ctx) {
   ctx.reply.array(std::size(kClientHelp));
   for (std::string_view line : kClientHelp) ctx.reply.simple(line);
 }
+
+// The table rows of this family, in the order COMMAND lists them (command_table.cpp
+// assembles the families).
+namespace {
+
+constexpr CommandSpec kClientSubcommands[] = {
+    {.name = "id",
+     .arity = 2,
+     .flags = kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_client_id,
+     .group = "connection",
+     .since = "5.0.0",
+     .summary = "Returns the client ID for the current connection",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "slow connection"},
+    {.name = "setname",
+     .arity = 3,
+     .flags = kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_client_setname,
+     .group = "connection",
+     .since = "2.6.9",
+     .summary = "Set the current connection name",
+     .complexity = "O(1)",
+     .syntax = "connection-name",
+     .acl_categories = "slow connection"},
+    {.name = "getname",
+     .arity = 2,
+     .flags = kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_client_getname,
+     .group = "connection",
+     .since = "2.6.9",
+     .summary = "Get the current connection name",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "slow connection"},
+    {.name = "list",
+     .arity = -2,
+     .flags = kAdmin | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_client_list,
+     .group = "connection",
+     .since = "2.4.0",
+     .summary = "Get the list of client connections",
+     .complexity = "O(N) where N is the number of client connections",
+     .syntax = "[TYPE=normal_master_replica_pubsub: NORMAL | MASTER | REPLICA | PUBSUB]@5.0.0 "
+               "[ID=id: client-id<integer>...]@6.2.0",
+     .acl_categories = "admin slow dangerous connection",
+     .tips = "nondeterministic_output",
+     .history = "2.8.12|Added unique client `id` field.\n5.0.0|Added optional `TYPE` "
+                "filter.\n6.0.0|Added `user` field.\n6.2.0|Added `argv-mem`, `tot-mem`, `laddr` "
+                "and `redir` fields and the optional `ID` filter.\n7.0.0|Added `resp`, "
+                "`multi-mem`, `rbs` and `rbp` fields.\n7.0.3|Added `ssub` field."},
+    {.name = "info",
+     .arity = 2,
+     .flags = kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_client_info,
+     .group = "connection",
+     .since = "6.2.0",
+     .summary = "Returns information about the current client connection.",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "slow connection",
+     .tips = "nondeterministic_output"},
+    {.name = "kill",
+     .arity = -3,
+     .flags = kAdmin | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_client_kill,
+     .group = "connection",
+     .since = "2.4.0",
+     .summary = "Kill the connection of a client",
+     .complexity = "O(N) where N is the number of client connections",
+     .syntax = "(filter: ip:port~2.8.12 | (new-format: [ID=client-id<integer>]@2.8.12 | "
+               "[TYPE=normal_master_slave_pubsub: NORMAL | MASTER@3.2.0 | SLAVE | REPLICA@5.0.0 | "
+               "PUBSUB]@2.8.12 | [USER=username] | [ADDR=ip:port] | [LADDR=ip:port]@6.2.0 | "
+               "[SKIPME=yes/no])...)",
+     .acl_categories = "admin slow dangerous connection",
+     .history = "2.8.12|Added new filter format.\n2.8.12|`ID` option.\n3.2.0|Added `master` type "
+                "in for `TYPE` option.\n5.0.0|Replaced `slave` `TYPE` with `replica`. `slave` "
+                "still supported for backward compatibility.\n6.2.0|`LADDR` option."},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_client_help,
+     .group = "connection",
+     .since = "5.0.0",
+     .summary = "Show helpful text about the different subcommands",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "slow connection"},
+};
+
+constexpr CommandSpec kConnectionCommands[] = {
+    {.name = "ping",
+     .arity = -1,
+     .flags = kSubscribedOk | kFast,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_ping,
+     .group = "connection",
+     .since = "1.0.0",
+     .summary = "Ping the server",
+     .complexity = "O(1)",
+     .syntax = "[message]",
+     .acl_categories = "fast connection",
+     .tips = "request_policy:all_shards response_policy:all_succeeded"},
+    {.name = "echo",
+     .arity = 2,
+     .flags = kLoading | kStale | kFast,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_echo,
+     .group = "connection",
+     .since = "1.0.0",
+     .summary = "Echo the given string",
+     .complexity = "O(1)",
+     .syntax = "message",
+     .acl_categories = "fast connection"},
+    {.name = "quit",
+     .arity = -1,
+     .flags = kSubscribedOk | kRunsInMulti | kNoscript | kLoading | kStale | kFast | kNoAuth |
+              kAllowBusy,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_quit,
+     .group = "connection",
+     .since = "1.0.0",
+     .summary = "Close the connection",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "fast connection"},
+    {.name = "select",
+     .arity = 2,
+     .flags = kLoading | kStale | kFast,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_select,
+     .group = "connection",
+     .since = "1.0.0",
+     .summary = "Change the selected database for the current connection",
+     .complexity = "O(1)",
+     .syntax = "index<integer>",
+     .acl_categories = "fast connection"},
+    {.name = "hello",
+     .arity = -1,
+     .flags = kNoscript | kLoading | kStale | kFast | kNoAuth | kAllowBusy,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_hello,
+     .group = "connection",
+     .since = "6.0.0",
+     .summary = "Handshake with Redis",
+     .complexity = "O(1)",
+     .syntax = "[arguments: protover<integer> [AUTH=username_password: username password] "
+               "[SETNAME=clientname]]",
+     .acl_categories = "fast connection",
+     .history = "6.2.0|`protover` made optional; when called without arguments the command reports "
+                "the current connection's context."},
+    {.name = "auth",
+     .arity = -2,
+     .flags = kNoscript | kLoading | kStale | kFast | kNoAuth | kAllowBusy,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_auth,
+     .group = "connection",
+     .since = "1.0.0",
+     .summary = "Authenticate to the server",
+     .complexity = "O(N) where N is the number of passwords defined for the user",
+     .syntax = "[username]@6.0.0 password",
+     .acl_categories = "fast connection",
+     .history = "6.0.0|Added ACL style (username and password)."},
+    {.name = "reset",
+     .arity = 1,
+     .flags = kSubscribedOk | kRunsInMulti | kNoscript | kLoading | kStale | kFast | kNoAuth |
+              kAllowBusy,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_reset,
+     .group = "connection",
+     .since = "6.2.0",
+     .summary = "Reset the connection",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "fast connection"},
+    {.name = "client",
+     .arity = -2,
+     .flags = 0,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = nullptr,
+     .group = "connection",
+     .since = "2.4.0",
+     .summary = "A container for client connection commands",
+     .complexity = "Depends on subcommand.",
+     .syntax = "",
+     .subcommands = kClientSubcommands,
+     .acl_categories = "slow"},
+};
+
+}  // namespace
+
+std::span<const CommandSpec> connection_commands() { return kConnectionCommands; }
 
 }  // namespace ringkv::engine

@@ -55,4 +55,9 @@ bool random_with_or_reply(CommandContext& ctx, std::string_view option, int64_t 
   return true;
 }
 
+void reply_help(protocol::ReplyWriter& reply, std::span<const std::string_view> lines) {
+  reply.array(lines.size());
+  for (std::string_view line : lines) reply.simple(line);
+}
+
 }  // namespace ringkv::engine

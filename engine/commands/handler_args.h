@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -15,6 +16,9 @@ namespace ringkv::engine {
 // Replies "ERR wrong number of arguments for '<command>' command" (the name lowercased), for
 // handlers that check an argument count the table's arity cannot express (pairs).
 void reply_wrong_arity(CommandContext& ctx);
+
+// Replies a HELP subcommand's text: an array of simple strings, one per line.
+void reply_help(protocol::ReplyWriter& reply, std::span<const std::string_view> lines);
 
 // Parses an integer argument as Redis's getLongLongFromObjectOrReply; replies kNotInteger.
 bool int64_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out);

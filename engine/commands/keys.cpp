@@ -1,6 +1,8 @@
-// Keyspace command handlers: DEL/UNLINK, EXISTS, TOUCH, TYPE, the EXPIRE and TTL families,
-// PERSIST, RENAME(NX), COPY, KEYS, SCAN, RANDOMKEY, DBSIZE, FLUSHALL/FLUSHDB and OBJECT.
-// Argument checks, their order and every reply follow Redis 7.0.15 (db.c, expire.c, object.c).
+// Key command handlers: DEL/UNLINK, EXISTS, TOUCH, TYPE, the EXPIRE and TTL families, PERSIST,
+// RENAME(NX) and COPY (commands over the whole keyspace are in keyspace.cpp). Argument checks,
+// their order and every reply follow Redis 7.0.15 (db.c, expire.c).
+#include "engine/commands/keys.h"
+
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -15,7 +17,6 @@
 #include "common/glob.h"
 #include "engine/commands/scan_args.h"
 #include "engine/commands/string_ops.h"
-#include "engine/handlers.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/object.h"
 #include "protocol/errors.h"
@@ -32,17 +33,6 @@ constexpr std::string_view kGtWithLt = "ERR GT and LT options at the same time a
 constexpr std::string_view kUnsupportedOption = "ERR Unsupported option ";
 constexpr std::string_view kDbIndexNotInt =
     "ERR value is out of range, value must between -2147483648 and 2147483647";
-constexpr std::string_view kLfuNotSelected =
-    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
-    "when switching between policies at runtime LRU and LFU data will take some time to adjust.";
-constexpr std::string_view kLfuSelected =
-    "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
-    "switching between policies at runtime LRU and LFU data will take some time to adjust.";
-
-// Redis shares the string objects of the integers 0..9999; OBJECT REFCOUNT reports such a shared
-// object's refcount as INT_MAX.
-constexpr int64_t kSharedIntegers = 10000;
-constexpr int64_t kSharedRefcount = INT_MAX;
 
 // Redis formats option names into errors with %s, so a NUL byte ends the text there.
 std::string_view c_string_prefix(std::string_view s) { return s.substr(0, s.find('\0')); }
@@ -101,16 +91,6 @@ std::string invalid_expire_time(std::string_view command) {
   return text;
 }
 
-// The refcount Redis would report for this value (see kSharedIntegers).
-int64_t refcount_of(const Entry& e) {
-  int64_t value = 0;
-  if (e.type() == ValueType::kString && e.encoding() == StringEncoding::kInt &&
-      parse_int64(e.string_value(), value) && value >= 0 && value < kSharedIntegers) {
-    return kSharedRefcount;
-  }
-  return 1;
-}
-
 // TTL, PTTL, EXPIRETIME and PEXPIRETIME differ only in relative/absolute and the unit.
 void reply_ttl(CommandContext& ctx, bool in_ms, bool absolute) {
   const Entry* e = ctx.store.lookup_notouch(ctx.argv[1]);
@@ -126,13 +106,6 @@ void reply_ttl(CommandContext& ctx, bool in_ms, bool absolute) {
   int64_t ttl = absolute ? expire : expire - ctx.store.now();
   if (ttl < 0) ttl = 0;
   ctx.reply.integer(in_ms ? ttl : (ttl + 500) / 1000);
-}
-
-// Looks up the key of an OBJECT subcommand; replies null and returns nullptr when absent.
-const Entry* object_lookup(CommandContext& ctx) {
-  const Entry* e = ctx.store.lookup_notouch(ctx.argv[2]);
-  if (e == nullptr) ctx.reply.null();
-  return e;
 }
 
 }  // namespace
@@ -326,121 +299,276 @@ void cmd_copy(CommandContext& ctx) {
   ctx.reply.integer(copied ? 1 : 0);
 }
 
-void cmd_keys(CommandContext& ctx) {
-  const std::string_view pattern = ctx.argv[1];
-  const size_t token = ctx.reply.begin_deferred();
-  size_t count = 0;
-  ctx.store.for_each([&](const Entry& e) {
-    if (common::glob_match(pattern, e.key())) {
-      ctx.reply.bulk(e.key());
-      ++count;
-    }
-  });
-  ctx.reply.end_deferred_array(token, count);
-}
+// The table rows of this family, in the order COMMAND lists them (command_table.cpp
+// assembles the families).
+namespace {
 
-void cmd_scan(CommandContext& ctx) {
-  uint64_t cursor = 0;
-  if (!scan_cursor_or_reply(ctx, ctx.argv[1], cursor)) return;
-  ScanOptions options;
-  if (!scan_options_or_reply(ctx, 2, true, options)) return;
-  const int64_t count = options.count;
+constexpr CommandSpec kKeysCommands[] = {
+    {.name = "del",
+     .arity = -2,
+     .flags = kWrite | kSplittable,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 1,
+     .handler = cmd_del,
+     .group = "generic",
+     .since = "1.0.0",
+     .summary = "Delete a key",
+     .complexity = "O(N) where N is the number of keys that will be removed. When a key to remove "
+                   "holds a value other than a string, the individual complexity for this key is "
+                   "O(M) where M is the number of elements in the list, set, sorted set or hash. "
+                   "Removing a single key that holds a string value is O(1).",
+     .syntax = "key<key>...",
+     .acl_categories = "keyspace write slow",
+     .tips = "request_policy:multi_shard response_policy:agg_sum",
+     .key_specs = "RM delete|1|-1|1|0"},
+    {.name = "unlink",
+     .arity = -2,
+     .flags = kWrite | kFast | kSplittable,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 1,
+     .handler = cmd_del,
+     .group = "generic",
+     .since = "4.0.0",
+     .summary = "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but "
+                "non blocking.",
+     .complexity = "O(1) for each key removed regardless of its size. Then the command does O(N) "
+                   "work in a different thread in order to reclaim memory, where N is the number "
+                   "of allocations the deleted objects where composed of.",
+     .syntax = "key<key>...",
+     .acl_categories = "keyspace write fast",
+     .tips = "request_policy:multi_shard response_policy:agg_sum",
+     .key_specs = "RM delete|1|-1|1|0"},
+    {.name = "exists",
+     .arity = -2,
+     .flags = kReadonly | kFast | kSplittable,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 1,
+     .handler = cmd_exists,
+     .group = "generic",
+     .since = "1.0.0",
+     .summary = "Determine if a key exists",
+     .complexity = "O(N) where N is the number of keys to check.",
+     .syntax = "key<key>...",
+     .acl_categories = "keyspace read fast",
+     .tips = "request_policy:multi_shard response_policy:agg_sum",
+     .key_specs = "RO|1|-1|1|0",
+     .history = "3.0.3|Accepts multiple `key` arguments."},
+    {.name = "touch",
+     .arity = -2,
+     .flags = kReadonly | kFast | kSplittable,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 1,
+     .handler = cmd_touch,
+     .group = "generic",
+     .since = "3.2.1",
+     .summary =
+         "Alters the last access time of a key(s). Returns the number of existing keys specified.",
+     .complexity = "O(N) where N is the number of keys that will be touched.",
+     .syntax = "key<key>...",
+     .acl_categories = "keyspace read fast",
+     .tips = "request_policy:multi_shard response_policy:agg_sum",
+     .key_specs = "RO|1|-1|1|0"},
+    {.name = "type",
+     .arity = 2,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_type,
+     .group = "generic",
+     .since = "1.0.0",
+     .summary = "Determine the type stored at key",
+     .complexity = "O(1)",
+     .syntax = "key<key>",
+     .acl_categories = "keyspace read fast",
+     .key_specs = "RO|1|0|1|0"},
+    {.name = "expire",
+     .arity = -3,
+     .flags = kWrite | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_expire,
+     .group = "generic",
+     .since = "1.0.0",
+     .summary = "Set a key's time to live in seconds",
+     .complexity = "O(1)",
+     .syntax = "key<key> seconds<integer> [condition: NX | XX | GT | LT]@7.0.0",
+     .acl_categories = "keyspace write fast",
+     .key_specs = "RW update|1|0|1|0",
+     .history = "7.0.0|Added options: `NX`, `XX`, `GT` and `LT`."},
+    {.name = "pexpire",
+     .arity = -3,
+     .flags = kWrite | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_expire,
+     .group = "generic",
+     .since = "2.6.0",
+     .summary = "Set a key's time to live in milliseconds",
+     .complexity = "O(1)",
+     .syntax = "key<key> milliseconds<integer> [condition: NX | XX | GT | LT]@7.0.0",
+     .acl_categories = "keyspace write fast",
+     .key_specs = "RW update|1|0|1|0",
+     .history = "7.0.0|Added options: `NX`, `XX`, `GT` and `LT`."},
+    {.name = "expireat",
+     .arity = -3,
+     .flags = kWrite | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_expire,
+     .group = "generic",
+     .since = "1.2.0",
+     .summary = "Set the expiration for a key as a UNIX timestamp",
+     .complexity = "O(1)",
+     .syntax = "key<key> unix-time-seconds<unix-time> [condition: NX | XX | GT | LT]@7.0.0",
+     .acl_categories = "keyspace write fast",
+     .key_specs = "RW update|1|0|1|0",
+     .history = "7.0.0|Added options: `NX`, `XX`, `GT` and `LT`."},
+    {.name = "pexpireat",
+     .arity = -3,
+     .flags = kWrite | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_expire,
+     .group = "generic",
+     .since = "2.6.0",
+     .summary = "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
+     .complexity = "O(1)",
+     .syntax = "key<key> unix-time-milliseconds<unix-time> [condition: NX | XX | GT | LT]@7.0.0",
+     .acl_categories = "keyspace write fast",
+     .key_specs = "RW update|1|0|1|0",
+     .history = "7.0.0|Added options: `NX`, `XX`, `GT` and `LT`."},
+    {.name = "ttl",
+     .arity = 2,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_ttl,
+     .group = "generic",
+     .since = "1.0.0",
+     .summary = "Get the time to live for a key in seconds",
+     .complexity = "O(1)",
+     .syntax = "key<key>",
+     .acl_categories = "keyspace read fast",
+     .tips = "nondeterministic_output",
+     .key_specs = "RO access|1|0|1|0",
+     .history = "2.8.0|Added the -2 reply."},
+    {.name = "pttl",
+     .arity = 2,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_ttl,
+     .group = "generic",
+     .since = "2.6.0",
+     .summary = "Get the time to live for a key in milliseconds",
+     .complexity = "O(1)",
+     .syntax = "key<key>",
+     .acl_categories = "keyspace read fast",
+     .tips = "nondeterministic_output",
+     .key_specs = "RO access|1|0|1|0",
+     .history = "2.8.0|Added the -2 reply."},
+    {.name = "expiretime",
+     .arity = 2,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_expiretime,
+     .group = "generic",
+     .since = "7.0.0",
+     .summary = "Get the expiration Unix timestamp for a key",
+     .complexity = "O(1)",
+     .syntax = "key<key>",
+     .acl_categories = "keyspace read fast",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "pexpiretime",
+     .arity = 2,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_expiretime,
+     .group = "generic",
+     .since = "7.0.0",
+     .summary = "Get the expiration Unix timestamp for a key in milliseconds",
+     .complexity = "O(1)",
+     .syntax = "key<key>",
+     .acl_categories = "keyspace read fast",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "persist",
+     .arity = 2,
+     .flags = kWrite | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_persist,
+     .group = "generic",
+     .since = "2.2.0",
+     .summary = "Remove the expiration from a key",
+     .complexity = "O(1)",
+     .syntax = "key<key>",
+     .acl_categories = "keyspace write fast",
+     .key_specs = "RW update|1|0|1|0"},
+    {.name = "rename",
+     .arity = 3,
+     .flags = kWrite,
+     .first_key = 1,
+     .last_key = 2,
+     .key_step = 1,
+     .handler = cmd_rename,
+     .group = "generic",
+     .since = "1.0.0",
+     .summary = "Rename a key",
+     .complexity = "O(1)",
+     .syntax = "key<key> newkey<key:1>",
+     .acl_categories = "keyspace write slow",
+     .key_specs = "RW access delete|1|0|1|0;OW update|2|0|1|0"},
+    {.name = "renamenx",
+     .arity = 3,
+     .flags = kWrite | kFast,
+     .first_key = 1,
+     .last_key = 2,
+     .key_step = 1,
+     .handler = cmd_renamenx,
+     .group = "generic",
+     .since = "1.0.0",
+     .summary = "Rename a key, only if the new key does not exist",
+     .complexity = "O(1)",
+     .syntax = "key<key> newkey<key:1>",
+     .acl_categories = "keyspace write fast",
+     .key_specs = "RW access delete|1|0|1|0;OW insert|2|0|1|0",
+     .history = "3.2.0|The command no longer returns an error when source and destination names "
+                "are the same."},
+    {.name = "copy",
+     .arity = -3,
+     .flags = kWrite | kDenyOom,
+     .first_key = 1,
+     .last_key = 2,
+     .key_step = 1,
+     .handler = cmd_copy,
+     .group = "generic",
+     .since = "6.2.0",
+     .summary = "Copy a key",
+     .complexity = "O(N) worst case for collections, where N is the number of nested items. O(1) "
+                   "for string values.",
+     .syntax = "source<key> destination<key:1> [DB=destination-db<integer>] [REPLACE]",
+     .acl_categories = "keyspace write slow",
+     .key_specs = "RO access|1|0|1|0;OW update|2|0|1|0"},
+};
 
-  // As Redis: keep walking buckets until `count` keys were seen (before filtering) or the scan
-  // ends, bounded so that a sparse table does not make one call walk all of it.
-  std::vector<std::string> keys;
-  size_t seen = 0;
-  int64_t steps_left = count > INT64_MAX / 10 ? INT64_MAX : count * 10;
-  do {
-    const size_t want = static_cast<size_t>(count) - seen;
-    cursor = ctx.store.scan(cursor, want, [&](const Entry& e) {
-      ++seen;
-      if (!options.matches(e.key())) return;
-      if (options.use_type && !equals_ignore_case(options.type, type_name(e.type()))) return;
-      keys.emplace_back(e.key());
-    });
-  } while (cursor != 0 && steps_left-- > 0 && seen < static_cast<uint64_t>(count));
+}  // namespace
 
-  reply_scan(ctx.reply, cursor, keys);
-}
-
-void cmd_randomkey(CommandContext& ctx) {
-  const Entry* e = ctx.store.random_entry();
-  if (e == nullptr) {
-    ctx.reply.null();
-  } else {
-    ctx.reply.bulk(e->key());
-  }
-}
-
-void cmd_dbsize(CommandContext& ctx) { ctx.reply.integer(static_cast<int64_t>(ctx.store.size())); }
-
-void cmd_flushall(CommandContext& ctx) {
-  // Without an option Redis flushes synchronously (lazyfree-lazy-user-flush defaults to no).
-  bool async = false;
-  if (ctx.argv.size() == 2 && equals_ignore_case(ctx.argv[1], "async")) {
-    async = true;
-  } else if (!(ctx.argv.size() == 1 ||
-               (ctx.argv.size() == 2 && equals_ignore_case(ctx.argv[1], "sync")))) {
-    ctx.reply.error(err::kSyntax);
-    return;
-  }
-  // Watchers learn which of their keys existed before they are gone.
-  ctx.keyspace_flushing();
-  ctx.store.clear(async);
-  ctx.reply.ok();
-}
-
-void cmd_object_encoding(CommandContext& ctx) {
-  if (const Entry* e = object_lookup(ctx)) ctx.reply.bulk(value_encoding_name(*e));
-}
-
-void cmd_object_freq(CommandContext& ctx) {
-  const Entry* e = object_lookup(ctx);
-  if (e == nullptr) return;
-  const AccessPolicy& access = ctx.store.access_policy();
-  if (!access.lfu) {
-    ctx.reply.error(kLfuNotSelected);
-    return;
-  }
-  // The decay due since the last access, without counting this look as one.
-  ctx.reply.integer(lfu_decayed_counter(e->lru(), ctx.store.now(), access.decay_time));
-}
-
-void cmd_object_idletime(CommandContext& ctx) {
-  const Entry* e = object_lookup(ctx);
-  if (e == nullptr) return;
-  if (ctx.store.access_policy().lfu) {
-    ctx.reply.error(kLfuSelected);
-    return;
-  }
-  ctx.reply.integer(lru_idle_seconds(ctx.store.lru_clock(), e->lru()));
-}
-
-void cmd_object_refcount(CommandContext& ctx) {
-  if (const Entry* e = object_lookup(ctx)) ctx.reply.integer(refcount_of(*e));
-}
-
-void cmd_object_help(CommandContext& ctx) {
-  static constexpr std::string_view kLines[] = {
-      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "ENCODING <key>",
-      "    Return the kind of internal representation used in order to store the value",
-      "    associated with a <key>.",
-      "FREQ <key>",
-      "    Return the access frequency index of the <key>. The returned integer is",
-      "    proportional to the logarithm of the recent access frequency of the key.",
-      "IDLETIME <key>",
-      "    Return the idle time of the <key>, that is the approximated number of",
-      "    seconds elapsed since the last access to the key.",
-      "REFCOUNT <key>",
-      "    Return the number of references of the value associated with the specified",
-      "    <key>.",
-      "HELP",
-      "    Prints this help.",
-  };
-  ctx.reply.array(std::size(kLines));
-  for (std::string_view line : kLines) ctx.reply.simple(line);
-}
+std::span<const CommandSpec> keys_commands() { return kKeysCommands; }
 
 }  // namespace ringkv::engine

@@ -1,6 +1,8 @@
 // List command handlers, blocking ones included: parse arguments in Redis 7.0.15's order (so the
 // first error reported is the one Redis reports), call the operations of list_type.h and write
 // the reply. Every push reports its key as ready for clients blocked on it.
+#include "engine/commands/list.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,7 +12,6 @@
 #include "engine/commands/blocking.h"
 #include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
-#include "engine/handlers.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/list_type.h"
 #include "protocol/errors.h"
@@ -22,52 +23,25 @@ using End = ListObject::End;
 
 namespace {
 
-constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
 constexpr std::string_view kRankZero =
     "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
     "negative to start from the end of the list";
 constexpr std::string_view kCountNegative = "ERR COUNT can't be negative";
 constexpr std::string_view kMaxlenNegative = "ERR MAXLEN can't be negative";
-constexpr std::string_view kNumkeys = "ERR numkeys should be greater than 0";
-constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
-
-// LEFT or RIGHT, case-insensitively (getListPositionFromObjectOrReply).
-bool end_or_reply(CommandContext& ctx, std::string_view arg, End& end) {
-  if (equals_ignore_case(arg, "left")) {
-    end = End::kHead;
-  } else if (equals_ignore_case(arg, "right")) {
-    end = End::kTail;
-  } else {
-    ctx.reply.error(err::kSyntax);
-    return false;
-  }
-  return true;
-}
-
-// The LEFT/RIGHT argument naming an end (LMOVE's spelling).
-std::string_view end_name(End end) { return end == End::kHead ? "LEFT" : "RIGHT"; }
 
 // A non-negative integer; one error text for both failures (`msg`, or "must be positive"), as
 // getPositiveLongFromObjectOrReply.
 bool non_negative_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out,
                            std::string_view msg) {
   if (!parse_int64(arg, out)) {
-    ctx.reply.error(msg.empty() ? kMustBePositive : msg);
+    ctx.reply.error(msg.empty() ? err::kMustBePositive : msg);
     return false;
   }
   if (out < 0) {
-    ctx.reply.error(msg.empty() ? kMustBePositive : msg);
+    ctx.reply.error(msg.empty() ? err::kMustBePositive : msg);
     return false;
   }
   return true;
-}
-
-// An integer of at least 1 (numkeys, LMPOP's COUNT), with one error text for every failure.
-bool positive_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out,
-                       std::string_view msg) {
-  if (parse_int64(arg, out) && out >= 1) return true;
-  ctx.reply.error(msg);
-  return false;
 }
 
 void push_generic(CommandContext& ctx, End end, bool only_existing) {
@@ -116,65 +90,23 @@ void pop_generic(CommandContext& ctx, End end) {
   for (const std::string& v : *values) ctx.reply.bulk(v);
 }
 
-// Pops up to `count` elements from the first non-empty list among `keys` and replies [key,
-// [elements]] (LMPOP, BLMPOP) — or [key, element] when `count` is 0 (BLPOP, BRPOP). Replies the
-// error on WRONGTYPE (keys before the first list are checked in order). Returns false when every
-// key is absent, having written nothing.
-bool pop_first_or_reply(CommandContext& ctx, std::span<const std::string_view> keys, End end,
-                        int64_t count) {
-  for (std::string_view key : keys) {
-    auto popped = list_pop(ctx.store, key, end, count == 0 ? 1 : static_cast<size_t>(count));
-    if (!popped) {
-      ctx.reply.error(popped.error());
-      return true;
-    }
-    const auto& values = *popped;
-    if (!values) continue;
-    ctx.key_modified(key);
-    // Logged as the non-blocking pop of the key that was served, with the count it took.
-    if (count == 0) {
-      ctx.propagate_as({end == End::kHead ? "LPOP" : "RPOP", key});
-    } else {
-      ctx.propagate_as({end == End::kHead ? "LPOP" : "RPOP", key, std::to_string(values->size())});
-    }
-    ctx.reply.array(2);
-    ctx.reply.bulk(key);
-    if (count == 0) {
-      ctx.reply.bulk(values->front());
-      return true;
-    }
-    ctx.reply.array(values->size());
-    for (const std::string& v : *values) ctx.reply.bulk(v);
-    return true;
-  }
-  return false;
-}
+}  // namespace
 
-// Parses LMPOP/BLMPOP from argv[numkeys_at] on: numkeys, the keys, LEFT|RIGHT, [COUNT count].
-bool mpop_args_or_reply(CommandContext& ctx, size_t numkeys_at,
-                        std::span<const std::string_view>& keys, End& end, int64_t& count) {
-  int64_t numkeys = 0;
-  if (!positive_or_reply(ctx, ctx.argv[numkeys_at], numkeys, kNumkeys)) return false;
-  const size_t argc = ctx.argv.size();
-  if (static_cast<uint64_t>(numkeys) >= argc - numkeys_at - 1) {
+// LEFT or RIGHT, case-insensitively (getListPositionFromObjectOrReply).
+bool end_or_reply(CommandContext& ctx, std::string_view arg, End& end) {
+  if (equals_ignore_case(arg, "left")) {
+    end = End::kHead;
+  } else if (equals_ignore_case(arg, "right")) {
+    end = End::kTail;
+  } else {
     ctx.reply.error(err::kSyntax);
     return false;
   }
-  const size_t where_at = numkeys_at + static_cast<size_t>(numkeys) + 1;
-  if (!end_or_reply(ctx, ctx.argv[where_at], end)) return false;
-  count = 0;
-  for (size_t j = where_at + 1; j < argc; ++j) {
-    if (count == 0 && equals_ignore_case(ctx.argv[j], "count") && j + 1 < argc) {
-      if (!positive_or_reply(ctx, ctx.argv[++j], count, kCountPositive)) return false;
-    } else {
-      ctx.reply.error(err::kSyntax);
-      return false;
-    }
-  }
-  if (count == 0) count = 1;
-  keys = ctx.argv.subspan(numkeys_at + 1, static_cast<size_t>(numkeys));
   return true;
 }
+
+// The LEFT/RIGHT argument naming an end (LMOVE's spelling).
+std::string_view end_name(End end) { return end == End::kHead ? "LEFT" : "RIGHT"; }
 
 // LMOVE's common part (BLMOVE, RPOPLPUSH, BRPOPLPUSH): moves one element, replying it, or the
 // null bulk when the source is absent. Returns whether an element moved.
@@ -193,54 +125,6 @@ bool move_generic(CommandContext& ctx, End from, End to) {
   ctx.key_modified(ctx.argv[2]);
   ctx.reply.bulk(**moved);
   return true;
-}
-
-// BLMOVE and BRPOPLPUSH once their arguments are parsed: move now, or wait for the source.
-void blocking_move(CommandContext& ctx, End from, End to, std::string_view timeout_arg) {
-  int64_t timeout_ms = 0;
-  if (!block_timeout_or_reply(ctx, timeout_arg, timeout_ms)) return;
-  auto source = read_object<ListObject>(ctx.store, ctx.argv[1]);
-  if (!source) {
-    ctx.reply.error(source.error());
-    return;
-  }
-  if (*source == nullptr) {
-    block_or_timeout(ctx, ctx.argv.subspan(1, 1), timeout_ms, DeniedReply::kNullBulk);
-    return;
-  }
-  // Logged as the LMOVE it amounted to.
-  if (move_generic(ctx, from, to)) {
-    ctx.propagate_as({"LMOVE", ctx.argv[1], ctx.argv[2], end_name(from), end_name(to)});
-  }
-}
-
-// BLPOP and BRPOP: key... timeout.
-void blocking_pop(CommandContext& ctx, End end) {
-  int64_t timeout_ms = 0;
-  if (!block_timeout_or_reply(ctx, ctx.argv.back(), timeout_ms)) return;
-  auto keys = ctx.argv.subspan(1, ctx.argv.size() - 2);
-  if (!pop_first_or_reply(ctx, keys, end, 0)) block_or_timeout(ctx, keys, timeout_ms);
-}
-
-// Appends the key positions of a numkeys-style command whose numkeys is at argv[at].
-void numkeys_positions(std::span<const std::string_view> argv, size_t at,
-                       std::vector<size_t>& positions) {
-  int64_t numkeys = 0;
-  if (argv.size() <= at || !parse_int64(argv[at], numkeys) || numkeys < 1 ||
-      static_cast<uint64_t>(numkeys) > argv.size() - at - 1) {
-    return;
-  }
-  for (size_t i = 0; i < static_cast<size_t>(numkeys); ++i) positions.push_back(at + 1 + i);
-}
-
-}  // namespace
-
-void lmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions) {
-  numkeys_positions(argv, 1, positions);
-}
-
-void blmpop_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions) {
-  numkeys_positions(argv, 2, positions);
 }
 
 void cmd_lpush(CommandContext& ctx) { push_generic(ctx, End::kHead, false); }
@@ -500,37 +384,263 @@ void cmd_lmove(CommandContext& ctx) {
 
 void cmd_rpoplpush(CommandContext& ctx) { move_generic(ctx, End::kTail, End::kHead); }
 
-void cmd_lmpop(CommandContext& ctx) {
-  std::span<const std::string_view> keys;
-  End end = End::kHead;
-  int64_t count = 0;
-  if (!mpop_args_or_reply(ctx, 1, keys, end, count)) return;
-  if (!pop_first_or_reply(ctx, keys, end, count)) ctx.reply.null_array();
-}
+// The table rows of this family, in the order COMMAND lists them (command_table.cpp
+// assembles the families).
+namespace {
 
-void cmd_blpop(CommandContext& ctx) { blocking_pop(ctx, End::kHead); }
+constexpr CommandSpec kListCommands[] = {
+    {.name = "lpush",
+     .arity = -3,
+     .flags = kWrite | kDenyOom | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_lpush,
+     .group = "list",
+     .since = "1.0.0",
+     .summary = "Prepend one or multiple elements to a list",
+     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is "
+                   "called with multiple arguments.",
+     .syntax = "key<key> element...",
+     .acl_categories = "write list fast",
+     .key_specs = "RW insert|1|0|1|0",
+     .history = "2.4.0|Accepts multiple `element` arguments."},
+    {.name = "rpush",
+     .arity = -3,
+     .flags = kWrite | kDenyOom | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_rpush,
+     .group = "list",
+     .since = "1.0.0",
+     .summary = "Append one or multiple elements to a list",
+     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is "
+                   "called with multiple arguments.",
+     .syntax = "key<key> element...",
+     .acl_categories = "write list fast",
+     .key_specs = "RW insert|1|0|1|0",
+     .history = "2.4.0|Accepts multiple `element` arguments."},
+    {.name = "lpushx",
+     .arity = -3,
+     .flags = kWrite | kDenyOom | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_lpushx,
+     .group = "list",
+     .since = "2.2.0",
+     .summary = "Prepend an element to a list, only if the list exists",
+     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is "
+                   "called with multiple arguments.",
+     .syntax = "key<key> element...",
+     .acl_categories = "write list fast",
+     .key_specs = "RW insert|1|0|1|0",
+     .history = "4.0.0|Accepts multiple `element` arguments."},
+    {.name = "rpushx",
+     .arity = -3,
+     .flags = kWrite | kDenyOom | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_rpushx,
+     .group = "list",
+     .since = "2.2.0",
+     .summary = "Append an element to a list, only if the list exists",
+     .complexity = "O(1) for each element added, so O(N) to add N elements when the command is "
+                   "called with multiple arguments.",
+     .syntax = "key<key> element...",
+     .acl_categories = "write list fast",
+     .key_specs = "RW insert|1|0|1|0",
+     .history = "4.0.0|Accepts multiple `element` arguments."},
+    {.name = "lpop",
+     .arity = -2,
+     .flags = kWrite | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_lpop,
+     .group = "list",
+     .since = "1.0.0",
+     .summary = "Remove and get the first elements in a list",
+     .complexity = "O(N) where N is the number of elements returned",
+     .syntax = "key<key> [count<integer>]@6.2.0",
+     .acl_categories = "write list fast",
+     .key_specs = "RW access delete|1|0|1|0",
+     .history = "6.2.0|Added the `count` argument."},
+    {.name = "rpop",
+     .arity = -2,
+     .flags = kWrite | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_rpop,
+     .group = "list",
+     .since = "1.0.0",
+     .summary = "Remove and get the last elements in a list",
+     .complexity = "O(N) where N is the number of elements returned",
+     .syntax = "key<key> [count<integer>]@6.2.0",
+     .acl_categories = "write list fast",
+     .key_specs = "RW access delete|1|0|1|0",
+     .history = "6.2.0|Added the `count` argument."},
+    {.name = "llen",
+     .arity = 2,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_llen,
+     .group = "list",
+     .since = "1.0.0",
+     .summary = "Get the length of a list",
+     .complexity = "O(1)",
+     .syntax = "key<key>",
+     .acl_categories = "read list fast",
+     .key_specs = "RO|1|0|1|0"},
+    {.name = "lrange",
+     .arity = 4,
+     .flags = kReadonly,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_lrange,
+     .group = "list",
+     .since = "1.0.0",
+     .summary = "Get a range of elements from a list",
+     .complexity = "O(S+N) where S is the distance of start offset from HEAD for small lists, from "
+                   "nearest end (HEAD or TAIL) for large lists; and N is the number of elements in "
+                   "the specified range.",
+     .syntax = "key<key> start<integer> stop<integer>",
+     .acl_categories = "read list slow",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "lindex",
+     .arity = 3,
+     .flags = kReadonly,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_lindex,
+     .group = "list",
+     .since = "1.0.0",
+     .summary = "Get an element from a list by its index",
+     .complexity = "O(N) where N is the number of elements to traverse to get to the element at "
+                   "index. This makes asking for the first or the last element of the list O(1).",
+     .syntax = "key<key> index<integer>",
+     .acl_categories = "read list slow",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "lset",
+     .arity = 4,
+     .flags = kWrite | kDenyOom,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_lset,
+     .group = "list",
+     .since = "1.0.0",
+     .summary = "Set the value of an element in a list by its index",
+     .complexity = "O(N) where N is the length of the list. Setting either the first or the last "
+                   "element of the list is O(1).",
+     .syntax = "key<key> index<integer> element",
+     .acl_categories = "write list slow",
+     .key_specs = "RW update|1|0|1|0"},
+    {.name = "linsert",
+     .arity = 5,
+     .flags = kWrite | kDenyOom,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_linsert,
+     .group = "list",
+     .since = "2.2.0",
+     .summary = "Insert an element before or after another element in a list",
+     .complexity =
+         "O(N) where N is the number of elements to traverse before seeing the value pivot. This "
+         "means that inserting somewhere on the left end on the list (head) can be considered O(1) "
+         "and inserting somewhere on the right end (tail) is O(N).",
+     .syntax = "key<key> (where: BEFORE | AFTER) pivot element",
+     .acl_categories = "write list slow",
+     .key_specs = "RW insert|1|0|1|0"},
+    {.name = "lrem",
+     .arity = 4,
+     .flags = kWrite,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_lrem,
+     .group = "list",
+     .since = "1.0.0",
+     .summary = "Remove elements from a list",
+     .complexity =
+         "O(N+M) where N is the length of the list and M is the number of elements removed.",
+     .syntax = "key<key> count<integer> element",
+     .acl_categories = "write list slow",
+     .key_specs = "RW delete|1|0|1|0"},
+    {.name = "ltrim",
+     .arity = 4,
+     .flags = kWrite,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_ltrim,
+     .group = "list",
+     .since = "1.0.0",
+     .summary = "Trim a list to the specified range",
+     .complexity = "O(N) where N is the number of elements to be removed by the operation.",
+     .syntax = "key<key> start<integer> stop<integer>",
+     .acl_categories = "write list slow",
+     .key_specs = "RW delete|1|0|1|0"},
+    {.name = "lpos",
+     .arity = -3,
+     .flags = kReadonly,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_lpos,
+     .group = "list",
+     .since = "6.0.6",
+     .summary = "Return the index of matching elements on a list",
+     .complexity = "O(N) where N is the number of elements in the list, for the average case. When "
+                   "searching for elements near the head or the tail of the list, or when the "
+                   "MAXLEN option is provided, the command may run in constant time.",
+     .syntax =
+         "key<key> element [RANK=rank<integer>] [COUNT=num-matches<integer>] [MAXLEN=len<integer>]",
+     .acl_categories = "read list slow",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "lmove",
+     .arity = 5,
+     .flags = kWrite | kDenyOom,
+     .first_key = 1,
+     .last_key = 2,
+     .key_step = 1,
+     .handler = cmd_lmove,
+     .group = "list",
+     .since = "6.2.0",
+     .summary = "Pop an element from a list, push it to another list and return it",
+     .complexity = "O(1)",
+     .syntax = "source<key> destination<key> (wherefrom: LEFT | RIGHT) (whereto: LEFT | RIGHT)",
+     .acl_categories = "write list slow",
+     .key_specs = "RW access delete|1|0|1|0;RW insert|2|0|1|0"},
+    {.name = "rpoplpush",
+     .arity = 3,
+     .flags = kWrite | kDenyOom,
+     .first_key = 1,
+     .last_key = 2,
+     .key_step = 1,
+     .handler = cmd_rpoplpush,
+     .group = "list",
+     .since = "1.2.0",
+     .summary = "Remove the last element in a list, prepend it to another list and return it",
+     .complexity = "O(1)",
+     .syntax = "source<key> destination<key>",
+     .acl_categories = "write list slow",
+     .key_specs = "RW access delete|1|0|1|0;RW insert|2|0|1|0",
+     .doc_flags = "deprecated",
+     .deprecated_since = "6.2.0",
+     .replaced_by = "`LMOVE` with the `RIGHT` and `LEFT` arguments"},
+};
 
-void cmd_brpop(CommandContext& ctx) { blocking_pop(ctx, End::kTail); }
+}  // namespace
 
-void cmd_blmove(CommandContext& ctx) {
-  End from = End::kHead;
-  End to = End::kHead;
-  if (!end_or_reply(ctx, ctx.argv[3], from) || !end_or_reply(ctx, ctx.argv[4], to)) return;
-  blocking_move(ctx, from, to, ctx.argv[5]);
-}
-
-void cmd_brpoplpush(CommandContext& ctx) {
-  blocking_move(ctx, End::kTail, End::kHead, ctx.argv[3]);
-}
-
-void cmd_blmpop(CommandContext& ctx) {
-  std::span<const std::string_view> keys;
-  End end = End::kHead;
-  int64_t count = 0;
-  if (!mpop_args_or_reply(ctx, 2, keys, end, count)) return;
-  int64_t timeout_ms = 0;
-  if (!block_timeout_or_reply(ctx, ctx.argv[1], timeout_ms)) return;
-  if (!pop_first_or_reply(ctx, keys, end, count)) block_or_timeout(ctx, keys, timeout_ms);
-}
+std::span<const CommandSpec> list_commands() { return kListCommands; }
 
 }  // namespace ringkv::engine

@@ -2,13 +2,14 @@
 // PUBSUB family, and PING as a subscribed RESP2 client gets it. Subscriptions live behind
 // ctx.pubsub (PubSubHub); replies and their shapes are Redis 7.0.15's: (un)subscribe
 // confirmations are arrays in RESP2 and pushes in RESP3.
+#include "engine/commands/pubsub.h"
+
 #include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/command.h"
-#include "engine/handlers.h"
 
 namespace ringkv::engine {
 
@@ -76,19 +77,19 @@ void unsubscribe_all(CommandContext& ctx, bool pattern) {
 
 }  // namespace
 
-void cmd_subscribe(CommandContext& ctx) { subscribe_all(ctx, false); }
+static void cmd_subscribe(CommandContext& ctx) { subscribe_all(ctx, false); }
 
-void cmd_psubscribe(CommandContext& ctx) { subscribe_all(ctx, true); }
+static void cmd_psubscribe(CommandContext& ctx) { subscribe_all(ctx, true); }
 
-void cmd_unsubscribe(CommandContext& ctx) { unsubscribe_all(ctx, false); }
+static void cmd_unsubscribe(CommandContext& ctx) { unsubscribe_all(ctx, false); }
 
-void cmd_punsubscribe(CommandContext& ctx) { unsubscribe_all(ctx, true); }
+static void cmd_punsubscribe(CommandContext& ctx) { unsubscribe_all(ctx, true); }
 
-void cmd_publish(CommandContext& ctx) {
+static void cmd_publish(CommandContext& ctx) {
   ctx.reply.integer(ctx.pubsub->publish(ctx.argv[1], ctx.argv[2]));
 }
 
-void cmd_pubsub_channels(CommandContext& ctx) {
+static void cmd_pubsub_channels(CommandContext& ctx) {
   if (ctx.argv.size() > 3) {
     // Redis names the subcommand as the client spelled it.
     std::string error = "ERR unknown subcommand or wrong number of arguments for '";
@@ -104,7 +105,7 @@ void cmd_pubsub_channels(CommandContext& ctx) {
   for (const std::string& c : channels) ctx.reply.bulk(c);
 }
 
-void cmd_pubsub_numsub(CommandContext& ctx) {
+static void cmd_pubsub_numsub(CommandContext& ctx) {
   ctx.reply.array((ctx.argv.size() - 2) * 2);
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
     ctx.reply.bulk(ctx.argv[i]);
@@ -112,9 +113,11 @@ void cmd_pubsub_numsub(CommandContext& ctx) {
   }
 }
 
-void cmd_pubsub_numpat(CommandContext& ctx) { ctx.reply.integer(ctx.pubsub->pattern_count()); }
+static void cmd_pubsub_numpat(CommandContext& ctx) {
+  ctx.reply.integer(ctx.pubsub->pattern_count());
+}
 
-void cmd_pubsub_help(CommandContext& ctx) {
+static void cmd_pubsub_help(CommandContext& ctx) {
   ctx.reply.array(std::size(kPubsubHelp));
   for (std::string_view line : kPubsubHelp) ctx.reply.simple(line);
 }
@@ -128,5 +131,157 @@ void cmd_ping_subscribed(CommandContext& ctx) {
   ctx.reply.bulk("pong");
   ctx.reply.bulk(ctx.argv.size() == 2 ? ctx.argv[1] : std::string_view());
 }
+
+// The table rows of this family, in the order COMMAND lists them (command_table.cpp
+// assembles the families).
+namespace {
+
+constexpr CommandSpec kPubsubSubcommands[] = {
+    {.name = "channels",
+     .arity = -2,
+     .flags = kPubsub | kLoading | kStale | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_pubsub_channels,
+     .group = "pubsub",
+     .since = "2.8.0",
+     .summary = "List active channels",
+     .complexity = "O(N) where N is the number of active channels, and assuming constant time "
+                   "pattern matching (relatively short channels and patterns)",
+     .syntax = "[pattern<pattern>]",
+     .acl_categories = "pubsub slow",
+     .merge = MergePolicy::kUnion},
+    {.name = "numsub",
+     .arity = -2,
+     .flags = kPubsub | kLoading | kStale | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_pubsub_numsub,
+     .group = "pubsub",
+     .since = "2.8.0",
+     .summary = "Get the count of subscribers for channels",
+     .complexity = "O(N) for the NUMSUB subcommand, where N is the number of requested channels",
+     .syntax = "[channel]...",
+     .acl_categories = "pubsub slow",
+     .merge = MergePolicy::kPairSums},
+    {.name = "numpat",
+     .arity = 2,
+     .flags = kPubsub | kLoading | kStale | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_pubsub_numpat,
+     .group = "pubsub",
+     .since = "2.8.0",
+     .summary = "Get the count of unique patterns pattern subscriptions",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "pubsub slow",
+     .merge = MergePolicy::kSumReachable},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_pubsub_help,
+     .group = "pubsub",
+     .since = "6.2.0",
+     .summary = "Show helpful text about the different subcommands",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "slow"},
+};
+
+constexpr CommandSpec kPubsubCommands[] = {
+    {.name = "subscribe",
+     .arity = -2,
+     .flags = kSubscribedOk | kPubsub | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_subscribe,
+     .group = "pubsub",
+     .since = "2.0.0",
+     .summary = "Listen for messages published to the given channels",
+     .complexity = "O(N) where N is the number of channels to subscribe to.",
+     .syntax = "channel...",
+     .acl_categories = "pubsub slow"},
+    {.name = "unsubscribe",
+     .arity = -1,
+     .flags = kSubscribedOk | kPubsub | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_unsubscribe,
+     .group = "pubsub",
+     .since = "2.0.0",
+     .summary = "Stop listening for messages posted to the given channels",
+     .complexity = "O(N) where N is the number of clients already subscribed to a channel.",
+     .syntax = "[channel]...",
+     .acl_categories = "pubsub slow"},
+    {.name = "psubscribe",
+     .arity = -2,
+     .flags = kSubscribedOk | kPubsub | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_psubscribe,
+     .group = "pubsub",
+     .since = "2.0.0",
+     .summary = "Listen for messages published to channels matching the given patterns",
+     .complexity = "O(N) where N is the number of patterns the client is already subscribed to.",
+     .syntax = "(pattern: pattern<pattern>)...",
+     .acl_categories = "pubsub slow"},
+    {.name = "punsubscribe",
+     .arity = -1,
+     .flags = kSubscribedOk | kPubsub | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_punsubscribe,
+     .group = "pubsub",
+     .since = "2.0.0",
+     .summary = "Stop listening for messages posted to channels matching the given patterns",
+     .complexity = "O(N+M) where N is the number of patterns the client is already subscribed and "
+                   "M is the number of total patterns subscribed in the system (by any client).",
+     .syntax = "[pattern<pattern>]...",
+     .acl_categories = "pubsub slow"},
+    {.name = "publish",
+     .arity = 3,
+     .flags = kPubsub | kLoading | kStale | kFast | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_publish,
+     .group = "pubsub",
+     .since = "2.0.0",
+     .summary = "Post a message to a channel",
+     .complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel "
+                   "and M is the total number of subscribed patterns (by any client).",
+     .syntax = "channel message",
+     .acl_categories = "pubsub fast",
+     .merge = MergePolicy::kSumReachable},
+    {.name = "pubsub",
+     .arity = -2,
+     .flags = 0,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = nullptr,
+     .group = "pubsub",
+     .since = "2.8.0",
+     .summary = "A container for Pub/Sub commands",
+     .complexity = "Depends on subcommand.",
+     .syntax = "",
+     .subcommands = kPubsubSubcommands,
+     .acl_categories = "slow"},
+};
+
+}  // namespace
+
+std::span<const CommandSpec> pubsub_commands() { return kPubsubCommands; }
 
 }  // namespace ringkv::engine

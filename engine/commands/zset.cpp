@@ -1,7 +1,9 @@
 // Sorted-set command handlers for single keys: ZADD, ZINCRBY, the queries, the ranges (ZRANGE and
-// its older forms), removals, pops (blocking too) and ZRANDMEMBER. Arguments are parsed in Redis
-// 7.0.15's order, so the first error reported is the one Redis reports. The multi-key set
-// operations live in zset_combine.cpp.
+// its older forms) and removals. Arguments are parsed in Redis 7.0.15's order, so the first error
+// reported is the one Redis reports. Pops, ZSCAN and ZRANDMEMBER live in zset_pop.cpp, the
+// multi-key set operations in zset_combine.cpp.
+#include "engine/commands/zset.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -15,7 +17,6 @@
 #include "engine/commands/handler_args.h"
 #include "engine/commands/scan_args.h"
 #include "engine/commands/string_ops.h"
-#include "engine/handlers.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/zset_type.h"
 #include "protocol/errors.h"
@@ -37,7 +38,6 @@ constexpr std::string_view kLimitNeedsByScoreOrLex =
     "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
 constexpr std::string_view kWithScoresByLex =
     "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
-constexpr std::string_view kCountNotPositive = "ERR value is out of range, must be positive";
 constexpr std::string_view kMinMaxNotFloat = "ERR min or max is not a float";
 constexpr std::string_view kMinMaxNotLex = "ERR min or max not valid string range item";
 
@@ -340,113 +340,6 @@ void zremrange_generic(CommandContext& ctx, RangeKind kind) {
   ctx.reply.integer(static_cast<int64_t>(removed));
 }
 
-// Pops up to `count` elements from the low (min) or high end of `zset`, writing each as
-// member, score (flat) or [member, score] (nested).
-void pop_elements(CommandContext& ctx, ZSetObject& zset, size_t count, bool min, bool nested) {
-  count = std::min(count, zset.size());
-  const size_t start = min ? 0 : zset.size() - 1;
-  zset.visit_ranks(start, count, !min, [&](std::string_view m, double s) {
-    if (nested) ctx.reply.array(2);
-    ctx.reply.bulk(m);
-    ctx.reply.double_value(s);
-  });
-  zset.erase_ranks(min ? 0 : zset.size() - count, count);
-}
-
-// ZPOPMIN/ZPOPMAX key [count].
-void zpop_generic(CommandContext& ctx, bool min) {
-  if (ctx.argv.size() > 3) {
-    ctx.reply.error(err::kSyntax);
-    return;
-  }
-  int64_t count = 1;
-  const bool has_count = ctx.argv.size() == 3;
-  if (has_count && (!parse_int64(ctx.argv[2], count) || count < 0)) {
-    ctx.reply.error(kCountNotPositive);
-    return;
-  }
-  auto found = write_or_reply<ZSetObject>(ctx, ctx.argv[1], false);
-  if (!found) return;
-  auto& zset = *found;
-  if (!zset || count == 0) {
-    ctx.reply.array(0);
-    return;
-  }
-  // RESP3 nests the pairs when a count was given; otherwise the reply is flat.
-  const bool nested = has_count && ctx.reply.version() == protocol::RespVersion::kResp3;
-  const size_t n = std::min<uint64_t>(static_cast<uint64_t>(count), zset->size());
-  ctx.key_modified(ctx.argv[1]);
-  ctx.reply.array(nested ? n : n * 2);
-  pop_elements(ctx, *zset, n, min, nested);
-}
-
-// BZPOPMIN/BZPOPMAX key [key ...] timeout.
-void bzpop_generic(CommandContext& ctx, bool min) {
-  int64_t timeout_ms = 0;
-  if (!block_timeout_or_reply(ctx, ctx.argv.back(), timeout_ms)) return;
-  const auto keys = ctx.argv.subspan(1, ctx.argv.size() - 2);
-  for (const std::string_view key : keys) {
-    auto found = write_or_reply<ZSetObject>(ctx, key, false);
-    if (!found) return;
-    auto& zset = *found;
-    if (!zset) continue;
-    ctx.key_modified(key);
-    // Logged as the non-blocking pop of the key that was served.
-    ctx.propagate_as({min ? "ZPOPMIN" : "ZPOPMAX", key});
-    ctx.reply.array(3);
-    ctx.reply.bulk(key);
-    pop_elements(ctx, *zset, 1, min, false);
-    return;
-  }
-  block_or_timeout(ctx, keys, timeout_ms);
-}
-
-// ZRANDMEMBER key count [WITHSCORES].
-void zrandmember_with_count(CommandContext& ctx) {
-  int64_t count = 0;
-  if (!random_count_or_reply(ctx, count)) return;
-  bool with_scores = false;
-  if (!random_with_or_reply(ctx, "withscores", count, with_scores)) return;
-  const ZSetObject* zset = nullptr;
-  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
-  if (zset == nullptr || count == 0) {
-    ctx.reply.array(0);
-    return;
-  }
-  const bool resp3 = ctx.reply.version() == protocol::RespVersion::kResp3;
-  const size_t size = zset->size();
-  auto emit = [&](std::string_view m, double s) {
-    if (with_scores && resp3) ctx.reply.array(2);
-    ctx.reply.bulk(m);
-    if (with_scores) ctx.reply.double_value(s);
-  };
-  auto header = [&](uint64_t n) { ctx.reply.array(with_scores && !resp3 ? n * 2 : n); };
-  if (count < 0) {
-    // With repetition: -count independent picks.
-    const auto n = static_cast<uint64_t>(-count);
-    header(n);
-    for (uint64_t i = 0; i < n; ++i)
-      zset->visit_ranks(common::next_random() % size, 1, false, emit);
-    return;
-  }
-  if (static_cast<uint64_t>(count) >= size) {
-    // Redis 7.0 answers the whole set from the highest score down.
-    header(size);
-    zset->visit_ranks(size - 1, size, true, emit);
-    return;
-  }
-  // Distinct ranks: a partial Fisher-Yates shuffle of the rank list.
-  std::vector<size_t> ranks(size);
-  for (size_t i = 0; i < size; ++i) ranks[i] = i;
-  const auto n = static_cast<size_t>(count);
-  for (size_t i = 0; i < n; ++i) std::swap(ranks[i], ranks[i + common::next_random() % (size - i)]);
-  ranks.resize(n);
-  // A listpack answers in its own order, as Redis's lpRandomPairsUnique does.
-  if (zset->encoding() == ZSetObject::Encoding::kListpack) std::sort(ranks.begin(), ranks.end());
-  header(n);
-  for (size_t r : ranks) zset->visit_ranks(r, 1, false, emit);
-}
-
 }  // namespace
 
 void cmd_zadd(CommandContext& ctx) { zadd_generic(ctx, {}); }
@@ -579,62 +472,325 @@ void cmd_zremrangebyscore(CommandContext& ctx) { zremrange_generic(ctx, RangeKin
 
 void cmd_zremrangebylex(CommandContext& ctx) { zremrange_generic(ctx, RangeKind::kLex); }
 
-void cmd_zpopmin(CommandContext& ctx) { zpop_generic(ctx, true); }
+// The table rows of this family, in the order COMMAND lists them (command_table.cpp
+// assembles the families).
+namespace {
 
-void cmd_zpopmax(CommandContext& ctx) { zpop_generic(ctx, false); }
+constexpr CommandSpec kZsetCommands[] = {
+    {.name = "zadd",
+     .arity = -4,
+     .flags = kWrite | kDenyOom | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zadd,
+     .group = "sorted-set",
+     .since = "1.2.0",
+     .summary = "Add one or more members to a sorted set, or update its score if it already exists",
+     .complexity =
+         "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
+     .syntax = "key<key> [condition: NX | XX]@3.0.2 [comparison: GT | LT]@6.2.0 [CH]@3.0.2 "
+               "[INCR]@3.0.2 (score_member: score<double> member)...",
+     .acl_categories = "write sortedset fast",
+     .key_specs = "RW update|1|0|1|0",
+     .history = "2.4.0|Accepts multiple elements.\n3.0.2|Added the `XX`, `NX`, `CH` and `INCR` "
+                "options.\n6.2.0|Added the `GT` and `LT` options."},
+    {.name = "zincrby",
+     .arity = 4,
+     .flags = kWrite | kDenyOom | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zincrby,
+     .group = "sorted-set",
+     .since = "1.2.0",
+     .summary = "Increment the score of a member in a sorted set",
+     .complexity = "O(log(N)) where N is the number of elements in the sorted set.",
+     .syntax = "key<key> increment<integer> member",
+     .acl_categories = "write sortedset fast",
+     .key_specs = "RW access update|1|0|1|0"},
+    {.name = "zscore",
+     .arity = 3,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zscore,
+     .group = "sorted-set",
+     .since = "1.2.0",
+     .summary = "Get the score associated with the given member in a sorted set",
+     .complexity = "O(1)",
+     .syntax = "key<key> member",
+     .acl_categories = "read sortedset fast",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "zmscore",
+     .arity = -3,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zmscore,
+     .group = "sorted-set",
+     .since = "6.2.0",
+     .summary = "Get the score associated with the given members in a sorted set",
+     .complexity = "O(N) where N is the number of members being requested.",
+     .syntax = "key<key> member...",
+     .acl_categories = "read sortedset fast",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "zcard",
+     .arity = 2,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zcard,
+     .group = "sorted-set",
+     .since = "1.2.0",
+     .summary = "Get the number of members in a sorted set",
+     .complexity = "O(1)",
+     .syntax = "key<key>",
+     .acl_categories = "read sortedset fast",
+     .key_specs = "RO|1|0|1|0"},
+    {.name = "zcount",
+     .arity = 4,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zcount,
+     .group = "sorted-set",
+     .since = "2.0.0",
+     .summary = "Count the members in a sorted set with scores within the given values",
+     .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+     .syntax = "key<key> min<double> max<double>",
+     .acl_categories = "read sortedset fast",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "zlexcount",
+     .arity = 4,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zlexcount,
+     .group = "sorted-set",
+     .since = "2.8.9",
+     .summary = "Count the number of members in a sorted set between a given lexicographical range",
+     .complexity = "O(log(N)) with N being the number of elements in the sorted set.",
+     .syntax = "key<key> min max",
+     .acl_categories = "read sortedset fast",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "zrange",
+     .arity = -4,
+     .flags = kReadonly,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zrange,
+     .group = "sorted-set",
+     .since = "1.2.0",
+     .summary = "Return a range of members in a sorted set",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the "
+                   "number of elements returned.",
+     .syntax = "key<key> start stop [sortby: BYSCORE | BYLEX]@6.2.0 [REV]@6.2.0 "
+               "[LIMIT=offset_count: offset<integer> count<integer>]@6.2.0 [WITHSCORES]",
+     .acl_categories = "read sortedset slow",
+     .key_specs = "RO access|1|0|1|0",
+     .history = "6.2.0|Added the `REV`, `BYSCORE`, `BYLEX` and `LIMIT` options."},
+    {.name = "zrangebyscore",
+     .arity = -4,
+     .flags = kReadonly,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zrangebyscore,
+     .group = "sorted-set",
+     .since = "1.0.5",
+     .summary = "Return a range of members in a sorted set, by score",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the "
+                   "number of elements being returned. If M is constant (e.g. always asking for "
+                   "the first 10 elements with LIMIT), you can consider it O(log(N)).",
+     .syntax = "key<key> min<double> max<double> [WITHSCORES]@2.0.0 [LIMIT=offset_count: "
+               "offset<integer> count<integer>]",
+     .acl_categories = "read sortedset slow",
+     .key_specs = "RO access|1|0|1|0",
+     .history = "2.0.0|Added the `WITHSCORES` modifier.",
+     .doc_flags = "deprecated",
+     .deprecated_since = "6.2.0",
+     .replaced_by = "`ZRANGE` with the `BYSCORE` argument"},
+    {.name = "zrevrangebyscore",
+     .arity = -4,
+     .flags = kReadonly,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zrevrangebyscore,
+     .group = "sorted-set",
+     .since = "2.2.0",
+     .summary = "Return a range of members in a sorted set, by score, with scores ordered from "
+                "high to low",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the "
+                   "number of elements being returned. If M is constant (e.g. always asking for "
+                   "the first 10 elements with LIMIT), you can consider it O(log(N)).",
+     .syntax = "key<key> max<double> min<double> [WITHSCORES] [LIMIT=offset_count: offset<integer> "
+               "count<integer>]",
+     .acl_categories = "read sortedset slow",
+     .key_specs = "RO access|1|0|1|0",
+     .history = "2.1.6|`min` and `max` can be exclusive.",
+     .doc_flags = "deprecated",
+     .deprecated_since = "6.2.0",
+     .replaced_by = "`ZRANGE` with the `REV` and `BYSCORE` arguments"},
+    {.name = "zrangebylex",
+     .arity = -4,
+     .flags = kReadonly,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zrangebylex,
+     .group = "sorted-set",
+     .since = "2.8.9",
+     .summary = "Return a range of members in a sorted set, by lexicographical range",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the "
+                   "number of elements being returned. If M is constant (e.g. always asking for "
+                   "the first 10 elements with LIMIT), you can consider it O(log(N)).",
+     .syntax = "key<key> min max [LIMIT=offset_count: offset<integer> count<integer>]",
+     .acl_categories = "read sortedset slow",
+     .key_specs = "RO access|1|0|1|0",
+     .doc_flags = "deprecated",
+     .deprecated_since = "6.2.0",
+     .replaced_by = "`ZRANGE` with the `BYLEX` argument"},
+    {.name = "zrevrangebylex",
+     .arity = -4,
+     .flags = kReadonly,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zrevrangebylex,
+     .group = "sorted-set",
+     .since = "2.8.9",
+     .summary = "Return a range of members in a sorted set, by lexicographical range, ordered from "
+                "higher to lower strings.",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the "
+                   "number of elements being returned. If M is constant (e.g. always asking for "
+                   "the first 10 elements with LIMIT), you can consider it O(log(N)).",
+     .syntax = "key<key> max min [LIMIT=offset_count: offset<integer> count<integer>]",
+     .acl_categories = "read sortedset slow",
+     .key_specs = "RO access|1|0|1|0",
+     .doc_flags = "deprecated",
+     .deprecated_since = "6.2.0",
+     .replaced_by = "`ZRANGE` with the `REV` and `BYLEX` arguments"},
+    {.name = "zrevrange",
+     .arity = -4,
+     .flags = kReadonly,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zrevrange,
+     .group = "sorted-set",
+     .since = "1.2.0",
+     .summary = "Return a range of members in a sorted set, by index, with scores ordered from "
+                "high to low",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the "
+                   "number of elements returned.",
+     .syntax = "key<key> start<integer> stop<integer> [WITHSCORES]",
+     .acl_categories = "read sortedset slow",
+     .key_specs = "RO access|1|0|1|0",
+     .doc_flags = "deprecated",
+     .deprecated_since = "6.2.0",
+     .replaced_by = "`ZRANGE` with the `REV` argument"},
+    {.name = "zrank",
+     .arity = 3,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zrank,
+     .group = "sorted-set",
+     .since = "2.0.0",
+     .summary = "Determine the index of a member in a sorted set",
+     .complexity = "O(log(N))",
+     .syntax = "key<key> member",
+     .acl_categories = "read sortedset fast",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "zrevrank",
+     .arity = 3,
+     .flags = kReadonly | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zrevrank,
+     .group = "sorted-set",
+     .since = "2.0.0",
+     .summary =
+         "Determine the index of a member in a sorted set, with scores ordered from high to low",
+     .complexity = "O(log(N))",
+     .syntax = "key<key> member",
+     .acl_categories = "read sortedset fast",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "zrem",
+     .arity = -3,
+     .flags = kWrite | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zrem,
+     .group = "sorted-set",
+     .since = "1.2.0",
+     .summary = "Remove one or more members from a sorted set",
+     .complexity = "O(M*log(N)) with N being the number of elements in the sorted set and M the "
+                   "number of elements to be removed.",
+     .syntax = "key<key> member...",
+     .acl_categories = "write sortedset fast",
+     .key_specs = "RW delete|1|0|1|0",
+     .history = "2.4.0|Accepts multiple elements."},
+    {.name = "zremrangebyrank",
+     .arity = 4,
+     .flags = kWrite,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zremrangebyrank,
+     .group = "sorted-set",
+     .since = "2.0.0",
+     .summary = "Remove all members in a sorted set within the given indexes",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the "
+                   "number of elements removed by the operation.",
+     .syntax = "key<key> start<integer> stop<integer>",
+     .acl_categories = "write sortedset slow",
+     .key_specs = "RW delete|1|0|1|0"},
+    {.name = "zremrangebyscore",
+     .arity = 4,
+     .flags = kWrite,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zremrangebyscore,
+     .group = "sorted-set",
+     .since = "1.2.0",
+     .summary = "Remove all members in a sorted set within the given scores",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the "
+                   "number of elements removed by the operation.",
+     .syntax = "key<key> min<double> max<double>",
+     .acl_categories = "write sortedset slow",
+     .key_specs = "RW delete|1|0|1|0"},
+    {.name = "zremrangebylex",
+     .arity = 4,
+     .flags = kWrite,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zremrangebylex,
+     .group = "sorted-set",
+     .since = "2.8.9",
+     .summary = "Remove all members in a sorted set between the given lexicographical range",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the "
+                   "number of elements removed by the operation.",
+     .syntax = "key<key> min max",
+     .acl_categories = "write sortedset slow",
+     .key_specs = "RW delete|1|0|1|0"},
+};
 
-void cmd_bzpopmin(CommandContext& ctx) { bzpop_generic(ctx, true); }
+}  // namespace
 
-void cmd_bzpopmax(CommandContext& ctx) { bzpop_generic(ctx, false); }
-
-void cmd_zrandmember(CommandContext& ctx) {
-  if (ctx.argv.size() >= 3) {
-    zrandmember_with_count(ctx);
-    return;
-  }
-  const ZSetObject* zset = nullptr;
-  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
-  if (zset == nullptr) {
-    ctx.reply.null();
-    return;
-  }
-  zset->visit_ranks(common::next_random() % zset->size(), 1, false,
-                    [&](std::string_view m, double) { ctx.reply.bulk(m); });
-}
-
-void cmd_zscan(CommandContext& ctx) {
-  uint64_t cursor = 0;
-  if (!scan_cursor_or_reply(ctx, ctx.argv[2], cursor)) return;
-  const ZSetObject* zset = nullptr;
-  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
-  if (zset == nullptr) {
-    reply_empty_scan(ctx.reply);
-    return;
-  }
-  ScanOptions options;
-  if (!scan_options_or_reply(ctx, 3, false, options)) return;
-  std::vector<std::pair<std::string_view, double>> items;
-  const uint64_t next =
-      zset->scan(cursor, static_cast<size_t>(options.count), [&](std::string_view m, double s) {
-        if (options.matches(m)) items.emplace_back(m, s);
-      });
-  // Members and scores alternate, scores as strings in both protocols. A listpack holds whole
-  // scores as integers (Redis's double2ll: exact and within +-LLONG_MAX/2), and ZSCAN prints
-  // them back that way; every other score prints as "%.17g".
-  const bool listpack = zset->encoding() == ZSetObject::Encoding::kListpack;
-  constexpr double kLongLimit = static_cast<double>(INT64_MAX / 2);
-  ctx.reply.array(2);
-  ctx.reply.bulk_integer(static_cast<int64_t>(next));
-  ctx.reply.array(items.size() * 2);
-  for (const auto& [member, score] : items) {
-    ctx.reply.bulk(member);
-    if (listpack && score >= -kLongLimit && score <= kLongLimit &&
-        score == static_cast<double>(static_cast<int64_t>(score))) {
-      ctx.reply.bulk_integer(static_cast<int64_t>(score));
-    } else {
-      ctx.reply.double_bulk(score);
-    }
-  }
-}
+std::span<const CommandSpec> zset_commands() { return kZsetCommands; }
 
 }  // namespace ringkv::engine

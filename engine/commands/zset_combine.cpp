@@ -2,6 +2,8 @@
 // zunionInterDiffGenericCommand), with WEIGHTS, AGGREGATE and WITHSCORES, and the key finders that
 // name their numkeys-given keys for routing and COMMAND GETKEYS. Plain sets are accepted as
 // inputs, every member scoring 1, as in Redis.
+#include "engine/commands/zset_combine.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,7 +16,6 @@
 #include <vector>
 
 #include "engine/commands/string_ops.h"
-#include "engine/handlers.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/set_type.h"
 #include "engine/types/zset_type.h"
@@ -265,5 +266,118 @@ void cmd_zunionstore(CommandContext& ctx) { zsetop_generic(ctx, Op::kUnion, true
 void cmd_zinterstore(CommandContext& ctx) { zsetop_generic(ctx, Op::kInter, true); }
 
 void cmd_zdiffstore(CommandContext& ctx) { zsetop_generic(ctx, Op::kDiff, true); }
+
+// The table rows of this family, in the order COMMAND lists them (command_table.cpp
+// assembles the families).
+namespace {
+
+constexpr CommandSpec kZsetCombineCommands[] = {
+    {.name = "zunionstore",
+     .arity = -4,
+     .flags = kWrite | kDenyOom,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zunionstore,
+     .group = "sorted-set",
+     .since = "2.0.0",
+     .summary = "Add multiple sorted sets and store the resulting sorted set in a new key",
+     .complexity = "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, "
+                   "and M being the number of elements in the resulting sorted set.",
+     .syntax = "destination<key> numkeys<integer> key<key>... [WEIGHTS=weight<integer>]... "
+               "[AGGREGATE=aggregate: SUM | MIN | MAX]",
+     .acl_categories = "write sortedset slow",
+     .key_specs = "OW update|1|0|1|0;RO access|2|keynum|0,1,1",
+     .find_keys = zsetop_store_keys},
+    {.name = "zinterstore",
+     .arity = -4,
+     .flags = kWrite | kDenyOom,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zinterstore,
+     .group = "sorted-set",
+     .since = "2.0.0",
+     .summary = "Intersect multiple sorted sets and store the resulting sorted set in a new key",
+     .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K "
+                   "being the number of input sorted sets and M being the number of elements in "
+                   "the resulting sorted set.",
+     .syntax = "destination<key> numkeys<integer> key<key>... [WEIGHTS=weight<integer>]... "
+               "[AGGREGATE=aggregate: SUM | MIN | MAX]",
+     .acl_categories = "write sortedset slow",
+     .key_specs = "OW update|1|0|1|0;RO access|2|keynum|0,1,1",
+     .find_keys = zsetop_store_keys},
+    {.name = "zdiffstore",
+     .arity = -4,
+     .flags = kWrite | kDenyOom,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_zdiffstore,
+     .group = "sorted-set",
+     .since = "6.2.0",
+     .summary = "Subtract multiple sorted sets and store the resulting sorted set in a new key",
+     .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all "
+                   "the sets, N is the size of the first set, and K is the size of the result set.",
+     .syntax = "destination<key> numkeys<integer> key<key>...",
+     .acl_categories = "write sortedset slow",
+     .key_specs = "OW update|1|0|1|0;RO access|2|keynum|0,1,1",
+     .find_keys = zsetop_store_keys},
+    {.name = "zunion",
+     .arity = -3,
+     .flags = kReadonly,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_zunion,
+     .group = "sorted-set",
+     .since = "6.2.0",
+     .summary = "Add multiple sorted sets",
+     .complexity = "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, "
+                   "and M being the number of elements in the resulting sorted set.",
+     .syntax = "numkeys<integer> key<key>... [WEIGHTS=weight<integer>]... [AGGREGATE=aggregate: "
+               "SUM | MIN | MAX] [WITHSCORES]",
+     .acl_categories = "read sortedset slow",
+     .key_specs = "RO access|1|keynum|0,1,1",
+     .find_keys = zsetop_keys},
+    {.name = "zinter",
+     .arity = -3,
+     .flags = kReadonly,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_zinter,
+     .group = "sorted-set",
+     .since = "6.2.0",
+     .summary = "Intersect multiple sorted sets",
+     .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K "
+                   "being the number of input sorted sets and M being the number of elements in "
+                   "the resulting sorted set.",
+     .syntax = "numkeys<integer> key<key>... [WEIGHTS=weight<integer>]... [AGGREGATE=aggregate: "
+               "SUM | MIN | MAX] [WITHSCORES]",
+     .acl_categories = "read sortedset slow",
+     .key_specs = "RO access|1|keynum|0,1,1",
+     .find_keys = zsetop_keys},
+    {.name = "zdiff",
+     .arity = -3,
+     .flags = kReadonly,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_zdiff,
+     .group = "sorted-set",
+     .since = "6.2.0",
+     .summary = "Subtract multiple sorted sets",
+     .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all "
+                   "the sets, N is the size of the first set, and K is the size of the result set.",
+     .syntax = "numkeys<integer> key<key>... [WITHSCORES]",
+     .acl_categories = "read sortedset slow",
+     .key_specs = "RO access|1|keynum|0,1,1",
+     .find_keys = zsetop_keys},
+};
+
+}  // namespace
+
+std::span<const CommandSpec> zset_combine_commands() { return kZsetCombineCommands; }
 
 }  // namespace ringkv::engine

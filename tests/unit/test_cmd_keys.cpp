@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "engine/command.h"
-#include "engine/handlers.h"
+#include "engine/commands/keys.h"
+#include "engine/commands/keyspace.h"
 #include "engine/keyspace/store.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"

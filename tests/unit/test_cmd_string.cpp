@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/commands/string.h"
 #include "engine/commands/string_ops.h"
-#include "engine/handlers.h"
 #include "engine/keyspace/store.h"
 #include "protocol/errors.h"
 #include "protocol/reply_writer.h"

@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/handlers.h"
+#include "engine/commands/zset.h"
+#include "engine/commands/zset_combine.h"
+#include "engine/commands/zset_pop.h"
 #include "engine/keyspace/store.h"
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"

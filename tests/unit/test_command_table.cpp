@@ -8,7 +8,9 @@
 
 #include "engine/command.h"
 #include "engine/command_docs.h"
-#include "engine/handlers.h"
+#include "engine/commands/introspection.h"
+#include "engine/commands/server.h"
+#include "engine/commands/string.h"
 #include "engine/keyspace/store.h"
 
 using namespace ringkv::engine;

@@ -11,7 +11,7 @@
 
 #include "cluster/merge.h"
 #include "engine/command.h"
-#include "engine/handlers.h"
+#include "engine/commands/pubsub.h"
 #include "engine/keyspace/store.h"
 #include "server/pubsub.h"
 
