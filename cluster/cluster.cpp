@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "cluster/cluster_internal.h"
-#include "engine/string_ops.h"
+#include "common/numbers.h"
 #include "protocol/request_writer.h"
 
 namespace ringkv::cluster {
@@ -438,7 +438,7 @@ void Cluster::client_closed(uint64_t client_id) {
 void Cluster::execute_scan(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                            uint64_t client_id, protocol::RespVersion resp, ReplyDone done) {
   uint64_t cursor = 0;
-  if (!engine::parse_scan_cursor(argv[1], cursor)) {
+  if (!common::parse_scan_cursor(argv[1], cursor)) {
     // Let the command report the bad cursor exactly as it would alone.
     std::string out;
     protocol::ReplyWriter w(out, resp);

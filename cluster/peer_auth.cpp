@@ -3,7 +3,7 @@
 
 #include <cctype>
 
-#include "engine/secret.h"
+#include "common/secret.h"
 
 namespace ringkv::cluster {
 namespace {
@@ -14,7 +14,7 @@ constexpr size_t kMaxNonceDigits = 128;
 
 }  // namespace
 
-std::string make_nonce() { return engine::random_hex(kNonceBytes); }
+std::string make_nonce() { return common::random_hex(kNonceBytes); }
 
 bool valid_nonce(std::string_view text) {
   if (text.size() < kMinNonceDigits || text.size() > kMaxNonceDigits) return false;
@@ -38,13 +38,13 @@ std::string handshake_proof(std::string_view secret, ProofRole role,
   message.append(address);
   message.push_back('\n');
   message.append(fingerprint);
-  return engine::hmac_sha256_hex(secret, message);
+  return common::hmac_sha256_hex(secret, message);
 }
 
 bool proof_matches(std::string_view proof, std::string_view secret, ProofRole role,
                    std::string_view connector_nonce, std::string_view acceptor_nonce,
                    std::string_view address, std::string_view fingerprint) {
-  return engine::secret_equals(
+  return common::secret_equals(
       proof, handshake_proof(secret, role, connector_nonce, acceptor_nonce, address, fingerprint));
 }
 

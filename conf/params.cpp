@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "conf/size.h"
+#include "common/numbers.h"
 
 namespace ringkv::conf::detail {
 namespace {
@@ -108,14 +108,14 @@ Row int_row(const Head& h, Field<G, T> field, int64_t min, int64_t max, int64_t 
     return {};
   };
   row.from_text = [=](Config& c, std::string_view text) -> Reason {
-    auto v = parse_integer(text);
+    auto v = common::parse_integer(text);
     if (!v) return "expected an integer, got " + quoted(text);
     if (*v < min || *v > max) return range_reason(min, max, text);
     store(c, *v);
     return {};
   };
   row.from_redis = [=](Config& c, std::string_view text) -> Reason {
-    auto v = parse_integer(text);
+    auto v = common::parse_integer(text);
     if (!v) return "argument couldn't be parsed into an integer";
     if (*v < min || *v > max) return redis_range_reason(min, max);
     store(c, *v);
@@ -136,7 +136,7 @@ template <typename G>
 Row size_row(const Head& h, Field<G, int64_t> field, int64_t min) {
   Row row = make_row(h);
   auto from_text = [=](Config& c, std::string_view text) -> Reason {
-    auto v = parse_memory(text);
+    auto v = common::parse_memory(text);
     if (!v) return "expected a size such as 512mb, got " + quoted(text);
     if (*v < static_cast<uint64_t>(min) || *v > static_cast<uint64_t>(kInt64Max)) {
       return range_reason(min, kInt64Max, quoted(text));
@@ -155,7 +155,7 @@ Row size_row(const Head& h, Field<G, int64_t> field, int64_t min) {
     return {};
   };
   row.from_redis = [=](Config& c, std::string_view text) -> Reason {
-    auto v = parse_memory(text);
+    auto v = common::parse_memory(text);
     if (!v) return "argument must be a memory value";
     // Redis stores the unsigned result in a signed config, so values past INT64_MAX wrap to
     // negative and fail the range check rather than the parse.
@@ -293,7 +293,7 @@ Reason check_address(std::string_view text) {
   for (char c : host) {
     if (std::isspace(static_cast<unsigned char>(c)) || c == ',' || c == '=') return bad;
   }
-  auto port = parse_integer(text.substr(colon + 1));
+  auto port = common::parse_integer(text.substr(colon + 1));
   if (!port || *port < 1 || *port > 65535) return bad;
   return {};
 }
@@ -339,7 +339,7 @@ Reason parse_peer(std::string_view text, PeerOptions& peer) {
   if (Reason why = check_address(peer.addr); !why.empty()) return why;
   if (eq != std::string_view::npos) {
     std::string_view w = text.substr(eq + 1);
-    auto weight = parse_integer(w);
+    auto weight = common::parse_integer(w);
     if (!weight) return "weight: expected an integer, got " + quoted(w);
     if (Reason why = check_weight(*weight, w); !why.empty()) return "weight: " + why;
     peer.weight = *weight;
@@ -458,9 +458,9 @@ Reason set_output_limits(ServerOptions& server, std::string_view text) {
     } else {
       return "Invalid client class specified in buffer limit configuration.";
     }
-    auto hard = parse_memory(words[i + 1]);
-    auto soft = parse_memory(words[i + 2]);
-    auto seconds = parse_integer(words[i + 3]);
+    auto hard = common::parse_memory(words[i + 1]);
+    auto soft = common::parse_memory(words[i + 2]);
+    auto seconds = common::parse_integer(words[i + 3]);
     if (!hard || !soft || !seconds || *seconds < 0 || *hard > static_cast<uint64_t>(kInt64Max) ||
         *soft > static_cast<uint64_t>(kInt64Max)) {
       return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "engine/string_ops.h"
+#include "engine/commands/string_ops.h"
 
 namespace ringkv::engine {
 

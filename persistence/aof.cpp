@@ -12,7 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "persistence/aof_loader.h"
 #include "persistence/aof_rewrite.h"
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "engine/command.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_writer.h"
 
 namespace ringkv::persistence {

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "engine/key_commands.h"
-#include "engine/store.h"
+#include "engine/commands/key_commands.h"
+#include "engine/keyspace/store.h"
 
 namespace ringkv::persistence {
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/background_jobs.h"
+#include "common/background_jobs.h"
 
 namespace ringkv::persistence {
 
@@ -95,7 +95,7 @@ class AofWriter {
   uint64_t delayed_fsyncs_ = 0;
   // Loop time a background fsync started; 0 when none runs.
   std::atomic<uint64_t> fsync_started_ms_{0};
-  engine::BackgroundJobs jobs_;
+  common::BackgroundJobs jobs_;
 };
 
 }  // namespace ringkv::persistence

@@ -12,6 +12,8 @@ inline constexpr std::string_view kWrongType =
 inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
 inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
+// A count or index argument that must be positive (LPOP/RPOP count, SPOP count, ZPOPMIN count...).
+inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 inline constexpr std::string_view kInvalidExpireTime = "ERR invalid expire time in '%s' command";

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <optional>
 
-#include "conf/size.h"
+#include "common/numbers.h"
 #include "protocol/errors.h"
 
 namespace ringkv::protocol {
@@ -20,7 +20,7 @@ namespace {
 
 // Redis's string2ll, as used for "*N" and "$len".
 bool string_to_ll(const char* s, size_t len, int64_t& value) {
-  std::optional<int64_t> v = conf::parse_integer(std::string_view(s, len));
+  std::optional<int64_t> v = common::parse_integer(std::string_view(s, len));
   if (v) value = *v;
   return v.has_value();
 }

@@ -7,8 +7,8 @@
 #include <chrono>
 
 #include "cluster/cluster.h"
-#include "engine/handlers.h"
-#include "engine/string_ops.h"
+#include "engine/commands/pubsub.h"
+#include "engine/commands/string_ops.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 #include "server/server.h"

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "engine/glob.h"
+#include "common/glob.h"
 
 namespace ringkv::server {
 namespace {
@@ -93,7 +93,7 @@ int64_t PubSubRegistry::publish(std::string_view channel, std::string_view messa
     }
   }
   for (const auto& [pattern, clients] : patterns_) {
-    if (!engine::glob_match(pattern, channel)) continue;
+    if (!common::glob_match(pattern, channel)) continue;
     for (uint64_t client : clients) {
       sink_->deliver(client, &pattern, channel, message);
       receivers++;
@@ -106,7 +106,7 @@ std::vector<std::string> PubSubRegistry::active_channels(
     std::optional<std::string_view> pattern) const {
   std::vector<std::string> out;
   for (const auto& [channel, clients] : channels_) {
-    if (!pattern || engine::glob_match(*pattern, channel)) out.push_back(channel);
+    if (!pattern || common::glob_match(*pattern, channel)) out.push_back(channel);
   }
   return out;
 }

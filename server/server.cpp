@@ -5,9 +5,9 @@
 
 #include <chrono>
 
-#include "engine/glob.h"
-#include "engine/handlers.h"
-#include "engine/string_ops.h"
+#include "common/glob.h"
+#include "engine/commands/pubsub.h"
+#include "engine/commands/string_ops.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 
@@ -382,7 +382,7 @@ void Server::config_get(std::string_view pattern,
     return;
   }
   for (const auto& p : conf::parameters()) {
-    if (engine::glob_match(pattern, p.name, true)) out.emplace_back(p.name, p.get(config_));
+    if (common::glob_match(pattern, p.name, true)) out.emplace_back(p.name, p.get(config_));
   }
 }
 

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <fstream>
 #include <string>
 
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 
 namespace {
 

@@ -17,10 +17,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/glob.h"
 #include "conf/config.h"
 #include "engine/command.h"
-#include "engine/glob.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
 #include "server/pubsub.h"
@@ -82,7 +82,7 @@ class FakeServer final : public engine::ServerControl {
   void config_get(std::string_view pattern,
                   std::vector<std::pair<std::string, std::string>>& out) override {
     for (const conf::Parameter& p : conf::parameters()) {
-      if (engine::glob_match(pattern, p.name, true)) out.emplace_back(p.name, p.get(config_));
+      if (common::glob_match(pattern, p.name, true)) out.emplace_back(p.name, p.get(config_));
     }
   }
   std::string config_set(

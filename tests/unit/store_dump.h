@@ -15,12 +15,12 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/hash_type.h"
-#include "engine/list_type.h"
-#include "engine/object.h"
-#include "engine/set_type.h"
-#include "engine/store.h"
-#include "engine/zset_type.h"
+#include "engine/keyspace/store.h"
+#include "engine/types/hash_type.h"
+#include "engine/types/list_type.h"
+#include "engine/types/object.h"
+#include "engine/types/set_type.h"
+#include "engine/types/zset_type.h"
 
 namespace ringkv::test {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "persistence/aof_loader.h"
 #include "protocol/request_writer.h"
 #include "store_dump.h"

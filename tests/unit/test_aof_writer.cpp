@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "conf/options.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "persistence/aof.h"
 #include "persistence/aof_loader.h"
 #include "persistence/aof_rewrite.h"

@@ -7,7 +7,7 @@
 
 #include "conf/config.h"
 #include "engine/command.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 
 using namespace ringkv::engine;
 using ringkv::protocol::ReplyWriter;

@@ -8,8 +8,11 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/commands/hash.h"
+#include "engine/commands/keys.h"
+#include "engine/commands/keyspace.h"
+#include "engine/commands/string.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"
 

@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "engine/command.h"
-#include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/commands/keys.h"
+#include "engine/commands/keyspace.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"
 

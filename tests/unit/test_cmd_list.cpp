@@ -9,8 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/commands/hash.h"
+#include "engine/commands/list.h"
+#include "engine/commands/list_pop.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/commands/set.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"
 

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/handlers.h"
-#include "engine/store.h"
-#include "engine/string_ops.h"
+#include "engine/commands/string.h"
+#include "engine/commands/string_ops.h"
+#include "engine/keyspace/store.h"
 #include "protocol/errors.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"

@@ -10,8 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/commands/zset.h"
+#include "engine/commands/zset_combine.h"
+#include "engine/commands/zset_pop.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_reader.h"
 #include "protocol/reply_writer.h"
 #include "tests/unit/command_harness.h"

@@ -2,14 +2,22 @@
 // subcommands' reply bytes checked against redis-server 7.0.15.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "engine/command.h"
 #include "engine/command_docs.h"
-#include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/commands/introspection.h"
+#include "engine/commands/server.h"
+#include "engine/commands/string.h"
+#include "engine/commands/string_ops.h"
+#include "engine/keyspace/store.h"
 
 using namespace ringkv::engine;
 using ringkv::protocol::ReplyWriter;
@@ -294,4 +302,98 @@ TEST_CASE("rename-command: clients reach renamed commands by their new names onl
   REQUIRE(set_command_renames(Renames{}).empty());
   CHECK(find_client_command("config") == find_command("config"));
   CHECK(original_command_name("CFG_x1").empty());
+}
+
+namespace {
+
+// The first/last/step Redis 7.0 derives from a command's key specs (populateCommandLegacyRangeSpec
+// in server.c) and COMMAND INFO reports: one index+range spec is taken as it is; otherwise the
+// range specs of step 1 that follow each other are merged and every other spec is skipped (the
+// command then has movable keys). No usable range spec gives 0 0 0.
+struct LegacyRange {
+  int first = 0;
+  int last = 0;
+  int step = 0;
+};
+
+int to_int(std::string_view s) {
+  CAPTURE(s);
+  int64_t v = 0;
+  REQUIRE(parse_int64(s, v));
+  return static_cast<int>(v);
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  for (;;) {
+    size_t at = s.find(sep);
+    out.push_back(s.substr(0, at));
+    if (at == std::string_view::npos) return out;
+    s.remove_prefix(at + 1);
+  }
+}
+
+LegacyRange legacy_range(std::string_view key_specs) {
+  struct Range {
+    int begin;
+    int lastkey;  // relative to begin when >= 0
+    int keystep;
+  };
+  std::vector<std::optional<Range>> specs;
+  if (!key_specs.empty()) {
+    for (std::string_view spec : split(key_specs, ';')) {
+      std::vector<std::string_view> f = split(spec, '|');
+      REQUIRE(f.size() >= 4);
+      if (f[2] == "keynum") {
+        specs.push_back(std::nullopt);
+      } else {
+        REQUIRE(f.size() >= 5);
+        specs.push_back(Range{to_int(f[1]), to_int(f[2]), to_int(f[3])});
+      }
+    }
+  }
+  LegacyRange out;
+  auto absolute_last = [](const Range& r) {
+    return r.lastkey < 0 ? r.lastkey : r.begin + r.lastkey;
+  };
+  if (specs.size() == 1 && specs[0]) {
+    return {specs[0]->begin, absolute_last(*specs[0]), specs[0]->keystep};
+  }
+  int first = INT_MAX;
+  int last = 0;
+  int prev_last = 0;
+  for (const auto& r : specs) {
+    if (!r || r->keystep != 1 || (prev_last != 0 && prev_last != r->begin - 1)) continue;
+    first = std::min(first, r->begin);
+    // Redis compares as unsigned, so a negative (counted from the end) last key wins.
+    last = static_cast<int>(
+        std::max(static_cast<unsigned>(last), static_cast<unsigned>(absolute_last(*r))));
+    prev_last = last;
+  }
+  if (first == INT_MAX) return out;
+  return {first, last, 1};
+}
+
+void check_key_columns(std::span<const CommandSpec> rows) {
+  for (const CommandSpec& spec : rows) {
+    CAPTURE(command_fullname(spec));
+    CAPTURE(spec.key_specs);
+    const LegacyRange want = legacy_range(spec.key_specs);
+    CHECK(spec.first_key == want.first);
+    CHECK(spec.last_key == want.last);
+    CHECK(spec.key_step == want.step);
+    check_key_columns(spec.subcommands);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("first/last/step agree with the key specs, as Redis derives them") {
+  check_key_columns(command_table());
+  // The derivation itself, on Redis 7.0.15's specs of a few commands.
+  CHECK(legacy_range("RW access delete|1|keynum|0,1,1").first == 0);  // LMPOP: movable, 0 0 0
+  CHECK(legacy_range("RW|1|0|1|0;RO|2|keynum|0,1,1").last == 1);      // ZUNIONSTORE: 1 1 1
+  CHECK(legacy_range("RW update|1|-1|2|0").step == 2);                // MSET: 1 -1 2
+  CHECK(legacy_range("RW access delete|1|0|1|0;RW insert|2|0|1|0").last == 2);  // LMOVE: 1 2 1
+  CHECK(legacy_range("").first == 0);
 }

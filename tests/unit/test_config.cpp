@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "conf/config.h"
-#include "conf/size.h"
 
 using namespace ringkv::conf;
 
@@ -336,48 +335,6 @@ TEST_CASE("missing file and bad files on the command line exit with 2") {
 
   Config c;
   CHECK(load_file("/tmp", c) == "/tmp: cannot read file: Is a directory");
-}
-
-TEST_CASE("integer parsing follows Redis's string2ll") {
-  CHECK(parse_integer("0") == 0);
-  CHECK(parse_integer("-5") == -5);
-  CHECK(parse_integer("9223372036854775807") == INT64_MAX);
-  CHECK(parse_integer("-9223372036854775808") == INT64_MIN);
-  CHECK_FALSE(parse_integer("9223372036854775808"));
-  CHECK_FALSE(parse_integer(""));
-  CHECK_FALSE(parse_integer("-"));
-  CHECK_FALSE(parse_integer("-0"));
-  CHECK_FALSE(parse_integer("05"));
-  CHECK_FALSE(parse_integer("+5"));
-  CHECK_FALSE(parse_integer(" 5"));
-  CHECK_FALSE(parse_integer("5.0"));
-  CHECK_FALSE(parse_integer("1e3"));
-  CHECK_FALSE(parse_integer("0x10"));
-}
-
-TEST_CASE("size parsing follows Redis's memtoull") {
-  CHECK(parse_memory("100") == 100);
-  CHECK(parse_memory("100b") == 100);
-  CHECK(parse_memory("1k") == 1000);
-  CHECK(parse_memory("1kb") == 1024);
-  CHECK(parse_memory("1KB") == 1024);
-  CHECK(parse_memory("2m") == 2000000);
-  CHECK(parse_memory("512mb") == 536870912);
-  CHECK(parse_memory("1Mb") == 1048576);
-  CHECK(parse_memory("1g") == 1000000000);
-  CHECK(parse_memory("1gb") == 1073741824);
-  CHECK(parse_memory("00001mb") == 1048576);
-  CHECK(parse_memory("") == 0);
-  CHECK(parse_memory("mb") == 0);
-  CHECK(parse_memory("99999999999999999999") == UINT64_MAX);
-  CHECK_FALSE(parse_memory("99999999999999999999mb"));
-  CHECK_FALSE(parse_memory("1.5mb"));
-  CHECK_FALSE(parse_memory("-1"));
-  CHECK_FALSE(parse_memory("+1mb"));
-  CHECK_FALSE(parse_memory(" 1mb"));
-  CHECK_FALSE(parse_memory("1 mb"));
-  CHECK_FALSE(parse_memory("1t"));
-  CHECK_FALSE(parse_memory("1mbb"));
 }
 
 TEST_CASE("--print-config prints TOML that loads back to the same config") {

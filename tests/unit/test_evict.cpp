@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/access.h"
-#include "engine/evict.h"
-#include "engine/store.h"
+#include "engine/keyspace/access.h"
+#include "engine/keyspace/evict.h"
+#include "engine/keyspace/store.h"
 
 using namespace ringkv::engine;
 

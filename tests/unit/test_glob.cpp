@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "engine/glob.h"
+#include "common/glob.h"
 
-using ringkv::engine::glob_match;
+using ringkv::common::glob_match;
 
 TEST_CASE("literal patterns match only themselves") {
   CHECK(glob_match("foo", "foo"));

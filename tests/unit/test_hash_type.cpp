@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/hash_type.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
+#include "engine/types/hash_type.h"
 #include "protocol/errors.h"
 
 namespace {

@@ -11,13 +11,13 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/hash_type.h"
-#include "engine/key_commands.h"
-#include "engine/list_type.h"
-#include "engine/object.h"
-#include "engine/set_type.h"
-#include "engine/store.h"
-#include "engine/zset_type.h"
+#include "engine/commands/key_commands.h"
+#include "engine/keyspace/store.h"
+#include "engine/types/hash_type.h"
+#include "engine/types/list_type.h"
+#include "engine/types/object.h"
+#include "engine/types/set_type.h"
+#include "engine/types/zset_type.h"
 #include "persistence/aof_loader.h"
 #include "protocol/resp_parser.h"
 #include "store_dump.h"

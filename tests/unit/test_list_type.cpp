@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/list_type.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
+#include "engine/types/list_type.h"
 #include "protocol/errors.h"
 
 namespace {

@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/object.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
+#include "engine/types/object.h"
 #include "protocol/errors.h"
 
 namespace {

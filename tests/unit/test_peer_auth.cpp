@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cluster/peer_auth.h"
-#include "engine/secret.h"
+#include "common/secret.h"
 
 using ringkv::cluster::handshake_proof;
 using ringkv::cluster::make_nonce;
@@ -46,7 +46,7 @@ TEST_CASE("valid_nonce accepts 32 to 128 hex digits only") {
 
 TEST_CASE("the proof is the HMAC of the labelled fields") {
   CHECK(proof() ==
-        ringkv::engine::hmac_sha256_hex("s", "ringkv.peer.connect\n" + kConnectorNonce + "\n" +
+        ringkv::common::hmac_sha256_hex("s", "ringkv.peer.connect\n" + kConnectorNonce + "\n" +
                                                  kAcceptorNonce + "\n127.0.0.1:7001\n00ff"));
   CHECK(proof().size() == 64);
 }

@@ -12,7 +12,7 @@
 
 #include "command_harness.h"
 #include "engine/command.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 #include "store_dump.h"
 
 namespace {

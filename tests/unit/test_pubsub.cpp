@@ -11,8 +11,8 @@
 
 #include "cluster/merge.h"
 #include "engine/command.h"
-#include "engine/handlers.h"
-#include "engine/store.h"
+#include "engine/commands/pubsub.h"
+#include "engine/keyspace/store.h"
 #include "server/pubsub.h"
 
 using namespace ringkv;

@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include "engine/secret.h"
+#include "common/secret.h"
 
-using ringkv::engine::hmac_sha256_hex;
-using ringkv::engine::secret_equals;
+using ringkv::common::hmac_sha256_hex;
+using ringkv::common::secret_equals;
 
 TEST_CASE("secret_equals compares whole secrets") {
   CHECK(secret_equals("s3cret", "s3cret"));
@@ -29,8 +29,8 @@ TEST_CASE("hmac_sha256_hex matches RFC 4231") {
 }
 
 TEST_CASE("random_hex gives fresh hex digits") {
-  const std::string a = ringkv::engine::random_hex(16);
-  const std::string b = ringkv::engine::random_hex(16);
+  const std::string a = ringkv::common::random_hex(16);
+  const std::string b = ringkv::common::random_hex(16);
   CHECK(a.size() == 32);
   CHECK(a.find_first_not_of("0123456789abcdef") == std::string::npos);
   CHECK(a != b);

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/set_type.h"
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
+#include "engine/types/set_type.h"
 
 namespace {
 

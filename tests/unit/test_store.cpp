@@ -11,7 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "engine/store.h"
+#include "engine/keyspace/store.h"
 
 using ringkv::engine::classify_string;
 using ringkv::engine::encoding_name;

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/zset_type.h"
+#include "engine/types/zset_type.h"
 
 namespace {
 

@@ -1,0 +1,27 @@
+// Number parsing with Redis's exact rules, shared by the configuration, the RESP parser, the
+// engine and the cluster: a value Redis accepts (in CONFIG SET, redis.conf, a SCAN cursor) is
+// accepted here and a value it rejects is rejected here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ringkv::common {
+
+// Parses a decimal int64 the way Redis's string2ll does: optional '-', no '+', no spaces, no
+// leading zeros ("0" itself is fine, "-0" is not). Returns nullopt on anything else or overflow.
+std::optional<int64_t> parse_integer(std::string_view text);
+
+// Parses a memory size the way Redis's memtoull does: digits followed by an optional unit b, k,
+// kb, m, mb, g, gb (case-insensitive; k = 1000, kb = 1024, ...). No sign, no spaces, no
+// fraction. Empty digits count as 0 ("" and "mb" give 0) and too many digits saturate at
+// UINT64_MAX, as in Redis. Returns nullopt when the text is not a size or the number times its
+// unit does not fit 64 bits.
+std::optional<uint64_t> parse_memory(std::string_view text);
+
+// Parses a SCAN cursor as Redis does with strtoul(): an optional sign, decimal digits, nothing
+// after them, no leading space. An empty cursor reads as 0, and "-1" wraps to 2^64 - 1.
+bool parse_scan_cursor(std::string_view arg, uint64_t& cursor);
+
+}  // namespace ringkv::common

@@ -1,0 +1,63 @@
+// Shared argument checks of the command handlers (see handler_args.h).
+#include "engine/commands/handler_args.h"
+
+#include <string>
+
+#include "engine/commands/string_ops.h"
+#include "protocol/errors.h"
+
+namespace ringkv::engine {
+
+namespace err = protocol::err;
+
+namespace {
+
+constexpr std::string_view kCountOutOfRange =
+    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807";
+constexpr std::string_view kValueOutOfRange = "ERR value is out of range";
+
+}  // namespace
+
+void reply_wrong_arity(CommandContext& ctx) {
+  std::string text(err::kWrongArity);
+  text.replace(text.find("%s"), 2, to_lower(ctx.argv[0]));
+  ctx.reply.error(text);
+}
+
+bool int64_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out) {
+  if (parse_int64(arg, out)) return true;
+  ctx.reply.error(err::kNotInteger);
+  return false;
+}
+
+bool random_count_or_reply(CommandContext& ctx, int64_t& count) {
+  if (!int64_or_reply(ctx, ctx.argv[2], count)) return false;
+  if (count == INT64_MIN) {
+    ctx.reply.error(kCountOutOfRange);
+    return false;
+  }
+  return true;
+}
+
+bool random_with_or_reply(CommandContext& ctx, std::string_view option, int64_t count, bool& with) {
+  with = false;
+  if (ctx.argv.size() <= 3) return true;
+  if (ctx.argv.size() > 4 || !equals_ignore_case(ctx.argv[3], option)) {
+    ctx.reply.error(err::kSyntax);
+    return false;
+  }
+  // Redis replies twice as many elements: keep that count representable.
+  if (count < -INT64_MAX / 2 || count > INT64_MAX / 2) {
+    ctx.reply.error(kValueOutOfRange);
+    return false;
+  }
+  with = true;
+  return true;
+}
+
+void reply_help(protocol::ReplyWriter& reply, std::span<const std::string_view> lines) {
+  reply.array(lines.size());
+  for (std::string_view line : lines) reply.simple(line);
+}
+
+}  // namespace ringkv::engine

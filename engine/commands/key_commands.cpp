@@ -1,0 +1,131 @@
+// The commands that recreate one key, written straight into the output buffer: collections are
+// walked once with their own iteration API and cut into batches whose size is known up front
+// (the element count), so no element is copied or allocated on the way.
+#include "engine/commands/key_commands.h"
+
+#include <algorithm>
+#include <charconv>
+#include <string_view>
+
+#include "engine/types/hash_type.h"
+#include "engine/types/list_type.h"
+#include "engine/types/object.h"
+#include "engine/types/set_type.h"
+#include "engine/types/zset_type.h"
+#include "protocol/reply_writer.h"
+#include "protocol/request_writer.h"
+
+namespace ringkv::engine {
+
+namespace {
+
+using protocol::append_request_bulk;
+using protocol::append_request_header;
+
+// Cuts `total` elements into commands "<name> key elem..." of at most kItemsPerCommand elements,
+// each element `args_per_item` arguments. Call add() once per element, writing its arguments
+// after it returns.
+class Batcher {
+ public:
+  Batcher(std::string& out, std::string_view name, std::string_view key, size_t total,
+          size_t args_per_item)
+      : out_(out), name_(name), key_(key), remaining_(total), args_per_item_(args_per_item) {}
+
+  // Starts a new command when the current one is full.
+  void add() {
+    if (in_batch_ == 0) {
+      in_batch_ = std::min(remaining_, kItemsPerCommand);
+      remaining_ -= in_batch_;
+      append_request_header(out_, 2 + in_batch_ * args_per_item_);
+      append_request_bulk(out_, name_);
+      append_request_bulk(out_, key_);
+    }
+    --in_batch_;
+  }
+
+ private:
+  std::string& out_;
+  std::string_view name_;
+  std::string_view key_;
+  size_t remaining_;
+  size_t args_per_item_;
+  size_t in_batch_ = 0;
+};
+
+void append_list(const Entry& entry, std::string& out) {
+  const auto& list = static_cast<const ListObject&>(*entry.object());
+  Batcher batch(out, "RPUSH", entry.key(), list.size(), 1);
+  list.walk(0, false, [&](std::string_view element) {
+    batch.add();
+    append_request_bulk(out, element);
+    return true;
+  });
+}
+
+void append_set(const Entry& entry, std::string& out) {
+  const auto& set = static_cast<const SetObject&>(*entry.object());
+  Batcher batch(out, "SADD", entry.key(), set.size(), 1);
+  set.for_each([&](std::string_view member) {
+    batch.add();
+    append_request_bulk(out, member);
+  });
+}
+
+void append_zset(const Entry& entry, std::string& out) {
+  const auto& zset = static_cast<const ZSetObject&>(*entry.object());
+  Batcher batch(out, "ZADD", entry.key(), zset.size(), 2);
+  zset.for_each([&](std::string_view member, double score) {
+    batch.add();
+    // The reply's round-trip format, so the score reads back bit-exact (inf/-inf included).
+    char buf[32];
+    append_request_bulk(out, protocol::double_text(score, buf));
+    append_request_bulk(out, member);
+  });
+}
+
+void append_hash(const Entry& entry, std::string& out) {
+  const auto& hash = static_cast<const HashObject&>(*entry.object());
+  Batcher batch(out, "HSET", entry.key(), hash.size(), 2);
+  hash.for_each([&](std::string_view field, std::string_view value) {
+    batch.add();
+    append_request_bulk(out, field);
+    append_request_bulk(out, value);
+  });
+}
+
+void append_pexpireat(const Entry& entry, std::string& out) {
+  char buf[24];
+  const auto end = std::to_chars(buf, buf + sizeof(buf), entry.expire_at()).ptr;
+  append_request_header(out, 3);
+  append_request_bulk(out, "PEXPIREAT");
+  append_request_bulk(out, entry.key());
+  append_request_bulk(out, std::string_view(buf, static_cast<size_t>(end - buf)));
+}
+
+}  // namespace
+
+void append_key_commands(const Entry& entry, std::string& out) {
+  switch (entry.type()) {
+    case ValueType::kString:
+      append_request_header(out, 3);
+      append_request_bulk(out, "SET");
+      append_request_bulk(out, entry.key());
+      append_request_bulk(out, entry.string_value());
+      break;
+    case ValueType::kList:
+      append_list(entry, out);
+      break;
+    case ValueType::kSet:
+      append_set(entry, out);
+      break;
+    case ValueType::kZSet:
+      append_zset(entry, out);
+      break;
+    case ValueType::kHash:
+      append_hash(entry, out);
+      break;
+  }
+  if (entry.has_expire()) append_pexpireat(entry, out);
+}
+
+}  // namespace ringkv::engine

@@ -1,0 +1,287 @@
+// Publish/subscribe commands: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, the
+// PUBSUB family, and PING as a subscribed RESP2 client gets it. Subscriptions live behind
+// ctx.pubsub (PubSubHub); replies and their shapes are Redis 7.0.15's: (un)subscribe
+// confirmations are arrays in RESP2 and pushes in RESP3.
+#include "engine/commands/pubsub.h"
+
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/command.h"
+
+namespace ringkv::engine {
+
+namespace {
+
+constexpr std::string_view kPubsubHelp[] = {
+    "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "CHANNELS [<pattern>]",
+    "    Return the currently active channels matching a <pattern> (default: '*').",
+    "NUMPAT",
+    "    Return number of subscriptions to patterns.",
+    "NUMSUB [<channel> ...]",
+    "    Return the number of subscribers for the specified channels, excluding",
+    "    pattern subscriptions(default: no channels).",
+    "SHARDCHANNELS [<pattern>]",
+    "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+    "SHARDNUMSUB [<shardchannel> ...]",
+    "    Return the number of subscribers for the specified shard level channel(s)",
+    "HELP",
+    "    Prints this help.",
+};
+
+// One confirmation: [kind, name (or null), the client's subscription count].
+void confirm(CommandContext& ctx, std::string_view kind, const std::string_view* name) {
+  ctx.reply.push(3);
+  ctx.reply.bulk(kind);
+  if (name != nullptr) {
+    ctx.reply.bulk(*name);
+  } else {
+    ctx.reply.null();
+  }
+  ctx.reply.integer(static_cast<int64_t>(ctx.pubsub->subscription_count(ctx.client->id())));
+}
+
+void subscribe_all(CommandContext& ctx, bool pattern) {
+  const std::string_view kind = pattern ? "psubscribe" : "subscribe";
+  for (size_t i = 1; i < ctx.argv.size(); ++i) {
+    ctx.pubsub->subscribe(ctx.client->id(), ctx.argv[i], pattern);
+    confirm(ctx, kind, &ctx.argv[i]);
+  }
+}
+
+void unsubscribe_all(CommandContext& ctx, bool pattern) {
+  const std::string_view kind = pattern ? "punsubscribe" : "unsubscribe";
+  const uint64_t id = ctx.client->id();
+  if (ctx.argv.size() > 1) {
+    // Names the client never subscribed to are confirmed too, as Redis does.
+    for (size_t i = 1; i < ctx.argv.size(); ++i) {
+      ctx.pubsub->unsubscribe(id, ctx.argv[i], pattern);
+      confirm(ctx, kind, &ctx.argv[i]);
+    }
+    return;
+  }
+  std::vector<std::string> names = ctx.pubsub->subscriptions(id, pattern);
+  if (names.empty()) {
+    confirm(ctx, kind, nullptr);
+    return;
+  }
+  for (const std::string& name : names) {
+    ctx.pubsub->unsubscribe(id, name, pattern);
+    std::string_view view = name;
+    confirm(ctx, kind, &view);
+  }
+}
+
+}  // namespace
+
+static void cmd_subscribe(CommandContext& ctx) { subscribe_all(ctx, false); }
+
+static void cmd_psubscribe(CommandContext& ctx) { subscribe_all(ctx, true); }
+
+static void cmd_unsubscribe(CommandContext& ctx) { unsubscribe_all(ctx, false); }
+
+static void cmd_punsubscribe(CommandContext& ctx) { unsubscribe_all(ctx, true); }
+
+static void cmd_publish(CommandContext& ctx) {
+  ctx.reply.integer(ctx.pubsub->publish(ctx.argv[1], ctx.argv[2]));
+}
+
+static void cmd_pubsub_channels(CommandContext& ctx) {
+  if (ctx.argv.size() > 3) {
+    // Redis names the subcommand as the client spelled it.
+    std::string error = "ERR unknown subcommand or wrong number of arguments for '";
+    error.append(ctx.argv[1]);
+    error += "'. Try PUBSUB HELP.";
+    ctx.reply.error(error);
+    return;
+  }
+  std::optional<std::string_view> pattern;
+  if (ctx.argv.size() == 3) pattern = ctx.argv[2];
+  std::vector<std::string> channels = ctx.pubsub->active_channels(pattern);
+  ctx.reply.array(channels.size());
+  for (const std::string& c : channels) ctx.reply.bulk(c);
+}
+
+static void cmd_pubsub_numsub(CommandContext& ctx) {
+  ctx.reply.array((ctx.argv.size() - 2) * 2);
+  for (size_t i = 2; i < ctx.argv.size(); ++i) {
+    ctx.reply.bulk(ctx.argv[i]);
+    ctx.reply.integer(ctx.pubsub->subscribers(ctx.argv[i]));
+  }
+}
+
+static void cmd_pubsub_numpat(CommandContext& ctx) {
+  ctx.reply.integer(ctx.pubsub->pattern_count());
+}
+
+static void cmd_pubsub_help(CommandContext& ctx) {
+  ctx.reply.array(std::size(kPubsubHelp));
+  for (std::string_view line : kPubsubHelp) ctx.reply.simple(line);
+}
+
+void cmd_ping_subscribed(CommandContext& ctx) {
+  if (ctx.argv.size() > 2) {
+    ctx.reply.error("ERR wrong number of arguments for 'ping' command");
+    return;
+  }
+  ctx.reply.array(2);
+  ctx.reply.bulk("pong");
+  ctx.reply.bulk(ctx.argv.size() == 2 ? ctx.argv[1] : std::string_view());
+}
+
+// The table rows of this family, in the order COMMAND lists them (command_table.cpp
+// assembles the families).
+namespace {
+
+constexpr CommandSpec kPubsubSubcommands[] = {
+    {.name = "channels",
+     .arity = -2,
+     .flags = kPubsub | kLoading | kStale | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_pubsub_channels,
+     .group = "pubsub",
+     .since = "2.8.0",
+     .summary = "List active channels",
+     .complexity = "O(N) where N is the number of active channels, and assuming constant time "
+                   "pattern matching (relatively short channels and patterns)",
+     .syntax = "[pattern<pattern>]",
+     .acl_categories = "pubsub slow",
+     .merge = MergePolicy::kUnion},
+    {.name = "numsub",
+     .arity = -2,
+     .flags = kPubsub | kLoading | kStale | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_pubsub_numsub,
+     .group = "pubsub",
+     .since = "2.8.0",
+     .summary = "Get the count of subscribers for channels",
+     .complexity = "O(N) for the NUMSUB subcommand, where N is the number of requested channels",
+     .syntax = "[channel]...",
+     .acl_categories = "pubsub slow",
+     .merge = MergePolicy::kPairSums},
+    {.name = "numpat",
+     .arity = 2,
+     .flags = kPubsub | kLoading | kStale | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_pubsub_numpat,
+     .group = "pubsub",
+     .since = "2.8.0",
+     .summary = "Get the count of unique patterns pattern subscriptions",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "pubsub slow",
+     .merge = MergePolicy::kSumReachable},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_pubsub_help,
+     .group = "pubsub",
+     .since = "6.2.0",
+     .summary = "Show helpful text about the different subcommands",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "slow"},
+};
+
+constexpr CommandSpec kPubsubCommands[] = {
+    {.name = "subscribe",
+     .arity = -2,
+     .flags = kSubscribedOk | kPubsub | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_subscribe,
+     .group = "pubsub",
+     .since = "2.0.0",
+     .summary = "Listen for messages published to the given channels",
+     .complexity = "O(N) where N is the number of channels to subscribe to.",
+     .syntax = "channel...",
+     .acl_categories = "pubsub slow"},
+    {.name = "unsubscribe",
+     .arity = -1,
+     .flags = kSubscribedOk | kPubsub | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_unsubscribe,
+     .group = "pubsub",
+     .since = "2.0.0",
+     .summary = "Stop listening for messages posted to the given channels",
+     .complexity = "O(N) where N is the number of clients already subscribed to a channel.",
+     .syntax = "[channel]...",
+     .acl_categories = "pubsub slow"},
+    {.name = "psubscribe",
+     .arity = -2,
+     .flags = kSubscribedOk | kPubsub | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_psubscribe,
+     .group = "pubsub",
+     .since = "2.0.0",
+     .summary = "Listen for messages published to channels matching the given patterns",
+     .complexity = "O(N) where N is the number of patterns the client is already subscribed to.",
+     .syntax = "(pattern: pattern<pattern>)...",
+     .acl_categories = "pubsub slow"},
+    {.name = "punsubscribe",
+     .arity = -1,
+     .flags = kSubscribedOk | kPubsub | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_punsubscribe,
+     .group = "pubsub",
+     .since = "2.0.0",
+     .summary = "Stop listening for messages posted to channels matching the given patterns",
+     .complexity = "O(N+M) where N is the number of patterns the client is already subscribed and "
+                   "M is the number of total patterns subscribed in the system (by any client).",
+     .syntax = "[pattern<pattern>]...",
+     .acl_categories = "pubsub slow"},
+    {.name = "publish",
+     .arity = 3,
+     .flags = kPubsub | kLoading | kStale | kFast | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_publish,
+     .group = "pubsub",
+     .since = "2.0.0",
+     .summary = "Post a message to a channel",
+     .complexity = "O(N+M) where N is the number of clients subscribed to the receiving channel "
+                   "and M is the total number of subscribed patterns (by any client).",
+     .syntax = "channel message",
+     .acl_categories = "pubsub fast",
+     .merge = MergePolicy::kSumReachable},
+    {.name = "pubsub",
+     .arity = -2,
+     .flags = 0,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = nullptr,
+     .group = "pubsub",
+     .since = "2.8.0",
+     .summary = "A container for Pub/Sub commands",
+     .complexity = "Depends on subcommand.",
+     .syntax = "",
+     .subcommands = kPubsubSubcommands,
+     .acl_categories = "slow"},
+};
+
+}  // namespace
+
+std::span<const CommandSpec> pubsub_commands() { return kPubsubCommands; }
+
+}  // namespace ringkv::engine

@@ -1,0 +1,372 @@
+// Server administration: CLUSTER (INFO, NODES, OWNER), CONFIG (GET, SET, RESETSTAT), TIME,
+// BGREWRITEAOF, LASTSAVE and SHUTDOWN. Process-wide state is reached through ctx.server
+// (ServerControl).
+#include "engine/commands/server.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/command.h"
+#include "engine/commands/handler_args.h"
+#include "engine/commands/string_ops.h"
+#include "protocol/errors.h"
+
+namespace ringkv::engine {
+
+namespace {
+
+using protocol::ReplyWriter;
+
+constexpr std::string_view kConfigHelp[] = {
+    "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "GET <pattern>",
+    "    Return parameters matching the glob-like <pattern> and their values.",
+    "SET <directive> <value>",
+    "    Set the configuration <directive> to <value>.",
+    "RESETSTAT",
+    "    Reset statistics reported by the INFO command.",
+    "HELP",
+    "    Prints this help.",
+};
+
+constexpr std::string_view kClusterHelp[] = {
+    "CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "INFO",
+    "    Return information about the ring: members, hash, replicas, version.",
+    "NODES",
+    "    Return the members of the ring, one per line, with their link state.",
+    "OWNER <key>",
+    "    Return the address of the node that owns <key>.",
+    "HELP",
+    "    Prints this help.",
+};
+
+constexpr std::string_view kClusterDisabled = "ERR This instance has cluster support disabled";
+
+}  // namespace
+
+void cmd_config_get(CommandContext& ctx) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (size_t i = 2; i < ctx.argv.size(); ++i) ctx.server->config_get(ctx.argv[i], pairs);
+  // Redis collects matches in a dict, so a parameter matched by several patterns appears once.
+  std::vector<std::pair<std::string, std::string>> unique;
+  for (auto& p : pairs) {
+    bool seen = std::any_of(unique.begin(), unique.end(),
+                            [&](const auto& u) { return u.first == p.first; });
+    if (!seen) unique.push_back(std::move(p));
+  }
+  ctx.reply.map(unique.size());
+  for (const auto& [name, value] : unique) {
+    ctx.reply.bulk(name);
+    ctx.reply.bulk(value);
+  }
+}
+
+static void cmd_config_set(CommandContext& ctx) {
+  if (ctx.argv.size() % 2 != 0) {
+    ctx.reply.error(protocol::err::kSyntax);
+    return;
+  }
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  pairs.reserve(ctx.argv.size() / 2);
+  for (size_t i = 2; i < ctx.argv.size(); i += 2) pairs.emplace_back(ctx.argv[i], ctx.argv[i + 1]);
+  std::string error = ctx.server->config_set(pairs);
+  if (error.empty()) {
+    ctx.reply.ok();
+  } else {
+    ctx.reply.error(error);
+  }
+}
+
+static void cmd_config_resetstat(CommandContext& ctx) {
+  ctx.server->config_resetstat();
+  ctx.reply.ok();
+}
+
+static void cmd_config_help(CommandContext& ctx) { reply_help(ctx.reply, kConfigHelp); }
+
+static void cmd_cluster_info(CommandContext& ctx) {
+  std::string text = ctx.server->cluster_info();
+  if (text.empty()) {
+    ctx.reply.error(kClusterDisabled);
+  } else {
+    ctx.reply.verbatim(text);
+  }
+}
+
+static void cmd_cluster_nodes(CommandContext& ctx) {
+  std::string text = ctx.server->cluster_nodes();
+  if (text.empty()) {
+    ctx.reply.error(kClusterDisabled);
+  } else {
+    ctx.reply.verbatim(text);
+  }
+}
+
+static void cmd_cluster_owner(CommandContext& ctx) {
+  std::string owner = ctx.server->cluster_owner(ctx.argv[2]);
+  if (owner.empty()) {
+    ctx.reply.error(kClusterDisabled);
+  } else {
+    ctx.reply.bulk(owner);
+  }
+}
+
+static void cmd_cluster_help(CommandContext& ctx) { reply_help(ctx.reply, kClusterHelp); }
+
+static void cmd_time(CommandContext& ctx) {
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count();
+  ctx.reply.array(2);
+  ctx.reply.bulk_integer(us / 1000000);
+  ctx.reply.bulk_integer(us % 1000000);
+}
+
+static void cmd_lastsave(CommandContext& ctx) { ctx.reply.integer(ctx.server->last_save_unix()); }
+
+static void cmd_bgrewriteaof(CommandContext& ctx) {
+  ctx.server->rewrite_append_only_file(ctx.reply);
+}
+
+static void cmd_shutdown(CommandContext& ctx) {
+  bool nosave = false, save = false, flagged = false, abort = false;
+  for (size_t i = 1; i < ctx.argv.size(); ++i) {
+    std::string_view opt = ctx.argv[i];
+    if (equals_ignore_case(opt, "nosave")) {
+      nosave = flagged = true;
+    } else if (equals_ignore_case(opt, "save")) {
+      save = flagged = true;
+    } else if (equals_ignore_case(opt, "now") || equals_ignore_case(opt, "force")) {
+      flagged = true;
+    } else if (equals_ignore_case(opt, "abort")) {
+      abort = true;
+    } else {
+      ctx.reply.error(protocol::err::kSyntax);
+      return;
+    }
+  }
+  if ((abort && flagged) || (nosave && save)) {
+    ctx.reply.error(protocol::err::kSyntax);
+    return;
+  }
+  if (abort) {
+    // ringkv never waits for replicas or a save, so there is no pending shutdown to abort.
+    ctx.reply.error("ERR No shutdown in progress.");
+    return;
+  }
+  ctx.server->shutdown();
+}
+
+// The table rows of this family, in the order COMMAND lists them (command_table.cpp
+// assembles the families).
+namespace {
+
+constexpr CommandSpec kConfigSubcommands[] = {
+    {.name = "get",
+     .arity = -3,
+     .flags = kAdmin | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_config_get,
+     .group = "server",
+     .since = "2.0.0",
+     .summary = "Get the values of configuration parameters",
+     .complexity = "O(N) when N is the number of configuration parameters provided",
+     .syntax = "(parameter: parameter)...",
+     .acl_categories = "admin slow dangerous",
+     .history = "7.0.0|Added the ability to pass multiple pattern parameters in one call"},
+    {.name = "set",
+     .arity = -4,
+     .flags = kAdmin | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_config_set,
+     .group = "server",
+     .since = "2.0.0",
+     .summary = "Set configuration parameters to the given values",
+     .complexity = "O(N) when N is the number of configuration parameters provided",
+     .syntax = "(parameter_value: parameter value)...",
+     .acl_categories = "admin slow dangerous",
+     .tips = "request_policy:all_nodes response_policy:all_succeeded",
+     .history = "7.0.0|Added the ability to set multiple parameters in one call."},
+    {.name = "resetstat",
+     .arity = 2,
+     .flags = kAdmin | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_config_resetstat,
+     .group = "server",
+     .since = "2.0.0",
+     .summary = "Reset the stats returned by INFO",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous"},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_config_help,
+     .group = "server",
+     .since = "5.0.0",
+     .summary = "Show helpful text about the different subcommands",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "slow"},
+};
+
+constexpr CommandSpec kClusterSubcommands[] = {
+    {.name = "info",
+     .arity = 2,
+     .flags = kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_info,
+     .group = "cluster",
+     .since = "3.0.0",
+     .summary = "Return information about the ring this node belongs to",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "slow"},
+    {.name = "nodes",
+     .arity = 2,
+     .flags = kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_nodes,
+     .group = "cluster",
+     .since = "3.0.0",
+     .summary = "List the members of the ring with their link state",
+     .complexity = "O(N) where N is the number of members",
+     .syntax = "",
+     .acl_categories = "slow"},
+    {.name = "owner",
+     .arity = 3,
+     .flags = kStale | kFast,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_owner,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Return the address of the node that owns a key",
+     .complexity = "O(log N) where N is the number of virtual nodes",
+     .syntax = "key<string>",
+     .acl_categories = "slow"},
+    {.name = "help",
+     .arity = 2,
+     .flags = kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_help,
+     .group = "cluster",
+     .since = "5.0.0",
+     .summary = "Show helpful text about the different subcommands",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "slow"},
+};
+
+constexpr CommandSpec kServerCommands[] = {
+    {.name = "cluster",
+     .arity = -2,
+     .flags = 0,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = nullptr,
+     .group = "cluster",
+     .since = "3.0.0",
+     .summary = "A container for ring and membership commands",
+     .complexity = "Depends on subcommand.",
+     .syntax = "",
+     .subcommands = kClusterSubcommands,
+     .acl_categories = "slow"},
+    {.name = "config",
+     .arity = -2,
+     .flags = 0,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = nullptr,
+     .group = "server",
+     .since = "2.0.0",
+     .summary = "A container for server configuration commands",
+     .complexity = "Depends on subcommand.",
+     .syntax = "",
+     .subcommands = kConfigSubcommands,
+     .acl_categories = "slow"},
+    {.name = "time",
+     .arity = 1,
+     .flags = kLoading | kStale | kFast,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_time,
+     .group = "server",
+     .since = "2.6.0",
+     .summary = "Return the current server time",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "fast",
+     .tips = "nondeterministic_output"},
+    {.name = "bgrewriteaof",
+     .arity = 1,
+     .flags = kAdmin | kNoscript,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_bgrewriteaof,
+     .group = "server",
+     .since = "1.0.0",
+     .summary = "Asynchronously rewrite the append-only file",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous"},
+    {.name = "lastsave",
+     .arity = 1,
+     .flags = kLoading | kStale | kFast,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_lastsave,
+     .group = "server",
+     .since = "1.0.0",
+     .summary = "Get the UNIX time stamp of the last successful save to disk",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "admin fast dangerous",
+     .tips = "nondeterministic_output"},
+    {.name = "shutdown",
+     .arity = -1,
+     .flags = kAdmin | kNoscript | kLoading | kStale | kNoMulti | kAllowBusy,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_shutdown,
+     .group = "server",
+     .since = "1.0.0",
+     .summary = "Synchronously save the dataset to disk and then shut down the server",
+     .complexity = "O(N) when saving, where N is the total number of keys in all databases when "
+                   "saving data, otherwise O(1)",
+     .syntax = "[nosave_save: NOSAVE | SAVE] [NOW]@7.0.0 [FORCE]@7.0.0 [ABORT]@7.0.0",
+     .acl_categories = "admin slow dangerous",
+     .history = "7.0.0|Added the `NOW`, `FORCE` and `ABORT` modifiers."},
+};
+
+}  // namespace
+
+std::span<const CommandSpec> server_commands() { return kServerCommands; }
+
+}  // namespace ringkv::engine

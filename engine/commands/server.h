@@ -1,0 +1,17 @@
+// Server administration: CLUSTER, CONFIG, TIME, BGREWRITEAOF, LASTSAVE, SHUTDOWN: the family's
+// command-table rows, and the handlers that code outside the family (the server, the tests) calls
+// directly.
+#pragma once
+
+#include <span>
+
+#include "engine/command.h"
+
+namespace ringkv::engine {
+
+// This family's rows of the command table, in table order.
+std::span<const CommandSpec> server_commands();
+
+void cmd_config_get(CommandContext& ctx);
+
+}  // namespace ringkv::engine

@@ -1,0 +1,475 @@
+// ListObject's node array and packed nodes, and the pure list operations (see list_type.h).
+// Memory is counted as it is allocated (each block's heap_footprint), so memory() is exact
+// and O(1).
+#include "engine/types/list_type.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "engine/types/heap.h"
+#include "engine/types/varint.h"
+#include "protocol/errors.h"
+
+namespace ringkv::engine {
+
+namespace {
+
+// Bytes one element takes in a node: its length before and after it.
+size_t entry_size(std::string_view s) { return 2 * varint_size(s.size()) + s.size(); }
+
+// Writes the entry for `s` at `p`; returns the position after it.
+char* write_entry(char* p, std::string_view s) {
+  uint64_t v = s.size();
+  const size_t n = varint_size(v);
+  p = put_prefixed(p, s);
+  // The trailing length is the same varint with its bytes in reverse order, so a reader coming
+  // from the end meets the low bits first.
+  char* back = p + n;
+  for (uint64_t x = v; x >= 0x80; x >>= 7) *--back = static_cast<char>(x | 0x80);
+  *--back = static_cast<char>(v >> (7 * (n - 1)));
+  return p + n;
+}
+
+}  // namespace
+
+const char* ListObject::read_forward(const char* p, std::string_view* out) {
+  p = get_prefixed(p, out);
+  return p + varint_size(out->size());
+}
+
+const char* ListObject::read_backward(const char* end, std::string_view* out) {
+  uint64_t len = 0;
+  int shift = 0;
+  const char* p = end;
+  while (static_cast<uint8_t>(*--p) & 0x80) {
+    len |= static_cast<uint64_t>(static_cast<uint8_t>(*p) & 0x7f) << shift;
+    shift += 7;
+  }
+  len |= static_cast<uint64_t>(static_cast<uint8_t>(*p)) << shift;
+  const char* data = p - len;
+  *out = std::string_view(data, static_cast<size_t>(len));
+  return data - varint_size(len);
+}
+
+ListObject::ListObject() : Object(kType) {}
+
+ListObject::~ListObject() {
+  for (size_t i = 0; i < nnodes_; ++i) std::free(node(i));
+  std::free(nodes_);
+}
+
+size_t ListObject::memory() const {
+  // As HashObject: what glibc gives a request of this object's size.
+  return malloc_chunk_footprint(sizeof(ListObject)) + heap_bytes_;
+}
+
+std::unique_ptr<Object> ListObject::clone() const {
+  auto copy = std::make_unique<ListObject>();
+  for (size_t i = 0; i < nnodes_; ++i) {
+    const Node* n = node(i);
+    Node* m = copy->new_node(n->used);
+    std::memcpy(m->data, n->data, n->used);
+    m->used = n->used;
+    m->count = n->count;
+    copy->insert_node(i, m);
+  }
+  copy->count_ = count_;
+  return copy;
+}
+
+ListObject::Node* ListObject::new_node(size_t cap) {
+  auto* n = static_cast<Node*>(checked_realloc(nullptr, sizeof(Node) + cap));
+  n->used = 0;
+  n->cap = static_cast<uint32_t>(cap);
+  n->count = 0;
+  n->unused = 0;
+  heap_bytes_ += heap_footprint(n);
+  return n;
+}
+
+void ListObject::free_node(Node* n) {
+  heap_bytes_ -= heap_footprint(n);
+  std::free(n);
+}
+
+void ListObject::insert_node(size_t pos, Node* n) {
+  assert(pos <= nnodes_);
+  if (pos == 0 && first_ > 0) {
+    nodes_[--first_] = n;
+    ++nnodes_;
+    return;
+  }
+  if (pos == nnodes_ && first_ + nnodes_ < cap_) {
+    nodes_[first_ + nnodes_++] = n;
+    return;
+  }
+  if (nnodes_ + 1 <= cap_ && nnodes_ + 1 > cap_ / 2) {
+    // Fairly full: shift toward the side with room.
+    Node** at = nodes_ + first_ + pos;
+    if (first_ + nnodes_ < cap_) {
+      std::memmove(at + 1, at, (nnodes_ - pos) * sizeof(Node*));
+    } else {
+      std::memmove(nodes_ + first_ - 1, nodes_ + first_, pos * sizeof(Node*));
+      --first_;
+      --at;
+    }
+    *at = n;
+    ++nnodes_;
+    return;
+  }
+  // Full, or at most half full with no room on the needed side: re-centre in a new array (twice
+  // as large when full), leaving room on both sides so pushes at either end stay O(1) amortized.
+  const size_t new_cap = nnodes_ + 1 > cap_ ? std::max<size_t>(1, 2 * size_t{cap_}) : cap_;
+  auto** fresh = static_cast<Node**>(checked_realloc(nullptr, new_cap * sizeof(Node*)));
+  const size_t new_first = (new_cap - nnodes_ - 1) / 2;
+  Node** old = nodes_ + first_;
+  if (pos > 0) std::memcpy(fresh + new_first, old, pos * sizeof(Node*));
+  fresh[new_first + pos] = n;
+  if (nnodes_ > pos) {
+    std::memcpy(fresh + new_first + pos + 1, old + pos, (nnodes_ - pos) * sizeof(Node*));
+  }
+  heap_bytes_ -= heap_footprint(nodes_);
+  std::free(nodes_);
+  nodes_ = fresh;
+  heap_bytes_ += heap_footprint(nodes_);
+  cap_ = static_cast<uint32_t>(new_cap);
+  first_ = static_cast<uint32_t>(new_first);
+  ++nnodes_;
+}
+
+void ListObject::erase_node(size_t pos) {
+  free_node(node(pos));
+  if (pos == 0) {
+    ++first_;
+  } else {
+    Node** at = nodes_ + first_ + pos;
+    std::memmove(at, at + 1, (nnodes_ - pos - 1) * sizeof(Node*));
+  }
+  --nnodes_;
+  if (nnodes_ == 0) {
+    heap_bytes_ -= heap_footprint(nodes_);
+    std::free(nodes_);
+    nodes_ = nullptr;
+    cap_ = first_ = 0;
+  }
+}
+
+char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_size) {
+  Node* n = node(pos);
+  const size_t used = n->used - old_size + new_size;
+  const size_t tail = n->used - offset - old_size;
+  if (new_size < old_size) {
+    std::memmove(n->data + offset + new_size, n->data + offset + old_size, tail);
+  }
+  // Grow by half again (small nodes grow from exact fits), shrink when under half used.
+  if (used > n->cap || used < n->cap / 2) {
+    const size_t cap =
+        used > n->cap ? std::max(used, std::min<size_t>(n->cap + n->cap / 2, kListMaxNodeBytes))
+                      : used;
+    heap_bytes_ -= heap_footprint(n);
+    n = static_cast<Node*>(checked_realloc(n, sizeof(Node) + cap));
+    heap_bytes_ += heap_footprint(n);
+    n->cap = static_cast<uint32_t>(cap);
+    nodes_[first_ + pos] = n;
+  }
+  if (new_size > old_size) {
+    std::memmove(n->data + offset + new_size, n->data + offset + old_size, tail);
+  }
+  n->used = static_cast<uint32_t>(used);
+  return n->data + offset;
+}
+
+void ListObject::put(size_t pos, size_t offset, std::string_view value) {
+  write_entry(splice(pos, offset, 0, entry_size(value)), value);
+  ++node(pos)->count;
+  ++count_;
+}
+
+ListObject::Pos ListObject::locate(size_t index) const {
+  assert(index < count_);
+  std::string_view s;
+  if (index < count_ / 2) {
+    size_t ni = 0;
+    while (index >= node(ni)->count) index -= node(ni++)->count;
+    const Node* n = node(ni);
+    if (index <= n->count / 2) {
+      const char* p = n->data;
+      for (size_t i = 0; i < index; ++i) p = read_forward(p, &s);
+      return {ni, static_cast<size_t>(p - n->data), index};
+    }
+    const char* p = n->data + n->used;
+    for (size_t i = n->count; i > index; --i) p = read_backward(p, &s);
+    return {ni, static_cast<size_t>(p - n->data), index};
+  }
+  size_t from_tail = count_ - 1 - index;
+  size_t ni = nnodes_ - 1;
+  while (from_tail >= node(ni)->count) from_tail -= node(ni--)->count;
+  const Node* n = node(ni);
+  const size_t rank = n->count - 1 - from_tail;
+  if (rank <= n->count / 2) {
+    const char* p = n->data;
+    for (size_t i = 0; i < rank; ++i) p = read_forward(p, &s);
+    return {ni, static_cast<size_t>(p - n->data), rank};
+  }
+  const char* p = n->data + n->used;
+  for (size_t i = n->count; i > rank; --i) p = read_backward(p, &s);
+  return {ni, static_cast<size_t>(p - n->data), rank};
+}
+
+void ListObject::push(End end, std::string_view value) {
+  const size_t size = entry_size(value);
+  if (end == End::kHead) {
+    if (nnodes_ == 0 || (node(0)->count > 0 && node(0)->used + size > kListMaxNodeBytes)) {
+      insert_node(0, new_node(size));
+    }
+    put(0, 0, value);
+    return;
+  }
+  if (nnodes_ == 0 ||
+      (node(nnodes_ - 1)->count > 0 && node(nnodes_ - 1)->used + size > kListMaxNodeBytes)) {
+    insert_node(nnodes_, new_node(size));
+  }
+  put(nnodes_ - 1, node(nnodes_ - 1)->used, value);
+}
+
+std::string ListObject::pop(End end) {
+  assert(count_ > 0);
+  std::string_view s;
+  std::string out;
+  if (end == End::kHead) {
+    const Node* n = node(0);
+    const size_t size = static_cast<size_t>(read_forward(n->data, &s) - n->data);
+    out.assign(s);
+    if (n->count == 1) {
+      erase_node(0);
+    } else {
+      splice(0, 0, size, 0);
+      --node(0)->count;
+    }
+  } else {
+    const size_t last = nnodes_ - 1;
+    const Node* n = node(last);
+    const char* start = read_backward(n->data + n->used, &s);
+    out.assign(s);
+    if (n->count == 1) {
+      erase_node(last);
+    } else {
+      splice(last, static_cast<size_t>(start - n->data), n->used - (start - n->data), 0);
+      --node(last)->count;
+    }
+  }
+  --count_;
+  return out;
+}
+
+std::string_view ListObject::at(size_t index) const {
+  const Pos pos = locate(index);
+  std::string_view s;
+  read_forward(node(pos.node)->data + pos.offset, &s);
+  return s;
+}
+
+void ListObject::set(size_t index, std::string_view value) {
+  const Pos pos = locate(index);
+  std::string_view old;
+  const Node* n = node(pos.node);
+  const size_t old_size =
+      static_cast<size_t>(read_forward(n->data + pos.offset, &old) - n->data) - pos.offset;
+  const size_t size = entry_size(value);
+  if (n->used - old_size + size <= kListMaxNodeBytes || n->count == 1) {
+    write_entry(splice(pos.node, pos.offset, old_size, size), value);
+    return;
+  }
+  erase(index, 1);
+  insert(index, value);
+}
+
+void ListObject::insert(size_t index, std::string_view value) {
+  if (index == 0) {
+    push(End::kHead, value);
+    return;
+  }
+  if (index == count_) {
+    push(End::kTail, value);
+    return;
+  }
+  const size_t size = entry_size(value);
+  const Pos pos = locate(index);
+  if (node(pos.node)->used + size <= kListMaxNodeBytes) {
+    put(pos.node, pos.offset, value);
+    return;
+  }
+  if (pos.rank == 0 && pos.node > 0 && node(pos.node - 1)->used + size <= kListMaxNodeBytes) {
+    put(pos.node - 1, node(pos.node - 1)->used, value);
+    return;
+  }
+  if (pos.rank > 0) split_node(pos.node, pos.offset, pos.rank);
+  // The element now goes between node `before` (may be full) and the node after it.
+  const size_t before = pos.rank > 0 ? pos.node : pos.node - 1;
+  if (node(before)->used + size <= kListMaxNodeBytes) {
+    put(before, node(before)->used, value);
+  } else if (node(before + 1)->used + size <= kListMaxNodeBytes) {
+    put(before + 1, 0, value);
+  } else {
+    insert_node(before + 1, new_node(size));
+    put(before + 1, 0, value);
+  }
+}
+
+void ListObject::split_node(size_t pos, size_t offset, size_t rank) {
+  Node* n = node(pos);
+  const size_t moved = n->used - offset;
+  Node* m = new_node(moved);
+  std::memcpy(m->data, n->data + offset, moved);
+  m->used = static_cast<uint32_t>(moved);
+  m->count = n->count - static_cast<uint32_t>(rank);
+  n->count = static_cast<uint32_t>(rank);
+  splice(pos, offset, moved, 0);
+  insert_node(pos + 1, m);
+}
+
+bool ListObject::try_merge(size_t pos) {
+  if (pos + 1 >= nnodes_) return false;
+  const Node* next = node(pos + 1);
+  if (node(pos)->used + next->used > kListMaxNodeBytes) return false;
+  const size_t count = next->count;
+  std::memcpy(splice(pos, node(pos)->used, 0, next->used), next->data, next->used);
+  node(pos)->count += static_cast<uint32_t>(count);
+  erase_node(pos + 1);
+  return true;
+}
+
+void ListObject::merge_range(size_t first, size_t last) {
+  if (first > 0) --first;
+  while (first < last && first + 1 < nnodes_) {
+    if (try_merge(first)) {
+      --last;
+    } else {
+      ++first;
+    }
+  }
+}
+
+void ListObject::erase(size_t index, size_t n) {
+  assert(index + n <= count_);
+  if (n == 0) return;
+  Pos pos = locate(index);
+  count_ -= n;
+  size_t ni = pos.node;
+  size_t offset = pos.offset;
+  size_t rank = pos.rank;
+  std::string_view s;
+  while (n > 0) {
+    Node* nd = node(ni);
+    const size_t here = std::min<size_t>(n, nd->count - rank);
+    n -= here;
+    if (here == nd->count) {
+      erase_node(ni);
+      continue;
+    }
+    const char* p = nd->data + offset;
+    for (size_t i = 0; i < here; ++i) p = read_forward(p, &s);
+    splice(ni, offset, static_cast<size_t>(p - nd->data) - offset, 0);
+    node(ni)->count -= static_cast<uint32_t>(here);
+    ++ni;
+    offset = 0;
+    rank = 0;
+  }
+  // The nodes around the removed range may now fit in one.
+  merge_range(pos.node, pos.node + 1);
+}
+
+size_t ListObject::remove_matches(size_t from, std::string_view value, size_t limit) {
+  if (from >= count_) return 0;
+  const Pos pos = locate(from);
+  size_t removed = 0;
+  std::string_view s;
+  size_t ni = pos.node;
+  size_t offset = pos.offset;
+  while (ni < nnodes_ && (limit == 0 || removed < limit)) {
+    Node* n = node(ni);
+    // Compact the node in place: kept entries slide down over removed ones.
+    char* w = n->data + offset;
+    const char* r = w;
+    const char* end = n->data + n->used;
+    size_t gone = 0;
+    while (r < end && (limit == 0 || removed < limit)) {
+      const char* next = read_forward(r, &s);
+      if (s == value) {
+        ++gone;
+        ++removed;
+      } else {
+        if (w != r) std::memmove(w, r, static_cast<size_t>(next - r));
+        w += next - r;
+      }
+      r = next;
+    }
+    if (w != r) std::memmove(w, r, static_cast<size_t>(end - r));
+    const size_t new_used = n->used - static_cast<size_t>(r - w);
+    n->count -= static_cast<uint32_t>(gone);
+    count_ -= gone;
+    if (n->count == 0) {
+      erase_node(ni);
+    } else {
+      if (gone > 0) splice(ni, new_used, n->used - new_used, 0);
+      ++ni;
+    }
+    offset = 0;
+  }
+  // Nodes that lost entries may now fit together.
+  merge_range(pos.node, ni);
+  return removed;
+}
+
+Result<int64_t> list_push(Store& store, std::string_view key, ListObject::End end,
+                          std::span<const std::string_view> values, bool only_existing) {
+  auto list = write_object<ListObject>(store, key, !only_existing);
+  if (!list) return Error{list.error()};
+  auto& o = list.value();
+  if (!o) return int64_t{0};
+  for (std::string_view v : values) o->push(end, v);
+  return static_cast<int64_t>(o->size());
+}
+
+Result<std::optional<std::vector<std::string>>> list_pop(Store& store, std::string_view key,
+                                                         ListObject::End end, size_t count) {
+  auto list = write_object<ListObject>(store, key, false);
+  if (!list) return Error{list.error()};
+  auto& o = list.value();
+  if (!o) return std::optional<std::vector<std::string>>();
+  std::vector<std::string> out;
+  const size_t n = std::min(count, o->size());
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(o->pop(end));
+  return std::optional<std::vector<std::string>>(std::move(out));
+}
+
+Result<std::optional<std::string>> list_move(Store& store, std::string_view source,
+                                             std::string_view destination, ListObject::End from,
+                                             ListObject::End to) {
+  auto src = write_object<ListObject>(store, source, false);
+  if (!src) return Error{src.error()};
+  auto& s = src.value();
+  if (!s) return std::optional<std::string>();
+  if (source == destination) {
+    std::string value = s->pop(from);
+    s->push(to, value);
+    return std::optional<std::string>(std::move(value));
+  }
+  auto dst = write_object<ListObject>(store, destination, false);
+  if (!dst) return Error{dst.error()};
+  std::string value = s->pop(from);
+  s.finish();
+  if (dst.value()) {
+    dst.value()->push(to, value);
+  } else {
+    auto created = write_object<ListObject>(store, destination, true);
+    created.value()->push(to, value);
+  }
+  return std::optional<std::string>(std::move(value));
+}
+
+}  // namespace ringkv::engine

@@ -1,0 +1,51 @@
+// Number parsing with Redis's rules: string2ll integers and memtoull sizes.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include "common/numbers.h"
+
+using ringkv::common::parse_integer;
+using ringkv::common::parse_memory;
+
+TEST_CASE("integer parsing follows Redis's string2ll") {
+  CHECK(parse_integer("0") == 0);
+  CHECK(parse_integer("-5") == -5);
+  CHECK(parse_integer("9223372036854775807") == INT64_MAX);
+  CHECK(parse_integer("-9223372036854775808") == INT64_MIN);
+  CHECK_FALSE(parse_integer("9223372036854775808"));
+  CHECK_FALSE(parse_integer(""));
+  CHECK_FALSE(parse_integer("-"));
+  CHECK_FALSE(parse_integer("-0"));
+  CHECK_FALSE(parse_integer("05"));
+  CHECK_FALSE(parse_integer("+5"));
+  CHECK_FALSE(parse_integer(" 5"));
+  CHECK_FALSE(parse_integer("5.0"));
+  CHECK_FALSE(parse_integer("1e3"));
+  CHECK_FALSE(parse_integer("0x10"));
+}
+
+TEST_CASE("size parsing follows Redis's memtoull") {
+  CHECK(parse_memory("100") == 100);
+  CHECK(parse_memory("100b") == 100);
+  CHECK(parse_memory("1k") == 1000);
+  CHECK(parse_memory("1kb") == 1024);
+  CHECK(parse_memory("1KB") == 1024);
+  CHECK(parse_memory("2m") == 2000000);
+  CHECK(parse_memory("512mb") == 536870912);
+  CHECK(parse_memory("1Mb") == 1048576);
+  CHECK(parse_memory("1g") == 1000000000);
+  CHECK(parse_memory("1gb") == 1073741824);
+  CHECK(parse_memory("00001mb") == 1048576);
+  CHECK(parse_memory("") == 0);
+  CHECK(parse_memory("mb") == 0);
+  CHECK(parse_memory("99999999999999999999") == UINT64_MAX);
+  CHECK_FALSE(parse_memory("99999999999999999999mb"));
+  CHECK_FALSE(parse_memory("1.5mb"));
+  CHECK_FALSE(parse_memory("-1"));
+  CHECK_FALSE(parse_memory("+1mb"));
+  CHECK_FALSE(parse_memory(" 1mb"));
+  CHECK_FALSE(parse_memory("1 mb"));
+  CHECK_FALSE(parse_memory("1t"));
+  CHECK_FALSE(parse_memory("1mbb"));
+}
