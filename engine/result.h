@@ -32,6 +32,7 @@ class Result {
     return std::get<0>(v_);
   }
   const T& operator*() const { return value(); }
+  const T* operator->() const { return &value(); }
   std::string_view error() const {
     assert(!ok());
     return std::get<1>(v_).text;

@@ -20,6 +20,8 @@ inline constexpr std::string_view kInvalidExpireTime = "ERR invalid expire time 
 inline constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 inline constexpr std::string_view kOutOfRangeOffset = "ERR offset is out of range";
+// ZADD INCR / ZINCRBY of an increment that makes the score NaN (inf + -inf).
+inline constexpr std::string_view kScoreNaN = "ERR resulting score is not a number (NaN)";
 inline constexpr std::string_view kIncrFloatNaN = "ERR increment would produce NaN or Infinity";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";

@@ -33,7 +33,6 @@ constexpr std::string_view kGtLtNxConflict =
     "ERR GT, LT, and/or NX options at the same time are not compatible";
 constexpr std::string_view kIncrSinglePair =
     "ERR INCR option supports a single increment-element pair";
-constexpr std::string_view kScoreNaN = "ERR resulting score is not a number (NaN)";
 constexpr std::string_view kLimitNeedsByScoreOrLex =
     "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
 constexpr std::string_view kWithScoresByLex =
@@ -41,18 +40,8 @@ constexpr std::string_view kWithScoresByLex =
 constexpr std::string_view kMinMaxNotFloat = "ERR min or max is not a float";
 constexpr std::string_view kMinMaxNotLex = "ERR min or max not valid string range item";
 
-// ZADD's option flags (ZADD_IN_* in Redis).
-struct AddFlags {
-  bool nx = false;
-  bool xx = false;
-  bool gt = false;
-  bool lt = false;
-  bool ch = false;
-  bool incr = false;
-};
-
 // ZADD and ZINCRBY (which is ZADD INCR): options from argv[2] on, then score/member pairs.
-void zadd_generic(CommandContext& ctx, AddFlags flags) {
+void zadd_generic(CommandContext& ctx, ZAddFlags flags) {
   size_t score_index = 2;
   for (; score_index < ctx.argv.size(); ++score_index) {
     const std::string_view opt = ctx.argv[score_index];
@@ -89,61 +78,32 @@ void zadd_generic(CommandContext& ctx, AddFlags flags) {
     ctx.reply.error(kIncrSinglePair);
     return;
   }
-  std::vector<double> scores(args / 2);
-  for (size_t i = 0; i < scores.size(); ++i) {
-    if (!parse_score(ctx.argv[score_index + 2 * i], scores[i])) {
+  std::vector<ScoredMember> pairs(args / 2);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (!parse_score(ctx.argv[score_index + 2 * i], pairs[i].score)) {
       ctx.reply.error(err::kNotFloat);
       return;
     }
+    pairs[i].member = ctx.argv[score_index + 2 * i + 1];
   }
   const std::string_view key = ctx.argv[1];
-  // XX never creates the key; otherwise it is created (and deleted again if nothing was added).
-  auto found = write_or_reply<ZSetObject>(ctx, key, !flags.xx);
-  if (!found) return;
-  auto& zset = *found;
-  int64_t added = 0;
-  int64_t updated = 0;
-  int64_t processed = 0;
-  double result = 0;
-  for (size_t i = 0; zset && i < scores.size(); ++i) {
-    const std::string_view member = ctx.argv[score_index + 2 * i + 1];
-    double score = scores[i];
-    const auto current = zset->score(member);
-    if (current) {
-      if (flags.nx) continue;
-      if (flags.incr) {
-        score += *current;
-        if (std::isnan(score)) {
-          ctx.reply.error(kScoreNaN);
-          return;
-        }
-      }
-      if ((flags.lt && score >= *current) || (flags.gt && score <= *current)) continue;
-      ++processed;
-      result = score;
-      if (score != *current) {
-        zset->set(member, score);
-        ++updated;
-      }
-    } else if (!flags.xx) {
-      zset->set(member, score);
-      ++added;
-      ++processed;
-      result = score;
-    }
+  const Result<ZAddOutcome> done = zset_add(ctx.store, key, pairs, flags);
+  if (!done) {
+    ctx.reply.error(done.error());
+    return;
   }
-  if (added > 0) ctx.key_ready(key);
+  if (done->added > 0) ctx.key_ready(key);
   // Only a new member or a new score changes the key (ZINCRBY by 0 does not).
-  if (added > 0 || updated > 0) ctx.key_modified(key);
+  if (done->added > 0 || done->updated > 0) ctx.key_modified(key);
   if (flags.incr) {
-    if (processed > 0) {
-      ctx.reply.double_value(result);
+    if (done->processed > 0) {
+      ctx.reply.double_value(done->score);
     } else {
       ctx.reply.null();
     }
     return;
   }
-  ctx.reply.integer(flags.ch ? added + updated : added);
+  ctx.reply.integer(flags.ch ? done->added + done->updated : done->added);
 }
 
 // Which range ZRANGE's arguments describe, and in which direction (kAuto: options decide).

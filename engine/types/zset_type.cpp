@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "common/random.h"
+#include "engine/keyspace/store.h"
 #include "engine/types/heap.h"
 #include "engine/types/varint.h"
+#include "protocol/errors.h"
 
 namespace ringkv::engine {
 
@@ -555,6 +557,39 @@ uint64_t ZSetObject::scan(uint64_t cursor, size_t count, const Visit& visit) con
     return 0;
   }
   return index_.scan(cursor, count, [&](const Node& n) { visit(n.member(), n.score); });
+}
+
+Result<ZAddOutcome> zset_add(Store& store, std::string_view key,
+                             std::span<const ScoredMember> pairs, ZAddFlags flags) {
+  auto found = write_object<ZSetObject>(store, key, !flags.xx);
+  if (!found) return Error{found.error()};
+  auto& zset = found.value();
+  ZAddOutcome out;
+  for (size_t i = 0; zset && i < pairs.size(); ++i) {
+    const std::string_view member = pairs[i].member;
+    double score = pairs[i].score;
+    const auto current = zset->score(member);
+    if (current) {
+      if (flags.nx) continue;
+      if (flags.incr) {
+        score += *current;
+        if (std::isnan(score)) return Error{protocol::err::kScoreNaN};
+      }
+      if ((flags.lt && score >= *current) || (flags.gt && score <= *current)) continue;
+      ++out.processed;
+      out.score = score;
+      if (score != *current) {
+        zset->set(member, score);
+        ++out.updated;
+      }
+    } else if (!flags.xx) {
+      zset->set(member, score);
+      ++out.added;
+      ++out.processed;
+      out.score = score;
+    }
+  }
+  return out;
 }
 
 }  // namespace ringkv::engine

@@ -17,8 +17,10 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 
+#include "engine/result.h"
 #include "engine/types/chained_table.h"
 #include "engine/types/object.h"
 #include "engine/types/packed_buffer.h"
@@ -149,5 +151,37 @@ class ZSetObject final : public Object {
   // Hash from member to node, chained through the nodes.
   ChainedTable<Node> index_;
 };
+
+// ZADD's options (ZADD_IN_* in Redis); ZINCRBY is ZADD with `incr`.
+struct ZAddFlags {
+  bool nx = false;
+  bool xx = false;
+  bool gt = false;
+  bool lt = false;
+  bool ch = false;
+  bool incr = false;
+};
+
+// One score/member pair of ZADD.
+struct ScoredMember {
+  double score;
+  std::string_view member;
+};
+
+// What ZADD did: members added, members whose score changed, pairs that were applied (not skipped
+// by NX/XX/GT/LT), and the last applied score (ZADD INCR's reply).
+struct ZAddOutcome {
+  int64_t added = 0;
+  int64_t updated = 0;
+  int64_t processed = 0;
+  double score = 0;
+};
+
+// ZADD of `pairs` to the sorted set at `key` with `flags` (already checked for conflicts): XX
+// never creates the key, and a key created for nothing is not kept. Errors: WRONGTYPE, and the
+// NaN an INCR produces ("ERR resulting score is not a number (NaN)"), which changes nothing after
+// the pairs before it.
+Result<ZAddOutcome> zset_add(Store& store, std::string_view key,
+                             std::span<const ScoredMember> pairs, ZAddFlags flags);
 
 }  // namespace ringkv::engine

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/keyspace/store.h"
 #include "engine/types/zset_type.h"
 
 namespace {
@@ -224,4 +225,54 @@ TEST_CASE("scores parse as Redis's string2d; range bounds as zslParseRange and z
   CHECK_FALSE(parse_lex_range("-", "", lr));
   CHECK_FALSE(parse_lex_range("+a", "+", lr));
   CHECK(parse_lex_range("[", "(", lr));
+}
+
+TEST_CASE("zset_add applies ZADD's options as Redis does") {
+  Store store;
+  auto add = [&](std::vector<ScoredMember> pairs, ZAddFlags flags) {
+    return zset_add(store, "z", pairs, flags);
+  };
+  auto score = [&](std::string_view member) {
+    return read_object<ZSetObject>(store, "z").value()->score(member);
+  };
+  // XX never creates the key.
+  Result<ZAddOutcome> xx = add({{1, "a"}}, {.xx = true});
+  REQUIRE(xx);
+  CHECK(xx->added == 0);
+  CHECK(store.peek("z") == nullptr);
+
+  Result<ZAddOutcome> first = add({{1, "a"}, {2, "b"}}, {});
+  REQUIRE(first);
+  CHECK(first->added == 2);
+  CHECK(first->processed == 2);
+  // NX skips existing members; XX updates only them; CH is the handler's sum of both counts.
+  Result<ZAddOutcome> nx = add({{5, "a"}, {3, "c"}}, {.nx = true});
+  CHECK((nx->added == 1 && nx->updated == 0 && *score("a") == 1));
+  Result<ZAddOutcome> upd = add({{7, "a"}, {9, "d"}}, {.xx = true});
+  CHECK((upd->added == 0 && upd->updated == 1 && *score("a") == 7 && !score("d")));
+  // GT and LT update only in their direction; a new member is still added.
+  Result<ZAddOutcome> gt = add({{6, "a"}, {4, "e"}}, {.gt = true});
+  CHECK((gt->updated == 0 && gt->added == 1 && *score("a") == 7));
+  Result<ZAddOutcome> lt = add({{6, "a"}}, {.lt = true});
+  CHECK((lt->updated == 1 && *score("a") == 6));
+  // INCR: the new score, or nothing processed when NX skips it.
+  Result<ZAddOutcome> incr = add({{1.5, "a"}}, {.incr = true});
+  CHECK((incr->processed == 1 && incr->score == 7.5));
+  Result<ZAddOutcome> skipped = add({{1, "a"}}, {.nx = true, .incr = true});
+  CHECK(skipped->processed == 0);
+  // Same score: processed, not updated.
+  Result<ZAddOutcome> same = add({{7.5, "a"}}, {});
+  CHECK((same->processed == 1 && same->updated == 0 && same->added == 0));
+  // An increment making NaN is refused and changes nothing.
+  const double inf = std::numeric_limits<double>::infinity();
+  REQUIRE(add({{inf, "inf"}}, {}));
+  Result<ZAddOutcome> nan = add({{-inf, "inf"}}, {.incr = true});
+  REQUIRE(!nan);
+  CHECK(nan.error() == "ERR resulting score is not a number (NaN)");
+  CHECK(*score("inf") == inf);
+  // A key of another type: WRONGTYPE, untouched.
+  store.set_string("s", "v", Expiry::none());
+  Result<ZAddOutcome> wrong = zset_add(store, "s", std::vector<ScoredMember>{{1, "a"}}, {});
+  REQUIRE(!wrong);
+  CHECK(wrong.error().starts_with("WRONGTYPE"));
 }
