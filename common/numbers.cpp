@@ -9,7 +9,6 @@
 #include <string>
 
 namespace ringkv::common {
-namespace {
 
 bool equals_ignore_case(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -21,6 +20,8 @@ bool equals_ignore_case(std::string_view a, std::string_view b) {
   }
   return true;
 }
+
+namespace {
 
 struct Unit {
   std::string_view name;

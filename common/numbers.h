@@ -13,6 +13,9 @@ namespace ringkv::common {
 // leading zeros ("0" itself is fine, "-0" is not). Returns nullopt on anything else or overflow.
 std::optional<int64_t> parse_integer(std::string_view text);
 
+// ASCII case-insensitive equality (command names, options, units).
+bool equals_ignore_case(std::string_view a, std::string_view b);
+
 // Parses a memory size the way Redis's memtoull does: digits followed by an optional unit b, k,
 // kb, m, mb, g, gb (case-insensitive; k = 1000, kb = 1024, ...). No sign, no spaces, no
 // fraction. Empty digits count as 0 ("" and "mb" give 0) and too many digits saturate at

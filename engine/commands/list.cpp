@@ -187,22 +187,11 @@ void cmd_lindex(CommandContext& ctx) {
 }
 
 void cmd_lset(CommandContext& ctx) {
-  auto list = write_or_reply<ListObject>(ctx, ctx.argv[1], false);
-  if (!list) return;
-  auto& o = *list;
-  if (!o) {
-    ctx.reply.error(err::kNoSuchKey);
+  const Result<bool> set = list_set(ctx.store, ctx.argv[1], ctx.argv[2], ctx.argv[3]);
+  if (!set) {
+    ctx.reply.error(set.error());
     return;
   }
-  int64_t index = 0;
-  if (!int64_or_reply(ctx, ctx.argv[2], index)) return;
-  const int64_t len = static_cast<int64_t>(o->size());
-  if (index < 0) index += len;
-  if (index < 0 || index >= len) {
-    ctx.reply.error(kListIndexOutOfRange);
-    return;
-  }
-  o->set(static_cast<size_t>(index), ctx.argv[3]);
   ctx.key_modified(ctx.argv[1]);
   ctx.reply.ok();
 }
@@ -215,91 +204,38 @@ void cmd_linsert(CommandContext& ctx) {
     ctx.reply.error(err::kSyntax);
     return;
   }
-  auto list = write_or_reply<ListObject>(ctx, ctx.argv[1], false);
-  if (!list) return;
-  auto& o = *list;
-  if (!o) {
-    ctx.reply.integer(0);
+  const Result<int64_t> len = list_insert(ctx.store, ctx.argv[1], after, ctx.argv[3], ctx.argv[4]);
+  if (!len) {
+    ctx.reply.error(len.error());
     return;
   }
-  const std::string_view pivot = ctx.argv[3];
-  std::optional<size_t> found;
-  size_t index = 0;
-  o->walk(0, false, [&](std::string_view v) {
-    if (v == pivot) {
-      found = index;
-      return false;
-    }
-    ++index;
-    return true;
-  });
-  if (!found) {
-    ctx.reply.integer(-1);
-    return;
-  }
-  o->insert(*found + (after ? 1 : 0), ctx.argv[4]);
-  ctx.key_modified(ctx.argv[1]);
-  ctx.reply.integer(static_cast<int64_t>(o->size()));
+  if (*len > 0) ctx.key_modified(ctx.argv[1]);
+  ctx.reply.integer(*len);
 }
 
 void cmd_lrem(CommandContext& ctx) {
   int64_t count = 0;
   if (!int64_or_reply(ctx, ctx.argv[2], count)) return;
-  auto list = write_or_reply<ListObject>(ctx, ctx.argv[1], false);
-  if (!list) return;
-  auto& o = *list;
-  if (!o) {
-    ctx.reply.integer(0);
+  const Result<int64_t> removed = list_remove(ctx.store, ctx.argv[1], count, ctx.argv[3]);
+  if (!removed) {
+    ctx.reply.error(removed.error());
     return;
   }
-  const std::string_view value = ctx.argv[3];
-  if (count >= 0) {
-    const size_t removed = o->remove_matches(0, value, static_cast<size_t>(count));
-    if (removed > 0) ctx.key_modified(ctx.argv[1]);
-    ctx.reply.integer(static_cast<int64_t>(removed));
-    return;
-  }
-  // From the tail: find where the |count|-th match from the end is, then remove every match from
-  // there on (exactly those).
-  const uint64_t wanted = 0 - static_cast<uint64_t>(count);
-  uint64_t matches = 0;
-  std::optional<size_t> from;
-  size_t index = o->size();
-  o->walk(o->size() - 1, true, [&](std::string_view v) {
-    --index;
-    if (v == value) {
-      from = index;
-      if (++matches == wanted) return false;
-    }
-    return true;
-  });
-  const size_t removed = from ? o->remove_matches(*from, value, 0) : 0;
-  if (removed > 0) ctx.key_modified(ctx.argv[1]);
-  ctx.reply.integer(static_cast<int64_t>(removed));
+  if (*removed > 0) ctx.key_modified(ctx.argv[1]);
+  ctx.reply.integer(*removed);
 }
 
 void cmd_ltrim(CommandContext& ctx) {
   int64_t start = 0;
   int64_t stop = 0;
   if (!int64_or_reply(ctx, ctx.argv[2], start) || !int64_or_reply(ctx, ctx.argv[3], stop)) return;
-  auto list = write_or_reply<ListObject>(ctx, ctx.argv[1], false);
-  if (!list) return;
-  auto& o = *list;
-  if (o) {
-    const int64_t len = static_cast<int64_t>(o->size());
-    if (start < 0) start += len;
-    if (stop < 0) stop += len;
-    if (start < 0) start = 0;
-    if (start > stop || start >= len) {
-      o->erase(0, o->size());
-    } else {
-      if (stop >= len) stop = len - 1;
-      o->erase(static_cast<size_t>(stop + 1), static_cast<size_t>(len - stop - 1));
-      o->erase(0, static_cast<size_t>(start));
-    }
-    // Redis reports an existing list as changed even when nothing was trimmed.
-    ctx.key_modified(ctx.argv[1]);
+  const Result<bool> existed = list_trim(ctx.store, ctx.argv[1], start, stop);
+  if (!existed) {
+    ctx.reply.error(existed.error());
+    return;
   }
+  // Redis reports an existing list as changed even when nothing was trimmed.
+  if (*existed) ctx.key_modified(ctx.argv[1]);
   ctx.reply.ok();
 }
 

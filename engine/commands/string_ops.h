@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/numbers.h"
 #include "engine/keyspace/store.h"
 #include "engine/result.h"
 
@@ -38,7 +39,7 @@ bool parse_int64(std::string_view s, int64_t& out);
 bool parse_long_double(std::string_view s, long double& out);
 
 // ASCII case-insensitive equality (command names, options).
-bool equals_ignore_case(std::string_view a, std::string_view b);
+using common::equals_ignore_case;
 
 // An ASCII-lowercased copy.
 std::string to_lower(std::string_view s);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 
+#include "common/numbers.h"
 #include "engine/types/heap.h"
 #include "engine/types/varint.h"
 #include "protocol/errors.h"
@@ -470,6 +471,88 @@ Result<std::optional<std::string>> list_move(Store& store, std::string_view sour
     created.value()->push(to, value);
   }
   return std::optional<std::string>(std::move(value));
+}
+
+Result<bool> list_set(Store& store, std::string_view key, std::string_view index_arg,
+                      std::string_view value) {
+  auto list = write_object<ListObject>(store, key, false);
+  if (!list) return Error{list.error()};
+  auto& o = list.value();
+  if (!o) return Error{protocol::err::kNoSuchKey};
+  const std::optional<int64_t> parsed = common::parse_integer(index_arg);
+  if (!parsed) return Error{protocol::err::kNotInteger};
+  int64_t index = *parsed;
+  const int64_t len = static_cast<int64_t>(o->size());
+  if (index < 0) index += len;
+  if (index < 0 || index >= len) return Error{kListIndexOutOfRange};
+  o->set(static_cast<size_t>(index), value);
+  return true;
+}
+
+Result<int64_t> list_insert(Store& store, std::string_view key, bool after, std::string_view pivot,
+                            std::string_view value) {
+  auto list = write_object<ListObject>(store, key, false);
+  if (!list) return Error{list.error()};
+  auto& o = list.value();
+  if (!o) return int64_t{0};
+  std::optional<size_t> found;
+  size_t index = 0;
+  o->walk(0, false, [&](std::string_view v) {
+    if (v == pivot) {
+      found = index;
+      return false;
+    }
+    ++index;
+    return true;
+  });
+  if (!found) return int64_t{-1};
+  o->insert(*found + (after ? 1 : 0), value);
+  return static_cast<int64_t>(o->size());
+}
+
+Result<int64_t> list_remove(Store& store, std::string_view key, int64_t count,
+                            std::string_view value) {
+  auto list = write_object<ListObject>(store, key, false);
+  if (!list) return Error{list.error()};
+  auto& o = list.value();
+  if (!o) return int64_t{0};
+  if (count >= 0) {
+    return static_cast<int64_t>(o->remove_matches(0, value, static_cast<size_t>(count)));
+  }
+  // From the tail: find where the |count|-th match from the end is, then remove every match from
+  // there on (exactly those).
+  const uint64_t wanted = 0 - static_cast<uint64_t>(count);
+  uint64_t matches = 0;
+  std::optional<size_t> from;
+  size_t index = o->size();
+  o->walk(o->size() - 1, true, [&](std::string_view v) {
+    --index;
+    if (v == value) {
+      from = index;
+      if (++matches == wanted) return false;
+    }
+    return true;
+  });
+  return static_cast<int64_t>(from ? o->remove_matches(*from, value, 0) : 0);
+}
+
+Result<bool> list_trim(Store& store, std::string_view key, int64_t start, int64_t stop) {
+  auto list = write_object<ListObject>(store, key, false);
+  if (!list) return Error{list.error()};
+  auto& o = list.value();
+  if (!o) return false;
+  const int64_t len = static_cast<int64_t>(o->size());
+  if (start < 0) start += len;
+  if (stop < 0) stop += len;
+  if (start < 0) start = 0;
+  if (start > stop || start >= len) {
+    o->erase(0, o->size());
+  } else {
+    if (stop >= len) stop = len - 1;
+    o->erase(static_cast<size_t>(stop + 1), static_cast<size_t>(len - stop - 1));
+    o->erase(0, static_cast<size_t>(start));
+  }
+  return true;
 }
 
 }  // namespace ringkv::engine

@@ -161,4 +161,25 @@ Result<std::optional<std::string>> list_move(Store& store, std::string_view sour
                                              std::string_view destination, ListObject::End from,
                                              ListObject::End to);
 
+// LSET: replaces the element at `index`, a decimal integer (negative counts from the end), which
+// is read only once the key is known to be a list, as Redis does. Errors: kWrongType, "ERR no
+// such key", kNotInteger, kListIndexOutOfRange.
+Result<bool> list_set(Store& store, std::string_view key, std::string_view index,
+                      std::string_view value);
+
+// LINSERT: inserts `value` before (or `after`) the first element equal to `pivot`. Returns the new
+// length, -1 when the pivot is not there, 0 when the key is absent. Error: kWrongType.
+Result<int64_t> list_insert(Store& store, std::string_view key, bool after, std::string_view pivot,
+                            std::string_view value);
+
+// LREM: removes the first `count` elements equal to `value` from the head (count > 0), from the
+// tail (count < 0) or all of them (0). Returns how many were removed. Error: kWrongType.
+Result<int64_t> list_remove(Store& store, std::string_view key, int64_t count,
+                            std::string_view value);
+
+// LTRIM: keeps the elements from `start` to `stop` (inclusive, negative from the end), deleting
+// the key when nothing is left. Returns whether the key existed (Redis reports an existing list
+// as changed even when nothing was trimmed). Error: kWrongType.
+Result<bool> list_trim(Store& store, std::string_view key, int64_t start, int64_t stop);
+
 }  // namespace ringkv::engine
