@@ -2869,6 +2869,47 @@ constexpr CommandSpec kCommands[] = {
      .syntax = "[nosave_save: NOSAVE | SAVE] [NOW]@7.0.0 [FORCE]@7.0.0 [ABORT]@7.0.0",
      .acl_categories = "admin slow dangerous",
      .history = "7.0.0|Added the `NOW`, `FORCE` and `ABORT` modifiers."},
+    // --- dump and restore ---
+    {.name = "dump",
+     .arity = 2,
+     .flags = kReadonly,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_dump,
+     .group = "generic",
+     .since = "2.6.0",
+     .summary = "Return a serialized version of the value stored at the specified key.",
+     .complexity = "O(1) to access the key and additional O(N*M) to serialize it, where N is the "
+                   "number of Redis objects composing the value and M their average size. For "
+                   "small string values the time complexity is thus O(1)+O(1*M) where M is small, "
+                   "so simply O(1).",
+     .syntax = "key<key>",
+     .acl_categories = "keyspace read slow",
+     .tips = "nondeterministic_output",
+     .key_specs = "RO access|1|0|1|0"},
+    {.name = "restore",
+     .arity = -4,
+     .flags = kWrite | kDenyOom,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_restore,
+     .group = "generic",
+     .since = "2.6.0",
+     .summary = "Create a key using the provided serialized value, previously obtained using DUMP.",
+     .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the serialized "
+                   "value, where N is the number of Redis objects composing the value and M their "
+                   "average size. For small string values the time complexity is thus O(1)+O(1*M) "
+                   "where M is small, so simply O(1). However for sorted set values the complexity "
+                   "is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
+     .syntax = "key<key> ttl<integer> serialized-value [REPLACE]@3.0.0 [ABSTTL]@5.0.0 "
+               "[IDLETIME=seconds<integer>]@5.0.0 [FREQ=frequency<integer>]@5.0.0",
+     .acl_categories = "keyspace write slow dangerous",
+     .key_specs = "OW update|1|0|1|0",
+     .history = "3.0.0|Added the `REPLACE` modifier.\n5.0.0|Added the `ABSTTL` modifier.\n5.0.0|"
+                "Added the `IDLETIME` and `FREQ` options."},
+    // --- end dump and restore ---
 };
 
 }  // namespace

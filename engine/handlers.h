@@ -155,6 +155,10 @@ void cmd_object_idletime(CommandContext& ctx);
 void cmd_object_refcount(CommandContext& ctx);
 void cmd_object_help(CommandContext& ctx);
 
+// Serialized values (cmd_dump.cpp)
+void cmd_dump(CommandContext& ctx);
+void cmd_restore(CommandContext& ctx);
+
 // Connection (cmd_connection.cpp)
 void cmd_ping(CommandContext& ctx);
 void cmd_echo(CommandContext& ctx);

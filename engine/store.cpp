@@ -695,6 +695,13 @@ bool Store::set_expire(std::string_view key, int64_t at_ms) {
   return true;
 }
 
+bool Store::set_access_bits(std::string_view key, uint32_t bits) {
+  Impl::Found f = impl_->find_live(key, impl_->hash(key));
+  if (f.entry == nullptr) return false;
+  f.entry->set_lru(bits & kLruClockMax);
+  return true;
+}
+
 bool Store::persist(std::string_view key) {
   impl_->step();
   Impl::Found f = impl_->find_live(key, impl_->hash(key));
