@@ -486,3 +486,40 @@ TEST_CASE("ziplist-based encodings of RDB versions before 10") {
   DecodedValue v;
   CHECK_FALSE(decode_value(bytes({rdb::kTypeHashZiplist}) + as_string_value(ziplist({"f"})), v));
 }
+
+TEST_CASE("mutated and truncated values never read out of bounds") {
+  Store a;
+  a.set_string("s", std::string(300, 'q') + "tail", Expiry::none());
+  {
+    auto l = write_object<ListObject>(a, "l", true);
+    for (int i = 0; i < 300; ++i) l.value()->push(ListObject::End::kTail, std::to_string(i * 77));
+    auto z = write_object<ZSetObject>(a, "z", true);
+    for (int i = 0; i < 50; ++i) z.value()->set("m" + std::to_string(i), i * 0.5);
+    auto h = write_object<HashObject>(a, "h", true);
+    for (int i = 0; i < 50; ++i) h.value()->set("f" + std::to_string(i), std::to_string(-i * 999));
+    auto s = write_object<SetObject>(a, "i", true);
+    for (int i = 0; i < 50; ++i) s.value()->add(std::to_string(i * 100000));
+  }
+  uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  size_t decoded = 0;
+  for (const char* key : {"s", "l", "z", "h", "i"}) {
+    std::string value;
+    encode_value(*a.peek(key), value);
+    for (int round = 0; round < 3000; ++round) {
+      std::string mutated = value;
+      const int edits = 1 + static_cast<int>(next() % 4);
+      for (int e = 0; e < edits; ++e) mutated[next() % mutated.size()] = static_cast<char>(next());
+      if (round % 3 == 0) mutated.resize(next() % mutated.size());
+      DecodedValue v;
+      if (decode_value(mutated, v)) {
+        ++decoded;
+        CHECK((v.type == ValueType::kString || v.object->size() > 0));
+      }
+    }
+  }
+  MESSAGE("mutations that still decoded: " << decoded);
+}
