@@ -8,6 +8,7 @@
 
 #include "engine/command.h"
 #include "engine/commands/connection.h"
+#include "engine/commands/dump.h"
 #include "engine/commands/hash.h"
 #include "engine/commands/introspection.h"
 #include "engine/commands/keys.h"
@@ -34,7 +35,7 @@ constexpr Family kFamilies[] = {
     pubsub_commands,        string_commands,      hash_commands,     list_commands,
     list_pop_commands,      set_commands,         zset_commands,     zset_pop_commands,
     zset_combine_commands,  keys_commands,        keyspace_commands, connection_commands,
-    introspection_commands, transaction_commands, server_commands,
+    introspection_commands, transaction_commands, server_commands,   dump_commands,
 };
 
 std::vector<CommandSpec> assemble() {

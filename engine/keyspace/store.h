@@ -172,6 +172,10 @@ class Store {
   void set_access_policy(const AccessPolicy& policy) { access_ = policy; }
   const AccessPolicy& access_policy() const { return access_; }
 
+  // Sets a key's 24 access bits (RESTORE's IDLETIME and FREQ); see access.h. Returns false when
+  // the key does not exist.
+  bool set_access_bits(std::string_view key, uint32_t bits);
+
   // LRU clock (seconds, 24 bits) used for OBJECT IDLETIME.
   uint32_t lru_clock() const;
 
