@@ -149,6 +149,18 @@ std::string ReplyMerge::merge() const {
       }
       break;
     }
+    case Kind::kSame:
+      return replies_.empty() ? out : replies_[0];
+    case Kind::kAllTrue: {
+      const size_t n = values.empty() ? 0 : values[0].elements.size();
+      w.array(n);
+      for (size_t i = 0; i < n; ++i) {
+        bool all = true;
+        for (const auto& v : values) all = all && i < v.elements.size() && v.elements[i].integer;
+        w.integer(all ? 1 : 0);
+      }
+      break;
+    }
   }
   return out;
 }

@@ -610,6 +610,10 @@ const std::vector<Row>& rows() {
       int_row(Head{"server", "hz", "--hz", "hz", true,
                    "Background task runs per second (accepted 0+, used within 1-500)"},
               Field<S, int64_t>{kServer, &S::hz}, 0, kIntMax, 1, 500),
+      int_row(
+          Head{"server", "busy-reply-threshold", "--busy-reply-threshold", "busy-reply-threshold",
+               true, "Milliseconds a script runs before other clients get -BUSY (0 = never)"},
+          Field<S, int64_t>{kServer, &S::busy_reply_threshold}, 0, kIntMax),
       size_row(Head{"server", "client-query-buffer-limit", "--client-query-buffer-limit",
                     "client-query-buffer-limit", true,
                     "Close a client whose unparsed input exceeds this (bytes, or 1gb...)"},

@@ -17,6 +17,7 @@ namespace ringkv::engine {
 
 class Store;
 struct CommandContext;
+class ScriptEngine;
 
 using CommandHandler = void (*)(CommandContext& ctx);
 // For commands whose keys move with their arguments (LMPOP numkeys key..., ZUNION numkeys ...):
@@ -26,22 +27,23 @@ using KeyFinder = void (*)(std::span<const std::string_view> argv, std::vector<s
 
 // Command flags, as COMMAND INFO names them, in the order it lists them.
 enum CommandFlag : uint32_t {
-  kWrite = 1u << 0,          // "write"
-  kReadonly = 1u << 1,       // "readonly"
-  kDenyOom = 1u << 2,        // "denyoom"
-  kAdmin = 1u << 3,          // "admin"
-  kPubsub = 1u << 4,         // "pubsub"
-  kNoscript = 1u << 5,       // "noscript"
-  kBlocking = 1u << 6,       // "blocking"
-  kLoading = 1u << 7,        // "loading"
-  kStale = 1u << 8,          // "stale"
-  kSkipMonitor = 1u << 9,    // "skip_monitor"
-  kSkipSlowlog = 1u << 10,   // "skip_slowlog"
-  kFast = 1u << 11,          // "fast"
-  kNoAuth = 1u << 12,        // "no_auth"
-  kNoMulti = 1u << 13,       // "no_multi"
-  kAllowBusy = 1u << 14,     // "allow_busy" (COMMAND INFO prints "movablekeys" before it)
-  kMayReplicate = 1u << 15,  // "may_replicate" (hidden by COMMAND INFO, as in Redis)
+  kWrite = 1u << 0,             // "write"
+  kReadonly = 1u << 1,          // "readonly"
+  kDenyOom = 1u << 2,           // "denyoom"
+  kAdmin = 1u << 3,             // "admin"
+  kPubsub = 1u << 4,            // "pubsub"
+  kNoscript = 1u << 5,          // "noscript"
+  kBlocking = 1u << 6,          // "blocking"
+  kLoading = 1u << 7,           // "loading"
+  kStale = 1u << 8,             // "stale"
+  kSkipMonitor = 1u << 9,       // "skip_monitor"
+  kSkipSlowlog = 1u << 10,      // "skip_slowlog"
+  kFast = 1u << 11,             // "fast"
+  kNoAuth = 1u << 12,           // "no_auth"
+  kNoMandatoryKeys = 1u << 13,  // "no_mandatory_keys"
+  kNoMulti = 1u << 14,          // "no_multi"
+  kAllowBusy = 1u << 15,        // "allow_busy" (COMMAND INFO prints "movablekeys" before it)
+  kMayReplicate = 1u << 16,     // "may_replicate" (hidden by COMMAND INFO, as in Redis)
   // ringkv's own routing flags (not reported by COMMAND INFO):
   kKeyspaceWide = 1u << 20,  // acts on every key (DBSIZE, KEYS, SCAN, FLUSHALL, RANDOMKEY…)
   kSplittable = 1u << 21,    // multi-key command that may be split per owner (MGET, MSET, DEL…)
@@ -63,6 +65,8 @@ enum class MergePolicy : uint8_t {
   kSumReachable,  // PUBLISH, PUBSUB NUMPAT: integers added up
   kUnion,         // PUBSUB CHANNELS: the distinct names in the parts' arrays
   kPairSums,      // PUBSUB NUMSUB: [name, count, ...] with each name's counts added up
+  kSame,          // SCRIPT LOAD: every node answers the same (the script's SHA1); that reply
+  kAllTrue,       // SCRIPT EXISTS: per position, 1 when every node answered 1
 };
 
 struct CommandSpec {
@@ -180,6 +184,8 @@ class ServerControl {
         "for more information.");
   }
   virtual int64_t last_save_unix() const = 0;
+  // The Lua scripts of this node (EVAL, SCRIPT ...); null where scripts cannot run.
+  virtual ScriptEngine* script_engine() { return nullptr; }
 };
 
 // Everything a handler can touch while running one command.

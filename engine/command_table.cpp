@@ -23,6 +23,7 @@
 #include "engine/commands/zset.h"
 #include "engine/commands/zset_combine.h"
 #include "engine/commands/zset_pop.h"
+#include "engine/scripting/scripting_commands.h"
 
 namespace ringkv::engine {
 
@@ -36,6 +37,7 @@ constexpr Family kFamilies[] = {
     list_pop_commands,      set_commands,         zset_commands,     zset_pop_commands,
     zset_combine_commands,  keys_commands,        keyspace_commands, connection_commands,
     introspection_commands, transaction_commands, server_commands,   dump_commands,
+    scripting_commands,
 };
 
 std::vector<CommandSpec> assemble() {

@@ -11,7 +11,8 @@
 # recommendation of cmake, for instance).
 
 ringkv_build_packages=(cmake make g++ pkg-config libuv1-dev libspdlog-dev libtomlplusplus-dev
-                       libcli11-dev doctest-dev zlib1g-dev libssl-dev liblzf-dev redis-tools)
+                       libcli11-dev doctest-dev zlib1g-dev libssl-dev liblzf-dev redis-tools
+                       liblua5.1-0-dev lua-cjson-dev lua-bitop-dev)
 ringkv_test_packages=(redis-server python3 python3-redis clang clang-format libclang-rt-14-dev
                       nutcracker iproute2 procps)
 

@@ -76,7 +76,7 @@ void Connection::fill_slot(uint64_t seq, std::string_view bytes) {
   PendingReply& slot = pending_[seq - pending_seq_];
   slot.data.assign(bytes);
   slot.ready = true;
-  if (seq != pending_seq_ || closing_) return;
+  if (seq != pending_seq_ || closing_ || protected_) return;
   drain_pending();
   if (!enforce_output_limits()) return;
   // Replies from peers arrive many per read: write them once, at the end of this loop iteration.
@@ -153,8 +153,31 @@ void Connection::reject(std::string_view error_text) {
   close_when_flushed();
 }
 
+void Connection::protect() {
+  protected_ = true;
+  blocked_ = true;
+  if (reading_) {
+    uv_read_stop(stream());
+    reading_ = false;
+  }
+}
+
+void Connection::unprotect() {
+  protected_ = false;
+  if (close_deferred_) {
+    close();
+    return;
+  }
+  drain_pending();
+  unblock();
+}
+
 void Connection::close() {
   if (closing_) return;
+  if (protected_) {
+    close_deferred_ = true;
+    return;
+  }
   closing_ = true;
   reading_ = false;
   uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_close);
@@ -174,7 +197,7 @@ void Connection::maybe_finish_close() {
 bool Connection::output_backlogged() const { return pending_output() >= kMaxPendingOutput; }
 
 void Connection::update_reading() {
-  if (closing_) return;
+  if (closing_ || protected_) return;
   bool want = !close_when_flushed_ && !output_backlogged() && pending_.size() < kMaxPendingReplies;
   if (want == reading_) return;
   if (want) {

@@ -76,6 +76,13 @@ class Connection final : public engine::ClientSession {
   bool blocked() const { return blocked_; }
   bool flush_scheduled() const { return flush_scheduled_; }
 
+  // A script of this client is busy and the loop serves other clients meanwhile (see
+  // server/scripting.cpp): nothing is read from the client, replies of its earlier requests
+  // stay where they are (its current reply is being written behind them), and a close is put
+  // off until unprotect().
+  void protect();
+  void unprotect();
+
   // MULTI/EXEC/WATCH state.
   Transaction& transaction() { return transaction_; }
   const Transaction& transaction() const { return transaction_; }
@@ -181,6 +188,8 @@ class Connection final : public engine::ClientSession {
   uint64_t soft_limit_since_ms_ = 0;
   bool flush_scheduled_ = false;
   bool blocked_ = false;
+  bool protected_ = false;
+  bool close_deferred_ = false;
 
   bool reading_ = false;
   bool closing_ = false;  // uv_close called

@@ -60,13 +60,17 @@ Outcome Server::run(const Origin& origin, std::span<const std::string_view> argv
     refuse(origin, error, writer, nullptr);
     return Outcome::kDone;
   }
-  if (!origin.is_client()) return run(origin, *spec, argv, writer);
+  if (!origin.is_client()) {
+    if (origin.is_request() && refused_while_busy(origin, *spec, writer)) return Outcome::kDone;
+    return run(origin, *spec, argv, writer);
+  }
   // As Redis, unknown commands and wrong arities are reported before NOAUTH.
   if (!origin.conn->authenticated() && !config_.security.requirepass.empty() &&
       (spec->flags & engine::kNoAuth) == 0) {
     refuse(origin, protocol::err::kNoAuth, writer, spec);
     return Outcome::kDone;
   }
+  if (refused_while_busy(origin, *spec, writer)) return Outcome::kDone;
   // A renamed command goes on under its table name: relayed, queued in MULTI or blocked, it is
   // resolved again without the client's names.
   if (std::string_view original = engine::original_command_name(argv[0]); !original.empty()) {
@@ -103,7 +107,8 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
     if (origin.kind != Origin::Kind::kBlockedRetry) block_client(*conn, argv, std::move(block));
     return Outcome::kWaiting;
   }
-  if (origin.serves_blocked() && !ready_keys_.empty()) serve_ready_keys();
+  // Not while a script runs: its writes are served after it, as one.
+  if (origin.serves_blocked() && !ready_keys_.empty() && !scripts_->running()) serve_ready_keys();
   return Outcome::kDone;
 }
 
@@ -137,10 +142,10 @@ void Server::call(const engine::CommandSpec& spec, engine::CommandContext& ctx, 
   ctx.propagation = nullptr;
   if (changes_ == changes) return;
   if (!propagation.replaced()) {
-    aof_.feed(ctx.argv);
+    record(ctx.argv);
     return;
   }
-  for (const std::vector<std::string>& command : propagation.commands()) aof_.feed(command);
+  for (const std::vector<std::string>& command : propagation.commands()) record(command);
 }
 
 void Server::refuse(const Origin& origin, std::string_view error, protocol::ReplyWriter& writer,

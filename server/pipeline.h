@@ -23,6 +23,8 @@ struct Origin {
                     // out)
     kTransaction,   // a command queued in MULTI, run by EXEC
     kReplay,        // a record of the append-only file being loaded
+    kScript,        // a command a script called (redis.call): runs here, never waits, never
+                    // queued; its effects are recorded as part of the script's
   };
 
   Kind kind;
@@ -37,6 +39,7 @@ struct Origin {
   }
   static Origin transaction(Connection& c) { return {Kind::kTransaction, &c}; }
   static Origin replay() { return {Kind::kReplay}; }
+  static Origin script(Connection* c) { return {Kind::kScript, c}; }
 
   // The command name is looked up as clients call it (rename-command applies).
   bool uses_client_names() const { return kind == Kind::kClient; }

@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "common/glob.h"
@@ -34,6 +35,8 @@ Server::Server(conf::Config config)
   store_.set_expiry_listener([this](std::string_view key) { key_dropped(key); });
   store_.set_eviction_listener([this](std::string_view key) { key_dropped(key); });
   apply_memory_config();
+  scripts_ = std::make_unique<engine::ScriptEngine>(this);
+  scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   if (!config_.cluster.peers.empty()) {
     cluster_ = std::make_unique<cluster::Cluster>(
         loop_, config_.cluster,
@@ -98,13 +101,8 @@ int Server::serve() {
 
   uv_check_init(loop_, &flush_check_);
   flush_check_.data = this;
-  uv_check_start(&flush_check_, [](uv_check_t* h) {
-    auto* self = static_cast<Server*>(h->data);
-    // One write (and fsync) for every record of this iteration, before any of their replies.
-    self->write_aof();
-    for (Connection* c : self->dirty_) c->scheduled_flush();
-    self->dirty_.clear();
-  });
+  uv_check_start(&flush_check_,
+                 [](uv_check_t* h) { static_cast<Server*>(h->data)->flush_dirty(); });
 
   uv_signal_init(loop_, &sigint_);
   uv_signal_init(loop_, &sigterm_);
@@ -158,7 +156,10 @@ void Server::on_connection_closed(Connection* conn) {
   unwatch_all(*conn);
   pubsub_.remove_client(conn->id());
   if (cluster_) cluster_->client_closed(conn->id());
-  if (conn->flush_scheduled()) std::erase(dirty_, conn);
+  // Nulled, not erased: flush_dirty may be walking the list (a busy script runs the loop from
+  // inside it).
+  if (conn->flush_scheduled())
+    std::replace(dirty_.begin(), dirty_.end(), conn, static_cast<Connection*>(nullptr));
   maybe_finish_shutdown();
 }
 
@@ -259,6 +260,8 @@ void Server::arm_block_timer() {
       &block_timer_,
       [](uv_timer_t* t) {
         auto* self = static_cast<Server*>(t->data);
+        // Not in the middle of a busy script (armed again when it ends).
+        if (self->script_busy_) return;
         for (uint64_t id : self->blocked_.expired(uv_now(self->loop_))) {
           Connection* conn = self->clients_.find(id);
           if (conn == nullptr) {
@@ -292,6 +295,8 @@ std::string Server::cluster_owner(std::string_view key) {
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
 
 void Server::cron() {
+  // A busy script runs the loop for other clients' sake only: no expiry or rehash under it.
+  if (script_busy_) return;
   uint64_t now = uv_now(loop_);
   store_.set_now(unix_ms());
   // Like Redis: active expiry may use up to 25% of each cron period.
@@ -341,6 +346,8 @@ void Server::shutdown() { begin_shutdown(); }
 void Server::begin_shutdown() {
   if (shutting_down_) return;
   shutting_down_ = true;
+  // SHUTDOWN (or a signal) while a script is busy: the script stops, written or not.
+  if (scripts_->running()) scripts_->kill(true);
   spdlog::info("shutting down: no new connections, flushing {} client(s)", clients_.size());
   uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
@@ -403,6 +410,7 @@ std::string Server::config_set(
 void Server::apply_runtime_config() {
   spdlog::set_level(spdlog::level::from_str(config_.log.level));
   apply_memory_config();
+  scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   clients_.for_each([](Connection& conn) { conn.apply_limits(); });
 }
 

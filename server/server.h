@@ -17,6 +17,7 @@
 #include "engine/command.h"
 #include "engine/keyspace/evict.h"
 #include "engine/keyspace/store.h"
+#include "engine/scripting/script_engine.h"
 #include "persistence/aof.h"
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
@@ -44,7 +45,9 @@ struct ServerStats {
 // What became of a command: answered (or handed to a peer, or queued), or waiting for its keys.
 enum class Outcome { kDone, kWaiting };
 
-class Server final : public engine::ServerControl, public engine::KeyEvents {
+class Server final : public engine::ServerControl,
+                     public engine::KeyEvents,
+                     public engine::ScriptHost {
  public:
   explicit Server(conf::Config config);
   ~Server() override;
@@ -103,6 +106,15 @@ class Server final : public engine::ServerControl, public engine::KeyEvents {
   std::string cluster_info() override;
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
+
+  engine::ScriptEngine* script_engine() override { return scripts_.get(); }
+
+  // engine::ScriptHost (scripting.cpp)
+  void script_begin(engine::ClientSession* client) override;
+  void script_call(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                   protocol::ReplyWriter& reply) override;
+  void script_busy(bool first) override;
+  void script_end(bool was_busy) override;
 
   // engine::KeyEvents
   void key_ready(std::string_view key) override;
@@ -181,6 +193,17 @@ class Server final : public engine::ServerControl, public engine::KeyEvents {
   // when it changed data (it reported a modified key or a flush): argv as it arrived, or the
   // effective form the handler named.
   void call(const engine::CommandSpec& spec, engine::CommandContext& ctx, bool records);
+  // Hands one command's record to the append-only file, or, while a script runs, to the
+  // script's effects (recorded when it ends, wrapped in MULTI/EXEC as Redis does).
+  void record(std::span<const std::string_view> argv);
+  void record(const std::vector<std::string>& argv);
+  // While a script is busy only commands flagged allow_busy run (SCRIPT KILL, SHUTDOWN, ...):
+  // answers the others with -BUSY. Returns whether it answered.
+  bool refused_while_busy(const Origin& origin, const engine::CommandSpec& spec,
+                          protocol::ReplyWriter& writer);
+  // The end of a loop iteration: the append-only file is written, then the replies of the
+  // connections that asked for it.
+  void flush_dirty();
   // A RESP2 client with subscriptions may only run (P)(UN)SUBSCRIBE, PING, QUIT and RESET, and
   // gets PING's subscribed-mode reply. Returns true when it answered `spec` that way.
   bool answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,
@@ -206,6 +229,12 @@ class Server final : public engine::ServerControl, public engine::KeyEvents {
   uint64_t changes_ = 0;
   bool in_exec_ = false;                       // running EXEC's commands
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
+  std::unique_ptr<engine::ScriptEngine> scripts_;
+  // The script running now: its client, whether it is past the busy threshold (other clients
+  // get -BUSY), and the records of its writes.
+  Connection* script_conn_ = nullptr;
+  bool script_busy_ = false;
+  std::vector<std::vector<std::string>> script_effects_;
   BlockedClients blocked_;
   // WATCHed keys → the clients watching them.
   StringMap<std::vector<uint64_t>> watchers_;

@@ -23,8 +23,9 @@ using protocol::ReplyWriter;
 
 // Flag names in the order COMMAND INFO lists them (the order of the CommandFlag bits).
 constexpr std::string_view kFlagNames[] = {
-    "write",   "readonly", "denyoom",      "admin",        "pubsub", "noscript", "blocking",
-    "loading", "stale",    "skip_monitor", "skip_slowlog", "fast",   "no_auth",  "no_multi"};
+    "write",    "readonly",          "denyoom", "admin",        "pubsub",       "noscript",
+    "blocking", "loading",           "stale",   "skip_monitor", "skip_slowlog", "fast",
+    "no_auth",  "no_mandatory_keys", "no_multi"};
 constexpr std::string_view kAllowBusyName = "allow_busy";
 
 constexpr std::string_view kCommandHelp[] = {
@@ -348,7 +349,7 @@ static void cmd_command_getkeys(CommandContext& ctx) {
     ctx.reply.error("ERR Invalid command specified");
     return;
   }
-  if (spec->first_key <= 0) {
+  if (spec->first_key <= 0 && spec->find_keys == nullptr) {
     ctx.reply.error("ERR The command has no key arguments");
     return;
   }
@@ -358,6 +359,11 @@ static void cmd_command_getkeys(CommandContext& ctx) {
     return;
   }
   std::vector<size_t> keys = key_positions(*spec, target);
+  // Movable keys that are not there (LMPOP 0 ...): an error, unless keys are optional (EVAL).
+  if (keys.empty() && spec->find_keys != nullptr && !(spec->flags & kNoMandatoryKeys)) {
+    ctx.reply.error("ERR Invalid arguments specified for command");
+    return;
+  }
   ctx.reply.array(keys.size());
   for (size_t pos : keys) ctx.reply.bulk(target[pos]);
 }

@@ -26,9 +26,14 @@ NULL_RESP2 = b"*-1\r\n"
 NULL_RESP3 = b"_\r\n"
 
 
+# DUMP of the string "v" (redis-server 7.0.15's payload), for RESTORE templates.
+STRING_PAYLOAD = b"\x00\x01v\n\x00\x91\x08\xce\xb2\x198\x8a\xce"
+
+
 def words(text):
-    """A command from its space-separated words; '' stands for an empty argument."""
-    return ["" if w == "''" else w for w in text.split()]
+    """A command from its space-separated words; '' stands for an empty argument and @PAYLOAD for
+    STRING_PAYLOAD."""
+    return [{"''": "", "@PAYLOAD": STRING_PAYLOAD}.get(w, w) for w in text.split()]
 
 
 def exec_after(a, b, setup, write, watch=("k",), proto=2):
@@ -282,6 +287,8 @@ TEMPLATES = {
                  ("SET s v", "RENAMENX s k")],
     "copy": [("SET s v", "COPY s k"), ("SET s v\nSET k v", "COPY s k"),
              ("SET s v\nSET k v", "COPY s k REPLACE"), ("SET k v", "COPY k d")],
+    "restore": [("", "RESTORE k 0 @PAYLOAD"), ("SET k w", "RESTORE k 0 @PAYLOAD REPLACE"),
+                ("SET k w", "RESTORE k 0 @PAYLOAD"), ("", "RESTORE k 1 @PAYLOAD ABSTTL")],
     "flushdb": [("SET k v", "FLUSHDB"), ("SET x v", "FLUSHDB")],
     "flushall": [("SET k v", "FLUSHALL SYNC"), ("", "FLUSHALL")],
 }

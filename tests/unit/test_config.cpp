@@ -397,6 +397,7 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "timeout",
                                                "proto-max-bulk-len",
                                                "hz",
+                                               "busy-reply-threshold",
                                                "client-query-buffer-limit",
                                                "client-output-buffer-limit",
                                                "maxmemory",

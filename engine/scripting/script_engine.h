@@ -1,0 +1,139 @@
+// ScriptEngine: the Lua scripts of a node (EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT ...), as
+// Redis 7.0 runs them: one Lua 5.1 interpreter with Redis's sandbox (lua_sandbox.cpp), a cache
+// of compiled scripts keyed by their SHA1, shebang flags, the conversions of replies both ways
+// (lua_convert.h) and the busy-script rules (busy-reply-threshold, SCRIPT KILL).
+//
+// The commands a script calls run through the server's command pipeline: the engine checks what
+// Redis checks inside scripts (unknown command, arity, noscript, writes from read-only scripts)
+// and hands the command to its ScriptHost.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "engine/command.h"
+#include "protocol/reply_writer.h"
+
+struct lua_State;
+
+namespace ringkv::engine {
+
+// What runs a script's commands and keeps the node responsive while a script is busy
+// (implemented by server/).
+class ScriptHost {
+ public:
+  virtual ~ScriptHost() = default;
+  // A script is about to run for `client` (null in tests without clients).
+  virtual void script_begin(ClientSession* client) = 0;
+  // Runs one command a script called (its row resolved and arity-checked), writing its reply
+  // to `reply` (whose RESP version is the script's, see redis.setresp).
+  virtual void script_call(const CommandSpec& spec, std::span<const std::string_view> argv,
+                           protocol::ReplyWriter& reply) = 0;
+  // Called from the script's instruction hook once it has run longer than the busy threshold,
+  // and then again every few thousand instructions: the server answers other clients (-BUSY,
+  // SCRIPT KILL, SHUTDOWN NOSAVE). `first` is true on the first call of a script.
+  virtual void script_busy(bool first) = 0;
+  // The script ended (its reply is written); `was_busy`: it had passed the busy threshold.
+  virtual void script_end(bool was_busy) = 0;
+};
+
+// Script flags (shebang "#!lua flags=..."), as Redis names them.
+enum ScriptFlag : uint32_t {
+  kScriptNoWrites = 1u << 0,        // "no-writes"
+  kScriptAllowOom = 1u << 1,        // "allow-oom"
+  kScriptAllowStale = 1u << 2,      // "allow-stale"
+  kScriptNoCluster = 1u << 3,       // "no-cluster"
+  kScriptAllowCrossSlot = 1u << 4,  // "allow-cross-slot-keys"
+  kScriptCompat = 1u << 5,          // no shebang: Redis's "eval compatibility mode"
+};
+
+// Parses a script's shebang line, if any. Returns false with Redis's error text in `error`;
+// otherwise sets `flags` and `skip` (the length of the shebang line, newline excluded, which is
+// not compiled).
+bool parse_shebang(std::string_view body, uint32_t& flags, size_t& skip, std::string& error);
+
+// The lowercase hex SHA1 of `data` (redis.sha1hex, script names).
+std::string sha1_hex(std::string_view data);
+
+class ScriptEngine {
+ public:
+  explicit ScriptEngine(ScriptHost* host);
+  ~ScriptEngine();
+  ScriptEngine(const ScriptEngine&) = delete;
+  ScriptEngine& operator=(const ScriptEngine&) = delete;
+
+  // EVAL/EVALSHA (by_sha) and their _RO forms (read_only): ctx.argv is the command with the
+  // script (or SHA1), numkeys, keys and arguments; writes the script's reply to ctx.reply.
+  void eval(CommandContext& ctx, bool by_sha, bool read_only);
+  // SCRIPT LOAD: compiles and caches `body`; returns its SHA1, or "" with the error reply text.
+  std::string load(std::string_view body, std::string& error);
+  bool exists(std::string_view sha) const;
+  // SCRIPT FLUSH: forgets every script (and starts a fresh interpreter).
+  void flush();
+
+  enum class KillResult { kNotBusy, kUnkillable, kKilled };
+  // SCRIPT KILL: stops the running script if it has not written. `force` (SHUTDOWN NOSAVE)
+  // stops it even if it has.
+  KillResult kill(bool force = false);
+  // A script is running and has passed the busy threshold: other commands get -BUSY.
+  bool busy() const { return running_ && timed_out_; }
+  bool running() const { return running_; }
+
+  // busy-reply-threshold (lua-time-limit), milliseconds; 0 or less: never busy.
+  void set_busy_threshold_ms(int64_t ms) { busy_threshold_ms_ = ms; }
+  int64_t busy_threshold_ms() const { return busy_threshold_ms_; }
+  size_t script_count() const { return scripts_.size(); }
+  size_t memory_bytes() const;
+
+  // Called by the Lua library (lua_sandbox.cpp): one redis.call/redis.pcall with the
+  // arguments on the Lua stack. Returns what the C function returns.
+  int lua_call_command(lua_State* L, bool raise);
+  // redis.setresp.
+  void set_script_resp(protocol::RespVersion v) { script_resp_ = v; }
+  // The instruction hook: checks the time limit and the kill request.
+  void on_hook(lua_State* L);
+
+ private:
+  struct Script {
+    std::string body;
+    uint32_t flags = 0;
+  };
+
+  void open();
+  void close();
+  // Compiles `body` as the function registered under "f_<sha>"; returns false with the error
+  // reply text.
+  bool compile(std::string_view body, const std::string& sha, std::string& error);
+  // redis.call's work: pushes the reply (or an error table); returns whether it is an error.
+  bool call_command(lua_State* L);
+  void run(CommandContext& ctx, const std::string& sha, const Script& script, size_t numkeys,
+           bool read_only);
+
+  ScriptHost* host_;
+  lua_State* lua_ = nullptr;
+  std::unordered_map<std::string, Script> scripts_;
+  int64_t busy_threshold_ms_ = 5000;
+
+  // The script running now.
+  bool running_ = false;
+  bool timed_out_ = false;
+  bool kill_requested_ = false;
+  bool wrote_ = false;
+  bool read_only_ = false;
+  uint64_t start_ms_ = 0;
+  uint64_t hook_calls_ = 0;
+  protocol::RespVersion script_resp_ = protocol::RespVersion::kResp2;
+  protocol::RespVersion client_resp_ = protocol::RespVersion::kResp2;
+};
+
+// Lua interpreter set-up (lua_sandbox.cpp): a new state with the libraries Redis loads, the
+// `redis` table bound to `engine`, and the globals protected as Redis protects them.
+lua_State* new_script_state(ScriptEngine* engine);
+// Makes KEYS and ARGV the given arrays (on the protected globals).
+void set_script_arrays(lua_State* L, std::span<const std::string_view> keys,
+                       std::span<const std::string_view> args);
+
+}  // namespace ringkv::engine

@@ -1,0 +1,123 @@
+// The server's side of Lua scripts (engine::ScriptHost): running the commands a script calls
+// through the pipeline, recording the script's effects, and keeping the node responsive while
+// a script is busy.
+//
+// Busy scripts. A script that runs past busy-reply-threshold makes the engine call
+// script_busy() from its instruction hook every 100 000 instructions. Each call runs one
+// non-blocking pass of the event loop (uv_run NOWAIT) from inside the command being executed:
+// other clients' requests are read and answered with -BUSY, except the allow_busy commands
+// (SCRIPT KILL, SHUTDOWN, AUTH, HELLO, MULTI...), which is how SCRIPT KILL reaches the hook. To
+// make that nested pass safe:
+//   - the script's client is protected (Connection::protect): nothing is read from it, its
+//     queued replies stay put and its close is deferred, so the request, its reply writer and
+//     the connection outlive the pass;
+//   - the script's arguments were copied by the engine, its effects are kept aside (not in the
+//     append-only file's pending records) and the records pending before it are written, so
+//     -BUSY replies are not held back waiting for a write;
+//   - the cron and the blocked-client timer do nothing while busy (no expiry, no blocked client
+//     served in the middle of the script) and the timer is armed again when it ends;
+//   - flush_dirty walks its list by index and closed connections are nulled, not erased, so a
+//     pass run from inside it leaves the outer walk valid.
+#include <spdlog/spdlog.h>
+
+#include "cluster/cluster.h"
+#include "protocol/errors.h"
+#include "server/connection.h"
+#include "server/server.h"
+
+namespace ringkv::server {
+namespace {
+
+constexpr std::string_view kBusyError =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+
+}  // namespace
+
+void Server::script_begin(engine::ClientSession* client) {
+  script_conn_ = static_cast<Connection*>(client);
+  script_effects_.clear();
+}
+
+void Server::script_call(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                         protocol::ReplyWriter& reply) {
+  if (cluster_) {
+    const cluster::Route route = cluster_->router().route(spec, argv);
+    if (route.kind == cluster::RouteKind::kCrossSlot) {
+      reply.error("ERR Script attempted to access keys that do not hash to the same slot");
+      return;
+    }
+    // Keyspace-wide commands (KEYS, DBSIZE...) see this node's keys, as in Redis Cluster.
+    if (route.kind == cluster::RouteKind::kRemote || route.kind == cluster::RouteKind::kSplit) {
+      reply.error("ERR Script attempted to access a non local key in a cluster node");
+      return;
+    }
+  }
+  stats_.total_commands_processed++;
+  run(Origin::script(script_conn_), spec, argv, reply);
+}
+
+void Server::script_busy(bool first) {
+  if (first) {
+    spdlog::warn(
+        "Slow script detected: still in execution after {} milliseconds. You can try killing "
+        "the script using the SCRIPT KILL command.",
+        scripts_->busy_threshold_ms());
+    script_busy_ = true;
+    if (script_conn_ != nullptr) script_conn_->protect();
+  }
+  // Records of commands that finished before the script: written now, so replies are not held.
+  write_aof();
+  uv_run(loop_, UV_RUN_NOWAIT);
+}
+
+void Server::script_end(bool was_busy) {
+  if (!script_effects_.empty()) {
+    std::vector<std::vector<std::string>> effects;
+    effects.swap(script_effects_);
+    // Inside EXEC the transaction's MULTI already wraps them.
+    const bool wrap = effects.size() > 1 && !in_exec_;
+    if (wrap) aof_.begin_transaction();
+    for (const auto& command : effects) aof_.feed(command);
+    if (wrap) aof_.end_transaction();
+  }
+  Connection* conn = script_conn_;
+  script_conn_ = nullptr;
+  if (!was_busy) return;
+  script_busy_ = false;
+  if (conn != nullptr) conn->unprotect();
+  arm_block_timer();
+}
+
+void Server::record(std::span<const std::string_view> argv) {
+  if (scripts_->running()) {
+    script_effects_.emplace_back(argv.begin(), argv.end());
+    return;
+  }
+  aof_.feed(argv);
+}
+
+void Server::record(const std::vector<std::string>& argv) {
+  if (scripts_->running()) {
+    script_effects_.push_back(argv);
+    return;
+  }
+  aof_.feed(argv);
+}
+
+bool Server::refused_while_busy(const Origin& origin, const engine::CommandSpec& spec,
+                                protocol::ReplyWriter& writer) {
+  if (!script_busy_ || (spec.flags & engine::kAllowBusy) != 0) return false;
+  refuse(origin, kBusyError, writer, &spec);
+  return true;
+}
+
+void Server::flush_dirty() {
+  // One write (and fsync) for every record of this iteration, before any of their replies.
+  write_aof();
+  for (size_t i = 0; i < dirty_.size(); ++i) {
+    if (Connection* c = dirty_[i]) c->scheduled_flush();
+  }
+  dirty_.clear();
+}
+
+}  // namespace ringkv::server
