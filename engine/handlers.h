@@ -214,4 +214,14 @@ void cmd_pubsub_help(CommandContext& ctx);
 // there (the server runs it instead of PING's row handler in that context).
 void cmd_ping_subscribed(CommandContext& ctx);
 
+// Bitmaps (cmd_bitmap.cpp)
+void cmd_setbit(CommandContext& ctx);
+void cmd_getbit(CommandContext& ctx);
+void cmd_bitcount(CommandContext& ctx);
+void cmd_bitpos(CommandContext& ctx);
+void cmd_bitop(CommandContext& ctx);
+void cmd_bitfield(CommandContext& ctx);
+void cmd_bitfield_ro(CommandContext& ctx);
+
+
 }  // namespace ringkv::engine
