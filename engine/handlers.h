@@ -223,5 +223,11 @@ void cmd_bitop(CommandContext& ctx);
 void cmd_bitfield(CommandContext& ctx);
 void cmd_bitfield_ro(CommandContext& ctx);
 
+// HyperLogLog (cmd_hyperloglog.cpp)
+void cmd_pfadd(CommandContext& ctx);
+void cmd_pfcount(CommandContext& ctx);
+void cmd_pfmerge(CommandContext& ctx);
+void cmd_pfdebug(CommandContext& ctx);
+void cmd_pfselftest(CommandContext& ctx);
 
 }  // namespace ringkv::engine

@@ -60,6 +60,12 @@ inline constexpr std::string_view kBitfieldType =
 inline constexpr std::string_view kBitfieldOverflow = "ERR Invalid OVERFLOW type specified";
 inline constexpr std::string_view kBitfieldReadonly =
     "ERR BITFIELD_RO only supports the GET subcommand";
+// HyperLogLog (PFADD, PFCOUNT, PFMERGE, PFDEBUG).
+inline constexpr std::string_view kNotHll =
+    "WRONGTYPE Key is not a valid HyperLogLog string value.";
+inline constexpr std::string_view kInvalidHll = "INVALIDOBJ Corrupted HLL object detected";
+inline constexpr std::string_view kHllKeyMissing = "ERR The specified key does not exist";
+inline constexpr std::string_view kHllNotSparse = "ERR HLL encoding is not sparse";
 
 // Protocol errors (the connection is closed after replying).
 inline constexpr std::string_view kProtoInvalidMultibulk =

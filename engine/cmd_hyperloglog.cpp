@@ -1,0 +1,110 @@
+// HyperLogLog command handlers: PFADD, PFCOUNT, PFMERGE, PFDEBUG and PFSELFTEST, over the pure
+// operations of hyperloglog_ops.h. A single-key PFCOUNT that refreshes the cached estimate and a
+// PFDEBUG that converts a sketch to dense change the key, so they report it modified (and are
+// logged as they arrived, like every deterministic write).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/handlers.h"
+#include "engine/hyperloglog.h"
+#include "engine/hyperloglog_ops.h"
+#include "engine/string_ops.h"
+#include "protocol/errors.h"
+
+namespace ringkv::engine {
+
+namespace err = protocol::err;
+
+namespace {
+
+// The subcommand as Redis prints it in its error: a C string, with newlines made spaces.
+std::string printable_subcommand(std::string_view arg) {
+  std::string out(arg.substr(0, arg.find('\0')));
+  for (char& c : out) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
+  return out;
+}
+
+}  // namespace
+
+void cmd_pfadd(CommandContext& ctx) {
+  auto updated = pf_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
+  if (!updated) {
+    ctx.reply.error(updated.error());
+    return;
+  }
+  if (*updated) ctx.key_modified(ctx.argv[1]);
+  ctx.reply.integer(*updated ? 1 : 0);
+}
+
+void cmd_pfcount(CommandContext& ctx) {
+  bool changed = false;
+  auto count = pf_count(ctx.store, ctx.argv.subspan(1), changed);
+  if (!count) {
+    ctx.reply.error(count.error());
+    return;
+  }
+  if (changed) ctx.key_modified(ctx.argv[1]);
+  ctx.reply.integer(*count);
+}
+
+void cmd_pfmerge(CommandContext& ctx) {
+  auto merged = pf_merge(ctx.store, ctx.argv.subspan(1));
+  if (!merged) {
+    ctx.reply.error(merged.error());
+    return;
+  }
+  ctx.key_modified(ctx.argv[1]);
+  ctx.reply.ok();
+}
+
+void cmd_pfdebug(CommandContext& ctx) {
+  std::string_view key = ctx.argv[2];
+  auto sketch = pf_debug_lookup(ctx.store, key);
+  if (!sketch) {
+    ctx.reply.error(sketch.error());
+    return;
+  }
+  const std::string_view sub = ctx.argv[1].substr(0, ctx.argv[1].find('\0'));
+  if (equals_ignore_case(sub, "getreg") || equals_ignore_case(sub, "todense")) {
+    auto converted = pf_to_dense(ctx.store, key);
+    if (!converted) {
+      ctx.reply.error(converted.error());
+      return;
+    }
+    if (*converted) ctx.key_modified(key);
+    if (equals_ignore_case(sub, "todense")) {
+      ctx.reply.integer(*converted ? 1 : 0);
+      return;
+    }
+    std::string_view dense = ctx.store.peek(key)->string_value();
+    std::span<const uint8_t> registers(
+        reinterpret_cast<const uint8_t*>(dense.data()) + hll::kHeaderSize,
+        hll::kDenseSize - hll::kHeaderSize);
+    ctx.reply.array(hll::kRegisters);
+    for (size_t i = 0; i < hll::kRegisters; ++i) ctx.reply.integer(hll::dense_get(registers, i));
+  } else if (equals_ignore_case(sub, "decode")) {
+    if (hll::encoding(*sketch) != hll::kSparse) {
+      ctx.reply.error(err::kHllNotSparse);
+      return;
+    }
+    ctx.reply.bulk(hll::decode_sparse(*sketch));
+  } else if (equals_ignore_case(sub, "encoding")) {
+    ctx.reply.simple(hll::encoding(*sketch) == hll::kDense ? "dense" : "sparse");
+  } else {
+    ctx.reply.error("ERR Unknown PFDEBUG subcommand '" + printable_subcommand(ctx.argv[1]) + "'");
+  }
+}
+
+void cmd_pfselftest(CommandContext& ctx) {
+  const std::string failure = hll::self_test();
+  if (failure.empty()) {
+    ctx.reply.ok();
+  } else {
+    ctx.reply.error(failure);
+  }
+}
+
+}  // namespace ringkv::engine
