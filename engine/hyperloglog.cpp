@@ -40,30 +40,28 @@ uint8_t* bytes(std::string& s) { return reinterpret_cast<uint8_t*>(s.data()); }
 const uint8_t* bytes(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 
 // Walks a sparse sketch's opcodes, calling zero(run) and value(value, run); false when the runs
-// do not add up to exactly kRegisters (or a VAL run passes the end).
+// do not add up to exactly kRegisters. A run that would pass the last register stops the walk
+// as corrupt, as in Redis with the CVE-2025-32023 fix (which the 7.0.15 oracle carries).
 template <typename Zero, typename Value>
 bool walk_sparse(std::string_view hll, Zero zero, Value value) {
   const uint8_t* p = bytes(hll) + kHeaderSize;
   const uint8_t* end = bytes(hll) + hll.size();
   size_t index = 0;
   while (p < end) {
-    if (is_zero(*p)) {
-      const int run = zero_len(*p);
-      zero(index, run);
-      index += run;
-      ++p;
-    } else if (is_xzero(*p)) {
-      const int run = xzero_len(p[0], p + 1 < end ? p[1] : 0);
-      zero(index, run);
-      index += run;
-      p += 2;
-    } else {
+    if (is_val(*p)) {
       const int run = val_len(*p);
-      if (index + run > kRegisters) break;
+      if (index + run > kRegisters) return false;
       value(index, val_value(*p), run);
       index += run;
       ++p;
+      continue;
     }
+    const bool x = is_xzero(*p);
+    const int run = x ? xzero_len(p[0], p + 1 < end ? p[1] : 0) : zero_len(*p);
+    if (index + run > kRegisters) return false;
+    zero(index, run);
+    index += run;
+    p += x ? 2 : 1;
   }
   return index == kRegisters;
 }
@@ -390,29 +388,10 @@ std::optional<uint64_t> estimate(std::string_view hll) {
     std::span<const uint8_t> registers(bytes(hll) + kHeaderSize, kDenseSize - kHeaderSize);
     for (size_t i = 0; i < kRegisters; ++i) ++histogram[dense_get(registers, i)];
   } else {
-    // As Redis's hllSparseRegHisto: only the total run length decides validity.
-    const uint8_t* p = bytes(hll) + kHeaderSize;
-    const uint8_t* end = bytes(hll) + hll.size();
-    size_t index = 0;
-    while (p < end) {
-      if (is_zero(*p)) {
-        const int run = zero_len(*p);
-        index += run;
-        histogram[0] += run;
-        ++p;
-      } else if (is_xzero(*p)) {
-        const int run = xzero_len(p[0], p + 1 < end ? p[1] : 0);
-        index += run;
-        histogram[0] += run;
-        p += 2;
-      } else {
-        const int run = val_len(*p);
-        index += run;
-        histogram[val_value(*p)] += run;
-        ++p;
-      }
-    }
-    if (index != kRegisters) return std::nullopt;
+    const bool valid = walk_sparse(
+        hll, [&](size_t, int run) { histogram[0] += run; },
+        [&](size_t, int value, int run) { histogram[value] += run; });
+    if (!valid) return std::nullopt;
   }
   return estimate_histogram(histogram);
 }

@@ -166,6 +166,17 @@ TEST_CASE("sketch checks: wrong types, foreign strings, corrupt opcodes") {
   CHECK(pf_count(store, c, changed).error() == err::kInvalidHll);
   const std::vector<std::string_view> merge = {"dest", "c"};
   CHECK(pf_merge(store, merge).error() == err::kInvalidHll);
+  // Every register covered, then one VAL more: corrupt (Redis with the CVE-2025-32023 fix stops
+  // at the first run past the end instead of ignoring it).
+  std::string overlong = hll::create() + "\x80";
+  hll::invalidate_cache({reinterpret_cast<uint8_t*>(overlong.data()), hll::kHeaderSize});
+  store.set_string("o", overlong, Expiry::none());
+  const std::vector<std::string_view> o = {"o"};
+  CHECK(pf_count(store, o, changed).error() == err::kInvalidHll);
+  const std::vector<std::string_view> merge_o = {"dest", "o"};
+  CHECK(pf_merge(store, merge_o).error() == err::kInvalidHll);
+  hll::Registers max{};
+  CHECK_FALSE(hll::merge_into(max, overlong));
   CHECK(pf_debug_lookup(store, "missing").error() == err::kHllKeyMissing);
 }
 
