@@ -390,12 +390,12 @@ Result<std::vector<std::optional<int64_t>>> bitfield(Store& store, std::string_v
   }
   std::string_view value;
   std::span<uint8_t> bytes;
+  bool grown = false;
   if (readonly) {
     const Entry* e = store.lookup(key);
     if (e != nullptr && e->type() != ValueType::kString) return Error{err::kWrongType};
     if (e != nullptr) value = e->string_value();
   } else {
-    bool grown = false;
     auto target = bit_target(store, key, highest >> 3, grown);
     if (!target) return Error{target.error()};
     bytes = *target;
@@ -410,12 +410,13 @@ Result<std::vector<std::optional<int64_t>>> bitfield(Store& store, std::string_v
                        : static_cast<int64_t>(get_unsigned_field(value, op.offset, op.bits)));
       continue;
     }
-    ++changed;
     int overflow = 0;
+    uint64_t old_field = 0;
     uint64_t stored = 0;
     int64_t reply = 0;
     if (op.is_signed) {
       const int64_t old = get_signed_field(value, op.offset, op.bits);
+      old_field = static_cast<uint64_t>(old);
       int64_t wrapped = 0;
       int64_t next = 0;
       if (op.kind == BitfieldOp::kIncrBy) {
@@ -433,6 +434,7 @@ Result<std::vector<std::optional<int64_t>>> bitfield(Store& store, std::string_v
       stored = static_cast<uint64_t>(next);
     } else {
       const uint64_t old = get_unsigned_field(value, op.offset, op.bits);
+      old_field = old;
       uint64_t wrapped = 0;
       uint64_t next = 0;
       if (op.kind == BitfieldOp::kIncrBy) {
@@ -454,6 +456,8 @@ Result<std::vector<std::optional<int64_t>>> bitfield(Store& store, std::string_v
     }
     replies.emplace_back(reply);
     set_field(bytes, op.offset, op.bits, stored);
+    // A write counts when the value was created or grown, or the field changed (Redis 7.0).
+    if (grown || old_field != stored) ++changed;
   }
   return replies;
 }

@@ -105,7 +105,8 @@ int signed_field_overflow(int64_t value, int64_t incr, int bits, BitfieldOverflo
 // Runs the operations on `key`: only GETs read it (absent reads as zeros), otherwise the key is
 // created or grown to cover every written field first. Each reply is the value read (GET), the
 // previous value (SET) or the new one (INCRBY); nullopt where OVERFLOW FAIL refused a write.
-// `changed` counts the SETs and INCRBYs. Error: kWrongType.
+// `changed` counts the SETs and INCRBYs that wrote into a created or grown value or changed
+// their field: zero means Redis would not count the command a write. Error: kWrongType.
 Result<std::vector<std::optional<int64_t>>> bitfield(Store& store, std::string_view key,
                                                      std::span<const BitfieldOp> ops,
                                                      size_t& changed);

@@ -206,8 +206,13 @@ TEST_CASE("BITFIELD on the Store: replies, FAIL, growth and read-only lookups") 
   auto replies = bitfield(store, "k", *ops, changed);
   REQUIRE(replies);
   CHECK(*replies == std::vector<std::optional<int64_t>>{0, 100, std::nullopt, 1});
-  CHECK(changed == 3);  // a refused write still counts, as in Redis
+  CHECK(changed == 2);  // the refused INCRBY does not count
   CHECK(value_of(store, "k").size() == 26);
+  // Writing the value a field already holds is no change, as in Redis 7.0.
+  auto same = parse_bitfield(
+      std::vector<std::string_view>{"SET", "i8", "0", "100", "INCRBY", "u4", "0", "0"}, {});
+  CHECK(*bitfield(store, "k", *same, changed) == std::vector<std::optional<int64_t>>{100, 6});
+  CHECK(changed == 0);
   auto get = parse_bitfield(std::vector<std::string_view>{"GET", "u8", "0"}, {});
   CHECK(*bitfield(store, "missing", *get, changed) == std::vector<std::optional<int64_t>>{0});
   CHECK(changed == 0);
