@@ -459,6 +459,10 @@ Result<std::vector<std::optional<int64_t>>> bitfield(Store& store, std::string_v
     // A write counts when the value was created or grown, or the field changed (Redis 7.0).
     if (grown || old_field != stored) ++changed;
   }
+  // Writes that all failed (OVERFLOW FAIL) still leave a key created or grown for them. Redis
+  // neither signals nor logs that, so its own append-only file loses the key; counting it keeps
+  // ringkv's log true (a WATCH of that key fails where Redis's EXEC would run).
+  if (changed == 0 && grown) changed = 1;
   return replies;
 }
 

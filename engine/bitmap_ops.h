@@ -106,7 +106,8 @@ int signed_field_overflow(int64_t value, int64_t incr, int bits, BitfieldOverflo
 // created or grown to cover every written field first. Each reply is the value read (GET), the
 // previous value (SET) or the new one (INCRBY); nullopt where OVERFLOW FAIL refused a write.
 // `changed` counts the SETs and INCRBYs that wrote into a created or grown value or changed
-// their field: zero means Redis would not count the command a write. Error: kWrongType.
+// their field, as Redis counts them, and is at least 1 when the value was created or grown.
+// Error: kWrongType.
 Result<std::vector<std::optional<int64_t>>> bitfield(Store& store, std::string_view key,
                                                      std::span<const BitfieldOp> ops,
                                                      size_t& changed);

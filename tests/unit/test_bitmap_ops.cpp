@@ -213,6 +213,13 @@ TEST_CASE("BITFIELD on the Store: replies, FAIL, growth and read-only lookups") 
       std::vector<std::string_view>{"SET", "i8", "0", "100", "INCRBY", "u4", "0", "0"}, {});
   CHECK(*bitfield(store, "k", *same, changed) == std::vector<std::optional<int64_t>>{100, 6});
   CHECK(changed == 0);
+  // Only refused writes, but the key was created for them: recorded as a change.
+  auto fail = parse_bitfield(
+      std::vector<std::string_view>{"OVERFLOW", "FAIL", "INCRBY", "u2", "0", "100"}, {});
+  CHECK(*bitfield(store, "new", *fail, changed) ==
+        std::vector<std::optional<int64_t>>{std::nullopt});
+  CHECK(changed == 1);
+  CHECK(value_of(store, "new") == std::string(1, '\0'));
   auto get = parse_bitfield(std::vector<std::string_view>{"GET", "u8", "0"}, {});
   CHECK(*bitfield(store, "missing", *get, changed) == std::vector<std::optional<int64_t>>{0});
   CHECK(changed == 0);
