@@ -30,12 +30,15 @@ std::string printable_subcommand(std::string_view arg) {
 }  // namespace
 
 void cmd_pfadd(CommandContext& ctx) {
-  auto updated = pf_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
+  bool modified = false;
+  auto updated = pf_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2), modified);
+  // Elements added before a corrupt part of the sketch was found stay added. Redis does not log
+  // them; ringkv logs the command so that replaying it reproduces the same bytes.
+  if (modified) ctx.key_modified(ctx.argv[1]);
   if (!updated) {
     ctx.reply.error(updated.error());
     return;
   }
-  if (*updated) ctx.key_modified(ctx.argv[1]);
   ctx.reply.integer(*updated ? 1 : 0);
 }
 

@@ -31,7 +31,8 @@ std::span<uint8_t> header_of(std::string& hll) {
 }  // namespace
 
 Result<bool> pf_add(Store& store, std::string_view key, std::span<const std::string_view> elements,
-                    size_t sparse_max_bytes) {
+                    bool& modified, size_t sparse_max_bytes) {
+  modified = false;
   auto found = hll_entry(store.peek(key));
   if (!found) return Error{found.error()};
   const Entry* e = *found;
@@ -40,6 +41,7 @@ Result<bool> pf_add(Store& store, std::string_view key, std::span<const std::str
     std::span<uint8_t> dense = writable_string(store, key);
     for (std::string_view element : elements) updated |= hll::dense_add(dense, element);
     if (updated) hll::invalidate_cache(dense.first(hll::kHeaderSize));
+    modified = updated;
     return updated;
   }
   std::string sketch = e != nullptr ? std::string(e->string_value()) : hll::create();
@@ -55,6 +57,7 @@ Result<bool> pf_add(Store& store, std::string_view key, std::span<const std::str
   }
   if (updated && !corrupt) hll::invalidate_cache(header_of(sketch));
   if (e == nullptr || updated) {
+    modified = true;
     store.set_string(key, sketch, e != nullptr ? Expiry::keep() : Expiry::none(),
                      StringEncoding::kRaw);
   } else {

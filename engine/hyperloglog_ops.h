@@ -18,9 +18,11 @@ namespace ringkv::engine {
 
 // PFADD: adds the elements to the sketch at `key`, creating it when absent. Returns whether the
 // key was created or a register changed. Errors: kWrongType (not a string), kNotHll (a string
-// that is not a sketch), kInvalidHll (corrupt sparse opcodes).
+// that is not a sketch), kInvalidHll (corrupt sparse opcodes, found after the elements before
+// may have been added, as in Redis). `modified` tells whether the stored value changed, error
+// or not.
 Result<bool> pf_add(Store& store, std::string_view key, std::span<const std::string_view> elements,
-                    size_t sparse_max_bytes = hll::kDefaultSparseMaxBytes);
+                    bool& modified, size_t sparse_max_bytes = hll::kDefaultSparseMaxBytes);
 
 // PFCOUNT: the estimated cardinality of one sketch (0 when absent), or of the union of several.
 // For one key a stale cached estimate is recomputed and stored, and `changed` is set (Redis
