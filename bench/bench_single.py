@@ -2,7 +2,8 @@
 """Single-node benchmark: ringkv-server against redis-server on the same machine, same run.
 
 Throughput and latency: redis-benchmark runs SET, GET, INCR, MSET (10 keys), LPUSH, LPOP, SADD,
-HSET, ZADD and LRANGE_100 with -c 50
+HSET, ZADD and LRANGE_100, and as custom commands SETBIT and BITCOUNT on small bitmaps and PFADD
+and PFCOUNT on one HyperLogLog, with -c 50
 -r 100000 against each server, interleaved (ringkv, redis, ringkv, redis, ...) so drift of the
 machine affects both alike, unpipelined (-P 1) and pipelined (-P 16). The best round per server
 is reported (the least disturbed one). Memory: one million small keys (16-byte values, every
@@ -28,18 +29,26 @@ import harness  # noqa: E402
 TESTS = [("SET", "set"), ("GET", "get"), ("INCR", "incr"), ("MSET (10 keys)", "mset"),
          ("LPUSH", "lpush"), ("LPOP", "lpop"), ("SADD", "sadd"), ("HSET", "hset"),
          ("ZADD", "zadd"), ("LRANGE_100 (first 100 elements)", "lrange_100")]
+# Commands without a -t test, run as custom commands. __rand_int__ becomes a zero-padded number
+# below -r, which is no valid bit offset, so it varies the bitmap key and the HLL element only.
+CUSTOM = [("SETBIT", ["SETBIT", "bits:__rand_int__", "100", "1"]),
+          ("BITCOUNT", ["BITCOUNT", "bits:__rand_int__"]),
+          ("PFADD", ["PFADD", "hll", "e:__rand_int__"]), ("PFCOUNT", ["PFCOUNT", "hll"])]
 
 
 def run_benchmark(port, tests, requests, pipeline, clients):
-    """Runs redis-benchmark --csv once; returns {test name: (rps, p50 ms, p99 ms)}."""
-    cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(clients),
-           "-r", "100000", "-n", str(requests), "-P", str(pipeline), "-t",
-           ",".join(t for _, t in tests), "--csv", "-q"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
+    """Runs redis-benchmark --csv for the -t tests, then once per custom command; returns
+    {test name: (rps, p50 ms, p99 ms)}."""
+    base = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(clients),
+            "-r", "100000", "-n", str(requests), "-P", str(pipeline), "--csv", "-q"]
     rows = {}
-    for row in csv.DictReader(io.StringIO(out)):
-        rows[row["test"]] = (float(row["rps"]), float(row["p50_latency_ms"]),
-                             float(row["p99_latency_ms"]))
+    runs = [(None, base + ["-t", ",".join(t for _, t in tests)])]
+    runs += [(name, base + argv) for name, argv in CUSTOM]
+    for name, cmd in runs:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
+        for row in csv.DictReader(io.StringIO(out)):
+            rows[name or row["test"]] = (float(row["rps"]), float(row["p50_latency_ms"]),
+                                         float(row["p99_latency_ms"]))
     return rows
 
 
@@ -53,7 +62,7 @@ def throughput(ours, redis, rounds, requests, clients):
                 print("round %d/%d -P %d: %s" % (r + 1, rounds, pipeline, label),
                       file=sys.stderr, flush=True)
                 rows = run_benchmark(srv.port, TESTS, n, pipeline, clients)
-                for test, _ in TESTS:
+                for test, _ in TESTS + CUSTOM:
                     if test not in rows:
                         continue
                     slot = results.setdefault((test, pipeline), {})

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "engine/command.h"
+#include "engine/commands/bitmap.h"
 #include "engine/commands/connection.h"
 #include "engine/commands/dump.h"
 #include "engine/commands/hash.h"
+#include "engine/commands/hyperloglog.h"
 #include "engine/commands/introspection.h"
 #include "engine/commands/keys.h"
 #include "engine/commands/keyspace.h"
@@ -33,11 +35,11 @@ using Family = std::span<const CommandSpec> (*)();
 
 // The families in table order.
 constexpr Family kFamilies[] = {
-    pubsub_commands,        string_commands,      hash_commands,     list_commands,
-    list_pop_commands,      set_commands,         zset_commands,     zset_pop_commands,
-    zset_combine_commands,  keys_commands,        keyspace_commands, connection_commands,
-    introspection_commands, transaction_commands, server_commands,   dump_commands,
-    scripting_commands,
+    pubsub_commands,        string_commands,      hash_commands,        list_commands,
+    list_pop_commands,      set_commands,         zset_commands,        zset_pop_commands,
+    zset_combine_commands,  keys_commands,        keyspace_commands,    connection_commands,
+    introspection_commands, transaction_commands, server_commands,      dump_commands,
+    scripting_commands,     bitmap_commands,      hyperloglog_commands,
 };
 
 std::vector<CommandSpec> assemble() {

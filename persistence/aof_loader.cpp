@@ -192,9 +192,10 @@ bool Loader::replay(std::span<const std::string_view> argv, uint64_t start, uint
 }
 
 void Loader::run_command(const CommandSpec& spec, std::span<const std::string_view> argv) {
-  // Only writes change the data; anything else in the file (SELECT, PING) needs no replay and
-  // may need a client or a server the loader does not have.
-  if ((spec.flags & engine::kWrite) != 0) {
+  // Only writes change the data, and commands that may (PFCOUNT stores the estimate it
+  // computed in the sketch); anything else in the file (SELECT, PING) needs no replay and may
+  // need a client or a server the loader does not have.
+  if ((spec.flags & (engine::kWrite | engine::kMayReplicate)) != 0) {
     if (runner_) {
       runner_(spec, argv, writer_);
     } else {

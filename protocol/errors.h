@@ -52,6 +52,25 @@ inline constexpr std::string_view kDecrementOverflow = "ERR decrement would over
 // '%s' is the command's full name (lowercase), as for kInvalidExpireTime.
 inline constexpr std::string_view kWrongArity = "ERR wrong number of arguments for '%s' command";
 
+// Bitmaps (SETBIT, GETBIT, BITPOS, BITOP, BITFIELD).
+inline constexpr std::string_view kBitOffset = "ERR bit offset is not an integer or out of range";
+inline constexpr std::string_view kBitValue = "ERR bit is not an integer or out of range";
+inline constexpr std::string_view kBitposBit = "ERR The bit argument must be 1 or 0.";
+inline constexpr std::string_view kBitopNot =
+    "ERR BITOP NOT must be called with a single source key.";
+inline constexpr std::string_view kBitfieldType =
+    "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 "
+    "is.";
+inline constexpr std::string_view kBitfieldOverflow = "ERR Invalid OVERFLOW type specified";
+inline constexpr std::string_view kBitfieldReadonly =
+    "ERR BITFIELD_RO only supports the GET subcommand";
+// HyperLogLog (PFADD, PFCOUNT, PFMERGE, PFDEBUG).
+inline constexpr std::string_view kNotHll =
+    "WRONGTYPE Key is not a valid HyperLogLog string value.";
+inline constexpr std::string_view kInvalidHll = "INVALIDOBJ Corrupted HLL object detected";
+inline constexpr std::string_view kHllKeyMissing = "ERR The specified key does not exist";
+inline constexpr std::string_view kHllNotSparse = "ERR HLL encoding is not sparse";
+
 // Protocol errors (the connection is closed after replying).
 inline constexpr std::string_view kProtoInvalidMultibulk =
     "ERR Protocol error: invalid multibulk length";

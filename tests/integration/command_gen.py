@@ -12,9 +12,12 @@ tie, which keeps NX/XX/GT/LT outcomes identical on both servers whatever their c
 In a cluster some commands cannot be compared with a single Redis: `atomic_keys` names the keys
 of the commands that must run on one node (MSETNX, RENAME, RENAMENX, COPY, SMOVE, SINTERCARD and
 SINTER/SUNION/SDIFF with their STORE forms), which ringkv refuses with CROSSSLOT when their keys
-have different owners.
+have different owners. Bitmap and HyperLogLog commands come from command_gen_bitmap.py (BITOP,
+PFCOUNT and PFMERGE are atomic over their keys too).
 """
 
+from command_gen_bitmap import (BIT_KEYS, BITMAP_HLL_ARITY, HLL_KEYS, BitmapHllGenMixin,
+                                bitmap_hll_atomic_keys)
 from command_gen_zset import ZSET_ARITY, ZSetGenMixin, zset_atomic_keys
 
 # Absolute unix times far in the future (2100, 2200) so EXPIREAT/EXAT results agree exactly.
@@ -22,7 +25,7 @@ FAR_S = [4102444800, 7258118400, 4102444801]
 FAR_MS = [t * 1000 + 123 for t in FAR_S]
 
 KEYS = [b"k1", b"k2", b"k3", b"k4", b"n1", b"n2", b"f1", b"\x00bin\xff\r\n", "ключ🔑".encode(),
-        b"h1", b"h2", b"s1", b"s2", b"l1", b"l2"]
+        b"h1", b"h2", b"s1", b"s2", b"l1", b"l2"] + BIT_KEYS + HLL_KEYS
 
 # Set keys that only ever hold a few integers (always intsets), and set members.
 INT_SET_KEYS = [b"si1", b"si2", b"si3"]
@@ -52,6 +55,7 @@ ARITY = {
     "brpoplpush": 4, "blmpop": -5,
 }
 ARITY.update(ZSET_ARITY)
+ARITY.update(BITMAP_HLL_ARITY)
 SUB_ARITY = {("object", "encoding"): 3, ("object", "refcount"): 3, ("object", "freq"): 3,
              ("client", "setname"): 3, ("client", "getname"): 2}
 
@@ -88,6 +92,8 @@ def atomic_keys(argv):
     """The keys of an atomic multi-key command with a valid argument count, else None (other
     commands, and wrong-arity forms, which fail the same way on any node)."""
     name = argv[0].lower()
+    if name in (b"bitop", b"pfcount", b"pfmerge"):
+        return bitmap_hll_atomic_keys(argv)
     if name.startswith(b"z") or name in (b"bzpopmin", b"bzpopmax"):
         return zset_atomic_keys(argv)
     if name in (b"lmove", b"blmove", b"rpoplpush", b"brpoplpush"):
@@ -114,7 +120,7 @@ def atomic_keys(argv):
     return argv[1:3] if len(argv) == 3 else None
 
 
-class CommandGen(ZSetGenMixin):
+class CommandGen(ZSetGenMixin, BitmapHllGenMixin):
     """Draws commands from every group; all randomness comes from the given random.Random."""
 
     def __init__(self, rng):
@@ -130,6 +136,7 @@ class CommandGen(ZSetGenMixin):
             (10, self.gen_set), (1, self.gen_set_big), (10, self.gen_list),
             (1, self.gen_list_big),
             (10, self.gen_zset), (1, self.gen_zset_big),
+            (8, self.gen_bitmap), (7, self.gen_hll), (1, self.gen_hll_big),
         ]
         self.total = sum(w for w, _ in self.gens)
 

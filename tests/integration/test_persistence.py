@@ -135,7 +135,8 @@ def run_commands(port, gen, count):
 
 
 def write_every_type(port):
-    """Writes of every type for sure, whatever the seed, with TTLs and effective forms."""
+    """Writes of every type for sure, whatever the seed, with TTLs and effective forms (bitmaps
+    and HyperLogLogs too: their bytes, cached estimate included, must come back the same)."""
     with harness.RespClient(port) as client:
         for args in (("RPUSH", "p:list", "a", "b", "c"), ("SADD", "p:set", "x", "y"),
                      ("ZADD", "p:zset", "1.5", "m", "2", "n"), ("HSET", "p:hash", "f", "v"),
@@ -143,7 +144,12 @@ def write_every_type(port):
                      ("INCRBYFLOAT", "p:float", "0.1"), ("SADD", "p:spop", *range(20)),
                      ("SPOP", "p:spop"), ("SPOP", "p:spop", "3"), ("SET", "p:gone", "x", "PX", "1"),
                      ("GETEX", "p:hash2", "EX", "100"), ("HSET", "p:hash2", "a", "1"),
-                     ("PEXPIRE", "p:hash2", "100000")):
+                     ("PEXPIRE", "p:hash2", "100000"), ("SETBIT", "p:bits", "100", "1"),
+                     ("BITFIELD", "p:bits", "INCRBY", "u8", "#3", "7"),
+                     ("BITOP", "OR", "p:bitop", "p:bits", "p:str"), ("PFADD", "p:hll", "a", "b"),
+                     ("PFCOUNT", "p:hll"), ("PFADD", "p:dense", *range(2000)),
+                     ("PFMERGE", "p:merged", "p:hll", "p:dense"), ("PFADD", "p:hll2", "x"),
+                     ("PFDEBUG", "TODENSE", "p:hll2")):
             client.call(*args)
     time.sleep(0.05)
 

@@ -1,4 +1,5 @@
-"""redis-py (Debian's python3-redis, RESP2) against ringkv: string commands, expiry, pipelines
+"""redis-py (Debian's python3-redis, RESP2) against ringkv: string commands, bitmaps and
+HyperLogLogs through redis-py's own helpers (bitfield builder included), expiry, pipelines
 (transactional and not), and SCAN iteration returning every one of 5 000 keys exactly once.
 """
 
@@ -49,6 +50,37 @@ def check_strings(report, r):
         report.check(False, "incr on a non-integer raises")
     except redis.ResponseError as e:
         report.equal(str(e), "value is not an integer or out of range", "incr error text")
+
+
+def check_bits_and_hll(report, r):
+    report.equal(r.setbit("b:k", 7, 1), 0, "setbit")
+    report.equal(r.setbit("b:k", 7, 1), 1, "setbit returns the previous bit")
+    report.equal(r.getbit("b:k", 7), 1, "getbit")
+    report.equal(r.get("b:k"), b"\x01", "bits live in the string")
+    report.equal(r.append("b:k", b"\xff"), 2, "append to a bitmap")
+    report.equal(r.bitcount("b:k"), 9, "bitcount")
+    report.equal(r.bitcount("b:k", 1, 1), 8, "bitcount byte range")
+    report.equal(r.bitpos("b:k", 1), 7, "bitpos")
+    report.equal(r.bitop("NOT", "b:not", "b:k"), 2, "bitop not")
+    report.equal(r.get("b:not"), b"\xfe\x00", "bitop result")
+    field = r.bitfield("b:f").set("u8", 0, 200).overflow("SAT").incrby("u8", 0, 100).get("i8", 0)
+    report.equal(field.execute(), [0, 255, -1], "bitfield builder: set, saturated incrby, get")
+    report.equal(r.execute_command("BITFIELD_RO", "b:f", "GET", "u4", 0, "GET", "u4", 4), [15, 15],
+                 "bitfield_ro")
+    report.equal(r.pfadd("h:a", "x", "y", "z"), 1, "pfadd")
+    report.equal(r.pfadd("h:a", "x"), 0, "pfadd of a known element")
+    report.equal(r.pfcount("h:a"), 3, "pfcount")
+    report.equal(r.pfadd("h:b", *range(1000)), 1, "pfadd many")
+    report.check(abs(r.pfcount("h:a", "h:b") - 1003) <= 20, "pfcount of a union")
+    report.equal(r.pfmerge("h:m", "h:a", "h:b"), True, "pfmerge")
+    report.equal(r.pfcount("h:m"), r.pfcount("h:a", "h:b"), "merged estimate equals the union's")
+    report.check(r.get("h:m").startswith(b"HYLL"), "a sketch is a string")
+    try:
+        r.pfadd("b:k", "x")
+        report.check(False, "pfadd on a non-sketch string raises")
+    except redis.ResponseError as e:
+        report.equal(str(e), "WRONGTYPE Key is not a valid HyperLogLog string value.",
+                     "pfadd on a non-sketch string: Redis's message")
 
 
 def check_expiry(report, r):
@@ -120,7 +152,7 @@ def main():
     report = harness.Report("test_redis_py")
     with harness.ServerProcess(args.server, name="ringkv") as ours:
         r = redis.Redis(host="127.0.0.1", port=ours.port, socket_timeout=30)
-        for check in (check_strings, check_expiry, check_pipelines, check_scan):
+        for check in (check_strings, check_bits_and_hll, check_expiry, check_pipelines, check_scan):
             try:
                 check(report, r)
             except redis.RedisError as e:

@@ -291,7 +291,21 @@ TEMPLATES = {
                 ("SET k w", "RESTORE k 0 @PAYLOAD"), ("", "RESTORE k 1 @PAYLOAD ABSTTL")],
     "flushdb": [("SET k v", "FLUSHDB"), ("SET x v", "FLUSHDB")],
     "flushall": [("SET k v", "FLUSHALL SYNC"), ("", "FLUSHALL")],
+    "setbit": [("", "SETBIT k 7 1"), ("SETBIT k 7 1", "SETBIT k 7 1"), ("SET k a", "SETBIT k 99 0"),
+               ("LPUSH k a", "SETBIT k 1 1")],
+    "bitfield": [("", "BITFIELD k GET u8 0"), ("SET k a", "BITFIELD k SET u8 0 1"),
+                 ("SET k a", "BITFIELD k OVERFLOW FAIL INCRBY u2 0 100"), ("", "BITFIELD k")],
+    "bitop": [("SET a x", "BITOP OR k a"), ("", "BITOP AND k a b"), ("SET k v", "BITOP NOT k a")],
+    "pfadd": [("", "PFADD k a"), ("PFADD k a", "PFADD k a"), ("SET k v", "PFADD k a")],
+    "pfmerge": [("PFADD a x", "PFMERGE k a"), ("PFADD k a", "PFMERGE k"), ("SET a v", "PFMERGE k a")],
+    # PFDEBUG never counts as a change for WATCH in Redis; a converting TODENSE/GETREG does in
+    # ringkv (it reports the key modified so that the append-only file records it), so only
+    # the forms that convert nothing are compared (see UNCHANGING).
+    "pfdebug": [("PFADD k a", "PFDEBUG ENCODING k"),
+                ("PFADD k a\nPFDEBUG TODENSE k", "PFDEBUG GETREG k")],
 }
+# Write commands that Redis never reports as changing the WATCHed key.
+UNCHANGING = {"pfdebug"}
 
 
 def write_commands(port):
@@ -339,7 +353,7 @@ def main():
         for (note, g), (_, w) in zip(got, want):
             report.equal(g, w, "%s (ringkv vs redis)" % note)
         changed = {note.split(":")[0] for note, (_, result) in want if result == NULL_RESP2}
-        unexercised = [c for c in covered if c not in changed]
+        unexercised = [c for c in covered if c not in changed and c not in UNCHANGING]
         report.equal(unexercised, [], "every write command has a template that changes the key")
         report.check(ours.alive(), "ringkv still running", ours.log())
     report.finish()

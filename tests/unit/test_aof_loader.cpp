@@ -185,3 +185,12 @@ TEST_CASE("a record larger than the read chunk is loaded whole") {
   CHECK(get(store, "big") == big);
   CHECK(store.size() == 3);
 }
+
+TEST_CASE("PFCOUNT is replayed: the estimate it cached is part of the sketch's bytes") {
+  ringkv::test::ScratchDir dir;
+  const std::string bytes = request({"PFADD", "h", "a", "b", "c"}) + request({"PFCOUNT", "h"});
+  Store store;
+  LoadResult r = load_aof(dir.write("pf.aof", bytes), store);
+  CHECK(r.status == Status::kOk);
+  CHECK(get(store, "h").substr(8, 8) == std::string("\x03\0\0\0\0\0\0\0", 8));
+}
