@@ -193,7 +193,8 @@ std::string bit_op(BitOp op, std::span<const std::string_view> sources) {
     for (size_t i = 0; i < max_len; ++i) out[i] = static_cast<char>(~sources[0][i]);
     return out;
   }
-  std::memcpy(out.data(), sources[0].data(), sources[0].size());
+  // A missing source key is an empty view whose data() may be null: memcpy must not see it.
+  if (!sources[0].empty()) std::memcpy(out.data(), sources[0].data(), sources[0].size());
   for (size_t j = 1; j < sources.size(); ++j) {
     std::string_view s = sources[j];
     for (size_t i = 0; i < max_len; ++i) {

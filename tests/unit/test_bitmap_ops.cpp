@@ -93,6 +93,10 @@ TEST_CASE("BITOP computes over the longest source, shorter ones reading as zeros
   const std::vector<std::string_view> uneven = {"ab", "a", ""};
   CHECK(bit_op(BitOp::kAnd, uneven) == std::string("\0\0", 2));
   CHECK(bit_op(BitOp::kXor, uneven) == std::string("\0b", 2));
+  // A missing key is an empty view with no data: first or not, it reads as zeros.
+  const std::vector<std::string_view> missing_first = {std::string_view(), "ab"};
+  CHECK(bit_op(BitOp::kOr, missing_first) == "ab");
+  CHECK(bit_op(BitOp::kAnd, missing_first) == std::string("\0\0", 2));
   const std::vector<std::string_view> one = {std::string_view("\x0f", 1)};
   CHECK(bit_op(BitOp::kNot, one) == "\xf0");
   CHECK(parse_bit_op("xOr") == BitOp::kXor);
