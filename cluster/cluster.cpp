@@ -39,25 +39,41 @@ hashring::HashRing build_ring(const conf::ClusterOptions& options, const std::st
 
 }  // namespace
 
-Cluster::Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, LocalExecutor local)
+Cluster::Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, std::string_view dir,
+                 LocalExecutor local)
     : loop_(loop),
       options_(options),
       local_(std::move(local)),
+      ring_dir_(dir),
       self_(options.self),
       ring_(build_ring(options, self_)),
       routing_(ring_),
       router_(routing_, routing_.index_of(self_)),
       self_full_(ring_.index_of(self_)) {
-  peers_.resize(ring_.size());
-  for (size_t i = 0; i < ring_.size(); ++i) {
-    if (i == self_full_) continue;
-    peers_[i] = std::make_unique<PeerState>(
-        ring_.nodes()[i].address, static_cast<size_t>(std::max<int64_t>(1, options_.pool_size)),
-        LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
-                    static_cast<uint64_t>(options_.request_timeout_ms)},
-        [this](PeerState& peer, LinkOptions o) { return make_link(peer, o); });
-  }
+  load_ring();
+  index_peers();
   rebuild_routing();
+}
+
+Cluster::PeerState& Cluster::peer(std::string_view address) {
+  auto it = known_peers_.find(std::string(address));
+  if (it != known_peers_.end()) return *it->second;
+  auto state = std::make_unique<PeerState>(
+      std::string(address), static_cast<size_t>(std::max<int64_t>(1, options_.pool_size)),
+      LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
+                  static_cast<uint64_t>(options_.request_timeout_ms)},
+      [this](PeerState& peer, LinkOptions o) { return make_link(peer, o); });
+  PeerState& ref = *state;
+  known_peers_.emplace(std::string(address), std::move(state));
+  return ref;
+}
+
+void Cluster::index_peers() {
+  self_full_ = ring_.index_of(self_);
+  peers_.assign(ring_.size(), nullptr);
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    if (i != self_full_) peers_[i] = &peer(ring_.nodes()[i].address);
+  }
 }
 
 void Cluster::rebuild_routing() {
@@ -73,6 +89,7 @@ void Cluster::rebuild_routing() {
   routing_to_full_.clear();
   for (const auto& m : routing_.nodes()) routing_to_full_.push_back(ring_.index_of(m.address));
   router_ = Router(routing_, routing_.index_of(self_));
+  routing_epoch_++;
 }
 
 Cluster::~Cluster() = default;
@@ -83,11 +100,14 @@ void Cluster::start() {
   // Frames queued while handling this iteration's client input go out in one write per link.
   uv_check_start(&flush_check_, [](uv_check_t* h) {
     auto* self = static_cast<Cluster*>(h->data);
-    for (auto& p : self->peers_) {
-      if (p) p->pool.flush();
+    for (auto& [address, p] : self->known_peers_) p->pool.flush();
+    for (auto* links : {&self->migration_links_, &self->control_links_}) {
+      for (auto& [address, link] : *links) {
+        if (link->needs_flush()) link->flush();
+      }
     }
-    for (auto& [id, slot] : self->blocking_links_) {
-      if (slot.second->needs_flush()) slot.second->flush();
+    for (auto& [id, b] : self->blocking_links_) {
+      if (b.link && b.link->needs_flush()) b.link->flush();
     }
     for (auto& [id, t] : self->transaction_links_) {
       if (t.link->needs_flush()) t.link->flush();
@@ -103,11 +123,12 @@ void Cluster::start() {
       [](uv_timer_t* t) {
         auto* self = static_cast<Cluster*>(t->data);
         uint64_t now = uv_now(self->loop_);
-        for (auto& p : self->peers_) {
-          if (p) p->pool.check_timeouts(now);
-        }
+        for (auto& [address, p] : self->known_peers_) p->pool.check_timeouts(now);
+        for (auto& [address, link] : self->control_links_) link->check_timeouts(now);
       },
       kTimeoutCheckMs, kTimeoutCheckMs);
+  uv_timer_init(loop_, &change_timer_);
+  change_timer_.data = this;
   uv_timer_init(loop_, &health_timer_);
   health_timer_.data = this;
   uint64_t interval = static_cast<uint64_t>(options_.health_interval_ms);
@@ -134,9 +155,10 @@ void Cluster::check_health() {
         interval});
     peer.ping_in_flight = true;
     const uint64_t seq = ++peer.ping_seq;
+    PeerState* ps = &peer;
     health.send("*1\r\n$4\r\nPING\r\n",
-                [this, i, seq](std::string_view reply, const LinkError* error) {
-                  PeerState& p = *peers_[i];
+                [this, ps, seq](std::string_view reply, const LinkError* error) {
+                  PeerState& p = *ps;
                   if (p.ping_seq != seq) return;
                   p.ping_in_flight = false;
                   if (error == nullptr && reply == "+PONG\r\n") {
@@ -171,8 +193,8 @@ void Cluster::ping_failed(PeerState& peer, std::string_view reason) {
   spdlog::warn("peer {} is down after {} failed pings ({})", peer.address, peer.failures, reason);
   // Blocking requests wait without a timeout: a peer known down answers them now.
   std::vector<PeerLink*> waiting;
-  for (auto& [id, slot] : blocking_links_) {
-    if (peers_[slot.first].get() == &peer) waiting.push_back(slot.second.get());
+  for (auto& [id, b] : blocking_links_) {
+    if (b.peer == &peer) waiting.push_back(b.link.get());
   }
   for (PeerLink* link : waiting) link->close(LinkErrorKind::kDown);
   if (options_.on_peer_down == conf::kPeerDownEject) {
@@ -187,9 +209,10 @@ void Cluster::stop() {
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&timeout_timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&health_timer_), nullptr);
-  for (auto& p : peers_) {
-    if (p) p->pool.close(LinkErrorKind::kShutdown);
-  }
+  uv_close(reinterpret_cast<uv_handle_t*>(&change_timer_), nullptr);
+  for (auto& [address, link] : control_links_) link->close(LinkErrorKind::kShutdown);
+  for (auto& [address, p] : known_peers_) p->pool.close(LinkErrorKind::kShutdown);
+  for (auto& [address, link] : migration_links_) link->close(LinkErrorKind::kShutdown);
 }
 
 bool Cluster::ring_mismatch(const PeerState& peer) {
@@ -248,7 +271,7 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
     return;
   }
   if (route.kind == RouteKind::kRemote && (spec.flags & engine::kBlocking)) {
-    execute_blocking(route.node, argv, client_id, resp, std::move(done));
+    execute_blocking(route.node, spec, argv, client_id, resp, std::move(done));
     return;
   }
   if (route.kind == RouteKind::kRemote) {
@@ -295,49 +318,75 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
   }
 }
 
-void Cluster::execute_blocking(size_t node, std::span<const std::string_view> argv,
-                               uint64_t client_id, protocol::RespVersion resp, ReplyDone done) {
-  const size_t full = routing_to_full_[node];
-  PeerState& peer = *peers_[full];
+void Cluster::execute_blocking(size_t node, const engine::CommandSpec& spec,
+                               std::span<const std::string_view> argv, uint64_t client_id,
+                               protocol::RespVersion resp, ReplyDone done) {
+  PeerState& peer = *peers_[routing_to_full_[node]];
   if (std::optional<LinkError> why = unavailable_error(peer)) {
     relay_errors_++;
     done(error_reply(why->text()));
     return;
   }
+  BlockingRelay& b = blocking_links_[client_id];
+  if (b.link) retired_links_.push_back(std::move(b.link));
+  b.argv.assign(argv.begin(), argv.end());
+  b.spec = &spec;
+  b.resp = resp;
+  b.done = std::move(done);
+  send_blocking(client_id, b, peer);
+}
+
+void Cluster::send_blocking(uint64_t client_id, BlockingRelay& b, PeerState& peer) {
   // No request timeout: the command's own timeout (possibly forever) runs on the peer, and a
   // dead or hung peer is caught by the link closing or by the health checks.
-  auto& slot = blocking_links_[client_id];
-  if (!slot.second || slot.first != full) {
-    if (slot.second) retired_links_.push_back(std::move(slot.second));
-    slot = {full, make_link(peer, LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms), 0,
-                                              static_cast<uint64_t>(options_.connect_timeout_ms)})};
-  }
-  PeerLink& link = *slot.second;
-  append_command(link.frame_buffer(), argv, resp == protocol::RespVersion::kResp3);
+  b.peer = &peer;
+  b.link = make_link(peer, LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms), 0,
+                                       static_cast<uint64_t>(options_.connect_timeout_ms)});
+  const uint64_t seq = ++b.seq;
+  std::vector<std::string_view> argv(b.argv.begin(), b.argv.end());
+  append_command(b.link->frame_buffer(), argv, b.resp == protocol::RespVersion::kResp3);
   relayed_++;
-  link.commit(
-      [this, client_id, done = std::move(done)](std::string_view reply, const LinkError* error) {
-        if (error != nullptr) relay_errors_++;
-        done(error ? error_reply(error->text()) : std::string(reply));
-        // The wait is over: give the connection back (after this callback returns).
-        auto it = blocking_links_.find(client_id);
-        if (it != blocking_links_.end()) {
-          retired_links_.push_back(std::move(it->second.second));
-          blocking_links_.erase(it);
-        }
-      });
+  b.link->commit([this, client_id, seq](std::string_view reply, const LinkError* error) {
+    auto it = blocking_links_.find(client_id);
+    // Sent again elsewhere (its keys moved): this link's answer no longer counts.
+    if (it == blocking_links_.end() || it->second.seq != seq) return;
+    if (error != nullptr) relay_errors_++;
+    ReplyDone done = std::move(it->second.done);
+    // The wait is over: give the connection back (after this callback returns).
+    retired_links_.push_back(std::move(it->second.link));
+    blocking_links_.erase(it);
+    done(error ? error_reply(error->text()) : std::string(reply));
+  });
+}
+
+void Cluster::reroute_blocking() {
+  std::vector<uint64_t> ids;
+  for (const auto& [client_id, b] : blocking_links_) ids.push_back(client_id);
+  for (uint64_t client_id : ids) {
+    auto it = blocking_links_.find(client_id);
+    if (it == blocking_links_.end()) continue;
+    BlockingRelay& b = it->second;
+    std::vector<std::string_view> argv(b.argv.begin(), b.argv.end());
+    const Route route = router_.route(*b.spec, argv);
+    // Its keys are here now: it waits on this node, over a link of its own like any other.
+    PeerState* target = route.kind == RouteKind::kRemote  ? peers_[routing_to_full_[route.node]]
+                        : route.kind == RouteKind::kLocal ? &peer(self_)
+                                                          : nullptr;
+    if (target == nullptr || target == b.peer) continue;
+    retired_links_.push_back(std::move(b.link));
+    send_blocking(client_id, b, *target);
+  }
 }
 
 Cluster::TransactionLink& Cluster::transaction_link(size_t node, uint64_t client_id) {
-  const size_t full = routing_to_full_[node];
+  PeerState* peer = peers_[routing_to_full_[node]];
   auto& t = transaction_links_[client_id];
-  if (!t.link || t.node != full) {
+  if (!t.link || t.node != peer) {
     if (t.link) retired_links_.push_back(std::move(t.link));
-    t.node = full;
-    t.link =
-        make_link(*peers_[full], LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
-                                             static_cast<uint64_t>(options_.request_timeout_ms),
-                                             static_cast<uint64_t>(options_.connect_timeout_ms)});
+    t.node = peer;
+    t.link = make_link(*peer, LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
+                                          static_cast<uint64_t>(options_.request_timeout_ms),
+                                          static_cast<uint64_t>(options_.connect_timeout_ms)});
     t.connects = 0;
   }
   return t;
@@ -367,7 +416,8 @@ void Cluster::transaction_exec(size_t node, uint64_t client_id,
                                protocol::RespVersion resp, ReplyDone done) {
   const size_t full = routing_to_full_[node];
   auto existing = transaction_links_.find(client_id);
-  const bool watched = existing != transaction_links_.end() && existing->second.node == full;
+  const bool watched =
+      existing != transaction_links_.end() && existing->second.node == peers_[full];
   if (watched && existing->second.link->stats().connects != existing->second.connects) {
     // The connection that held the WATCHes is gone: treat it as a changed key.
     transaction_end(client_id);
@@ -431,7 +481,7 @@ void Cluster::client_closed(uint64_t client_id) {
   transaction_end(client_id);
   auto it = blocking_links_.find(client_id);
   if (it == blocking_links_.end()) return;
-  retired_links_.push_back(std::move(it->second.second));
+  retired_links_.push_back(std::move(it->second.link));
   blocking_links_.erase(it);
 }
 

@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "cluster/membership.h"
 #include "cluster/merge.h"
 #include "cluster/peer_link.h"
 #include "cluster/router.h"
@@ -40,6 +41,8 @@ using LocalExecutor =
 // Relayed frames follow only after the acceptor's '+'.
 inline constexpr std::string_view kPeerHandshake = "ringkv.peer";
 inline constexpr std::string_view kPeerChallenge = "ringkv.challenge";
+// A control frame of a ring change (membership.cpp): RINGKV.RING <step> <version> ...
+inline constexpr std::string_view kRingControl = "ringkv.ring";
 // Prefix of a relayed request whose reply must be RESP3: RINGKV.RESP3 <command...>.
 inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
 
@@ -59,8 +62,10 @@ struct PeerVerdict {
 
 class Cluster {
  public:
-  // Builds the ring from config.cluster (self + peers). `local` runs commands here.
-  Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, LocalExecutor local);
+  // Builds the ring from the ring file in `dir` if there is one, else from config.cluster (self +
+  // peers). `local` runs commands here.
+  Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, std::string_view dir,
+          LocalExecutor local);
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
@@ -101,6 +106,9 @@ class Cluster {
                         protocol::RespVersion resp, ReplyDone done);
   // Drops the client's transaction link, and with it the WATCHes on the peer.
   void transaction_end(uint64_t client_id);
+  bool has_transaction_link(uint64_t client_id) const {
+    return transaction_links_.count(client_id) != 0;
+  }
 
   // Answers RINGKV.CHALLENGE (its arguments) on connection `conn_id`: remembers the peer's
   // nonce and issues a fresh one of this node's, for that connection's next RINGKV.PEER only.
@@ -114,6 +122,30 @@ class Cluster {
   // reason.
   PeerVerdict accept_peer(uint64_t conn_id, std::span<const std::string_view> args,
                           bool may_run_commands);
+
+  // Membership (membership.cpp). The server's data side of ring changes; set before start().
+  void set_host(MembershipHost* host);
+  // CLUSTER JOIN / LEAVE / SETWEIGHT, coordinated by this node: `done` gets +OK once every member
+  // has accepted the new ring version (the keys then move in the background), or the error
+  // (nothing changed).
+  void change_ring(const RingChangeRequest& request, ReplyDone done);
+  // Answers a RINGKV.RING control frame (its arguments) from the coordinator of a change.
+  std::string ring_control(std::span<const std::string_view> args);
+  // While the ring switches (paused, or flushed and waiting for the commit) client requests
+  // that touch keys wait until release_held().
+  // A node being joined serves no keys of its own meanwhile: its clients wait for the commit.
+  bool holds_clients() const {
+    return phase_ == Phase::kPaused || phase_ == Phase::kSwitching ||
+           (pending_ && ring_.size() == 1 && pending_->size() > 1);
+  }
+  // Changes whenever routing does (a ring change, a peer ejected or back): a transaction pinned
+  // to a node under another epoch cannot run.
+  uint64_t routing_epoch() const { return routing_epoch_; }
+  // The cluster-wide ring version (persisted; 0 for a ring seeded from the TOML).
+  uint64_t ring_version() const { return ring_version_; }
+  // The link migration frames to `address` travel on, in order (one per target).
+  PeerLink& migration_link(std::string_view address);
+  void close_migration_links();
 
   // Introspection: CLUSTER INFO, CLUSTER NODES, CLUSTER OWNER and the INFO cluster section.
   std::string info_text() const;
@@ -130,7 +162,34 @@ class Cluster {
     std::string acceptor_nonce;
   };
 
+  enum class Phase : uint8_t { kIdle, kPrepared, kPaused, kSwitching };
+  struct Coordination;
+
   std::unique_ptr<PeerLink> make_link(PeerState& peer, LinkOptions options);
+  // The state of the peer at `address`, created on first use.
+  PeerState& peer(std::string_view address);
+  // peers_ and self_full_ from ring_.
+  void index_peers();
+  // Reads the ring file (the file wins over the TOML, with a warning when they differ).
+  void load_ring();
+  // Persists ring_ and a pending change; a failure is logged.
+  void save_ring();
+  // Makes `members` (version `version`) this node's ring; a node not in it is alone on its own.
+  void apply_ring(std::vector<hashring::Member> members, uint64_t version);
+  // Whether a peer's ring fingerprint may link with this node: this ring, the one a change is
+  // moving to, the one it came from, or any while this node is an empty ring of one.
+  bool fingerprint_acceptable(std::string_view hex) const;
+  // Sends a control frame to the participant at `address` (or answers it here for self).
+  void control(const std::string& address, std::vector<std::string> args,
+               std::function<void(std::string_view reply, bool ok)> cb);
+  // The coordinator of a change: sends the current step's round to every participant;
+  // judges a completed round (next step, a retry, or the end); runs drive_change() soon.
+  void drive_change();
+  void change_round_done();
+  void schedule_change();
+  void finish_change(std::string error);
+  // Relayed requests awaiting their reply (not blocking ones): none once a pause took hold.
+  size_t relays_in_flight() const;
   // Recomputes routing_ from ring_ without the peers ejected for being down.
   void rebuild_routing();
   void check_health();
@@ -160,7 +219,8 @@ class Cluster {
                const std::vector<size_t>* groups, size_t step, uint64_t client_id,
                protocol::RespVersion resp, PeerLink::ReplyCallback cb);
   // Relays a blocking command on a dedicated link for its client.
-  void execute_blocking(size_t node, std::span<const std::string_view> argv, uint64_t client_id,
+  void execute_blocking(size_t node, const engine::CommandSpec& spec,
+                        std::span<const std::string_view> argv, uint64_t client_id,
                         protocol::RespVersion resp, ReplyDone done);
   void execute_scan(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                     uint64_t client_id, protocol::RespVersion resp, ReplyDone done);
@@ -168,13 +228,17 @@ class Cluster {
   uv_loop_t* loop_;
   conf::ClusterOptions options_;
   LocalExecutor local_;
+  std::string ring_dir_;
   std::string self_;
   hashring::HashRing ring_;              // every configured member (what peers compare)
   hashring::HashRing routing_;           // the members keys are routed to: ring_ less ejected peers
   std::vector<size_t> routing_to_full_;  // routing_ node index → ring_ node index
   Router router_;                        // over routing_
   size_t self_full_;
-  std::vector<std::unique_ptr<PeerState>> peers_;  // by node index; null for self
+  // Every peer this node has known (members, candidates, members that left), by address; never
+  // destroyed before the Cluster, so callbacks of their links always find them.
+  std::unordered_map<std::string, std::unique_ptr<PeerState>> known_peers_;
+  std::vector<PeerState*> peers_;  // by node index in ring_; null for self
   // Refusals already logged ("address|reason"), so a misconfigured or hostile peer that keeps
   // retrying is logged once; bounded so strangers cannot grow it without limit.
   std::unordered_set<std::string> refusals_logged_;
@@ -182,10 +246,23 @@ class Cluster {
   // RINGKV.PEER and forgotten when the connection closes.
   std::unordered_map<uint64_t, Challenge> challenges_;
   // A blocking command relayed to a peer travels on a link of its own, so it never holds up the
-  // pooled links other clients share. By client id: (peer index in ring_, link).
-  std::unordered_map<uint64_t, std::pair<size_t, std::unique_ptr<PeerLink>>> blocking_links_;
+  // pooled links other clients share. By client id. When a ring change moves its keys, it is
+  // sent again to their new owner (reroute_blocking).
+  struct BlockingRelay {
+    PeerState* peer = nullptr;
+    std::unique_ptr<PeerLink> link;
+    std::vector<std::string> argv;
+    const engine::CommandSpec* spec = nullptr;
+    protocol::RespVersion resp = protocol::RespVersion::kResp2;
+    ReplyDone done;
+    uint64_t seq = 0;  // the send whose answer counts
+  };
+  std::unordered_map<uint64_t, BlockingRelay> blocking_links_;
+  void send_blocking(uint64_t client_id, BlockingRelay& b, PeerState& peer);
+  // After a ring change: blocking requests whose keys moved are sent to their new owner.
+  void reroute_blocking();
   struct TransactionLink {
-    size_t node;  // index in ring_
+    PeerState* node;
     std::unique_ptr<PeerLink> link;
     uint64_t connects = 0;  // link connects when the transaction started using it
   };
@@ -198,6 +275,22 @@ class Cluster {
   uv_timer_t timeout_timer_;
   uv_timer_t health_timer_;
   bool started_ = false;
+  // Membership.
+  MembershipHost* host_ = nullptr;
+  std::string ring_path_;
+  uint64_t ring_version_ = 0;
+  Phase phase_ = Phase::kIdle;
+  uint64_t pending_version_ = 0;
+  std::vector<hashring::Member> pending_members_;
+  std::optional<hashring::HashRing> pending_;
+  uint64_t previous_fingerprint_ = 0;
+  std::string change_from_fingerprint_;  // the ring a prepared change moves from (hex)
+  uint64_t routing_epoch_ = 0;
+  std::unordered_map<std::string, std::unique_ptr<PeerLink>> migration_links_;
+  std::unordered_map<std::string, std::unique_ptr<PeerLink>> control_links_;
+  std::unique_ptr<Coordination> change_;  // the change this node coordinates
+  uv_timer_t change_timer_;
+  std::string last_change_;  // how the last change this node coordinated ended
   uint64_t relayed_ = 0;
   uint64_t relay_errors_ = 0;
   uint64_t split_ = 0;

@@ -112,8 +112,20 @@ std::string Cluster::refused_by(PeerState& peer, std::string reason) {
   return reason;
 }
 
+bool Cluster::fingerprint_acceptable(std::string_view hex) const {
+  if (hex == fingerprint_hex(ring_.fingerprint())) return true;
+  if (pending_ && hex == fingerprint_hex(pending_->fingerprint())) return true;
+  if (previous_fingerprint_ != 0 && hex == fingerprint_hex(previous_fingerprint_)) return true;
+  if (pending_ && hex == change_from_fingerprint_) return true;
+  // An empty ring of one is a candidate: the cluster joining it links with its own ring.
+  return ring_.size() == 1 && host_ != nullptr && host_->key_count() == 0;
+}
+
 std::string Cluster::linked(PeerState& peer, std::string_view fingerprint) {
-  if (fingerprint != fingerprint_hex(ring_.fingerprint())) {
+  // A node a prepared change adds has a ring of its own until the change commits.
+  const bool joining = peer.joining || (pending_ && pending_->contains(peer.address) &&
+                                        !ring_.contains(peer.address));
+  if (!joining && !fingerprint_acceptable(fingerprint)) {
     return refused_by(peer, std::string(kRingMismatch));
   }
   if (!peer.refused_by_peer.empty() || peer.fingerprint != fingerprint) {
@@ -184,9 +196,11 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
   // its refusal mark that member in CLUSTER NODES.
   const std::string mine = fingerprint_hex(ring_.fingerprint());
   const bool identified = reason.empty();
-  if (identified && args[1] != mine) reason = kRingMismatch;
-  for (auto& p : peers_) {
-    if (p && identified && p->address == claimed) p->refused_here = reason;
+  if (identified && !fingerprint_acceptable(args[1])) reason = kRingMismatch;
+  if (identified) {
+    if (auto it = known_peers_.find(std::string(claimed)); it != known_peers_.end()) {
+      it->second->refused_here = reason;
+    }
   }
   if (!reason.empty()) return refuse_peer(claimed, reason);
   std::string reply = "+" + mine;

@@ -54,6 +54,8 @@ struct Cluster::PeerState {
   std::string refused_by_peer;
   // Why this node refused the peer's last link ("" once one is accepted); shown, not acted on.
   std::string refused_here;
+  // A node being joined: its links are accepted whatever ring it has (it has none of its own).
+  bool joining = false;
   // Health, from the pings.
   bool up = true;
   bool ping_in_flight = false;
@@ -62,6 +64,26 @@ struct Cluster::PeerState {
   uint64_t last_seen_ms = 0;  // loop time of the last answered ping; 0 = never
   uint64_t times_down = 0;    // up → down transitions
   std::string last_failure;   // why the last ping failed
+};
+
+// The change this node coordinates.
+struct Cluster::Coordination {
+  enum Step { kPreparing, kCopying, kPausing, kQuiescing, kFlushing, kFlushWait, kCommitting };
+  RingChangeRequest request;
+  uint64_t version = 0;
+  std::vector<hashring::Member> members;  // the new ring
+  std::vector<std::string> participants;  // old members and new ones, less a forced leaver
+  Step step = kPreparing;
+  bool prepare_sent = false;
+  size_t waiting = 0;           // control replies outstanding this round
+  bool round_failed = false;    // a participant failed or refused this round
+  bool fatal = false;           // ... in a way no retry mends (a copy failed)
+  bool round_ready = true;      // every participant reported what the step waits for
+  std::string failure;          // the first failure's text
+  std::vector<bool> committed;  // per participant, in the commit step
+  ReplyDone done;               // the command's client, until every member prepared
+  uint64_t step_started_ms = 0;
+  int failures = 0;  // consecutive failed rounds of this step
 };
 
 }  // namespace ringkv::cluster

@@ -52,8 +52,25 @@ std::string Cluster::info_text() const {
   line("cluster_routing_members", std::to_string(routing_.size()));
   line("cluster_replicas", std::to_string(ring_.replicas()));
   line("cluster_hash", ring_.scheme().name);
-  line("cluster_ring_version", std::to_string(routing_.version()));
+  line("cluster_ring_version", std::to_string(ring_version_));
   line("cluster_ring_fingerprint", fingerprint_hex(ring_.fingerprint()));
+  const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};
+  const bool migrating = phase_ != Phase::kIdle || change_ || progress.sweeping;
+  line("cluster_migration_state", migrating ? "migrating" : "idle");
+  line("cluster_keys_to_move", std::to_string(progress.to_move));
+  line("cluster_keys_moved", std::to_string(progress.moved));
+  if (pending_) {
+    line("cluster_pending_version", std::to_string(pending_version_));
+    line("cluster_change_phase", phase_ == Phase::kPrepared ? "prepared"
+                                 : phase_ == Phase::kPaused ? "paused"
+                                                            : "switching");
+    line("cluster_relays_in_flight", std::to_string(relays_in_flight()));
+    line("cluster_copy", std::string(progress.failed   ? "failed"
+                                     : progress.copied ? "copied"
+                                                       : "copying") +
+                             (progress.flushed ? ",flushed" : ""));
+  }
+  if (!last_change_.empty()) line("cluster_last_change", printable(last_change_, 300));
   return out;
 }
 
@@ -62,6 +79,8 @@ std::string Cluster::nodes_text(size_t self_keys) const {
   for (size_t i = 0; i < ring_.size(); ++i) {
     const auto& m = ring_.nodes()[i];
     out += m.address;
+    // A change in progress: members it removes are leaving (keys moving away from them).
+    const bool leaving = pending_ && !pending_->contains(m.address);
     if (i == self_full_) {
       out += " self up connected";
     } else {
@@ -74,6 +93,7 @@ std::string Cluster::nodes_text(size_t self_keys) const {
       }
       if (!p.refused_here.empty()) out += " refused-here:" + printable(p.refused_here, 200, '_');
     }
+    if (leaving) out += " leaving";
     out += " vnodes=" + std::to_string(ring_.replicas() * m.weight);
     out += " weight=" + std::to_string(m.weight);
     if (i == self_full_) {
@@ -83,12 +103,27 @@ std::string Cluster::nodes_text(size_t self_keys) const {
     }
     out += "\n";
   }
+  if (pending_) {
+    // Members the change adds: joining until it commits.
+    for (const auto& m : pending_->nodes()) {
+      if (ring_.contains(m.address)) continue;
+      out += m.address + (m.address == self_ ? " self" : " peer") +
+             " joining vnodes=" + std::to_string(ring_.replicas() * m.weight) +
+             " weight=" + std::to_string(m.weight) + "\n";
+    }
+  }
   return out;
 }
 
 std::string Cluster::info_section() const {
   std::string out = "cluster_enabled:1\r\n";
   out += "cluster_members:" + std::to_string(ring_.size()) + "\r\n";
+  out += "cluster_ring_version:" + std::to_string(ring_version_) + "\r\n";
+  const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};
+  const bool migrating = phase_ != Phase::kIdle || change_ || progress.sweeping;
+  out += std::string("cluster_migration_state:") + (migrating ? "migrating" : "idle") + "\r\n";
+  out += "cluster_keys_to_move:" + std::to_string(progress.to_move) + "\r\n";
+  out += "cluster_keys_moved:" + std::to_string(progress.moved) + "\r\n";
   out += "relayed_requests:" + std::to_string(relayed_) + "\r\n";
   out += "relay_errors:" + std::to_string(relay_errors_) + "\r\n";
   out += "split_requests:" + std::to_string(split_) + "\r\n";

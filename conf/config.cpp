@@ -111,6 +111,7 @@ std::string load_file(const std::string& path, Config& config) {
 }
 
 void fill_derived(Config& config) {
+  config.cluster.self_given = !config.cluster.self.empty();
   if (config.cluster.self.empty()) {
     const std::string& bind = config.server.bind;
     bool ipv6 = bind.find(':') != std::string::npos;

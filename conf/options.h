@@ -66,6 +66,9 @@ struct ClusterOptions {
   int64_t failure_limit = 3;                 // consecutive failed pings that mark a peer down
   std::string on_peer_down = kPeerDownFail;  // "fail" its keys, or "eject" it from the ring
   std::string secret;  // shared by every node; peers prove it when they link; "" = none
+  // Derived: `self` was configured (a node with a self and no peers is a one-member ring that
+  // may join a cluster); false when it defaulted to bind:port.
+  bool self_given = false;
 };
 
 // Names accepted by PersistenceOptions::appendfsync.

@@ -172,6 +172,9 @@ class ServerControl {
   virtual std::string cluster_nodes() { return {}; }
   // The address of the node that owns `key`; empty when this node is standalone.
   virtual std::string cluster_owner(std::string_view /*key*/) { return {}; }
+  // CLUSTER JOIN / LEAVE / SETWEIGHT: answers through ctx (possibly later, the server keeps
+  // the client's place in its replies). False when this node is not part of a cluster.
+  virtual bool cluster_change(CommandContext& /*ctx*/) { return false; }
   // The password clients must AUTH with (requirepass); empty when none is required.
   virtual std::string_view requirepass() const { return {}; }
   // Begin an orderly shutdown after this command's reply is flushed.

@@ -39,6 +39,12 @@ class BlockedClients {
   // The earliest deadline, or 0 when no waiter has one.
   uint64_t next_deadline() const;
   size_t size() const { return waiters_.size(); }
+  // Every waiting client's id.
+  std::vector<uint64_t> ids() const {
+    std::vector<uint64_t> out;
+    for (const auto& [id, w] : waiters_) out.push_back(id);
+    return out;
+  }
 
  private:
   std::unordered_map<uint64_t, Waiter> waiters_;

@@ -94,11 +94,16 @@ void Connection::unblock() {
   request_flush();
 }
 
+void Connection::resume() {
+  held_ = false;
+  request_flush();
+}
+
 void Connection::scheduled_flush() {
   flush_scheduled_ = false;
   if (closing_) return;
   // Requests that arrived while the client was blocked.
-  if (!blocked_) process_input();
+  if (!blocked_ && !held_) process_input();
   flush();
   update_reading();
   maybe_finish_close();
@@ -306,7 +311,7 @@ bool Connection::query_buffer_over_limit() const {
 }
 
 void Connection::process_input() {
-  while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_ &&
+  while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_ && !held_ &&
          !output_backlogged()) {
     // Each request is read with the limits of the client's state after the previous one (AUTH).
     parser_.set_unauthenticated(!authenticated_ && !server_.config().security.requirepass.empty());
@@ -326,9 +331,15 @@ void Connection::process_input() {
       close_when_flushed();
       return;
     }
+    if (argv_.empty()) {
+      rstart_ += r.consumed;
+      continue;
+    }
+    if (!server_.execute(*this, argv_, reply_writer())) {
+      hold();  // parsed again after resume()
+      return;
+    }
     rstart_ += r.consumed;
-    if (argv_.empty()) continue;
-    server_.execute(*this, argv_, reply_writer());
     if (!enforce_output_limits()) return;
     if (close_after_reply_) {
       close_when_flushed();

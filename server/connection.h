@@ -74,6 +74,10 @@ class Connection final : public engine::ClientSession {
   // of this loop iteration.
   void unblock();
   bool blocked() const { return blocked_; }
+  // The ring is switching: the request at the head of the input was not run; it runs (and
+  // reading goes on) after resume().
+  void hold() { held_ = true; }
+  void resume();
   bool flush_scheduled() const { return flush_scheduled_; }
 
   // A script of this client is busy and the loop serves other clients meanwhile (see
@@ -188,6 +192,7 @@ class Connection final : public engine::ClientSession {
   uint64_t soft_limit_since_ms_ = 0;
   bool flush_scheduled_ = false;
   bool blocked_ = false;
+  bool held_ = false;
   bool protected_ = false;
   bool close_deferred_ = false;
 

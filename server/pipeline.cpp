@@ -16,21 +16,24 @@
 namespace ringkv::server {
 namespace {
 
-int64_t unix_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 bool is_error(std::string_view reply) { return !reply.empty() && reply[0] == '-'; }
 
 }  // namespace
 
-void Server::execute(Connection& conn, std::span<const std::string_view> argv,
+bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
                      protocol::ReplyWriter& writer) {
+  if (cluster_ && !conn.is_peer() && cluster_->holds_clients() && must_wait_for_ring(argv)) {
+    migration_->hold(conn);
+    return false;
+  }
   stats_.total_commands_processed++;
   if (!conn.is_peer()) {
     run(Origin::client(conn), argv, writer);
-    return;
+    return true;
+  }
+  if (engine::equals_ignore_case(argv[0], cluster::kRingControl)) {
+    writer.raw(cluster_->ring_control(argv.subspan(1)));
+    return true;
   }
   // A relayed request of a RESP3 client carries a prefix: its reply is written in RESP3 on this
   // (RESP2) link.
@@ -39,9 +42,24 @@ void Server::execute(Connection& conn, std::span<const std::string_view> argv,
     writer.set_version(protocol::RespVersion::kResp3);
     run(Origin::peer(conn), argv.subspan(1), writer);
     writer.set_version(version);
-    return;
+    return true;
   }
   run(Origin::peer(conn), argv, writer);
+  return true;
+}
+
+bool Server::must_wait_for_ring(std::span<const std::string_view> argv) {
+  std::string error;
+  const engine::CommandSpec* spec = engine::resolve_client_command(argv, error);
+  if (spec == nullptr) return false;  // answered with its error at once
+  static const engine::CommandSpec* const kExec = engine::find_command("exec");
+  if (spec == kExec) return true;
+  std::vector<std::string_view> args(argv.begin(), argv.end());
+  if (std::string_view original = engine::original_command_name(argv[0]); !original.empty()) {
+    args[0] = original;
+  }
+  const cluster::Route route = cluster_->router().route(*spec, args);
+  return route.kind != cluster::RouteKind::kLocal || route.node != hashring::HashRing::kNoNode;
 }
 
 Outcome Server::run(const Origin& origin, std::span<const std::string_view> argv,
@@ -93,7 +111,7 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
     return Outcome::kDone;
   }
   if (origin.is_client() && cluster_ && relay(*conn, spec, argv, writer)) return Outcome::kDone;
-  store_.set_now(unix_ms());
+  store_.set_now(unix_now_ms());
   if (origin.checks_memory() && refused_for_memory(spec, conn, writer)) return Outcome::kDone;
 
   engine::BlockRequest block;
@@ -117,7 +135,7 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
   cluster::Route route = cluster_->router().route(spec, argv);
   if (route.kind == cluster::RouteKind::kLocal) return false;
   Connection::ReplySlot slot = conn.reserve_reply();
-  store_.set_now(unix_ms());
+  store_.set_now(unix_now_ms());
   // A blocking command blocks its client here too: later requests wait for its answer, as they
   // would on the node that holds the key.
   const bool blocking = (spec.flags & engine::kBlocking) != 0;

@@ -2,10 +2,12 @@
 #include "server/server.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 
+#include "cluster/ring_file.h"
 #include "common/glob.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
@@ -15,33 +17,38 @@
 namespace ringkv::server {
 namespace {
 
-int64_t unix_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 // Time the shutdown waits for clients to take their last replies before closing them anyway.
 constexpr uint64_t kShutdownGraceMs = 5000;
 
 }  // namespace
 
+int64_t Server::unix_now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
 Server::Server(conf::Config config)
     : config_(std::move(config)),
       loop_(uv_default_loop()),
-      start_unix_(unix_ms() / 1000),
+      start_unix_(unix_now_ms() / 1000),
       start_ms_(uv_now(uv_default_loop())) {
-  store_.set_now(unix_ms());
+  store_.set_now(unix_now_ms());
   // WATCH treats a key deleted by expiry or eviction as changed; the append-only file logs a DEL.
   store_.set_expiry_listener([this](std::string_view key) { key_dropped(key); });
   store_.set_eviction_listener([this](std::string_view key) { key_dropped(key); });
   apply_memory_config();
   scripts_ = std::make_unique<engine::ScriptEngine>(this);
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
-  if (!config_.cluster.peers.empty()) {
+  // A node is part of a cluster when it has peers, was given its own address (a ring of one
+  // that may join a cluster), or has a ring from an earlier run.
+  const std::string ring_file = cluster::ring_file_path(config_.persistence.dir);
+  if (!config_.cluster.peers.empty() || config_.cluster.self_given ||
+      ::access(ring_file.c_str(), F_OK) == 0) {
     cluster_ = std::make_unique<cluster::Cluster>(
-        loop_, config_.cluster,
+        loop_, config_.cluster, config_.persistence.dir,
         [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                protocol::ReplyWriter& out) { run(Origin::part(), spec, argv, out); });
+    migration_ = std::make_unique<Migration>(*this);
   }
 }
 
@@ -85,6 +92,7 @@ int Server::serve() {
   if (cluster_) {
     mode = "cluster, " + std::to_string(cluster_->ring().size()) + " members, self " +
            cluster_->self_address() + ", hash " + cluster_->ring().scheme().name;
+    cluster_->set_host(migration_.get());
     cluster_->start();
   }
   spdlog::info("ringkv {} listening on {}:{} (config: {}, mode: {})", RINGKV_VERSION,
@@ -165,6 +173,7 @@ void Server::on_connection_closed(Connection* conn) {
 
 void Server::key_dropped(std::string_view key) {
   invalidate_watchers(key);
+  if (migration_) migration_->key_changed(key);
   if (!aof_.wants_records()) return;
   const std::string_view del[] = {"DEL", key};
   aof_.feed(del);
@@ -249,6 +258,24 @@ bool Server::rerun_blocked(Connection& conn, bool timed_out) {
   return true;
 }
 
+void Server::reroute_blocked() {
+  if (!cluster_) return;
+  for (uint64_t id : blocked_.ids()) {
+    Connection* conn = clients_.find(id);
+    const BlockedClients::Waiter* w = blocked_.find(id);
+    // A peer's relayed request is sent again by that peer, which knows its client.
+    if (conn == nullptr || conn->is_peer() || w == nullptr || w->argv.empty()) continue;
+    const engine::CommandSpec* spec = engine::find_command(w->argv[0]);
+    if (spec == nullptr) continue;
+    const std::vector<std::string> args = w->argv;
+    std::vector<std::string_view> argv(args.begin(), args.end());
+    if (cluster_->router().route(*spec, argv).kind == cluster::RouteKind::kLocal) continue;
+    blocked_.remove(id);
+    run(Origin::client(*conn), *spec, argv, conn->reply_writer());
+  }
+  arm_block_timer();
+}
+
 void Server::arm_block_timer() {
   uint64_t next = blocked_.next_deadline();
   if (next == 0) {
@@ -288,6 +315,25 @@ std::string Server::cluster_nodes() {
   return cluster_ ? cluster_->nodes_text(store_.size()) : std::string();
 }
 
+bool Server::cluster_change(engine::CommandContext& ctx) {
+  if (!cluster_) return false;
+  cluster::RingChangeRequest request;
+  std::string error;
+  if (!cluster::parse_ring_change(ctx.argv.subspan(1), request, error)) {
+    ctx.reply.error(error);
+    return true;
+  }
+  // The reply comes when every member has accepted the change (or it failed).
+  auto& conn = *static_cast<Connection*>(ctx.client);
+  Connection::ReplySlot slot = conn.reserve_reply();
+  conn.block();
+  cluster_->change_ring(request, [this, slot](std::string_view reply) {
+    if (!reply.empty() && reply[0] == '-') stats_.total_error_replies++;
+    slot.fill(reply, true);
+  });
+  return true;
+}
+
 std::string Server::cluster_owner(std::string_view key) {
   return cluster_ ? std::string(cluster_->routing_ring().owner_of(key)) : std::string();
 }
@@ -298,7 +344,7 @@ void Server::cron() {
   // A busy script runs the loop for other clients' sake only: no expiry or rehash under it.
   if (script_busy_) return;
   uint64_t now = uv_now(loop_);
-  store_.set_now(unix_ms());
+  store_.set_now(unix_now_ms());
   // Like Redis: active expiry may use up to 25% of each cron period.
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
   store_.active_expire_cycle(period_us / 4);
@@ -353,6 +399,7 @@ void Server::begin_shutdown() {
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
   if (cluster_) cluster_->stop();
+  if (migration_) migration_->stop();
   aof_.shutdown(uv_now(loop_));
   clients_.for_each([](Connection& conn) { conn.close_when_flushed(); });
   // Clients that do not take their last replies are closed after a grace period.

@@ -22,6 +22,7 @@
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
 #include "server/client_registry.h"
+#include "server/migration.h"
 #include "server/pipeline.h"
 #include "server/pubsub.h"
 #include "server/string_map.h"
@@ -58,8 +59,9 @@ class Server final : public engine::ServerControl,
   int serve();
 
   // Runs one parsed request read from `conn` (a client's, or a frame on a peer's relay link),
-  // writing its reply through `writer`.
-  void execute(Connection& conn, std::span<const std::string_view> argv,
+  // writing its reply through `writer`. Returns false when the request must wait (the ring is
+  // switching): it was not run, and the connection is resumed later.
+  bool execute(Connection& conn, std::span<const std::string_view> argv,
                protocol::ReplyWriter& writer);
 
   // The command pipeline (pipeline.cpp): runs argv, which came from `origin`, through every step
@@ -71,6 +73,10 @@ class Server final : public engine::ServerControl,
               std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
 
   uv_loop_t* loop() { return loop_; }
+  cluster::Cluster* cluster() { return cluster_.get(); }
+  Connection* find_client(uint64_t id) const { return clients_.find(id); }
+  // Unix time in milliseconds.
+  static int64_t unix_now_ms();
   const conf::Config& config() const { return config_; }
   ServerStats& stats() { return stats_; }
   engine::Store& store() { return store_; }
@@ -106,6 +112,7 @@ class Server final : public engine::ServerControl,
   std::string cluster_info() override;
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
+  bool cluster_change(engine::CommandContext& ctx) override;
 
   engine::ScriptEngine* script_engine() override { return scripts_.get(); }
 
@@ -133,6 +140,9 @@ class Server final : public engine::ServerControl,
   void unwatch(engine::CommandContext& ctx) override;
   // Drops every WATCH of a client (EXEC, DISCARD, UNWATCH, RESET, disconnect).
   void unwatch_all(Connection& conn);
+  // After a ring change: clients of this node blocked on keys it no longer owns wait on the
+  // keys' new owner instead (their command is relayed there).
+  void reroute_blocked();
   // Makes the transactions watching `key` fail.
   void invalidate_watchers(std::string_view key);
 
@@ -152,6 +162,10 @@ class Server final : public engine::ServerControl,
   // filling a slot reserved in the client's replies. Returns false when it runs here.
   bool relay(Connection& conn, const engine::CommandSpec& spec,
              std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  // While the ring switches: whether a client's request must wait (it touches keys, or is EXEC).
+  // Peers' frames never wait: a peer relays only by a ring every node agrees on for its keys
+  // (a paused node relays nothing; one that committed sends keys to owners that have them).
+  bool must_wait_for_ring(std::span<const std::string_view> argv);
   // RINGKV.CHALLENGE / RINGKV.PEER, a step of a peer's handshake: answers a challenge, switches
   // the connection to a peer's relay link if the cluster accepts it, or answers the refusal and
   // closes it.
@@ -229,6 +243,7 @@ class Server final : public engine::ServerControl,
   uint64_t changes_ = 0;
   bool in_exec_ = false;                       // running EXEC's commands
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
+  std::unique_ptr<Migration> migration_;       // with cluster_
   std::unique_ptr<engine::ScriptEngine> scripts_;
   // The script running now: its client, whether it is past the busy threshold (other clients
   // get -BUSY), and the records of its writes.

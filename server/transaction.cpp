@@ -57,6 +57,9 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
       transaction_refused(conn);
       return true;
     }
+    if (node != Transaction::kNoNode && tx.node == Transaction::kNoNode) {
+      tx.epoch = cluster_->routing_epoch();
+    }
     if (node != Transaction::kNoNode) tx.node = node;
     if (queuing || tx.node == Transaction::kNoNode || tx.node == self) return false;
     // WATCH of a peer's keys: watched there, on the client's transaction link.
@@ -64,6 +67,22 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
     conn.block();
     cluster_->transaction_send(tx.node, conn.id(), argv, writer.version(),
                                [slot](std::string_view reply) { slot.fill(reply, true); });
+    return true;
+  }
+  if (&spec == kExec && tx.active && tx.node != Transaction::kNoNode &&
+      tx.epoch != cluster_->routing_epoch()) {
+    // The ring changed since the transaction chose its node: its keys may live elsewhere now. A
+    // watched key that moved counts as modified; without WATCH the transaction is discarded.
+    const bool watched = !tx.watched.empty() || cluster_->has_transaction_link(conn.id());
+    tx.end();
+    unwatch_all(conn);
+    cluster_->transaction_end(conn.id());
+    if (watched) {
+      writer.null_array();
+    } else {
+      writer.error("EXECABORT Transaction discarded because the cluster ring changed");
+      stats_.total_error_replies++;
+    }
     return true;
   }
   if (&spec == kExec && tx.active && !tx.aborted && tx.node != Transaction::kNoNode &&
@@ -213,6 +232,7 @@ void Server::unwatch_all(Connection& conn) {
 void Server::key_modified(std::string_view key) {
   changes_++;
   invalidate_watchers(key);
+  if (migration_) migration_->key_changed(key);
 }
 
 void Server::invalidate_watchers(std::string_view key) {
@@ -226,6 +246,7 @@ void Server::invalidate_watchers(std::string_view key) {
 
 void Server::keyspace_flushing() {
   changes_++;
+  if (migration_) migration_->keyspace_flushed();
   for (const auto& [key, ids] : watchers_) {
     if (store_.peek(key) == nullptr) continue;
     for (uint64_t id : ids) {

@@ -20,6 +20,7 @@ struct Transaction {
   // WATCHes touch; kNoNode while it touches none. A command for another node aborts it.
   static constexpr size_t kNoNode = static_cast<size_t>(-1);
   size_t node = kNoNode;
+  uint64_t epoch = 0;  // the cluster's routing epoch when `node` was chosen
 
   // Leaves MULTI state (EXEC, DISCARD, RESET); WATCHes are dropped separately.
   void end() {
@@ -28,6 +29,7 @@ struct Transaction {
     queued.clear();
     flags = 0;
     node = kNoNode;
+    epoch = 0;
   }
 };
 

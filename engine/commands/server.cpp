@@ -40,6 +40,13 @@ constexpr std::string_view kClusterHelp[] = {
     "    Return the members of the ring, one per line, with their link state.",
     "OWNER <key>",
     "    Return the address of the node that owns <key>.",
+    "JOIN <host:port> [WEIGHT <weight>]",
+    "    Add an empty node to the ring; its keys move to it in the background.",
+    "LEAVE <host:port> [FORCE]",
+    "    Remove a member once its keys moved to their new owners. FORCE removes a member",
+    "    that is down for good at once (its keys are lost).",
+    "SETWEIGHT <host:port> <weight>",
+    "    Change a member's weight; the keys whose owner changes move in the background.",
     "HELP",
     "    Prints this help.",
 };
@@ -113,6 +120,10 @@ static void cmd_cluster_owner(CommandContext& ctx) {
   } else {
     ctx.reply.bulk(owner);
   }
+}
+
+static void cmd_cluster_change(CommandContext& ctx) {
+  if (!ctx.server->cluster_change(ctx)) ctx.reply.error(kClusterDisabled);
 }
 
 static void cmd_cluster_help(CommandContext& ctx) { reply_help(ctx.reply, kClusterHelp); }
@@ -263,6 +274,45 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .complexity = "O(log N) where N is the number of virtual nodes",
      .syntax = "key<string>",
      .acl_categories = "slow"},
+    {.name = "join",
+     .arity = -3,
+     .flags = kAdmin | kNoscript | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_change,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Add an empty node to the ring; keys move to it in the background",
+     .complexity = "O(N) where N is the number of keys that move",
+     .syntax = "address<string> [WEIGHT=weight<integer>]",
+     .acl_categories = "admin slow dangerous"},
+    {.name = "leave",
+     .arity = -3,
+     .flags = kAdmin | kNoscript | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_change,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Remove a member from the ring once its keys moved to their new owners",
+     .complexity = "O(N) where N is the number of keys that move",
+     .syntax = "address<string> [FORCE]",
+     .acl_categories = "admin slow dangerous"},
+    {.name = "setweight",
+     .arity = 4,
+     .flags = kAdmin | kNoscript | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_change,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Change a member's weight; keys whose owner changes move in the background",
+     .complexity = "O(N) where N is the number of keys that move",
+     .syntax = "address<string> weight<integer>",
+     .acl_categories = "admin slow dangerous"},
     {.name = "help",
      .arity = 2,
      .flags = kLoading | kStale,

@@ -1,0 +1,74 @@
+// Live membership: the types of a ring change and what the data side of a node (the server,
+// which owns the store) does during one. The change itself (Cluster, membership.cpp) runs in
+// phases over the authenticated peer links, coordinated by the node that received the command:
+//
+//   prepare  every member (and a joining node) records the new ring version, persisted; sources
+//            start copying the keys whose owner changes to their new owners (RESTORE frames on a
+//            link of their own per target) and track the keys written meanwhile. The command's
+//            client gets +OK here.
+//   copy     the coordinator waits until every source has copied and had it acknowledged.
+//   pause    every node holds client requests that touch keys and waits for its relayed
+//            requests to be answered: nothing writes anywhere.
+//   flush    sources send the keys written (or deleted) since they were copied. Peers' frames
+//            never wait: a paused node relays nothing, and a node that committed sends each key
+//            to its new owner, which has it by then.
+//   commit   every node switches to the new ring (persisted), runs what it held, and deletes in
+//            the background the keys it no longer owns (DELs in its append-only file).
+//
+// A failure before commit aborts the change everywhere (copies deleted on their targets); once a
+// node committed, the coordinator commits the others.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "hashring/hash_ring.h"
+
+namespace ringkv::cluster {
+
+// CLUSTER JOIN host:port [WEIGHT w] / LEAVE host:port [FORCE] / SETWEIGHT host:port w.
+struct RingChangeRequest {
+  enum Kind { kJoin, kLeave, kSetWeight };
+  Kind kind;
+  std::string address;
+  uint32_t weight = 1;
+  bool force = false;  // LEAVE of a member that is down for good: its keys are lost
+};
+
+// Parses the arguments after CLUSTER (JOIN ..., LEAVE ..., SETWEIGHT ...); sets `error` (Redis
+// style, without the leading '-') when they are wrong.
+bool parse_ring_change(std::span<const std::string_view> args, RingChangeRequest& out,
+                       std::string& error);
+
+// A source's copy of the keys that move away from it.
+struct CopyProgress {
+  bool copied = true;     // every moving key sent and acknowledged (or none to send)
+  bool failed = false;    // a copy was refused or its link failed: the change must abort
+  bool flushed = true;    // the keys written since were sent and acknowledged (after flush)
+  uint64_t to_move = 0;   // keys found moving so far
+  uint64_t moved = 0;     // keys acknowledged by their new owners
+  bool sweeping = false;  // deleting the keys this node no longer owns (after a change)
+};
+
+class MembershipHost {
+ public:
+  virtual ~MembershipHost() = default;
+  // A change to `next` was prepared: copy every key this node holds whose owner in `next` is
+  // another node to that node, keeping track of the keys written meanwhile.
+  virtual void copy_start(const hashring::HashRing& next, std::string_view self) = 0;
+  virtual CopyProgress copy_progress() const = 0;
+  // Sends the keys written or deleted since they were copied; flushed once acknowledged.
+  virtual void copy_flush() = 0;
+  // The change ended: stop copying, and delete in the background every key whose owner in
+  // `owners` is not `self` (the new ring after a commit; the old one after an abort, which
+  // removes copies a target received).
+  virtual void copy_end(const hashring::HashRing& owners, std::string_view self) = 0;
+  // The requests held while the ring switched may run.
+  virtual void release_held() = 0;
+  // Keys this node holds (a node may join only while it holds none).
+  virtual size_t key_count() = 0;
+};
+
+}  // namespace ringkv::cluster

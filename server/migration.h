@@ -1,0 +1,91 @@
+// Migration: the server's side of a ring change (cluster::MembershipHost). As a source it copies
+// the keys whose owner changes to their new owners — RESTORE ... REPLACE ABSTTL frames on one
+// link per target, a batch per loop turn so the loop keeps serving — tracks the keys written or
+// deleted meanwhile and sends them again at the flush. After the change it deletes, a batch per
+// loop turn, the keys this node no longer owns (each a DEL in the append-only file). While the
+// ring switches it holds the connections whose next request must wait.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "cluster/membership.h"
+#include "hashring/hash_ring.h"
+#include "server/string_map.h"
+
+namespace ringkv::server {
+
+class Server;
+class Connection;
+
+class Migration final : public cluster::MembershipHost {
+ public:
+  explicit Migration(Server& server);
+  ~Migration() override;
+  Migration(const Migration&) = delete;
+  Migration& operator=(const Migration&) = delete;
+
+  // cluster::MembershipHost
+  void copy_start(const hashring::HashRing& next, std::string_view self) override;
+  cluster::CopyProgress copy_progress() const override;
+  void copy_flush() override;
+  void copy_end(const hashring::HashRing& owners, std::string_view self) override;
+  void release_held() override;
+  size_t key_count() override;
+
+  // A key was written or deleted (by a command, expiry or eviction).
+  void key_changed(std::string_view key);
+  // Every key was deleted (FLUSHALL/FLUSHDB).
+  void keyspace_flushed();
+  // `conn`'s next request waits until release_held().
+  void hold(Connection& conn);
+  // Closes the handles (shutdown).
+  void stop();
+
+ private:
+  static void on_idle(uv_idle_t* handle);
+  // One loop turn's batch: copies, resends or deletes.
+  void step();
+  void copy_batch();
+  void sweep_batch();
+  // Sends `key` (its current value, or a DEL when it is gone) to its new owner.
+  void send_key(std::string_view key);
+  void wake();
+
+  Server& server_;
+  uv_idle_t idle_;
+  bool idle_running_ = false;
+  bool stopped_ = false;
+  std::vector<uint64_t> held_;  // connection ids
+
+  // Copy (source side), while a change is prepared.
+  bool copying_ = false;
+  std::optional<hashring::HashRing> next_;
+  std::string self_;
+  uint64_t cursor_ = 0;
+  bool scanned_ = false;
+  bool flushing_ = false;
+  std::unordered_set<std::string> sent_;   // keys copied (a FLUSHALL makes them all dirty)
+  std::unordered_set<std::string> dirty_;  // written since copied: sent again
+  uint64_t in_flight_ = 0;                 // copies not yet acknowledged
+  bool copy_failed_ = false;
+  uint64_t to_move_ = 0;
+  uint64_t moved_ = 0;
+  uint64_t generation_ = 0;  // a new change ignores the acknowledgements of an old one
+
+  // Sweep: deleting the keys this node does not own.
+  bool sweeping_ = false;
+  std::optional<hashring::HashRing> owners_;
+  std::string sweep_self_;
+  uint64_t sweep_cursor_ = 0;
+  uint64_t swept_ = 0;
+  uint64_t last_log_ms_ = 0;
+};
+
+}  // namespace ringkv::server
