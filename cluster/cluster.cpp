@@ -129,6 +129,11 @@ void Cluster::start() {
       kTimeoutCheckMs, kTimeoutCheckMs);
   uv_timer_init(loop_, &change_timer_);
   change_timer_.data = this;
+  uv_timer_init(loop_, &recovery_timer_);
+  recovery_timer_.data = this;
+  uv_timer_start(
+      &recovery_timer_, [](uv_timer_t* t) { static_cast<Cluster*>(t->data)->recover(); }, 1000,
+      1000);
   uv_timer_init(loop_, &health_timer_);
   health_timer_.data = this;
   uint64_t interval = static_cast<uint64_t>(options_.health_interval_ms);
@@ -210,6 +215,7 @@ void Cluster::stop() {
   uv_close(reinterpret_cast<uv_handle_t*>(&timeout_timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&health_timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&change_timer_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&recovery_timer_), nullptr);
   for (auto& [address, link] : control_links_) link->close(LinkErrorKind::kShutdown);
   for (auto& [address, p] : known_peers_) p->pool.close(LinkErrorKind::kShutdown);
   for (auto& [address, link] : migration_links_) link->close(LinkErrorKind::kShutdown);

@@ -43,6 +43,12 @@ inline constexpr std::string_view kPeerHandshake = "ringkv.peer";
 inline constexpr std::string_view kPeerChallenge = "ringkv.challenge";
 // A control frame of a ring change (membership.cpp): RINGKV.RING <step> <version> ...
 inline constexpr std::string_view kRingControl = "ringkv.ring";
+// The fingerprint a control link's handshake gives instead of its ring's: such a link carries
+// RINGKV.RING frames only, so it links whatever the rings (they differ while a change runs).
+inline constexpr std::string_view kControlLink = "control";
+// A key a ring change copies: RINGKV.MIGRATE <version> RESTORE|DEL ..., run only while that
+// change is prepared (a late copy after an abort must not land).
+inline constexpr std::string_view kMigrateFrame = "ringkv.migrate";
 // Prefix of a relayed request whose reply must be RESP3: RINGKV.RESP3 <command...>.
 inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
 
@@ -57,7 +63,8 @@ struct PeerVerdict {
     kAccepted,    // the connection may switch to relayed mode
   };
   Outcome outcome;
-  std::string reply;  // the step's reply (RESP); an error when refused
+  std::string reply;     // the step's reply (RESP); an error when refused
+  bool control = false;  // accepted as a control link: RINGKV.RING frames only
 };
 
 class Cluster {
@@ -134,6 +141,8 @@ class Cluster {
   // While the ring switches (paused, or flushed and waiting for the commit) client requests
   // that touch keys wait until release_held().
   // A node being joined serves no keys of its own meanwhile: its clients wait for the commit.
+  // Whether a copy for the change to `version` may land here (it is prepared).
+  bool accepts_copy(uint64_t version) const { return pending_ && pending_version_ == version; }
   bool holds_clients() const {
     return phase_ == Phase::kPaused || phase_ == Phase::kSwitching ||
            (pending_ && ring_.size() == 1 && pending_->size() > 1);
@@ -165,7 +174,8 @@ class Cluster {
   enum class Phase : uint8_t { kIdle, kPrepared, kPaused, kSwitching };
   struct Coordination;
 
-  std::unique_ptr<PeerLink> make_link(PeerState& peer, LinkOptions options);
+  // `control`: a link for ring-change frames only (see kControlLink).
+  std::unique_ptr<PeerLink> make_link(PeerState& peer, LinkOptions options, bool control = false);
   // The state of the peer at `address`, created on first use.
   PeerState& peer(std::string_view address);
   // peers_ and self_full_ from ring_.
@@ -188,6 +198,11 @@ class Cluster {
   void change_round_done();
   void schedule_change();
   void finish_change(std::string error);
+  // A node restarted with a prepared change (once a second): its coordinator takes it up again;
+  // a participant asks the coordinator how it ended.
+  void recover();
+  // The answer to RINGKV.RING STATE (and COPY).
+  std::string state_text() const;
   // Relayed requests awaiting their reply (not blocking ones): none once a pause took hold.
   size_t relays_in_flight() const;
   // Recomputes routing_ from ring_ without the peers ejected for being down.
@@ -285,6 +300,10 @@ class Cluster {
   std::optional<hashring::HashRing> pending_;
   uint64_t previous_fingerprint_ = 0;
   std::string change_from_fingerprint_;  // the ring a prepared change moves from (hex)
+  std::string pending_coordinator_;      // the node coordinating the prepared change
+  bool recovering_ = false;              // restarted with the change prepared
+  bool copy_started_ = false;            // this node copies for the prepared change
+  uv_timer_t recovery_timer_;
   uint64_t routing_epoch_ = 0;
   std::unordered_map<std::string, std::unique_ptr<PeerLink>> migration_links_;
   std::unordered_map<std::string, std::unique_ptr<PeerLink>> control_links_;

@@ -47,8 +47,8 @@ std::string_view line_text(std::string_view reply) {
 // This node's side of the handshake on a link it opens (see kPeerHandshake).
 class Cluster::LinkHandshake final : public PeerHandshake {
  public:
-  LinkHandshake(Cluster& cluster, PeerState& peer)
-      : cluster_(cluster), peer_(peer), secret_(cluster.options_.secret) {}
+  LinkHandshake(Cluster& cluster, PeerState& peer, bool control)
+      : cluster_(cluster), peer_(peer), secret_(cluster.options_.secret), control_(control) {}
 
   std::string open() override {
     if (secret_.empty()) return request_frame({"RINGKV.PEER", cluster_.self_, fingerprint()});
@@ -62,7 +62,7 @@ class Cluster::LinkHandshake final : public PeerHandshake {
       if (text.starts_with(kRefusedPrefix)) text.remove_prefix(kRefusedPrefix.size());
       return {cluster_.refused_by(peer_, printable(text, 200)), {}};
     }
-    if (secret_.empty()) return {cluster_.linked(peer_, text), {}};
+    if (secret_.empty()) return {control_ ? std::string() : cluster_.linked(peer_, text), {}};
     if (peer_nonce_.empty()) {
       // The challenge: prove the secret for both nonces.
       if (!valid_nonce(text)) return {cluster_.refused_by(peer_, std::string(kPeerUnproven)), {}};
@@ -83,23 +83,28 @@ class Cluster::LinkHandshake final : public PeerHandshake {
                        theirs)) {
       return {cluster_.refused_by(peer_, std::string(kPeerUnproven)), {}};
     }
-    return {cluster_.linked(peer_, theirs), {}};
+    return {control_ ? std::string() : cluster_.linked(peer_, theirs), {}};
   }
 
  private:
-  std::string fingerprint() const { return fingerprint_hex(cluster_.ring_.fingerprint()); }
+  // A control link (membership.cpp) carries ring-change frames only: it links whatever the two
+  // rings are, which is what a change needs (they differ while it runs).
+  std::string fingerprint() const {
+    return control_ ? std::string(kControlLink) : fingerprint_hex(cluster_.ring_.fingerprint());
+  }
 
   Cluster& cluster_;
   PeerState& peer_;
   const std::string& secret_;
+  bool control_;
   std::string nonce_;       // this node's, for this connection
   std::string peer_nonce_;  // the peer's, from its challenge reply
 };
 
-std::unique_ptr<PeerLink> Cluster::make_link(PeerState& peer, LinkOptions options) {
+std::unique_ptr<PeerLink> Cluster::make_link(PeerState& peer, LinkOptions options, bool control) {
   PeerState* ps = &peer;
-  return std::make_unique<PeerLink>(loop_, peer.address, options, [this, ps] {
-    return std::make_unique<LinkHandshake>(*this, *ps);
+  return std::make_unique<PeerLink>(loop_, peer.address, options, [this, ps, control] {
+    return std::make_unique<LinkHandshake>(*this, *ps, control);
   });
 }
 
@@ -194,9 +199,14 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
   }
   // Only a peer that got this far is who it claims to be (or nothing could tell): only then may
   // its refusal mark that member in CLUSTER NODES.
-  const std::string mine = fingerprint_hex(ring_.fingerprint());
   const bool identified = reason.empty();
-  if (identified && !fingerprint_acceptable(args[1])) reason = kRingMismatch;
+  const bool control = identified && args[1] == kControlLink;
+  if (identified && !control && !fingerprint_acceptable(args[1])) reason = kRingMismatch;
+  // The ring this link runs by: this node's, or the connector's when this node accepts it (a
+  // ring change in progress, or this node joining): the reply names the connector's then.
+  const std::string mine = identified && !control && fingerprint_acceptable(args[1])
+                               ? std::string(args[1])
+                               : fingerprint_hex(ring_.fingerprint());
   if (identified) {
     if (auto it = known_peers_.find(std::string(claimed)); it != known_peers_.end()) {
       it->second->refused_here = reason;
@@ -210,7 +220,7 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
         " " + handshake_proof(options_.secret, ProofRole::kAcceptor, challenge->connector_nonce,
                               challenge->acceptor_nonce, args[0], mine);
   }
-  return {PeerVerdict::kAccepted, reply + "\r\n"};
+  return {PeerVerdict::kAccepted, reply + "\r\n", control};
 }
 
 }  // namespace ringkv::cluster

@@ -68,7 +68,16 @@ struct Cluster::PeerState {
 
 // The change this node coordinates.
 struct Cluster::Coordination {
-  enum Step { kPreparing, kCopying, kPausing, kQuiescing, kFlushing, kFlushWait, kCommitting };
+  enum Step {
+    kResolving,  // taken up again after a restart: did any member commit?
+    kPreparing,
+    kCopying,
+    kPausing,
+    kQuiescing,
+    kFlushing,
+    kFlushWait,
+    kCommitting
+  };
   RingChangeRequest request;
   uint64_t version = 0;
   std::vector<hashring::Member> members;  // the new ring
@@ -78,6 +87,7 @@ struct Cluster::Coordination {
   size_t waiting = 0;           // control replies outstanding this round
   bool round_failed = false;    // a participant failed or refused this round
   bool fatal = false;           // ... in a way no retry mends (a copy failed)
+  bool some_committed = false;  // resolving: a member is at the new version already
   bool round_ready = true;      // every participant reported what the step waits for
   std::string failure;          // the first failure's text
   std::vector<bool> committed;  // per participant, in the commit step

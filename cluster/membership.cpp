@@ -134,9 +134,11 @@ void Cluster::load_ring() {
     pending_members_ = state->pending_members;
     pending_.emplace(ring_.scheme(), ring_.replicas());
     pending_->set_members(pending_members_);
-    // Restarted in the middle of a change: hold keyed requests until its coordinator commits or
-    // aborts it (a copy starts again once the server is ready, see set_host()).
-    phase_ = Phase::kPrepared;
+    pending_coordinator_ = state->coordinator;
+    recovering_ = true;
+    // Restarted in the middle of a change: keyed requests wait until it ends (recover(); a copy
+    // starts again once the server is ready, see set_host()).
+    phase_ = Phase::kPaused;
     spdlog::warn("a ring change to version {} was in progress; waiting for it to end",
                  pending_version_);
   }
@@ -149,6 +151,7 @@ void Cluster::save_ring() {
   if (pending_) {
     state.pending_version = pending_version_;
     state.pending_members = pending_members_;
+    state.coordinator = pending_coordinator_;
   }
   std::string error = write_ring_file(ring_path_, state);
   if (!error.empty()) spdlog::error("cannot persist the ring: {}", error);
@@ -156,7 +159,9 @@ void Cluster::save_ring() {
 
 void Cluster::set_host(MembershipHost* host) {
   host_ = host;
-  if (pending_ && host_ != nullptr) host_->copy_start(*pending_, self_);
+  // Leftovers of a change this node committed but had not finished deleting when it stopped.
+  // (With a change prepared the copy starts again when its coordinator says so.)
+  if (host_ != nullptr && !pending_) host_->copy_end(ring_, self_);
 }
 
 void Cluster::apply_ring(std::vector<hashring::Member> members, uint64_t version) {
@@ -197,22 +202,27 @@ size_t Cluster::relays_in_flight() const {
   return n;
 }
 
+std::string Cluster::state_text() const {
+  // +<version> <phase> <copied> <flushed> <relays in flight> <keys> <members> <pending
+  // version> <coordinating 0|1>. A node that restarted during the change reports its copy as
+  // failed until the coordinator starts it again: what it had sent before is unknown.
+  const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};
+  const bool failed = progress.failed || (recovering_ && !copy_started_);
+  return "+" + std::to_string(ring_version_) + " " +
+         std::string(kPhaseNames[static_cast<size_t>(phase_)]) + " " +
+         (failed            ? "x"
+          : progress.copied ? "1"
+                            : "0") +
+         " " + (progress.flushed ? "1" : "0") + " " + std::to_string(relays_in_flight()) + " " +
+         std::to_string(host_ ? host_->key_count() : 0) + " " + std::to_string(ring_.size()) + " " +
+         std::to_string(pending_version_) + " " + (change_ ? "1" : "0") + "\r\n";
+}
+
 std::string Cluster::ring_control(std::span<const std::string_view> args) {
   auto error = [](std::string_view text) { return "-ERR " + std::string(text) + "\r\n"; };
   if (args.empty()) return error("RINGKV.RING needs a subcommand");
   const std::string_view sub = args[0];
-  if (common::equals_ignore_case(sub, "state")) {
-    // +<version> <phase> <copied> <flushed> <relays in flight> <keys> <members>
-    const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};
-    return "+" + std::to_string(ring_version_) + " " +
-           std::string(kPhaseNames[static_cast<size_t>(phase_)]) + " " +
-           (progress.failed   ? "x"
-            : progress.copied ? "1"
-                              : "0") +
-           " " + (progress.flushed ? "1" : "0") + " " + std::to_string(relays_in_flight()) + " " +
-           std::to_string(host_ ? host_->key_count() : 0) + " " + std::to_string(ring_.size()) +
-           "\r\n";
-  }
+  if (common::equals_ignore_case(sub, "state")) return state_text();
   const std::optional<int64_t> parsed =
       args.size() < 2 ? std::nullopt : common::parse_integer(args[1]);
   if (!parsed || *parsed < 1) return error("RINGKV.RING needs a version");
@@ -228,14 +238,15 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
           "this node is still deleting the keys it gave away in the last change; "
           "try again shortly");
     }
+    // An empty ring of one joins whatever version the cluster is at.
     const bool candidate = ring_.size() == 1 && host_ && host_->key_count() == 0;
-    if (version != ring_version_ + 1 && !(candidate && version > ring_version_)) {
+    if (version != ring_version_ + 1 && !candidate) {
       return error("ring version " + std::to_string(version) + " does not follow this node's " +
                    std::to_string(ring_version_));
     }
-    if (args.size() < 3) return error("RINGKV.RING PREPARE needs the ring it changes");
+    if (args.size() < 4) return error("RINGKV.RING PREPARE needs the ring it changes");
     std::vector<hashring::Member> members;
-    for (size_t i = 3; i < args.size(); ++i) {
+    for (size_t i = 4; i < args.size(); ++i) {
       std::optional<hashring::Member> m = hashring::parse_member(args[i]);
       if (!m) return error("bad member " + std::string(args[i]));
       members.push_back(*m);
@@ -247,13 +258,23 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     pending_->set_members(pending_members_);
     // The members still on the old ring link with this node until the change ends.
     change_from_fingerprint_ = std::string(args[2]);
+    pending_coordinator_ = std::string(args[3]);
     phase_ = Phase::kPrepared;
     save_ring();
     spdlog::info("ring change to version {} prepared: {}", version, members_text(members));
-    if (host_) host_->copy_start(*pending_, self_);
     return "+OK\r\n";
   }
   const bool ours = pending_ && pending_version_ == version;
+  if (common::equals_ignore_case(sub, "copy")) {
+    // Sent once every member prepared (a target takes copies only then), and again with every
+    // poll of the copy step: the first starts the copy; each answers the state.
+    if (!ours) return error("no ring change to version " + std::to_string(version) + " here");
+    if (!copy_started_ && host_) {
+      copy_started_ = true;
+      host_->copy_start(*pending_, pending_version_, self_);
+    }
+    return state_text();
+  }
   if (common::equals_ignore_case(sub, "pause") || common::equals_ignore_case(sub, "flush")) {
     if (!ours) return error("no ring change to version " + std::to_string(version) + " here");
     if (common::equals_ignore_case(sub, "pause")) {
@@ -270,6 +291,9 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
       return error("no ring change to version " + std::to_string(version) + " here");
     }
     std::vector<hashring::Member> members = std::move(pending_members_);
+    pending_coordinator_.clear();
+    recovering_ = false;
+    copy_started_ = false;
     pending_.reset();
     pending_version_ = 0;
     pending_members_.clear();
@@ -289,6 +313,10 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   }
   if (common::equals_ignore_case(sub, "abort")) {
     if (!ours) return "+OK\r\n";
+    // A node that was joining gives back everything it received: it is an empty node again.
+    const bool joining = ring_.size() == 1 && pending_->size() > 1;
+    recovering_ = false;
+    copy_started_ = false;
     pending_.reset();
     pending_version_ = 0;
     pending_members_.clear();
@@ -297,12 +325,58 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     spdlog::warn("ring change to version {} aborted", version);
     close_migration_links();
     if (host_) {
-      host_->copy_end(ring_, self_);
+      host_->copy_end(joining ? hashring::HashRing(ring_.scheme(), ring_.replicas()) : ring_,
+                      self_);
       host_->release_held();
     }
     return "+OK\r\n";
   }
   return error("unknown RINGKV.RING subcommand");
+}
+
+void Cluster::recover() {
+  if (!recovering_ || !pending_ || change_) return;
+  if (pending_coordinator_ == self_ || pending_coordinator_.empty()) {
+    // This node coordinated the change and restarted: it takes it up again. Whether some member
+    // committed decides the way: forward to the commit, or the whole change again from the
+    // prepare (every step is idempotent).
+    auto c = std::make_unique<Coordination>();
+    c->version = pending_version_;
+    c->members = pending_members_;
+    for (const auto& m : ring_.nodes()) c->participants.push_back(m.address);
+    for (const auto& m : pending_members_) {
+      if (!ring_.contains(m.address)) c->participants.push_back(m.address);
+    }
+    c->step = Coordination::kResolving;
+    c->prepare_sent = true;
+    c->step_started_ms = uv_now(loop_);
+    change_ = std::move(c);
+    spdlog::warn("resuming the ring change to version {}", pending_version_);
+    drive_change();
+    return;
+  }
+  // A participant that restarted: the coordinator says how the change ended, or still drives it.
+  const uint64_t version = pending_version_;
+  control(pending_coordinator_, {"RINGKV.RING", "STATE"},
+          [this, version](std::string_view reply, bool ok) {
+            if (!ok || !pending_ || pending_version_ != version || change_) return;
+            const std::vector<std::string_view> w = state_words(reply);
+            if (w.size() < 9) return;
+            const std::optional<int64_t> theirs = common::parse_integer(w[0]);
+            if (!theirs) return;
+            const std::string v = std::to_string(version);
+            if (static_cast<uint64_t>(*theirs) >= version) {
+              spdlog::warn("the ring change to version {} was committed while this node was away",
+                           version);
+              const std::string_view args[] = {"COMMIT", v};
+              ring_control(args);
+            } else if (w[1] == "idle" && w[8] == "0") {
+              spdlog::warn("the ring change to version {} was aborted while this node was away",
+                           version);
+              const std::string_view args[] = {"ABORT", v};
+              ring_control(args);
+            }
+          });
 }
 
 void Cluster::control(const std::string& address, std::vector<std::string> args,
@@ -315,10 +389,11 @@ void Cluster::control(const std::string& address, std::vector<std::string> args,
   }
   auto& link = control_links_[address];
   if (!link) {
-    link =
-        make_link(peer(address), LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
-                                             static_cast<uint64_t>(options_.request_timeout_ms),
-                                             static_cast<uint64_t>(options_.connect_timeout_ms)});
+    link = make_link(peer(address),
+                     LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
+                                 static_cast<uint64_t>(options_.request_timeout_ms),
+                                 static_cast<uint64_t>(options_.connect_timeout_ms)},
+                     true);
   }
   std::string& f = link->frame_buffer();
   protocol::append_request_header(f, args.size());
@@ -459,10 +534,14 @@ void Cluster::drive_change() {
       args.push_back("PREPARE");
       args.push_back(std::to_string(c.version));
       args.push_back(fingerprint_hex(ring_.fingerprint()));
+      args.push_back(self_);
       for (const auto& m : c.members) args.push_back(m.address + "=" + std::to_string(m.weight));
       c.prepare_sent = true;
       break;
     case Coordination::kCopying:
+      args.insert(args.end(), {"COPY", std::to_string(c.version)});
+      break;
+    case Coordination::kResolving:
     case Coordination::kQuiescing:
     case Coordination::kFlushWait:
       args.push_back("STATE");
@@ -502,6 +581,11 @@ void Cluster::drive_change() {
         }
       } else if (step == Coordination::kCommitting) {
         cc.committed[i] = true;
+      } else if (step == Coordination::kResolving) {
+        const std::vector<std::string_view> w = state_words(reply);
+        const std::optional<int64_t> theirs =
+            w.empty() ? std::nullopt : common::parse_integer(w[0]);
+        if (theirs && static_cast<uint64_t>(*theirs) >= version) cc.some_committed = true;
       } else if (step == Coordination::kCopying || step == Coordination::kQuiescing ||
                  step == Coordination::kFlushWait) {
         // "+version phase copied flushed in_flight keys members"
@@ -534,6 +618,9 @@ void Cluster::change_round_done() {
   if (c.round_failed) {
     // Before anything is committed a failure aborts (after a few tries for the polls); once a
     // member committed, the others are told again until they do.
+    // Resolving needs every member's answer: it waits for them (a member that is down keeps the
+    // change waiting, holding keyed requests, until it is back).
+    if (c.step == Coordination::kResolving) return schedule_change();
     if (c.step == Coordination::kPreparing || c.fatal ||
         (c.step != Coordination::kCommitting && ++c.failures >= kFailureLimit)) {
       return finish_change(c.failure);
@@ -542,6 +629,8 @@ void Cluster::change_round_done() {
     return schedule_change();
   }
   switch (c.step) {
+    case Coordination::kResolving:
+      return next(c.some_committed ? Coordination::kCommitting : Coordination::kPreparing);
     case Coordination::kPreparing:
       // Every member accepted the new ring version: the command's reply; keys move now.
       if (c.done) c.done("+OK\r\n");

@@ -2,11 +2,11 @@
 // which owns the store) does during one. The change itself (Cluster, membership.cpp) runs in
 // phases over the authenticated peer links, coordinated by the node that received the command:
 //
-//   prepare  every member (and a joining node) records the new ring version, persisted; sources
-//            start copying the keys whose owner changes to their new owners (RESTORE frames on a
-//            link of their own per target) and track the keys written meanwhile. The command's
-//            client gets +OK here.
-//   copy     the coordinator waits until every source has copied and had it acknowledged.
+//   prepare  every member (and a joining node) records the new ring version, persisted. The
+//            command's client gets +OK here.
+//   copy     sources copy the keys whose owner changes to their new owners (RESTORE frames on a
+//            link of their own per target, taken only by a prepared target) and track the keys
+//            written meanwhile; the coordinator waits until every copy is acknowledged.
 //   pause    every node holds client requests that touch keys and waits for its relayed
 //            requests to be answered: nothing writes anywhere.
 //   flush    sources send the keys written (or deleted) since they were copied. Peers' frames
@@ -57,7 +57,9 @@ class MembershipHost {
   virtual ~MembershipHost() = default;
   // A change to `next` was prepared: copy every key this node holds whose owner in `next` is
   // another node to that node, keeping track of the keys written meanwhile.
-  virtual void copy_start(const hashring::HashRing& next, std::string_view self) = 0;
+  // Copies are tagged with `version` (a target takes them only while that change is prepared).
+  virtual void copy_start(const hashring::HashRing& next, uint64_t version,
+                          std::string_view self) = 0;
   virtual CopyProgress copy_progress() const = 0;
   // Sends the keys written or deleted since they were copied; flushed once acknowledged.
   virtual void copy_flush() = 0;

@@ -46,6 +46,7 @@ std::string format_ring_state(const RingState& state) {
   }
   if (state.pending_version != 0) {
     out += "pending " + std::to_string(state.pending_version) + "\n";
+    if (!state.coordinator.empty()) out += "coordinator " + state.coordinator + "\n";
     for (const auto& m : state.pending_members) {
       out += "pending-member " + m.address + " " + std::to_string(m.weight) + "\n";
     }
@@ -81,6 +82,8 @@ std::optional<RingState> parse_ring_state(std::string_view text, std::string& er
       if (!parse_u64(w[1], state.pending_version) || state.pending_version == 0) {
         return fail("bad pending version");
       }
+    } else if (w[0] == "coordinator" && w.size() == 2) {
+      state.coordinator = std::string(w[1]);
     } else if ((w[0] == "member" || w[0] == "pending-member") && w.size() == 3) {
       uint64_t weight = 0;
       if (!parse_u64(w[2], weight) || weight == 0 || weight > 1000000) return fail("bad weight");

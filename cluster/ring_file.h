@@ -8,6 +8,7 @@
 //   member 127.0.0.1:7001 1
 //   member 127.0.0.1:7002 2
 //   pending 4
+//   coordinator 127.0.0.1:7002
 //   pending-member 127.0.0.1:7001 1
 //   ...
 #pragma once
@@ -28,6 +29,7 @@ struct RingState {
   // A change every member has prepared but not yet committed: the ring it moves to.
   uint64_t pending_version = 0;  // 0 = none
   std::vector<hashring::Member> pending_members;
+  std::string coordinator;  // the node coordinating the pending change
 
   bool operator==(const RingState&) const = default;
 };

@@ -642,10 +642,12 @@ const std::vector<Row>& rows() {
                    "Minutes without access per LFU counter decrement (0 = never)"},
               Field<M, int64_t>{kMemory, &M::lfu_decay_time}, 0, kIntMax),
       string_row(Head{"cluster", "self", "--self", "", false,
-                      "This node's host:port on the ring (empty = bind:port)"},
+                      "This node's host:port on the ring (empty = bind:port; set, with no peers: "
+                      "may be joined)"},
                  Field<C, std::string>{kCluster, &C::self}, check_self),
       peers_row(Head{"cluster", "peers", "--peers", "", false,
-                     "The other nodes: host:port or {addr = host:port, weight = N}"}),
+                     "The other nodes: host:port or {addr = host:port, weight = N}; seed only (the "
+                     "ring file wins)"}),
       int_row(Head{"cluster", "replicas", "--replicas", "", false,
                    "Virtual nodes per unit of weight on the hash ring"},
               Field<C, int64_t>{kCluster, &C::replicas}, 1, 10000),
@@ -682,7 +684,7 @@ const std::vector<Row>& rows() {
                Field<P, std::string>{kPersistence, &P::appendfsync},
                {kFsyncEverysec, kFsyncAlways, kFsyncNo}, {}),
       string_row(Head{"persistence", "dir", "--dir", "dir", false,
-                      "Directory of the append-only file (and its rewrites)"},
+                      "Directory of the append-only file (and its rewrites) and of the ring file"},
                  Field<P, std::string>{kPersistence, &P::dir}, check_not_empty),
       immutable_in_redis(
           string_row(Head{"persistence", "appendfilename", "--appendfilename", "appendfilename",

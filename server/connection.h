@@ -94,6 +94,9 @@ class Connection final : public engine::ClientSession {
   // Marks this connection as a link from a peer node (see Server: peer handshake).
   void set_peer(bool peer) { peer_ = peer; }
   bool is_peer() const { return peer_; }
+  // A peer's control link: it may carry ring-change frames only.
+  void set_control_link(bool control) { control_link_ = control; }
+  bool control_link() const { return control_link_; }
 
   // Re-reads the per-client limits from the server's configuration (after CONFIG SET).
   void apply_limits();
@@ -184,6 +187,7 @@ class Connection final : public engine::ClientSession {
   uint64_t pending_seq_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
+  bool control_link_ = false;
   // May run commands that need authentication; false while requirepass is set and the client
   // has not authenticated (a client that connected with no password required stays true).
   bool authenticated_;

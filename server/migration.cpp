@@ -19,8 +19,9 @@ namespace {
 // Work per loop turn: keys looked at, and time, whichever ends first.
 constexpr size_t kBatchKeys = 256;
 constexpr int64_t kBatchBudgetUs = 2000;
-// Copies sent but not acknowledged before the copy waits for its target.
+// Copies sent but not acknowledged (count, bytes) before the copy waits for its targets.
 constexpr uint64_t kMaxInFlight = 4096;
+constexpr uint64_t kMaxInFlightBytes = 8 << 20;
 // Progress is logged at most this often.
 constexpr uint64_t kLogEveryMs = 1000;
 
@@ -54,13 +55,17 @@ void Migration::on_idle(uv_idle_t* handle) { static_cast<Migration*>(handle->dat
 
 size_t Migration::key_count() { return server_.store().size(); }
 
-void Migration::copy_start(const hashring::HashRing& next, std::string_view self) {
+void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
+                           std::string_view self) {
   generation_++;
+  version_ = std::to_string(version);
   next_.emplace(next);
   self_ = self;
   copying_ = true;
   cursor_ = 0;
   scanned_ = false;
+  pending_.clear();
+  in_flight_bytes_ = 0;
   flushing_ = false;
   sent_.clear();
   dirty_.clear();
@@ -75,7 +80,7 @@ void Migration::copy_start(const hashring::HashRing& next, std::string_view self
 
 cluster::CopyProgress Migration::copy_progress() const {
   cluster::CopyProgress p;
-  p.copied = !copying_ || (scanned_ && in_flight_ == 0);
+  p.copied = !copying_ || (scanned_ && pending_.empty() && in_flight_ == 0);
   p.flushed = !copying_ || (flushing_ && dirty_.empty() && in_flight_ == 0);
   p.failed = copying_ && copy_failed_;
   p.to_move = to_move_;
@@ -98,7 +103,9 @@ void Migration::copy_end(const hashring::HashRing& owners, std::string_view self
   next_.reset();
   sent_.clear();
   dirty_.clear();
+  pending_.clear();
   in_flight_ = 0;
+  in_flight_bytes_ = 0;
   owners_.emplace(owners);
   sweep_self_ = self;
   sweeping_ = true;
@@ -140,14 +147,20 @@ void Migration::send_key(std::string_view key) {
   cluster::PeerLink& link = server_.cluster()->migration_link(owner);
   std::string& f = link.frame_buffer();
   const engine::Entry* e = store.peek(key);
+  uint64_t bytes = key.size();
   if (e == nullptr) {
-    protocol::append_request_header(f, 2);
+    protocol::append_request_header(f, 4);
+    protocol::append_request_bulk(f, cluster::kMigrateFrame);
+    protocol::append_request_bulk(f, version_);
     protocol::append_request_bulk(f, "DEL");
     protocol::append_request_bulk(f, key);
   } else {
     const std::string payload = engine::dump_payload(*e);
+    bytes = payload.size() + key.size();
     const int64_t at = e->has_expire() ? e->expire_at() : 0;
-    protocol::append_request_header(f, 6);
+    protocol::append_request_header(f, 8);
+    protocol::append_request_bulk(f, cluster::kMigrateFrame);
+    protocol::append_request_bulk(f, version_);
     protocol::append_request_bulk(f, "RESTORE");
     protocol::append_request_bulk(f, key);
     protocol::append_request_bulk(f, std::to_string(at));
@@ -157,11 +170,13 @@ void Migration::send_key(std::string_view key) {
     sent_.emplace(key);
   }
   in_flight_++;
+  in_flight_bytes_ += bytes;
   const uint64_t generation = generation_;
-  link.commit([this, generation, k = std::string(key)](std::string_view reply,
-                                                       const cluster::LinkError* error) {
+  link.commit([this, generation, bytes, k = std::string(key)](std::string_view reply,
+                                                              const cluster::LinkError* error) {
     if (generation != generation_) return;
     in_flight_--;
+    in_flight_bytes_ -= std::min(in_flight_bytes_, bytes);
     if (error != nullptr || reply.empty() || reply[0] == '-') {
       // Not on the target: the change aborts (the coordinator sees it in the state).
       if (!copy_failed_) {
@@ -169,41 +184,42 @@ void Migration::send_key(std::string_view key) {
                       error ? error->text() : std::string(reply.substr(0, reply.size() - 2)));
       }
       copy_failed_ = true;
-    } else if (reply[0] == '+') {
-      moved_++;
+    } else {
+      moved_++;  // +OK for a copy, :n for a DEL
     }
     wake();
   });
 }
 
+bool Migration::may_send() const {
+  return in_flight_ < kMaxInFlight && in_flight_bytes_ < kMaxInFlightBytes;
+}
+
 void Migration::copy_batch() {
   engine::Store& store = server_.store();
   const int64_t start = now_us();
-  size_t looked = 0;
-  if (!scanned_) {
-    const hashring::HashRing& current = server_.cluster()->ring();
-    std::vector<std::string> moving;
-    while (!scanned_ && looked < kBatchKeys && in_flight_ < kMaxInFlight &&
-           now_us() - start < kBatchBudgetUs) {
-      cursor_ = store.scan(cursor_, 64, [&](const engine::Entry& e) {
-        looked++;
-        // Only keys this node owns: leftovers of an earlier change are not its to send.
-        if (next_->owner_of(e.key()) != self_ && current.owner_of(e.key()) == self_) {
-          moving.emplace_back(e.key());
-        }
-      });
-      if (cursor_ == 0) scanned_ = true;
-      for (const auto& k : moving) {
-        if (store.peek(k) == nullptr) continue;  // expired meanwhile
-        to_move_++;
-        dirty_.erase(k);
-        send_key(k);
-      }
-      moving.clear();
-    }
+  // Keys found moving and not sent yet: sent one by one within the turn's time budget (a big
+  // value's copy is one DUMP; the budget bounds how many follow it in the same turn).
+  while (!pending_.empty() && may_send() && now_us() - start < kBatchBudgetUs) {
+    const std::string k = std::move(pending_.back());
+    pending_.pop_back();
+    if (store.peek(k) == nullptr) continue;  // expired or deleted meanwhile
+    to_move_++;
+    dirty_.erase(k);
+    send_key(k);
   }
-  if (scanned_ && flushing_) {
-    while (!dirty_.empty() && in_flight_ < kMaxInFlight && now_us() - start < kBatchBudgetUs) {
+  if (!scanned_ && pending_.empty()) {
+    const hashring::HashRing& current = server_.cluster()->ring();
+    cursor_ = store.scan(cursor_, kBatchKeys, [&](const engine::Entry& e) {
+      // Only keys this node owns: leftovers of an earlier change are not its to send.
+      if (next_->owner_of(e.key()) != self_ && current.owner_of(e.key()) == self_) {
+        pending_.emplace_back(e.key());
+      }
+    });
+    if (cursor_ == 0) scanned_ = true;
+  }
+  if (scanned_ && pending_.empty() && flushing_) {
+    while (!dirty_.empty() && may_send() && now_us() - start < kBatchBudgetUs) {
       auto it = dirty_.begin();
       const std::string k = *it;
       dirty_.erase(it);
@@ -248,7 +264,8 @@ void Migration::step() {
     sweep_batch();
   }
   const bool more =
-      (copying_ && (!scanned_ || (flushing_ && !dirty_.empty())) && in_flight_ < kMaxInFlight) ||
+      (copying_ && (!scanned_ || !pending_.empty() || (flushing_ && !dirty_.empty())) &&
+       may_send()) ||
       (!copying_ && sweeping_);
   if (!more && idle_running_) {
     idle_running_ = false;

@@ -32,7 +32,7 @@ class Migration final : public cluster::MembershipHost {
   Migration& operator=(const Migration&) = delete;
 
   // cluster::MembershipHost
-  void copy_start(const hashring::HashRing& next, std::string_view self) override;
+  void copy_start(const hashring::HashRing& next, uint64_t version, std::string_view self) override;
   cluster::CopyProgress copy_progress() const override;
   void copy_flush() override;
   void copy_end(const hashring::HashRing& owners, std::string_view self) override;
@@ -53,6 +53,8 @@ class Migration final : public cluster::MembershipHost {
   // One loop turn's batch: copies, resends or deletes.
   void step();
   void copy_batch();
+  // Below the limits on unacknowledged copies.
+  bool may_send() const;
   void sweep_batch();
   // Sends `key` (its current value, or a DEL when it is gone) to its new owner.
   void send_key(std::string_view key);
@@ -68,12 +70,15 @@ class Migration final : public cluster::MembershipHost {
   bool copying_ = false;
   std::optional<hashring::HashRing> next_;
   std::string self_;
+  std::string version_;  // of the change, as its copies carry it
   uint64_t cursor_ = 0;
   bool scanned_ = false;
   bool flushing_ = false;
   std::unordered_set<std::string> sent_;   // keys copied (a FLUSHALL makes them all dirty)
   std::unordered_set<std::string> dirty_;  // written since copied: sent again
+  std::vector<std::string> pending_;       // found moving by the scan, not sent yet
   uint64_t in_flight_ = 0;                 // copies not yet acknowledged
+  uint64_t in_flight_bytes_ = 0;           // ... and their payload bytes
   bool copy_failed_ = false;
   uint64_t to_move_ = 0;
   uint64_t moved_ = 0;

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "cluster/cluster.h"
+#include "common/numbers.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
 #include "protocol/errors.h"
@@ -33,6 +34,19 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
   }
   if (engine::equals_ignore_case(argv[0], cluster::kRingControl)) {
     writer.raw(cluster_->ring_control(argv.subspan(1)));
+    return true;
+  }
+  if (conn.control_link()) {
+    writer.error("ERR a control link carries RINGKV.RING frames only");
+    return true;
+  }
+  if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kMigrateFrame)) {
+    const std::optional<int64_t> version = common::parse_integer(argv[1]);
+    if (!version || *version < 1 || !cluster_->accepts_copy(static_cast<uint64_t>(*version))) {
+      writer.error("ERR no ring change to version " + std::string(argv[1]) + " here");
+      return true;
+    }
+    run(Origin::peer(conn), argv.subspan(2), writer);
     return true;
   }
   // A relayed request of a RESP3 client carries a prefix: its reply is written in RESP3 on this
@@ -193,6 +207,7 @@ void Server::peer_handshake(Connection& conn, std::span<const std::string_view> 
   if (verdict.outcome == cluster::PeerVerdict::kAccepted) {
     // From now on everything on this link runs here (and is never routed again).
     conn.set_peer(true);
+    conn.set_control_link(verdict.control);
     conn.set_authenticated(true);
     return;
   }

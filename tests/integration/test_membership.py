@@ -55,8 +55,10 @@ def wait_settled(ports, version, timeout=60):
     while time.time() < deadline:
         infos = [cluster_info(p) for p in ports]
         last = [(i.get("cluster_ring_version"), i.get("cluster_migration_state"),
-                 i.get("cluster_last_change", "")) for i in infos]
-        if all(v == str(version) and s == "idle" for v, s, _ in last):
+                 i.get("cluster_last_change", ""), i.get("cluster_change_phase", ""),
+                 i.get("cluster_copy", ""), i.get("cluster_keys_to_move"),
+                 i.get("cluster_keys_moved")) for i in infos]
+        if all(t[0] == str(version) and t[1] == "idle" for t in last):
             return True
         time.sleep(0.05)
     raise AssertionError("ring did not settle at version %d: %s" % (version, last))
@@ -309,6 +311,13 @@ def check_everything(report, m, model, typed_before, what):
                          (what, node.port))
 
 
+def dump_logs(nodes):
+    """The ring-change lines of every node's log (a failure's context)."""
+    for n in nodes:
+        lines = [line for line in n.log(tail=None).splitlines() if "ring" in line or "fail" in line]
+        print("--- %s\n%s" % (n.name, "\n".join(lines[-40:])))
+
+
 def check_ring_changes(report, binary, rng):
     m = Membership(report, binary, rng)
     try:
@@ -338,7 +347,11 @@ def check_ring_changes(report, binary, rng):
             before = model.writes
             m.change(via, *args)
             m.version += 1
-            wait_settled(m.members() + ([joins] if joins else []), m.version)
+            try:
+                wait_settled(m.members() + ([joins] if joins else []), m.version)
+            except AssertionError:
+                dump_logs(m.all_nodes())
+                raise
             if joins:
                 with m.lock:
                     m.member_ports.append(joins)
@@ -348,6 +361,8 @@ def check_ring_changes(report, binary, rng):
             stop.set()
             for t in writers + readers:
                 t.join()
+            if model.errors:
+                dump_logs(m.all_nodes())
             report.check(not model.errors, "%s: no failed or stale operation (%d writes, %d reads)"
                          % (what, model.writes, model.reads), "\n".join(model.errors))
             check_everything(report, m, model, typed_before, what)
@@ -361,7 +376,11 @@ def check_ring_changes(report, binary, rng):
         stop.set()
         for t in writers + readers:
             t.join()
-        check_refusals(report, m)
+        try:
+            check_refusals(report, m)
+        except AssertionError:
+            dump_logs(m.all_nodes())
+            raise
         for n in m.all_nodes():
             harness.check_clean_exit(report, n)
         del typed_expect
@@ -398,7 +417,7 @@ def check_refusals(report, m):
     refused(("JOIN", c5.address), "already in progress")
     wait_settled(m.members() + [c4.port], int(version) + 1)
     r.execute_command("CLUSTER", "LEAVE", c4.address)
-    wait_settled(m.members(), int(version) + 2)
+    wait_settled(m.members() + [c4.port], int(version) + 2)
     report.equal(self_keys(c4.port), 0, "the node that joined and left holds nothing")
 
 
@@ -462,7 +481,11 @@ def check_watch_and_blocking(report, binary, rng):
             t.start()
         time.sleep(0.5)
         m.change(ports[0], "JOIN", c4.address)
-        wait_settled(ports + [c4.port], 1)
+        try:
+            wait_settled(ports + [c4.port], 1)
+        except AssertionError:
+            dump_logs(m.all_nodes())
+            raise
         moved = [k for k in keys[:60] if
                  client(ports[0]).execute_command("CLUSTER", "OWNER", k).decode() !=
                  owners_before[k]]
@@ -526,6 +549,91 @@ def check_restart_all(report, binary, rng):
         m.cleanup()
 
 
+def settled_version(ports, timeout=60):
+    """Waits until every node in `ports` agrees on one ring version with nothing migrating;
+    returns it."""
+    deadline = time.time() + timeout * harness.timeout_scale()
+    last = None
+    while time.time() < deadline:
+        try:
+            infos = [cluster_info(p) for p in ports]
+        except (OSError, ConnectionError, AssertionError, redis.RedisError):
+            time.sleep(0.1)
+            continue
+        last = [(i.get("cluster_ring_version"), i.get("cluster_migration_state"),
+                 i.get("cluster_last_change", "")) for i in infos]
+        if len({v for v, _, _ in last}) == 1 and all(s == "idle" for _, s, _ in last):
+            return int(last[0][0])
+        time.sleep(0.1)
+    raise AssertionError("ring did not settle: %s" % last)
+
+
+def check_kill_during_change(report, binary, rng, victim, trial):
+    """kill -9 of the coordinator, a source or the joining node at a random moment of a join;
+    after a restart (append-only file, appendfsync always) the change completes or is rolled
+    back everywhere, and every key acknowledged is there, once."""
+    m = Membership(report, binary, rng, persist=True)
+    what = "kill -9 %s (trial %d)" % (victim, trial)
+    try:
+        ports = m.cluster.ports
+        c4 = m.candidates[0]
+        r = client(ports[1])
+        n = 30000
+        for start in range(0, n, 1000):
+            r.mset({"k:%d" % i: "v%d" % i for i in range(start, start + 1000)})
+        victim_node = {"coordinator": m.cluster.nodes[0], "source": m.cluster.nodes[1],
+                       "target": c4}[victim]
+        # One writer on a node that stays up; writes that fail while a node is down are not
+        # acknowledged (their outcome is unknown: the key may hold them or the last acked one).
+        model = Model()
+        stop = threading.Event()
+        writer = Writer(model, ports[2], "kw", random.Random(rng.random()), 200, stop)
+        writer.start()
+        time.sleep(0.2)
+        try:
+            client(ports[0]).execute_command("CLUSTER", "JOIN", c4.address)
+        except redis.ResponseError as e:
+            report.check(False, "%s: JOIN accepted" % what, str(e))
+        time.sleep(rng.uniform(0, 0.5))
+        victim_node.kill()
+        time.sleep(rng.uniform(0.1, 1.5))
+        victim_node.start()
+        time.sleep(0.3)
+        stop.set()
+        writer.join()
+        nodes = ports + [c4.port]
+        try:
+            version = settled_version(nodes)
+        except AssertionError:
+            dump_logs(m.all_nodes())
+            raise
+        members = ports + ([c4.port] if version == 1 else [])
+        report.check(version in (0, 1), "%s: the change %s" %
+                     (what, "completed" if version == 1 else "was rolled back"))
+        got = client(ports[0]).mget(["k:%d" % i for i in range(n)])
+        report.check(got == [("v%d" % i).encode() for i in range(n)],
+                     "%s: every loaded key is there" % what)
+        with model.lock:
+            acked, sent = dict(model.acked), dict(model.sent)
+        for port in members:
+            vals = client(port).mget(sorted(acked))
+            bad = [(k, v) for k, v in zip(sorted(acked), vals)
+                   if v is None or not acked[k] <= int(v) <= sent[k]]
+            report.check(not bad, "%s: acknowledged writes hold on %d" % (what, port),
+                         repr(bad[:5]))
+        # A write that failed may still have landed: count the writer's keys that exist.
+        written = [k for k in sent if k not in acked]
+        landed = sum(v is not None for v in client(ports[0]).mget(written)) if written else 0
+        counts = {p: self_keys(p) for p in nodes}
+        report.equal(sum(counts[p] for p in members), n + len(acked) + landed,
+                     "%s: members' key counts add up (%r)" % (what, counts))
+        if version == 0:
+            report.equal(counts[c4.port], 0, "%s: the rolled-back node gave its copies back" %
+                         what)
+    finally:
+        m.cleanup()
+
+
 def main():
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int, default=None)
@@ -540,6 +648,10 @@ def main():
     check_watch_and_blocking(report, args.server, rng)
     print("restart of every node (ring from disk)", flush=True)
     check_restart_all(report, args.server, rng)
+    for victim in ("coordinator", "source", "target"):
+        for trial in range(2):
+            print("kill -9 of the %s during a join (trial %d)" % (victim, trial), flush=True)
+            check_kill_during_change(report, args.server, rng, victim, trial)
     report.finish()
 
 

@@ -21,6 +21,7 @@ TEST_CASE("a ring state round-trips through its text") {
   CHECK(*back == s);
   s.pending_version = 8;
   s.pending_members = {{"127.0.0.1:7001", 1}, {"127.0.0.1:7002", 3}, {"127.0.0.1:7003", 1}};
+  s.coordinator = "127.0.0.1:7002";
   back = parse_ring_state(format_ring_state(s), error);
   REQUIRE(back);
   CHECK(*back == s);
