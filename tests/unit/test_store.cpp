@@ -492,7 +492,10 @@ TEST_CASE("clear drops everything, synchronously or on another thread") {
     s.clear(async);
     CHECK(s.size() == 0);
     CHECK(s.volatile_size() == 0);
-    CHECK(s.used_memory() == baseline);
+    // Only the new empty table is accounted: its heap chunk's usable size may differ a little
+    // from the first one's (malloc may reuse a chunk the other thread just freed).
+    CHECK(s.used_memory() <= baseline + 64);
+    CHECK(s.used_memory() + 64 >= baseline);
     CHECK(s.lookup(key_of(5)) == nullptr);
     s.set_string("after", "clear", Expiry::none());
     CHECK(s.lookup("after")->string_value() == "clear");
