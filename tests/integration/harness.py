@@ -13,6 +13,10 @@ RINGKV_SERVER_WRAPPER, when set, is a command line every ringkv server is starte
 "valgrind --error-exitcode=99 --leak-check=full": the wrapper
 must exec the server in its own process (as valgrind does), so PIDs, signals and exit codes stay
 the server's. Start-up waits are then multiplied by RINGKV_TIMEOUT_SCALE (default 20).
+
+RINGKV_TEST_SCALE (default 1) scales the randomized tests' amount of work (generated commands,
+kill -9 rounds) through `scaled`: .ci/run sets it below 1 for its sanitizer builds, which run
+every test but several times slower.
 """
 
 import argparse
@@ -646,6 +650,13 @@ def arg_parser(description):
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--server", required=True, help="server binary under test (ringkv-server)")
     return p
+
+
+def scaled(n, minimum=1):
+    """`n` times RINGKV_TEST_SCALE (default 1), rounded, and at least `minimum`: the default amount
+    of a randomized test's work (commands, rounds), smaller for slow instrumented builds."""
+    scale = float(os.environ.get("RINGKV_TEST_SCALE", "1"))
+    return max(minimum, int(round(n * scale)))
 
 
 def seeded_rng(seed):

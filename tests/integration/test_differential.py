@@ -236,7 +236,8 @@ def check_cluster_scan(report, ringkv_ports, oracle_port):
 def main(argv=None, name="test_differential"):
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--count", type=int, default=5000, help="RESP2 commands (RESP3: count/8)")
+    p.add_argument("--count", type=int, default=harness.scaled(5000, minimum=500),
+                   help="RESP2 commands (RESP3: count/8); default 5000 x RINGKV_TEST_SCALE")
     p.add_argument("--cluster", type=int, default=0, metavar="N",
                    help="run through an N-node ringkv cluster (0: one standalone node)")
     args = p.parse_args(argv)

@@ -3,6 +3,8 @@ round-robin through the nodes, must answer like one redis-server (see test_diffe
 the few requests a cluster cannot answer like Redis and how they are checked instead).
 
     /usr/bin/python3 test_differential_cluster.py --server build/ringkv-server [--seed N]
+
+It sends 10000 commands (times RINGKV_TEST_SCALE, see harness.py) unless --count says otherwise.
 """
 
 import os
@@ -10,6 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import harness  # noqa: E402
 import test_differential  # noqa: E402
 
 if __name__ == "__main__":
@@ -17,5 +20,5 @@ if __name__ == "__main__":
     if "--cluster" not in args:
         args += ["--cluster", "3"]
     if "--count" not in args:
-        args += ["--count", "10000"]
+        args += ["--count", str(harness.scaled(10000, minimum=1000))]
     test_differential.main(args, name="test_differential_cluster")

@@ -519,7 +519,8 @@ def test_cluster(report, binary):
 def main():
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int)
-    p.add_argument("--rounds", type=int, default=20, help="kill -9 rounds of the crash test")
+    p.add_argument("--rounds", type=int, default=harness.scaled(20, minimum=3),
+                   help="kill -9 rounds of the crash test (default 20 x RINGKV_TEST_SCALE)")
     args = p.parse_args()
     rng, seed = harness.seeded_rng(args.seed)
     report = harness.Report("test_persistence")
