@@ -23,6 +23,8 @@ class BlockedClients {
     std::vector<std::string> keys;
     uint64_t deadline_ms;  // loop time; 0 = never
     bool resp3 = false;    // the reply's protocol (a relayed RESP3 request on a peer link)
+    // Served or not, this waiter says nothing about the next one (BlockRequest::independent).
+    bool independent = false;
   };
 
   // Registers client `id`, waiting on `keys` until `deadline_ms` (0 = forever).

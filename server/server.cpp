@@ -206,9 +206,12 @@ void Server::block_client(Connection& conn, std::span<const std::string_view> ar
                           engine::BlockRequest request) {
   uint64_t deadline =
       request.timeout_ms > 0 ? uv_now(loop_) + static_cast<uint64_t>(request.timeout_ms) : 0;
-  blocked_.add(conn.id(), BlockedClients::Waiter{std::vector<std::string>(argv.begin(), argv.end()),
-                                                 std::move(request.keys), deadline,
-                                                 conn.resp() == protocol::RespVersion::kResp3});
+  std::vector<std::string> rerun = request.rerun_argv.empty()
+                                       ? std::vector<std::string>(argv.begin(), argv.end())
+                                       : std::move(request.rerun_argv);
+  blocked_.add(conn.id(), BlockedClients::Waiter{
+                              std::move(rerun), std::move(request.keys), deadline,
+                              conn.resp() == protocol::RespVersion::kResp3, request.independent});
   conn.block();
   arm_block_timer();
 }
@@ -225,8 +228,11 @@ void Server::serve_ready_keys() {
           blocked_.remove(id);
           continue;
         }
-        // The first client that cannot be served means the key has nothing left.
-        if (!rerun_blocked(*conn, false)) break;
+        // The first client that cannot be served means the key has nothing left, unless the
+        // waiters are independent of each other (stream readers).
+        const BlockedClients::Waiter* waiter = blocked_.find(id);
+        const bool independent = waiter != nullptr && waiter->independent;
+        if (!rerun_blocked(*conn, false) && !independent) break;
       }
     }
   }

@@ -119,6 +119,7 @@ class Server final : public engine::ServerControl,
   // engine::KeyEvents
   void key_ready(std::string_view key) override;
   void key_modified(std::string_view key) override;
+  void data_changed() override;
   void keyspace_flushing() override;
   // A key the server deleted by itself: its TTL passed (lazily, during a command, or by active
   // expiry) or maxmemory evicted it. Its WATCHers fail and the append-only file logs a DEL at

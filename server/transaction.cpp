@@ -213,7 +213,12 @@ void Server::unwatch_all(Connection& conn) {
 void Server::key_modified(std::string_view key) {
   changes_++;
   invalidate_watchers(key);
+  // A blocked client may have to learn that its key changed under it (XREADGROUP answers that
+  // its stream is gone); the others find nothing new and keep waiting.
+  if (blocked_.waited_on(key)) ready_keys_.emplace_back(key);
 }
+
+void Server::data_changed() { changes_++; }
 
 void Server::invalidate_watchers(std::string_view key) {
   if (watchers_.empty()) return;

@@ -28,8 +28,10 @@ struct ReadyKeys : engine::KeyEvents {
   std::vector<std::string> keys;
   std::vector<std::string> modified;
   std::vector<size_t> flushes;
+  size_t data_changes = 0;  // changes reported on no key (stream consumer groups)
   const engine::Store* store = nullptr;
   void key_ready(std::string_view key) override { keys.emplace_back(key); }
+  void data_changed() override { ++data_changes; }
   void key_modified(std::string_view key) override { modified.emplace_back(key); }
   void keyspace_flushing() override { flushes.push_back(store->size()); }
 };
