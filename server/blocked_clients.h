@@ -34,6 +34,13 @@ class BlockedClients {
   const Waiter* find(uint64_t id) const;
 
   bool waited_on(std::string_view key) const { return by_key_.find(key) != by_key_.end(); }
+  // Every key some client waits on (in no particular order).
+  std::vector<std::string> waited_keys() const {
+    std::vector<std::string> keys;
+    keys.reserve(by_key_.size());
+    for (const auto& [key, queue] : by_key_) keys.push_back(key);
+    return keys;
+  }
   // The clients waiting on `key`, first blocked first.
   std::vector<uint64_t> waiters(std::string_view key) const;
   // The clients whose deadline is at or before `now_ms`, earliest first.

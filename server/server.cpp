@@ -165,6 +165,8 @@ void Server::on_connection_closed(Connection* conn) {
 
 void Server::key_dropped(std::string_view key) {
   invalidate_watchers(key);
+  // An expired stream tells its blocked XREADGROUP readers, as a deleted one does.
+  if (blocked_.waited_on(key)) ready_keys_.emplace_back(key);
   if (!aof_.wants_records()) return;
   const std::string_view del[] = {"DEL", key};
   aof_.feed(del);
@@ -308,6 +310,7 @@ void Server::cron() {
   // Like Redis: active expiry may use up to 25% of each cron period.
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
   store_.active_expire_cycle(period_us / 4);
+  if (!ready_keys_.empty()) serve_ready_keys();
   store_.rehash_step(1000);
   aof_.cron(now);
 

@@ -231,6 +231,9 @@ void Server::invalidate_watchers(std::string_view key) {
 
 void Server::keyspace_flushing() {
   changes_++;
+  // Blocked clients learn of the flush as of a deletion of their keys (XREADGROUP answers that
+  // its stream is gone).
+  for (std::string& key : blocked_.waited_keys()) ready_keys_.push_back(std::move(key));
   for (const auto& [key, ids] : watchers_) {
     if (store_.peek(key) == nullptr) continue;
     for (uint64_t id : ids) {

@@ -4,9 +4,10 @@ served by XADD from another client, readers waiting at different IDs (each serve
 several streams, a transaction's appends served at once, RENAME of a stream onto the key,
 timeouts (RESP2 and RESP3), XREADGROUP BLOCK served by XADD (the entry joins the PEL, NOACK
 leaves it out), two consumers of one group sharing appends in block order, a blocked
-XREADGROUP told that its stream was deleted or replaced (UNBLOCKED) or its group destroyed
-(NOGROUP), a deleted and recreated stream keeping XREAD's '$' position, pipelined requests
-waiting behind a blocked read, and a client that disconnects while blocked.
+XREADGROUP told that its stream was deleted, replaced, flushed or expired (UNBLOCKED) or its
+group destroyed (NOGROUP) while an XREAD on the same key waits on, a deleted and recreated
+stream keeping XREAD's '$' position, pipelined requests waiting behind a blocked read, and a
+client that disconnects while blocked.
 
     /usr/bin/python3 test_blocking_streams.py --server build/ringkv-server
 """
@@ -114,6 +115,17 @@ def scenarios(port, report, label):
             note("set", admin.call("SET", "s", "string"))
             note("stream replaced", c.read())
             admin.call("DEL", "s")
+        with client() as a, client() as b:
+            for name, trigger in (("flushall", ("FLUSHALL",)), ("expired", ("PEXPIRE", "s", "20"))):
+                admin.call("XGROUP", "CREATE", "s", "d", "$", "MKSTREAM")
+                blocked_send(a, "XREADGROUP", "GROUP", "d", "x", "BLOCK", "0", "STREAMS", "s", ">")
+                blocked_send(b, "XREAD", "BLOCK", "0", "STREAMS", "s", "$")
+                admin.call(*trigger)
+                note(name + ": group reader told", a.read())
+                note(name + ": reader waits on", quiet(b, 0.3))
+                admin.call("XADD", "s", "1-1", "f", "after")
+                note(name + ": reader served", b.read())
+                admin.call("DEL", "s")
 
         # XREAD keeps the '$' of the stream it blocked on across a delete.
         with client() as a:
