@@ -38,8 +38,9 @@ SUB_ARITY = {("xgroup", "create"): -5, ("xgroup", "setid"): -5, ("xgroup", "dest
 class StreamGen:
     """Generates (argv, mode) lists; mode is "exact" or the name of a time-aware comparison."""
 
-    def __init__(self, rng):
+    def __init__(self, rng, multi=True):
         self.r = rng
+        self.multi = multi  # MULTI blocks among the generated commands
         self.ms = {k: 0 for k in STREAM_KEYS}
         self.recent = {k: [] for k in STREAM_KEYS}  # IDs replies named, per key
 
@@ -369,15 +370,14 @@ class StreamGen:
         n = (abs(arity) - 2 + 1) if arity > 0 else abs(arity) - 3
         return [([cmd.encode(), sub.encode()] + [b"x1"] * max(n, 0), "exact")]
 
-    WEIGHTS = None
-
     def next(self):
         table = [(25, self.gen_xadd), (2, self.gen_xadd_many), (10, self.gen_range),
                  (4, self.gen_xdel), (4, self.gen_xtrim), (6, self.gen_xread),
                  (3, self.gen_xsetid), (8, self.gen_xgroup), (8, self.gen_xreadgroup),
                  (4, self.gen_xack), (5, self.gen_xpending), (5, self.gen_xclaim),
                  (4, self.gen_xautoclaim), (6, self.gen_xinfo), (3, self.gen_misc),
-                 (1, self.gen_del), (2, self.gen_multi), (2, self.gen_arity)]
+                 (1, self.gen_del), (2 if self.multi else 0, self.gen_multi),
+                 (2, self.gen_arity)]
         total = sum(w for w, _ in table)
         x = self.r.uniform(0, total)
         for w, f in table:

@@ -12,7 +12,14 @@ replies, types included, exact).
   5. DUMP/RESTORE: ringkv's payload of a stream without consumers equals redis's byte for byte;
      payloads cross both ways (ringkv -> redis, redis -> ringkv) with consumer groups and PELs.
 
+With --cluster N the commands go round-robin through an N-node ringkv cluster (each node's
+connection paired with its own redis connection) and must still answer byte for byte, except
+XREAD and XREADGROUP over streams with different owners, which must get exactly the CROSSSLOT
+error (redis is not asked); MULTI blocks are left out there (test_transactions_cluster.py covers
+transactions through a cluster).
+
     /usr/bin/python3 test_streams.py --server build/ringkv-server [--seed N] [--count N]
+                                     [--cluster N]
 """
 
 import os
@@ -25,6 +32,7 @@ import harness  # noqa: E402
 from command_gen_stream import STREAM_KEYS, StreamGen  # noqa: E402
 
 TIME_TOLERANCE = 5000  # ms
+CROSSSLOT = b"-CROSSSLOT Keys in request don't hash to the same node\r\n"
 
 STREAM_COMMANDS = [b"xadd", b"xlen", b"xrange", b"xrevrange", b"xdel", b"xtrim", b"xread",
                    b"xreadgroup", b"xsetid", b"xgroup", b"xack", b"xpending", b"xclaim",
@@ -135,23 +143,68 @@ def show(argv):
     return repr([a if len(a) <= 60 else a[:40] + b"...(%d bytes)" % len(a) for a in argv])
 
 
-class Pair:
-    """One connection to each server; run() sends a request to both and compares."""
+def read_keys(argv):
+    """The stream keys of an XREAD or XREADGROUP as Redis's xreadGetKeys finds them (the first
+    half of what follows STREAMS, seen past the options it knows; none when malformed)."""
+    i = 1
+    while i < len(argv):
+        opt = argv[i].upper()
+        if opt in (b"BLOCK", b"COUNT"):
+            i += 2
+        elif opt == b"GROUP":
+            i += 3
+        elif opt == b"NOACK":
+            i += 1
+        elif opt == b"STREAMS":
+            rest = argv[i + 1:]
+            return rest[:len(rest) // 2] if rest and len(rest) % 2 == 0 else []
+        else:
+            return []
+    return []
 
-    def __init__(self, report, ours_port, redis_port, label):
+
+class Pair:
+    """Connections to both servers (one per ringkv node, each with its own redis connection);
+    run() sends a request through the next pair in turn and compares."""
+
+    def __init__(self, report, ours_ports, redis_port, label):
         self.report = report
-        self.ours = harness.RespClient(ours_port)
-        self.theirs = harness.RespClient(redis_port)
+        self.nodes = [harness.RespClient(p) for p in ours_ports]
+        self.redis = [harness.RespClient(redis_port) for _ in ours_ports]
+        self.ours, self.theirs = self.nodes[0], self.redis[0]
         self.label = label
         self.count = 0
         self.mismatches = 0
+        self.crossslot = 0
+        self.owners = {}
+        self.in_multi = False  # a transaction stays on its connection
 
     def both(self, *argv):
         """Sends argv to both; returns (ours, theirs) without comparing."""
         return self.ours.call(*argv), self.theirs.call(*argv)
 
+    def owner(self, key):
+        if key not in self.owners:
+            self.owners[key] = self.ours.call("CLUSTER", "OWNER", key)
+        return self.owners[key]
+
     def run(self, argv, mode="exact"):
         self.count += 1
+        if not self.in_multi:
+            i = self.count % len(self.nodes)
+            self.ours, self.theirs = self.nodes[i], self.redis[i]
+        name = argv[0].upper()
+        if name == b"MULTI":
+            self.in_multi = True
+        elif name in (b"EXEC", b"DISCARD"):
+            self.in_multi = False
+        if len(self.nodes) > 1 and argv[0].upper() in (b"XREAD", b"XREADGROUP") and \
+                len({self.owner(k) for k in read_keys(argv)}) > 1:
+            got = self.ours.call(*argv)
+            self.crossslot += 1
+            self.report.check(got == CROSSSLOT, "%s #%d %s is CROSSSLOT" % (
+                self.label, self.count, show(argv)[:300]), repr(got[:300]))
+            return got
         got, want = self.both(*argv)
         ok = replies_agree(got, want, mode)
         at = next((i for i in range(min(len(got), len(want))) if got[i] != want[i]),
@@ -167,8 +220,8 @@ class Pair:
         return got
 
     def close(self):
-        self.ours.close()
-        self.theirs.close()
+        for c in self.nodes + self.redis:
+            c.close()
 
 
 def fixed_scenarios():
@@ -398,24 +451,31 @@ def check_dump_restore(report, pair, rng):
         pair.run([b"RESTORE", b"bad", b"0", bad + b"\x0a\x00" + b"\x00" * 8])
 
 
-def main():
+def main(argv=None, name="test_streams"):
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--count", type=int, default=4000)
-    args = p.parse_args()
+    p.add_argument("--cluster", type=int, default=0, metavar="N")
+    args = p.parse_args(argv)
     rng, _ = harness.seeded_rng(args.seed)
-    report = harness.Report("test_streams")
-    with harness.ServerProcess(args.server, name="ringkv") as ours, \
-            harness.start_oracle() as redis:
+    report = harness.Report(name)
+    if args.cluster:
+        ours = harness.Cluster(args.server, args.cluster, name="streams")
+        nodes = ours.nodes
+    else:
+        ours = harness.ServerProcess(args.server, name="ringkv")
+        nodes = [ours]
+    with ours, harness.start_oracle() as redis:
+        ports = [n.port for n in nodes]
         pairs = []
         try:
-            pair = Pair(report, ours.port, redis.port, "resp2")
+            pair = Pair(report, ports, redis.port, "resp2")
             pairs.append(pair)
             check_command_docs(report, pair)
             run_fixed(report, pair)
             check_auto_ids(report, pair)
             pair.both("FLUSHALL")
-            gen = StreamGen(rng)
+            gen = StreamGen(rng, multi=not args.cluster)
             pair.both("SET", "xs", "string")
             pair.both("RPUSH", "xl", "a")
             for argv, mode in gen.setup():
@@ -425,9 +485,10 @@ def main():
                 for argv, mode in gen.next():
                     gen.observe(argv, pair.run(argv, mode))
                     done += 1
-            pair3 = Pair(report, ours.port, redis.port, "resp3")
+            pair3 = Pair(report, ports, redis.port, "resp3")
             pairs.append(pair3)
-            pair3.both("HELLO", "3")
+            for c in pair3.nodes + pair3.redis:
+                c.call("HELLO", "3")
             run_fixed(report, pair3)
             done = 0
             while done < args.count // 4:
@@ -436,11 +497,13 @@ def main():
                     done += 1
             check_dump_restore(report, pair, rng)
         except (OSError, ValueError) as e:
-            report.check(False, "run aborted: %r" % e, ours.log())
-        print("compared %d requests, %d differences" % (
-            sum(p.count for p in pairs), sum(p.mismatches for p in pairs)))
-        report.check(ours.alive(), "ringkv still running", ours.log())
-        harness.check_clean_exit(report, ours)
+            report.check(False, "run aborted: %r" % e, "\n".join(n.log() for n in nodes))
+        print("compared %d requests, %d differences, %d CROSSSLOT" % (
+            sum(p.count for p in pairs), sum(p.mismatches for p in pairs),
+            sum(p.crossslot for p in pairs)))
+        for n in nodes:
+            report.check(n.alive(), "%s still running" % n.name, n.log())
+            harness.check_clean_exit(report, n)
     report.finish()
 
 
