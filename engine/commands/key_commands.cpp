@@ -121,11 +121,11 @@ void append_stream(const Entry& entry, std::string& out) {
     append_command(out, {"XADD", key, "MAXLEN", "0", "0-1", "x", "y"});
   }
   stream.for_each(kMinStreamID, kMaxStreamID, false, [&](const StreamItem& item) {
-    append_request_header(out, 3 + item.fields_values.size());
+    append_request_header(out, 3 + item.size());
     append_request_bulk(out, "XADD");
     append_request_bulk(out, key);
     append_request_bulk(out, format_stream_id(item.id));
-    for (const std::string& s : item.fields_values) append_request_bulk(out, s);
+    item.for_each_string([&](std::string_view s) { append_request_bulk(out, s); });
     return true;
   });
   append_command(out, {"XSETID", key, format_stream_id(stream.last_id()), "ENTRIESADDED",

@@ -154,8 +154,8 @@ bool add_trim_args_or_reply(CommandContext& ctx, bool xadd, AddTrimArgs& out) {
 void reply_stream_item(protocol::ReplyWriter& reply, const StreamItem& item) {
   reply.array(2);
   reply.bulk(format_stream_id(item.id));
-  reply.array(item.fields_values.size());
-  for (const std::string& s : item.fields_values) reply.bulk(s);
+  reply.array(item.size());
+  item.for_each_string([&](std::string_view s) { reply.bulk(s); });
 }
 
 size_t reply_stream_range(protocol::ReplyWriter& reply, const StreamObject& stream, StreamID start,

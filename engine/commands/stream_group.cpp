@@ -143,9 +143,9 @@ bool min_idle_or_reply(CommandContext& ctx, std::string_view command, int64_t& m
 
 // Replies the entry `id` as XRANGE does, or nil when it is gone.
 void reply_entry_or_null(CommandContext& ctx, const StreamObject& s, StreamID id) {
-  const StreamItem* item = nullptr;
+  StreamItem item;
   if (s.find(id, &item)) {
-    reply_stream_item(ctx.reply, *item);
+    reply_stream_item(ctx.reply, item);
   } else {
     ctx.reply.null();
   }
@@ -496,9 +496,9 @@ void cmd_xautoclaim(CommandContext& ctx) {
     if (justid) {
       claimed.bulk(format_stream_id(id));
     } else {
-      const StreamItem* item = nullptr;
+      StreamItem item;
       s->find(id, &item);
-      reply_stream_item(claimed, *item);
+      reply_stream_item(claimed, item);
     }
     ++n;
     --count;

@@ -155,9 +155,9 @@ void serve_history(CommandContext& ctx, const StreamObject& s, StreamGroup& g, S
   size_t n = 0;
   for (auto it = c.pending.lower_bound(start); it != c.pending.end(); ++it) {
     if (count != 0 && static_cast<int64_t>(n) >= count) break;
-    const StreamItem* item = nullptr;
+    StreamItem item;
     if (s.find(*it, &item)) {
-      reply_stream_item(ctx.reply, *item);
+      reply_stream_item(ctx.reply, item);
       StreamNack* nack = g.nack(*it);
       nack->delivery_time = ctx.store.now();
       ++nack->delivery_count;

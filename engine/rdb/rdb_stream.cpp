@@ -39,17 +39,19 @@ std::string node_listpack(const StreamNode& node) {
   add_int(lp, static_cast<int64_t>(node.master_fields.size()));
   for (const std::string& f : node.master_fields) lp.add(f);
   add_int(lp, 0);
-  for (const StreamItem& item : node.items) {
+  for (size_t n = 0; n < node.count(); ++n) {
+    const StreamItem item = node.item(n);
     const bool same = (item.flags & kStreamItemSameFields) != 0;
-    const auto numfields = static_cast<int64_t>(item.fields_values.size() / 2);
+    const auto numfields = static_cast<int64_t>(item.size() / 2);
     add_int(lp, item.flags);
     add_int(lp, static_cast<int64_t>(item.id.ms - node.master_id.ms));
     add_int(lp, static_cast<int64_t>(item.id.seq - node.master_id.seq));
     if (!same) add_int(lp, numfields);
-    for (size_t i = 0; i < item.fields_values.size(); ++i) {
-      if (same && i % 2 == 0) continue;
-      lp.add(item.fields_values[i]);
-    }
+    size_t i = 0;
+    item.for_each_string([&](std::string_view s) {
+      if (!same || i % 2 == 1) lp.add(s);
+      ++i;
+    });
     add_int(lp, numfields + 3 + (same ? 0 : numfields + 1));
   }
   return lp.finish();
@@ -127,8 +129,9 @@ bool decode_node(std::string_view key, std::string_view lp, StreamNode& node) {
   if (!it.next_int(zero) || zero != 0) return false;
   int64_t seen_live = 0;
   int64_t seen_deleted = 0;
+  std::vector<std::string> strings;
+  std::vector<std::string_view> views;
   while (!it.done()) {
-    StreamItem item;
     int64_t flags = 0;
     int64_t ms_diff = 0;
     int64_t seq_diff = 0;
@@ -136,12 +139,12 @@ bool decode_node(std::string_view key, std::string_view lp, StreamNode& node) {
         !it.next_int(seq_diff)) {
       return false;
     }
-    item.flags = static_cast<uint8_t>(flags);
-    item.id = {node.master_id.ms + static_cast<uint64_t>(ms_diff),
-               node.master_id.seq + static_cast<uint64_t>(seq_diff)};
-    const bool same = (item.flags & kStreamItemSameFields) != 0;
+    const StreamID id{node.master_id.ms + static_cast<uint64_t>(ms_diff),
+                      node.master_id.seq + static_cast<uint64_t>(seq_diff)};
+    const bool same = (flags & kStreamItemSameFields) != 0;
     int64_t count = nfields;
     if (!same && (!it.next_int(count) || count < 0)) return false;
+    strings.clear();
     for (int64_t i = 0; i < count; ++i) {
       std::string f;
       std::string v;
@@ -151,21 +154,22 @@ bool decode_node(std::string_view key, std::string_view lp, StreamNode& node) {
         return false;
       }
       if (!it.next(v)) return false;
-      item.fields_values.push_back(std::move(f));
-      item.fields_values.push_back(std::move(v));
+      strings.push_back(std::move(f));
+      strings.push_back(std::move(v));
     }
     int64_t lp_count = 0;
     if (!it.next_int(lp_count) || lp_count != count + 3 + (same ? 0 : count + 1)) return false;
-    if (item.id < node.master_id) return false;
-    if (!node.items.empty() && item.id <= node.items.back().id) return false;
-    if (item.deleted()) {
+    if (id < node.master_id) return false;
+    if (node.count() > 0 && id <= node.id_at(node.count() - 1)) return false;
+    if ((flags & kStreamItemDeleted) != 0) {
       ++seen_deleted;
     } else {
       ++seen_live;
     }
-    node.items.push_back(std::move(item));
+    views.assign(strings.begin(), strings.end());
+    node.add(id, static_cast<uint8_t>(flags), views);
   }
-  if (node.items.empty() || seen_live != live || seen_deleted != deleted) return false;
+  if (node.count() == 0 || seen_live != live || seen_deleted != deleted) return false;
   node.live = live;
   node.deleted = deleted;
   node.bytes = lp.size();
@@ -286,7 +290,8 @@ std::unique_ptr<StreamObject> decode_stream(uint8_t type, Reader& r) {
   stream->set_length(length);
   stream->set_last_id(last_id);
   if (!stream->nodes().empty() &&
-      std::prev(stream->nodes().end())->second.items.back().id > last_id) {
+      std::prev(stream->nodes().end())
+              ->second.id_at(std::prev(stream->nodes().end())->second.count() - 1) > last_id) {
     return nullptr;
   }
   if (v2) {

@@ -22,29 +22,17 @@ size_t int_size(int64_t v) {
 
 size_t string_heap(const std::string& s) { return s.size() > 15 ? s.size() + 1 : 0; }
 
-size_t item_memory(const StreamItem& item) {
-  size_t n = sizeof(StreamItem) + item.fields_values.size() * sizeof(std::string);
-  for (const std::string& s : item.fields_values) n += string_heap(s);
-  return n;
-}
-
-// A node's own memory (map node, master fields), without its items.
-size_t node_memory(const StreamNode& node) {
-  size_t n = sizeof(StreamNode) + 48 + node.master_fields.size() * sizeof(std::string);
-  for (const std::string& s : node.master_fields) n += string_heap(s);
-  return n;
-}
-
 // The listpack bytes an entry takes after the master entry.
-size_t item_bytes(const StreamNode& node, const StreamItem& item) {
-  const bool same = (item.flags & kStreamItemSameFields) != 0;
-  const auto numfields = static_cast<int64_t>(item.fields_values.size() / 2);
-  size_t n = int_size(item.flags) + int_size(static_cast<int64_t>(item.id.ms - node.master_id.ms)) +
-             int_size(static_cast<int64_t>(item.id.seq - node.master_id.seq));
+size_t item_bytes(StreamID master, StreamID id, uint8_t flags,
+                  std::span<const std::string_view> fields_values) {
+  const bool same = (flags & kStreamItemSameFields) != 0;
+  const auto numfields = static_cast<int64_t>(fields_values.size() / 2);
+  size_t n = int_size(flags) + int_size(static_cast<int64_t>(id.ms - master.ms)) +
+             int_size(static_cast<int64_t>(id.seq - master.seq));
   if (!same) n += int_size(numfields);
-  for (size_t i = 0; i < item.fields_values.size(); ++i) {
+  for (size_t i = 0; i < fields_values.size(); ++i) {
     if (same && i % 2 == 0) continue;
-    n += rdb::listpack_element_size(item.fields_values[i]);
+    n += rdb::listpack_element_size(fields_values[i]);
   }
   return n + int_size(numfields + 3 + (same ? 0 : numfields + 1));
 }
@@ -83,6 +71,79 @@ size_t rax_nodes(const std::vector<RaxKey>& keys, size_t lo, size_t hi, size_t d
 
 }  // namespace
 
+StreamItem StreamNode::item(size_t i) const {
+  StreamItem item;
+  const char* p = data.data() + offsets[i];
+  item.flags = static_cast<uint8_t>(*p++);
+  uint64_t ms_delta = 0;
+  uint64_t seq_delta = 0;
+  p = get_varint(p, &ms_delta);
+  p = get_varint(p, &seq_delta);
+  item.id = {master_id.ms + ms_delta, master_id.seq + seq_delta};
+  if ((item.flags & kStreamItemSameFields) != 0) {
+    item.fields_ = master_fields.size();
+  } else {
+    p = get_varint(p, &item.fields_);
+  }
+  item.master_fields_ = &master_fields;
+  item.strings_ = p;
+  return item;
+}
+
+StreamID StreamNode::id_at(size_t i) const {
+  const char* p = data.data() + offsets[i] + 1;
+  uint64_t ms_delta = 0;
+  uint64_t seq_delta = 0;
+  p = get_varint(p, &ms_delta);
+  get_varint(p, &seq_delta);
+  return {master_id.ms + ms_delta, master_id.seq + seq_delta};
+}
+
+size_t StreamNode::add(StreamID id, uint8_t flags,
+                       std::span<const std::string_view> fields_values) {
+  const bool same = (flags & kStreamItemSameFields) != 0;
+  const uint64_t ms_delta = id.ms - master_id.ms;
+  const uint64_t seq_delta = id.seq - master_id.seq;
+  size_t need = 1 + varint_size(ms_delta) + varint_size(seq_delta);
+  if (!same) need += varint_size(fields_values.size() / 2);
+  for (size_t i = same ? 1 : 0; i < fields_values.size(); i += same ? 2 : 1) {
+    need += prefixed_size(fields_values[i]);
+  }
+  const size_t at = data.size();
+  offsets.push_back(static_cast<uint32_t>(at));
+  data.resize(at + need);
+  char* p = data.data() + at;
+  *p++ = static_cast<char>(flags);
+  p = put_varint(p, ms_delta);
+  p = put_varint(p, seq_delta);
+  if (!same) p = put_varint(p, fields_values.size() / 2);
+  for (size_t i = same ? 1 : 0; i < fields_values.size(); i += same ? 2 : 1) {
+    p = put_prefixed(p, fields_values[i]);
+  }
+  return item_bytes(master_id, id, flags, fields_values);
+}
+
+size_t StreamNode::lower_bound(StreamID id) const {
+  size_t lo = 0;
+  size_t hi = count();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (id_at(mid) < id) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+size_t StreamNode::memory() const {
+  size_t n = sizeof(StreamNode) + 48 + data.capacity() + offsets.capacity() * sizeof(uint32_t) +
+             master_fields.capacity() * sizeof(std::string);
+  for (const std::string& f : master_fields) n += string_heap(f);
+  return n;
+}
+
 StreamObject::StreamObject() : Object(ValueType::kStream) {}
 
 StreamObject::~StreamObject() = default;
@@ -101,7 +162,8 @@ std::unique_ptr<Object> StreamObject::clone() const {
   copy->first_id_ = first_id_;
   copy->max_deleted_ = max_deleted_;
   copy->entries_added_ = entries_added_;
-  copy->entry_memory_ = entry_memory_;
+  // The copies' buffers have capacities of their own.
+  for (const auto& [id, node] : copy->nodes_) copy->entry_memory_ += node.memory();
   for (const auto& [name, g] : groups_) copy->groups_.emplace(name, g->clone());
   return copy;
 }
@@ -124,9 +186,7 @@ void StreamObject::append(StreamID id, std::span<const std::string_view> fields_
                       tail.live + tail.deleted >= kStreamNodeMaxEntries;
     if (!full) node = &tail;
   }
-  StreamItem item;
-  item.id = id;
-  item.fields_values.assign(fields_values.begin(), fields_values.end());
+  uint8_t flags = 0;
   if (node == nullptr) {
     node = &nodes_[id];
     node->master_id = id;
@@ -134,20 +194,19 @@ void StreamObject::append(StreamID id, std::span<const std::string_view> fields_
     node->live = 1;
     node->bytes = 7 + int_size(1) + int_size(0) + int_size(numfields) + int_size(0);
     for (const std::string& f : node->master_fields) node->bytes += rdb::listpack_element_size(f);
-    entry_memory_ += node_memory(*node);
-    item.flags = kStreamItemSameFields;
+    flags = kStreamItemSameFields;
   } else {
+    entry_memory_ -= node->memory();
     node->bytes += int_size(node->live + 1) - int_size(node->live);
     ++node->live;
     bool same = static_cast<size_t>(numfields) == node->master_fields.size();
     for (int64_t i = 0; same && i < numfields; ++i) {
       same = node->master_fields[i] == fields_values[2 * i];
     }
-    if (same) item.flags = kStreamItemSameFields;
+    if (same) flags = kStreamItemSameFields;
   }
-  node->bytes += item_bytes(*node, item);
-  entry_memory_ += item_memory(item);
-  node->items.push_back(std::move(item));
+  node->bytes += node->add(id, flags, fields_values);
+  entry_memory_ += node->memory();
   ++length_;
   ++entries_added_;
   last_id_ = id;
@@ -159,15 +218,19 @@ void StreamObject::recount_node_bytes(StreamNode& node, int64_t old_live, int64_
                int_size(old_deleted);
 }
 
+std::map<StreamID, StreamNode>::iterator StreamObject::erase_node(
+    std::map<StreamID, StreamNode>::iterator it) {
+  entry_memory_ -= it->second.memory();
+  return nodes_.erase(it);
+}
+
 void StreamObject::mark_deleted(std::map<StreamID, StreamNode>::iterator node, size_t index) {
   StreamNode& n = node->second;
-  n.items[index].flags |= kStreamItemDeleted;
+  n.set_flags(index, n.flags_at(index) | kStreamItemDeleted);
   --length_;
   if (n.live == 1) {
     // The node's last live entry: the whole listpack goes.
-    for (const StreamItem& item : n.items) entry_memory_ -= item_memory(item);
-    entry_memory_ -= node_memory(n);
-    nodes_.erase(node);
+    erase_node(node);
     return;
   }
   const int64_t live = n.live;
@@ -181,25 +244,27 @@ bool StreamObject::remove(StreamID id) {
   auto cit = node_of(id);
   if (cit == nodes_.end()) return false;
   auto it = nodes_.erase(cit, cit);  // a mutable iterator to the same node
-  auto& items = it->second.items;
-  auto pos = std::lower_bound(items.begin(), items.end(), id,
-                              [](const StreamItem& i, StreamID v) { return i.id < v; });
-  if (pos == items.end() || pos->id != id || pos->deleted()) return false;
-  mark_deleted(it, static_cast<size_t>(pos - items.begin()));
+  const StreamNode& node = it->second;
+  const size_t i = node.lower_bound(id);
+  if (i == node.count() || node.id_at(i) != id || (node.flags_at(i) & kStreamItemDeleted) != 0) {
+    return false;
+  }
+  mark_deleted(it, i);
   if (id == first_id_) first_id_ = length_ == 0 ? kMinStreamID : first_live_id();
   if (length_ == 0) first_id_ = kMinStreamID;
   if (id > max_deleted_) max_deleted_ = id;
   return true;
 }
 
-bool StreamObject::find(StreamID id, const StreamItem** out) const {
+bool StreamObject::find(StreamID id, StreamItem* out) const {
   auto it = node_of(id);
   if (it == nodes_.end()) return false;
-  const auto& items = it->second.items;
-  auto pos = std::lower_bound(items.begin(), items.end(), id,
-                              [](const StreamItem& i, StreamID v) { return i.id < v; });
-  if (pos == items.end() || pos->id != id || pos->deleted()) return false;
-  if (out != nullptr) *out = &*pos;
+  const StreamNode& node = it->second;
+  const size_t i = node.lower_bound(id);
+  if (i == node.count() || node.id_at(i) != id) return false;
+  const StreamItem item = node.item(i);
+  if (item.deleted()) return false;
+  if (out != nullptr) *out = item;
   return true;
 }
 
@@ -233,24 +298,23 @@ int64_t StreamObject::trim(const StreamTrim& t) {
     if (t.limit != 0 && deleted + entries > t.limit) break;
     const bool whole = t.strategy == Strategy::kMaxLen ? length_ - static_cast<uint64_t>(entries) >=
                                                              static_cast<uint64_t>(t.maxlen)
-                                                       : node.items.back().id < t.minid;
+                                                       : node.id_at(node.count() - 1) < t.minid;
     if (whole) {
       length_ -= static_cast<uint64_t>(entries);
       deleted += entries;
-      for (const StreamItem& item : node.items) entry_memory_ -= item_memory(item);
-      entry_memory_ -= node_memory(node);
-      it = nodes_.erase(it);
+      it = erase_node(it);
       continue;
     }
     if (t.approx) break;
     // Tombstones inside the first node that cannot go whole.
     int64_t marked = 0;
-    for (StreamItem& item : node.items) {
+    for (size_t i = 0; i < node.count(); ++i) {
       const bool stop = t.strategy == Strategy::kMaxLen ? length_ <= static_cast<uint64_t>(t.maxlen)
-                                                        : item.id >= t.minid;
+                                                        : node.id_at(i) >= t.minid;
       if (stop) break;
-      if (!item.deleted()) {
-        item.flags |= kStreamItemDeleted;
+      const uint8_t flags = node.flags_at(i);
+      if ((flags & kStreamItemDeleted) == 0) {
+        node.set_flags(i, flags | kStreamItemDeleted);
         ++marked;
         --length_;
       }
@@ -333,9 +397,8 @@ std::optional<int64_t> StreamObject::group_lag(const StreamGroup& g) const {
 
 bool StreamObject::restore_node(StreamNode node) {
   if (!nodes_.empty() && node.master_id <= std::prev(nodes_.end())->first) return false;
-  if (node.items.empty()) return false;
-  for (const StreamItem& item : node.items) entry_memory_ += item_memory(item);
-  entry_memory_ += node_memory(node);
+  if (node.count() == 0) return false;
+  entry_memory_ += node.memory();
   const StreamID key = node.master_id;
   nodes_.emplace(key, std::move(node));
   return true;

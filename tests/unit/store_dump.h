@@ -37,7 +37,7 @@ inline void dump_stream(const engine::StreamObject& s, std::vector<std::string>&
   s.for_each(engine::kMinStreamID, engine::kMaxStreamID, false,
              [&](const engine::StreamItem& item) {
                std::string line = format_stream_id(item.id);
-               for (const std::string& f : item.fields_values) line += " " + f;
+               item.for_each_string([&](std::string_view f) { line += " " + std::string(f); });
                items.push_back(line);
                return true;
              });

@@ -98,7 +98,7 @@ TEST_CASE("nodes fill at 100 entries and 4096 bytes, as Redis's listpacks") {
   for (uint64_t i = 1; i <= 250; ++i) add(s, id(i, 1), {"f", "v"});
   CHECK(s.length() == 250);
   CHECK(s.nodes().size() == 3);
-  CHECK(s.nodes().begin()->second.items.size() == 100);
+  CHECK(s.nodes().begin()->second.count() == 100);
   CHECK(s.rax_node_count() == 8);  // redis
   CHECK(s.first_id() == id(1, 1));
   CHECK(s.last_id() == id(250, 1));
@@ -128,12 +128,18 @@ TEST_CASE("entries with the master entry's fields are marked, others carry their
   add(s, id(3, 0), {"a", "5"});
   const StreamNode& node = s.nodes().begin()->second;
   CHECK(node.master_fields == std::vector<std::string>{"a", "b"});
-  CHECK(node.items[0].flags == kStreamItemSameFields);
-  CHECK(node.items[1].flags == kStreamItemSameFields);
-  CHECK(node.items[2].flags == 0);
-  const StreamItem* item = nullptr;
-  REQUIRE(s.find(id(3, 0), &item));
-  CHECK(item->fields_values == std::vector<std::string>{"a", "5"});
+  CHECK(node.flags_at(0) == kStreamItemSameFields);
+  CHECK(node.flags_at(1) == kStreamItemSameFields);
+  CHECK(node.flags_at(2) == 0);
+  auto strings = [&](StreamID at) {
+    StreamItem item;
+    REQUIRE(s.find(at, &item));
+    std::vector<std::string> out;
+    item.for_each_string([&](std::string_view x) { out.emplace_back(x); });
+    return out;
+  };
+  CHECK(strings(id(2, 0)) == std::vector<std::string>{"a", "3", "b", "4"});
+  CHECK(strings(id(3, 0)) == std::vector<std::string>{"a", "5"});
 }
 
 TEST_CASE("deletions leave tombstones until the node empties") {
