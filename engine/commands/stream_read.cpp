@@ -44,6 +44,11 @@ bool parse_read_args(CommandContext& ctx, ReadArgs& a) {
     const size_t more = argv.size() - i - 1;
     const std::string_view o = argv[i];
     if (equals_ignore_case(o, "block") && more > 0) {
+      if (ctx.from_script) {
+        ctx.reply.error("ERR " + std::string(argv[0]) +
+                        " command is not allowed with BLOCK option from scripts");
+        return false;
+      }
       ++i;
       int64_t ms = 0;
       if (!parse_int64(argv[i], ms)) {
