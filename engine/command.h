@@ -293,6 +293,9 @@ struct CommandContext {
   // Set when a blocked client's command runs again (woken by a write to one of its keys, or timed
   // out), so that it can tell what changed since it blocked (XREADGROUP's group gone).
   bool blocked_retry = false;
+  // With blocked_retry: the key whose write woke the client (empty when not known). A stream
+  // reader is served from that key only, as Redis serves it.
+  std::string_view ready_key{};
   // Set when a script called the command (redis.call): XREAD refuses BLOCK there, as in Redis.
   bool from_script = false;
   // Where a write names its effective form for the append-only log (null: nobody logs).

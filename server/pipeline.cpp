@@ -102,6 +102,7 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
       this, &pubsub_};
   ctx.timed_out = origin.timed_out;
   ctx.blocked_retry = origin.kind == Origin::Kind::kBlockedRetry;
+  ctx.ready_key = origin.ready_key;
   ctx.from_script = origin.kind == Origin::Kind::kScript;
   call(spec, ctx, origin.records());
   if (block.active) {

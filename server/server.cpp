@@ -234,13 +234,13 @@ void Server::serve_ready_keys() {
         // waiters are independent of each other (stream readers).
         const BlockedClients::Waiter* waiter = blocked_.find(id);
         const bool independent = waiter != nullptr && waiter->independent;
-        if (!rerun_blocked(*conn, false) && !independent) break;
+        if (!rerun_blocked(*conn, false, key) && !independent) break;
       }
     }
   }
 }
 
-bool Server::rerun_blocked(Connection& conn, bool timed_out) {
+bool Server::rerun_blocked(Connection& conn, bool timed_out, std::string_view ready_key) {
   const BlockedClients::Waiter* waiter = blocked_.find(conn.id());
   if (waiter == nullptr) return true;
   const std::vector<std::string> args = waiter->argv;
@@ -248,7 +248,7 @@ bool Server::rerun_blocked(Connection& conn, bool timed_out) {
   protocol::ReplyWriter& writer = conn.reply_writer();
   const protocol::RespVersion version = writer.version();
   if (waiter->resp3) writer.set_version(protocol::RespVersion::kResp3);
-  const Outcome outcome = run(Origin::blocked_retry(conn, timed_out), argv, writer);
+  const Outcome outcome = run(Origin::blocked_retry(conn, timed_out, ready_key), argv, writer);
   writer.set_version(version);
   if (outcome == Outcome::kWaiting) return false;
   blocked_.remove(conn.id());

@@ -188,7 +188,7 @@ class Server final : public engine::ServerControl,
   void serve_ready_keys();
   // Runs a blocked client's command again (as timed out when `timed_out`). Returns whether it
   // was answered (else it keeps waiting where it was).
-  bool rerun_blocked(Connection& conn, bool timed_out);
+  bool rerun_blocked(Connection& conn, bool timed_out, std::string_view ready_key = {});
   void arm_block_timer();
   // Calls spec's handler and, with `records`, hands the append-only file the command's record
   // when it changed data (it reported a modified key or a flush): argv as it arrived, or the

@@ -122,6 +122,7 @@ struct Source {
   StreamGroup* group = nullptr;
   StreamID after;
   bool new_entries = false;  // XREADGROUP '>'
+  bool skip = false;         // woken by another key: not served this time
 };
 
 // Records what XREADGROUP changed, as the commands the append-only file replays.
@@ -240,6 +241,10 @@ void xread_generic(CommandContext& ctx, bool group_mode) {
     const std::string_view key = ctx.argv[a.streams_arg + i];
     const std::string_view id_arg = ctx.argv[a.streams_arg + a.streams + i];
     Source& src = sources[i];
+    // Woken by a write to one key, the reader is served from that key alone: the others are
+    // neither served nor checked.
+    src.skip = woken && !ctx.ready_key.empty() && key != ctx.ready_key;
+    if (src.skip) continue;
     if (group_mode) {
       auto found = write_object<StreamObject>(ctx.store, key, false);
       if (!found && !woken) {
@@ -308,7 +313,7 @@ void xread_generic(CommandContext& ctx, bool group_mode) {
   size_t token = 0;
   for (size_t i = 0; i < a.streams; ++i) {
     Source& src = sources[i];
-    if (src.stream == nullptr) continue;
+    if (src.skip || src.stream == nullptr) continue;
     const StreamObject& s = *src.stream;
     const std::string_view key = ctx.argv[a.streams_arg + i];
     bool serve = false;

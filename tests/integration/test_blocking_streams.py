@@ -1,7 +1,8 @@
 """Blocking stream reads end to end: the same scenarios run against ringkv and a real redis-server
 7, with raw-socket clients, and every reply must be byte-identical. Covers XREAD BLOCK on '$'
 served by XADD from another client, readers waiting at different IDs (each served on its own),
-several streams, a transaction's appends served at once, RENAME of a stream onto the key,
+several streams (a reader woken by one is served from that one only), a transaction's appends
+served at once, RENAME of a stream onto the key,
 timeouts (RESP2 and RESP3), XREADGROUP BLOCK served by XADD (the entry joins the PEL, NOACK
 leaves it out), two consumers of one group sharing appends in block order, a blocked
 XREADGROUP told that its stream was deleted, replaced, flushed or expired (UNBLOCKED) or its
@@ -58,6 +59,15 @@ def scenarios(port, report, label):
                 admin.call("XADD", "m2", "%d-1" % (i + 1), "k", str(i))
             note("exec", admin.call("EXEC"))
             note("m2 served", b.read())
+
+        # Woken by one of its streams, a reader is served from that one only (the first written).
+        with client() as a:
+            blocked_send(a, "XREAD", "BLOCK", "0", "STREAMS", "w1", "w2", "$", "$")
+            admin.call("MULTI")
+            admin.call("XADD", "w2", "1-1", "f", "second")
+            admin.call("XADD", "w1", "1-1", "f", "first")
+            note("exec both", admin.call("EXEC"))
+            note("served from the first written", a.read())
 
         # RENAME of a stream onto the waited key.
         with client() as a:
