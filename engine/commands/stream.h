@@ -9,10 +9,11 @@
 namespace ringkv::engine {
 
 // The families' rows of the command table, in table order.
-std::span<const CommandSpec> stream_commands();        // stream.cpp
-std::span<const CommandSpec> stream_read_commands();   // stream_read.cpp
-std::span<const CommandSpec> stream_group_commands();  // stream_group.cpp
-std::span<const CommandSpec> stream_info_commands();   // stream_info.cpp
+std::span<const CommandSpec> stream_commands();          // stream.cpp
+std::span<const CommandSpec> stream_read_commands();     // stream_read.cpp
+std::span<const CommandSpec> stream_group_commands();    // stream_group.cpp
+std::span<const CommandSpec> stream_pending_commands();  // stream_pending.cpp
+std::span<const CommandSpec> stream_info_commands();     // stream_info.cpp
 
 void cmd_xadd(CommandContext& ctx);
 void cmd_xlen(CommandContext& ctx);
