@@ -92,7 +92,8 @@ struct CommandSpec {
   // Key specs, ';'-separated; each "FLAGS|begin index|lastkey|keystep|limit[|notes]" with
   // space-separated flags, e.g. "RW access delete|1|0|1|0", or, for keys that follow a count
   // argument, "FLAGS|begin index|keynum|keynumidx,firstkey,keystep" (e.g. LMPOP's
-  // "RW access delete|1|keynum|0,1,1"). Empty for keyless commands.
+  // "RW access delete|1|keynum|0,1,1"); a begin index "keyword:TOKEN:startfrom" searches for a
+  // keyword (XREAD's "keyword:STREAMS:1"). Empty for keyless commands.
   std::string_view key_specs{};
   // COMMAND DOCS extras: history entries "version|text", '\n'-separated; doc flags
   // ("deprecated"); for deprecated commands the version and the replacement.
@@ -197,6 +198,12 @@ struct BlockRequest {
   bool active = false;            // set by the handler: wait instead of replying
   std::vector<std::string> keys;  // any of these being written wakes the client
   int64_t timeout_ms = 0;         // relative; 0 = wait forever
+  // The command to run again when woken, when it is not the one sent (XREAD's '$' stands for
+  // the IDs at the time it blocked, so those are run again instead).
+  std::vector<std::string> rerun_argv;
+  // Each waiter is judged alone: one that cannot be served does not mean the key has nothing
+  // left for those blocked after it (readers of a stream at different IDs).
+  bool independent = false;
 };
 
 // Receives what writes do to keys (implemented by server/): which keys became ready for blocked
@@ -208,6 +215,9 @@ class KeyEvents {
   virtual void key_ready(std::string_view key) = 0;
   // `key` was changed by a command (where Redis calls signalModifiedKey): WATCHers of it fail.
   virtual void key_modified(std::string_view /*key*/) {}
+  // `key` changed where Redis signals no key (a stream's consumer groups): the change is logged
+  // like any write (and a ring change copies the key again), and WATCHers are not told.
+  virtual void data_changed(std::string_view /*key*/) {}
   // Every key is about to be dropped (FLUSHALL/FLUSHDB): WATCHers of existing keys fail.
   virtual void keyspace_flushing() {}
 };
@@ -283,6 +293,14 @@ struct CommandContext {
 
   // Set when a blocked client's timeout passed (block is then null).
   bool timed_out = false;
+  // Set when a blocked client's command runs again (woken by a write to one of its keys, or timed
+  // out), so that it can tell what changed since it blocked (XREADGROUP's group gone).
+  bool blocked_retry = false;
+  // With blocked_retry: the key whose write woke the client (empty when not known). A stream
+  // reader is served from that key only, as Redis serves it.
+  std::string_view ready_key{};
+  // Set when a script called the command (redis.call): XREAD refuses BLOCK there, as in Redis.
+  bool from_script = false;
   // Where a write names its effective form for the append-only log (null: nobody logs).
   Propagation* propagation = nullptr;
 
@@ -302,6 +320,10 @@ struct CommandContext {
   // Reports that `key` was changed (every write that changed it, as Redis's signalModifiedKey).
   void key_modified(std::string_view key) const {
     if (ready != nullptr) ready->key_modified(key);
+  }
+  // Reports a change that Redis signals on no key (see KeyEvents::data_changed).
+  void data_changed(std::string_view key) const {
+    if (ready != nullptr) ready->data_changed(key);
   }
   // Reports that every key is about to be dropped (FLUSHALL/FLUSHDB): call before clearing, so
   // the listener can still see which watched keys exist.

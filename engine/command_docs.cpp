@@ -100,6 +100,28 @@ class SyntaxParser {
     return false;
   }
 
+  // name:"TOKEN": a pure token named otherwise than its lowercased self (XADD's equal:"=").
+  bool named_token(DocArg& arg) {
+    size_t saved = pos_;
+    size_t start = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '_' || s_[pos_] == '-')) {
+      ++pos_;
+    }
+    std::string_view name = s_.substr(start, pos_ - start);
+    if (name.empty() || !eat(":\"")) {
+      pos_ = saved;
+      return false;
+    }
+    size_t end = s_.find('"', pos_);
+    if (end == s_.npos || end == pos_) return false;
+    arg.type = DocArg::Type::kPureToken;
+    arg.name = std::string(name);
+    arg.token = s_.substr(pos_, end - pos_);
+    pos_ = end + 1;
+    return true;
+  }
+
   bool parse_type(DocArg& arg) {
     if (!eat('<')) return true;
     size_t end = s_.find('>', pos_);
@@ -185,6 +207,7 @@ class SyntaxParser {
       arg.optional = optional;
       return parse_suffixes(arg);
     }
+    if (named_token(arg)) return parse_suffixes(arg);
     arg.token = token_prefix();
     std::string_view w = word();
     if (w.empty()) return false;
@@ -314,11 +337,13 @@ std::string usage_text(std::string_view syntax) {
 std::string command_reference_markdown() {
   // Groups in the order a reader looks for them.
   static constexpr std::string_view kGroups[] = {
-      "string",  "hash",         "list",   "set",        "sorted-set", "bitmap",  "hyperloglog",
-      "generic", "transactions", "pubsub", "connection", "server",     "cluster", "scripting"};
+      "string", "hash",       "list",        "set",     "sorted-set",
+      "stream", "bitmap",     "hyperloglog", "generic", "transactions",
+      "pubsub", "connection", "server",      "cluster", "scripting"};
   static constexpr std::string_view kTitles[] = {
-      "Strings", "Hashes",       "Lists",   "Sets",       "Sorted sets", "Bitmaps", "HyperLogLog",
-      "Keys",    "Transactions", "Pub/Sub", "Connection", "Server",      "Cluster", "Scripting"};
+      "Strings", "Hashes",     "Lists",       "Sets",    "Sorted sets",
+      "Streams", "Bitmaps",    "HyperLogLog", "Keys",    "Transactions",
+      "Pub/Sub", "Connection", "Server",      "Cluster", "Scripting"};
   std::string out;
   auto upper = [](std::string_view s) {
     std::string u(s);

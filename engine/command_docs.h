@@ -4,6 +4,7 @@
 //   name                 a string argument            name<type>   integer, double, key, pattern,
 //   TOKEN                a pure token (name: token)                unix-time; key:N = key spec N
 //   TOKEN=name<type>     an argument introduced by a token
+//   name:"TOKEN"         a pure token with a name of its own (equal:"=")
 //   [item]               optional                     item...      multiple (+ multiple_token)
 //   [name: a b] / (name: a b)      an optional / required block named `name`
 //   [name: a | b] / (name: a | b)  an optional / required choice (oneof); TOKEN= may prefix name

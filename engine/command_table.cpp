@@ -20,6 +20,7 @@
 #include "engine/commands/pubsub.h"
 #include "engine/commands/server.h"
 #include "engine/commands/set.h"
+#include "engine/commands/stream.h"
 #include "engine/commands/string.h"
 #include "engine/commands/transaction.h"
 #include "engine/commands/zset.h"
@@ -35,11 +36,12 @@ using Family = std::span<const CommandSpec> (*)();
 
 // The families in table order.
 constexpr Family kFamilies[] = {
-    pubsub_commands,        string_commands,      hash_commands,        list_commands,
-    list_pop_commands,      set_commands,         zset_commands,        zset_pop_commands,
-    zset_combine_commands,  keys_commands,        keyspace_commands,    connection_commands,
-    introspection_commands, transaction_commands, server_commands,      dump_commands,
-    scripting_commands,     bitmap_commands,      hyperloglog_commands,
+    pubsub_commands,        string_commands,       hash_commands,           list_commands,
+    list_pop_commands,      set_commands,          zset_commands,           zset_pop_commands,
+    zset_combine_commands,  keys_commands,         keyspace_commands,       connection_commands,
+    introspection_commands, transaction_commands,  server_commands,         dump_commands,
+    scripting_commands,     bitmap_commands,       hyperloglog_commands,    stream_commands,
+    stream_read_commands,   stream_group_commands, stream_pending_commands, stream_info_commands,
 };
 
 std::vector<CommandSpec> assemble() {

@@ -23,6 +23,8 @@ class BlockedClients {
     std::vector<std::string> keys;
     uint64_t deadline_ms;  // loop time; 0 = never
     bool resp3 = false;    // the reply's protocol (a relayed RESP3 request on a peer link)
+    // Served or not, this waiter says nothing about the next one (BlockRequest::independent).
+    bool independent = false;
   };
 
   // Registers client `id`, waiting on `keys` until `deadline_ms` (0 = forever).
@@ -32,6 +34,13 @@ class BlockedClients {
   const Waiter* find(uint64_t id) const;
 
   bool waited_on(std::string_view key) const { return by_key_.find(key) != by_key_.end(); }
+  // Every key some client waits on (in no particular order).
+  std::vector<std::string> waited_keys() const {
+    std::vector<std::string> keys;
+    keys.reserve(by_key_.size());
+    for (const auto& [key, queue] : by_key_) keys.push_back(key);
+    return keys;
+  }
   // The clients waiting on `key`, first blocked first.
   std::vector<uint64_t> waiters(std::string_view key) const;
   // The clients whose deadline is at or before `now_ms`, earliest first.

@@ -133,6 +133,9 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
       argv, writer,  store_, conn, this, &spec, origin.can_block() ? &block : nullptr,
       this, &pubsub_};
   ctx.timed_out = origin.timed_out;
+  ctx.blocked_retry = origin.kind == Origin::Kind::kBlockedRetry;
+  ctx.ready_key = origin.ready_key;
+  ctx.from_script = origin.kind == Origin::Kind::kScript;
   call(spec, ctx, origin.records());
   if (block.active) {
     // A client served again that still finds nothing keeps its place in the queue.

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace ringkv::server {
 
@@ -28,14 +29,15 @@ struct Origin {
   };
 
   Kind kind;
-  Connection* conn = nullptr;  // the client the command runs for; null for kPart and kReplay
-  bool timed_out = false;      // kBlockedRetry: the wait is over, answer as timed out
+  Connection* conn = nullptr;    // the client the command runs for; null for kPart and kReplay
+  bool timed_out = false;        // kBlockedRetry: the wait is over, answer as timed out
+  std::string_view ready_key{};  // kBlockedRetry: the key whose write woke the client, if any
 
   static Origin client(Connection& c) { return {Kind::kClient, &c}; }
   static Origin peer(Connection& c) { return {Kind::kPeer, &c}; }
   static Origin part() { return {Kind::kPart}; }
-  static Origin blocked_retry(Connection& c, bool timed_out) {
-    return {Kind::kBlockedRetry, &c, timed_out};
+  static Origin blocked_retry(Connection& c, bool timed_out, std::string_view key = {}) {
+    return {Kind::kBlockedRetry, &c, timed_out, key};
   }
   static Origin transaction(Connection& c) { return {Kind::kTransaction, &c}; }
   static Origin replay() { return {Kind::kReplay}; }

@@ -174,6 +174,8 @@ void Server::on_connection_closed(Connection* conn) {
 void Server::key_dropped(std::string_view key) {
   invalidate_watchers(key);
   if (migration_) migration_->key_changed(key);
+  // An expired stream tells its blocked XREADGROUP readers, as a deleted one does.
+  if (blocked_.waited_on(key)) ready_keys_.emplace_back(key);
   if (!aof_.wants_records()) return;
   const std::string_view del[] = {"DEL", key};
   aof_.feed(del);
@@ -215,9 +217,12 @@ void Server::block_client(Connection& conn, std::span<const std::string_view> ar
                           engine::BlockRequest request) {
   uint64_t deadline =
       request.timeout_ms > 0 ? uv_now(loop_) + static_cast<uint64_t>(request.timeout_ms) : 0;
-  blocked_.add(conn.id(), BlockedClients::Waiter{std::vector<std::string>(argv.begin(), argv.end()),
-                                                 std::move(request.keys), deadline,
-                                                 conn.resp() == protocol::RespVersion::kResp3});
+  std::vector<std::string> rerun = request.rerun_argv.empty()
+                                       ? std::vector<std::string>(argv.begin(), argv.end())
+                                       : std::move(request.rerun_argv);
+  blocked_.add(conn.id(), BlockedClients::Waiter{
+                              std::move(rerun), std::move(request.keys), deadline,
+                              conn.resp() == protocol::RespVersion::kResp3, request.independent});
   conn.block();
   arm_block_timer();
 }
@@ -234,14 +239,17 @@ void Server::serve_ready_keys() {
           blocked_.remove(id);
           continue;
         }
-        // The first client that cannot be served means the key has nothing left.
-        if (!rerun_blocked(*conn, false)) break;
+        // The first client that cannot be served means the key has nothing left, unless the
+        // waiters are independent of each other (stream readers).
+        const BlockedClients::Waiter* waiter = blocked_.find(id);
+        const bool independent = waiter != nullptr && waiter->independent;
+        if (!rerun_blocked(*conn, false, key) && !independent) break;
       }
     }
   }
 }
 
-bool Server::rerun_blocked(Connection& conn, bool timed_out) {
+bool Server::rerun_blocked(Connection& conn, bool timed_out, std::string_view ready_key) {
   const BlockedClients::Waiter* waiter = blocked_.find(conn.id());
   if (waiter == nullptr) return true;
   const std::vector<std::string> args = waiter->argv;
@@ -249,7 +257,7 @@ bool Server::rerun_blocked(Connection& conn, bool timed_out) {
   protocol::ReplyWriter& writer = conn.reply_writer();
   const protocol::RespVersion version = writer.version();
   if (waiter->resp3) writer.set_version(protocol::RespVersion::kResp3);
-  const Outcome outcome = run(Origin::blocked_retry(conn, timed_out), argv, writer);
+  const Outcome outcome = run(Origin::blocked_retry(conn, timed_out, ready_key), argv, writer);
   writer.set_version(version);
   if (outcome == Outcome::kWaiting) return false;
   blocked_.remove(conn.id());
@@ -348,6 +356,7 @@ void Server::cron() {
   // Like Redis: active expiry may use up to 25% of each cron period.
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
   store_.active_expire_cycle(period_us / 4);
+  if (!ready_keys_.empty()) serve_ready_keys();
   store_.rehash_step(1000);
   aof_.cron(now);
 

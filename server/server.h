@@ -126,6 +126,7 @@ class Server final : public engine::ServerControl,
   // engine::KeyEvents
   void key_ready(std::string_view key) override;
   void key_modified(std::string_view key) override;
+  void data_changed(std::string_view key) override;
   void keyspace_flushing() override;
   // A key the server deleted by itself: its TTL passed (lazily, during a command, or by active
   // expiry) or maxmemory evicted it. Its WATCHers fail and the append-only file logs a DEL at
@@ -201,7 +202,7 @@ class Server final : public engine::ServerControl,
   void serve_ready_keys();
   // Runs a blocked client's command again (as timed out when `timed_out`). Returns whether it
   // was answered (else it keeps waiting where it was).
-  bool rerun_blocked(Connection& conn, bool timed_out);
+  bool rerun_blocked(Connection& conn, bool timed_out, std::string_view ready_key = {});
   void arm_block_timer();
   // Calls spec's handler and, with `records`, hands the append-only file the command's record
   // when it changed data (it reported a modified key or a flush): argv as it arrived, or the

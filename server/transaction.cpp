@@ -233,6 +233,14 @@ void Server::key_modified(std::string_view key) {
   changes_++;
   invalidate_watchers(key);
   if (migration_) migration_->key_changed(key);
+  // A blocked client may have to learn that its key changed under it (XREADGROUP answers that
+  // its stream is gone); the others find nothing new and keep waiting.
+  if (blocked_.waited_on(key)) ready_keys_.emplace_back(key);
+}
+
+void Server::data_changed(std::string_view key) {
+  changes_++;
+  if (migration_) migration_->key_changed(key);
 }
 
 void Server::invalidate_watchers(std::string_view key) {
@@ -247,6 +255,9 @@ void Server::invalidate_watchers(std::string_view key) {
 void Server::keyspace_flushing() {
   changes_++;
   if (migration_) migration_->keyspace_flushed();
+  // Blocked clients learn of the flush as of a deletion of their keys (XREADGROUP answers that
+  // its stream is gone).
+  for (std::string& key : blocked_.waited_keys()) ready_keys_.push_back(std::move(key));
   for (const auto& [key, ids] : watchers_) {
     if (store_.peek(key) == nullptr) continue;
     for (uint64_t id : ids) {

@@ -153,7 +153,9 @@ void cmd_restore(CommandContext& ctx) {
     argv.emplace_back("ABSTTL");
     ctx.propagate_as(std::move(argv));
   }
-  if (type == ValueType::kList || type == ValueType::kZSet) ctx.key_ready(key);
+  if (type == ValueType::kList || type == ValueType::kZSet || type == ValueType::kStream) {
+    ctx.key_ready(key);
+  }
   ctx.key_modified(key);
   ctx.reply.ok();
 }

@@ -83,7 +83,8 @@ const CommandSpec* find_by_fullname(std::string_view name) {
   return find_subcommand(*spec, name.substr(bar + 1));
 }
 
-// One key spec, "FLAGS|index|lastkey|keystep|limit[|notes]", in COMMAND INFO's shape.
+// One key spec, "FLAGS|index|lastkey|keystep|limit[|notes]" (index may be
+// "keyword:TOKEN:startfrom"), in COMMAND INFO's shape.
 void write_key_spec(ReplyWriter& reply, std::string_view spec) {
   std::string_view fields[6];
   size_t n = 0;
@@ -102,11 +103,24 @@ void write_key_spec(ReplyWriter& reply, std::string_view spec) {
   reply.bulk("begin_search");
   reply.map(2);
   reply.bulk("type");
-  reply.bulk("index");
-  reply.bulk("spec");
-  reply.map(1);
-  reply.bulk("index");
-  reply.integer(to_int(fields[1]));
+  if (fields[1].starts_with("keyword:")) {
+    // "keyword:TOKEN:startfrom": the keys start after the TOKEN argument (XREAD's STREAMS).
+    const std::string_view rest = fields[1].substr(8);
+    const size_t colon = rest.find(':');
+    reply.bulk("keyword");
+    reply.bulk("spec");
+    reply.map(2);
+    reply.bulk("keyword");
+    reply.bulk(rest.substr(0, colon));
+    reply.bulk("startfrom");
+    reply.integer(to_int(rest.substr(colon + 1)));
+  } else {
+    reply.bulk("index");
+    reply.bulk("spec");
+    reply.map(1);
+    reply.bulk("index");
+    reply.integer(to_int(fields[1]));
+  }
   reply.bulk("find_keys");
   reply.map(2);
   reply.bulk("type");

@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <initializer_list>
+#include <string>
 #include <string_view>
 
 #include "engine/types/hash_type.h"
 #include "engine/types/list_type.h"
 #include "engine/types/object.h"
 #include "engine/types/set_type.h"
+#include "engine/types/stream_type.h"
 #include "engine/types/zset_type.h"
 #include "protocol/reply_writer.h"
 #include "protocol/request_writer.h"
@@ -93,6 +96,59 @@ void append_hash(const Entry& entry, std::string& out) {
   });
 }
 
+void append_command(std::string& out, std::initializer_list<std::string_view> args) {
+  append_request_header(out, args.size());
+  for (std::string_view a : args) append_request_bulk(out, a);
+}
+
+std::string int_text(uint64_t v) {
+  char buf[24];
+  return std::string(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof(buf), v).ptr - buf));
+}
+
+std::string int_text(int64_t v) {
+  char buf[24];
+  return std::string(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof(buf), v).ptr - buf));
+}
+
+// As Redis's rewriteStreamObject: XADD of every entry (an empty stream made by XADD MAXLEN 0),
+// XSETID with the stream's counters, then each group with XGROUP CREATE, its pending entries as
+// XCLAIM ... FORCE JUSTID and its consumers without pending entries as XGROUP CREATECONSUMER.
+void append_stream(const Entry& entry, std::string& out) {
+  const auto& stream = static_cast<const StreamObject&>(*entry.object());
+  const std::string_view key = entry.key();
+  if (stream.length() == 0) {
+    append_command(out, {"XADD", key, "MAXLEN", "0", "0-1", "x", "y"});
+  }
+  stream.for_each(kMinStreamID, kMaxStreamID, false, [&](const StreamItem& item) {
+    append_request_header(out, 3 + item.size());
+    append_request_bulk(out, "XADD");
+    append_request_bulk(out, key);
+    append_request_bulk(out, format_stream_id(item.id));
+    item.for_each_string([&](std::string_view s) { append_request_bulk(out, s); });
+    return true;
+  });
+  append_command(out, {"XSETID", key, format_stream_id(stream.last_id()), "ENTRIESADDED",
+                       int_text(stream.entries_added()), "MAXDELETEDID",
+                       format_stream_id(stream.max_deleted_id())});
+  for (const auto& [name, group] : stream.groups()) {
+    append_command(out, {"XGROUP", "CREATE", key, name, format_stream_id(group->last_id),
+                         "ENTRIESREAD", int_text(group->entries_read)});
+    for (const auto& [consumer_name, consumer] : group->consumers()) {
+      if (consumer->pending.empty()) {
+        append_command(out, {"XGROUP", "CREATECONSUMER", key, name, consumer_name});
+        continue;
+      }
+      for (StreamID id : consumer->pending) {
+        const StreamNack& nack = group->pel().at(id);
+        append_command(out, {"XCLAIM", key, name, consumer_name, "0", format_stream_id(id), "TIME",
+                             int_text(nack.delivery_time), "RETRYCOUNT",
+                             int_text(nack.delivery_count), "JUSTID", "FORCE"});
+      }
+    }
+  }
+}
+
 void append_pexpireat(const Entry& entry, std::string& out) {
   char buf[24];
   const auto end = std::to_chars(buf, buf + sizeof(buf), entry.expire_at()).ptr;
@@ -123,6 +179,9 @@ void append_key_commands(const Entry& entry, std::string& out) {
       break;
     case ValueType::kHash:
       append_hash(entry, out);
+      break;
+    case ValueType::kStream:
+      append_stream(entry, out);
       break;
   }
   if (entry.has_expire()) append_pexpireat(entry, out);

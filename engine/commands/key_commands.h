@@ -15,7 +15,8 @@ inline constexpr size_t kItemsPerCommand = 64;
 
 // Appends to `out`, as RESP requests (protocol/request_writer.h), the commands that recreate
 // `entry` from nothing: SET for a string; RPUSH / SADD / ZADD / HSET in batches of at most
-// kItemsPerCommand elements for collections; then PEXPIREAT key <ms> when it has a TTL.
+// kItemsPerCommand elements for collections; XADD, XSETID, XGROUP and XCLAIM for a stream;
+// then PEXPIREAT key <ms> when it has a TTL.
 void append_key_commands(const Entry& entry, std::string& out);
 
 }  // namespace ringkv::engine

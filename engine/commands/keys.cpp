@@ -207,11 +207,12 @@ void cmd_persist(CommandContext& ctx) {
 
 namespace {
 
-// A list or sorted set that arrives at `key` (RENAME, COPY) may serve clients blocked on it, as
-// Redis's dbAdd signals for those types.
+// A list, sorted set or stream that arrives at `key` (RENAME, COPY) may serve clients blocked on
+// it, as Redis's dbAdd signals for those types.
 void report_if_blockable(CommandContext& ctx, std::string_view key) {
   const Entry* e = ctx.store.peek(key);
-  if (e != nullptr && (e->type() == ValueType::kList || e->type() == ValueType::kZSet)) {
+  if (e != nullptr && (e->type() == ValueType::kList || e->type() == ValueType::kZSet ||
+                       e->type() == ValueType::kStream)) {
     ctx.key_ready(key);
   }
 }

@@ -237,6 +237,8 @@ std::string_view type_name(ValueType t) {
       return "zset";
     case ValueType::kHash:
       return "hash";
+    case ValueType::kStream:
+      return "stream";
   }
   return "none";
 }

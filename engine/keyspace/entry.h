@@ -20,7 +20,14 @@ namespace ringkv::engine {
 
 class Object;
 
-enum class ValueType : uint8_t { kString = 0, kList = 1, kSet = 2, kZSet = 3, kHash = 4 };
+enum class ValueType : uint8_t {
+  kString = 0,
+  kList = 1,
+  kSet = 2,
+  kZSet = 3,
+  kHash = 4,
+  kStream = 5
+};
 
 // What OBJECT ENCODING reports for a string.
 enum class StringEncoding : uint8_t { kInt = 0, kEmbstr = 1, kRaw = 2 };

@@ -200,6 +200,8 @@ std::string_view double_to_string(double d, char (&buf)[32]) {
   return {buf, static_cast<size_t>(n)};
 }
 
+size_t listpack_element_size(std::string_view element) { return listpack_entry_size(element); }
+
 ListpackWriter::ListpackWriter() : buf_(kListpackHeader, '\0') {}
 
 void ListpackWriter::add(std::string_view element) {
@@ -329,6 +331,13 @@ bool Reader::read_string(std::string& out) {
                                           out.data(), static_cast<unsigned int>(ulen));
   if (got != ulen) return fail();
   pos_ += clen;
+  return true;
+}
+
+bool Reader::read_raw(size_t n, std::string_view& out) {
+  if (n > remaining()) return fail();
+  out = data_.substr(pos_, n);
+  pos_ += n;
   return true;
 }
 

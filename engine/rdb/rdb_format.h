@@ -28,7 +28,9 @@ inline constexpr uint8_t kTypeHashZiplist = 13;
 inline constexpr uint8_t kTypeListQuicklist = 14;
 inline constexpr uint8_t kTypeHashListpack = 16;
 inline constexpr uint8_t kTypeZSetListpack = 17;
+inline constexpr uint8_t kTypeStreamListpacks = 15;
 inline constexpr uint8_t kTypeListQuicklist2 = 18;
+inline constexpr uint8_t kTypeStreamListpacks2 = 19;
 
 // RDB_VERSION of Redis 7.0.
 inline constexpr uint16_t kVersion = 10;
@@ -68,6 +70,10 @@ class ListpackWriter {
   size_t count_ = 0;
 };
 
+// Bytes one element takes in a listpack (its encoding, data and backlen), as ListpackWriter
+// would write it.
+size_t listpack_element_size(std::string_view element);
+
 // An intset blob (intset.c) of ascending `values`, at the smallest width holding them all.
 std::string intset_bytes(std::span<const int64_t> values);
 
@@ -85,6 +91,8 @@ class Reader {
   // A string in any encoding (rdbGenericLoadStringObject): verbatim, INT8/16/32, LZF.
   bool read_string(std::string& out);
   bool read_binary_double(double& d);
+  // `n` bytes as they are (rdbLoadRaw).
+  bool read_raw(size_t n, std::string_view& out);
   // The old text double (rdbLoadDoubleValue): length byte, 253 nan, 254 inf, 255 -inf.
   bool read_text_double(double& d);
   size_t remaining() const { return data_.size() - pos_; }

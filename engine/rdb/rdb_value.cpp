@@ -10,6 +10,7 @@
 #include "engine/commands/string_ops.h"
 #include "engine/rdb/crc64.h"
 #include "engine/rdb/rdb_format.h"
+#include "engine/rdb/rdb_stream.h"
 #include "engine/types/hash_type.h"
 #include "engine/types/list_type.h"
 #include "engine/types/set_type.h"
@@ -277,6 +278,9 @@ void encode_value(const Entry& entry, std::string& out) {
     case ValueType::kHash:
       encode_hash(static_cast<const HashObject&>(*entry.object()), out);
       break;
+    case ValueType::kStream:
+      encode_stream(static_cast<const StreamObject&>(*entry.object()), out);
+      break;
   }
 }
 
@@ -331,11 +335,15 @@ bool decode_value(std::string_view data, DecodedValue& out) {
     case rdb::kTypeHashListpack:
       object = decode_hash(type, r);
       break;
+    case rdb::kTypeStreamListpacks:
+    case rdb::kTypeStreamListpacks2:
+      object = decode_stream(type, r);
+      break;
     default:
       return false;
   }
-  // Redis refuses empty collections ("empty keys").
-  if (object == nullptr || object->size() == 0) return false;
+  // Redis refuses empty collections ("empty keys"); a stream may be empty.
+  if (object == nullptr || (object->size() == 0 && object->erase_when_empty())) return false;
   out.type = object->type();
   out.object = std::move(object);
   return true;

@@ -10,8 +10,10 @@
 //   set intset / ht    type 11 (an intset blob) / type 2
 //   zset listpack / sl type 17 (member, score pairs) / type 5 (binary doubles, highest first)
 //   hash listpack / ht type 16 / type 4
+//   stream             type 19: listpack nodes and consumer groups (rdb_stream.h)
 // Decoding accepts those and the older types a 7.0 server still loads: 1 LIST, 3 ZSET (text
-// doubles), 9 HASH_ZIPMAP, 10 LIST_ZIPLIST, 12 ZSET_ZIPLIST, 13 HASH_ZIPLIST, 14 LIST_QUICKLIST.
+// doubles), 9 HASH_ZIPMAP, 10 LIST_ZIPLIST, 12 ZSET_ZIPLIST, 13 HASH_ZIPLIST, 14 LIST_QUICKLIST,
+// 15 STREAM_LISTPACKS.
 // Every length is validated, so a malformed value is refused, never read out of bounds. The
 // decoded value takes the encoding ringkv (and Redis) gives it after loading.
 #pragma once

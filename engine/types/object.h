@@ -1,4 +1,4 @@
-// The collection object model: every non-string value (hash, list, set, sorted set) is an
+// The collection object model: every non-string value (hash, list, set, sorted set, stream) is an
 // Object owned by its key's Entry through the entry's pointer-sized value slot.
 //
 // The Store owns objects: deleting, overwriting, expiring or flushing a key frees its object
@@ -40,8 +40,10 @@ class Object {
   ValueType type() const { return type_; }
   // What OBJECT ENCODING reports ("listpack", "hashtable", ...).
   virtual std::string_view encoding_name() const = 0;
-  // Number of elements; a key whose object has none is deleted.
+  // Number of elements; a key whose object has none is deleted, unless erase_when_empty() says
+  // otherwise (a stream stays when its last entry goes, as in Redis).
   virtual size_t size() const = 0;
+  virtual bool erase_when_empty() const { return true; }
   // Bytes this object holds on the heap, itself included, as the allocator accounts them.
   virtual size_t memory() const = 0;
   // A deep copy (COPY).
@@ -85,7 +87,7 @@ class ObjectWrite {
     if (object_ == nullptr) return;
     T* object = std::exchange(object_, nullptr);
     store_->object_resized(before_, object->memory());
-    if (object->size() == 0) store_->erase(key_);
+    if (object->size() == 0 && object->erase_when_empty()) store_->erase(key_);
   }
 
  private:

@@ -2,7 +2,8 @@
 of its own, so other clients' requests to that owner (which share the pooled links) keep flowing;
 it is served by a push arriving through a third node; it times out with the right reply; the
 blocked client's later pipelined requests wait behind it; and a client that disconnects while
-blocked remotely is unblocked on the owner too.
+blocked remotely is unblocked on the owner too; XREAD and XREADGROUP with BLOCK wait on the owner
+the same way and are served by XADD through another node.
 
     /usr/bin/python3 test_blocking_cluster.py --server build/ringkv-server
 """
@@ -34,6 +35,36 @@ def blocked_clients(port):
         if line.startswith("blocked_clients:"):
             return int(line.split(":")[1])
     return -1
+
+
+def check_streams(report, cluster):
+    """6. Stream reads relayed to the owner: XREAD BLOCK '$' and XREADGROUP BLOCK '>' wait there
+    and are served by XADDs sent through a third node; a timeout answers nil."""
+    p1, p2, p3 = cluster.ports
+    with RespClient(p1) as c:
+        key = key_owned_by(c, cluster.addresses[1], "st")
+        report.equal(c.call("XADD", key, "1-1", "f", "a"), b"$3\r\n1-1\r\n", "XADD relayed")
+        report.equal(c.call("XGROUP", "CREATE", key, "g", "$"), b"+OK\r\n", "XGROUP relayed")
+    reader, grouped = RespClient(p1), RespClient(p3)
+    reader.send(encode_command("XREAD", "BLOCK", "0", "STREAMS", key, "$"))
+    grouped.send(encode_command("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", key,
+                                ">"))
+    time.sleep(0.2)
+    report.equal(blocked_clients(p2), 2, "two stream readers blocked on the owner")
+    with RespClient(p3) as writer:
+        writer.call("XADD", key, "2-1", "f", "b")
+    entry = "*1\r\n*2\r\n$%d\r\n%s\r\n*1\r\n*2\r\n$3\r\n2-1\r\n*2\r\n$1\r\nf\r\n$1\r\nb\r\n" % (
+        len(key), key)
+    for name, client in (("XREAD", reader), ("XREADGROUP", grouped)):
+        client.sock.settimeout(5.0)
+        report.equal(client.read(), entry.encode(), "relayed %s BLOCK served by XADD" % name)
+    with RespClient(p2) as owner:
+        report.equal(owner.call("XPENDING", key, "g", "-", "+", "10")[:40].split(b"\r\n")[:3],
+                     [b"*1", b"*4", b"$3"], "the delivered entry is pending on the owner")
+    report.equal(reader.call("XREAD", "BLOCK", "200", "STREAMS", key, "$"), b"*-1\r\n",
+                 "relayed XREAD BLOCK times out with nil")
+    reader.close()
+    grouped.close()
 
 
 def main():
@@ -113,6 +144,10 @@ def main():
             report.equal(c.call("BLPOP", k1, k3, "0.1"),
                          b"-CROSSSLOT Keys in request don't hash to the same node\r\n",
                          "BLPOP over two owners is CROSSSLOT")
+            report.equal(c.call("XREAD", "STREAMS", k1, k3, "0", "0"),
+                         b"-CROSSSLOT Keys in request don't hash to the same node\r\n",
+                         "XREAD over two owners is CROSSSLOT")
+        check_streams(report, cluster)
         probe2.close()
     report.finish()
 

@@ -303,9 +303,23 @@ TEMPLATES = {
     # the forms that convert nothing are compared (see UNCHANGING).
     "pfdebug": [("PFADD k a", "PFDEBUG ENCODING k"),
                 ("PFADD k a\nPFDEBUG TODENSE k", "PFDEBUG GETREG k")],
+    "xadd": [("", "XADD k 1-1 f v"), ("XADD k 5-1 f v", "XADD k 1-1 f v"),
+             ("", "XADD k NOMKSTREAM 1-1 f v")],
+    "xdel": [("XADD k 1-1 f v", "XDEL k 1-1"), ("XADD k 1-1 f v", "XDEL k 2-2")],
+    "xtrim": [("XADD k 1-1 f v\nXADD k 2-1 f v", "XTRIM k MAXLEN 1"),
+              ("XADD k 1-1 f v", "XTRIM k MAXLEN 5")],
+    # Consumer groups and XSETID change no WATCHed key in Redis 7.0.15 (see UNCHANGING).
+    "xsetid": [("XADD k 1-1 f v", "XSETID k 9-9")],
+    "xreadgroup": [("XADD k 1-1 f v\nXGROUP CREATE k g 0", "XREADGROUP GROUP g c STREAMS k >")],
+    "xack": [("XADD k 1-1 f v\nXGROUP CREATE k g 0\nXREADGROUP GROUP g c STREAMS k >",
+              "XACK k g 1-1")],
+    "xclaim": [("XADD k 1-1 f v\nXGROUP CREATE k g 0\nXREADGROUP GROUP g c STREAMS k >",
+                "XCLAIM k g d 0 1-1")],
+    "xautoclaim": [("XADD k 1-1 f v\nXGROUP CREATE k g 0\nXREADGROUP GROUP g c STREAMS k >",
+                    "XAUTOCLAIM k g d 0 0")],
 }
 # Write commands that Redis never reports as changing the WATCHed key.
-UNCHANGING = {"pfdebug"}
+UNCHANGING = {"pfdebug", "xsetid", "xreadgroup", "xack", "xclaim", "xautoclaim"}
 
 
 def write_commands(port):

@@ -28,8 +28,14 @@ struct ReadyKeys : engine::KeyEvents {
   std::vector<std::string> keys;
   std::vector<std::string> modified;
   std::vector<size_t> flushes;
+  size_t data_changes = 0;  // changes Redis signals on no key (stream consumer groups)
+  std::vector<std::string> data_changed_keys;  // ... and the key each one changed
   const engine::Store* store = nullptr;
   void key_ready(std::string_view key) override { keys.emplace_back(key); }
+  void data_changed(std::string_view key) override {
+    ++data_changes;
+    data_changed_keys.emplace_back(key);
+  }
   void key_modified(std::string_view key) override { modified.emplace_back(key); }
   void keyspace_flushing() override { flushes.push_back(store->size()); }
 };

@@ -20,9 +20,39 @@
 #include "engine/types/list_type.h"
 #include "engine/types/object.h"
 #include "engine/types/set_type.h"
+#include "engine/types/stream_type.h"
 #include "engine/types/zset_type.h"
 
 namespace ringkv::test {
+
+// A stream as text items: its counters, each entry, and each group with its pending entries
+// (owner, delivery time and count) and consumers (their seen times left out: a replay sees the
+// consumers later).
+inline void dump_stream(const engine::StreamObject& s, std::vector<std::string>& items) {
+  using engine::format_stream_id;
+  items.push_back("len=" + std::to_string(s.length()) + " last=" + format_stream_id(s.last_id()) +
+                  " first=" + format_stream_id(s.first_id()) +
+                  " maxdel=" + format_stream_id(s.max_deleted_id()) +
+                  " added=" + std::to_string(s.entries_added()));
+  s.for_each(engine::kMinStreamID, engine::kMaxStreamID, false,
+             [&](const engine::StreamItem& item) {
+               std::string line = format_stream_id(item.id);
+               item.for_each_string([&](std::string_view f) { line += " " + std::string(f); });
+               items.push_back(line);
+               return true;
+             });
+  for (const auto& [name, g] : s.groups()) {
+    std::string line = "group " + name + " " + format_stream_id(g->last_id) +
+                       " read=" + std::to_string(g->entries_read) + " consumers";
+    for (const auto& [cname, c] : g->consumers()) line += " " + cname;
+    items.push_back(line);
+    for (const auto& [id, nack] : g->pel()) {
+      items.push_back("pending " + format_stream_id(id) + " " + nack.consumer->name + " " +
+                      std::to_string(nack.delivery_time) + " " +
+                      std::to_string(nack.delivery_count));
+    }
+  }
+}
 
 // One key as text: "<type> ttl=<ms> <elements...>", elements separated by '|'.
 inline std::string dump_entry(const engine::Entry& e) {
@@ -56,6 +86,9 @@ inline std::string dump_entry(const engine::Entry& e) {
             items.push_back(std::string(f) + "=" + std::string(v));
           });
       std::sort(items.begin(), items.end());
+      break;
+    case ValueType::kStream:
+      dump_stream(*static_cast<const engine::StreamObject*>(e.object()), items);
       break;
   }
   std::string text(engine::type_name(e.type()));

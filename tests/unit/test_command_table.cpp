@@ -344,7 +344,9 @@ LegacyRange legacy_range(std::string_view key_specs) {
     for (std::string_view spec : split(key_specs, ';')) {
       std::vector<std::string_view> f = split(spec, '|');
       REQUIRE(f.size() >= 4);
-      if (f[2] == "keynum") {
+      // Only index + range specs count: keynum ones, and keyword searches (XREAD's STREAMS),
+      // make the keys movable.
+      if (f[2] == "keynum" || f[1].starts_with("keyword:")) {
         specs.push_back(std::nullopt);
       } else {
         REQUIRE(f.size() >= 5);

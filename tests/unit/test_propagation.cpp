@@ -50,12 +50,14 @@ struct LoggingStore {
     out.clear();
     events.modified.clear();
     events.flushes.clear();
+    events.data_changes = 0;
     propagation.clear();
     CommandContext ctx{argv, writer, store, nullptr, nullptr, nullptr};
     ctx.ready = &events;
     ctx.propagation = &propagation;
     ringkv::engine::dispatch(ctx);
-    const bool changed = !events.modified.empty() || !events.flushes.empty();
+    const bool changed =
+        !events.modified.empty() || !events.flushes.empty() || events.data_changes > 0;
     if (propagation.replaced() && !raw) {
       for (const Argv& command : propagation.commands()) log.push_back(command);
     } else if (changed) {
@@ -177,7 +179,9 @@ class CommandGen {
 
   Argv next(int64_t now_ms) {
     now_ms_ = now_ms;
-    switch (pick(6)) {
+    switch (pick(7)) {
+      case 6:
+        return stream_command();
       case 0:
         return string_command();
       case 1:
@@ -201,8 +205,8 @@ class CommandGen {
   std::string num(int64_t lo, int64_t hi) { return std::to_string(range(lo, hi)); }
   // A key of `prefix`'s type, or one in ten times any key.
   std::string key(char prefix) {
-    static constexpr char kPrefixes[] = {'s', 'l', 'S', 'h', 'z'};
-    if (pick(10) == 0) prefix = kPrefixes[pick(5)];
+    static constexpr char kPrefixes[] = {'s', 'l', 'S', 'h', 'z', 'x'};
+    if (pick(10) == 0) prefix = kPrefixes[pick(6)];
     return std::string(1, prefix) + std::to_string(pick(4));
   }
   std::string value() {
@@ -291,8 +295,8 @@ class CommandGen {
   }
 
   Argv generic_command() {
-    static constexpr char kPrefixes[] = {'s', 'l', 'S', 'h', 'z'};
-    const std::string k = key(kPrefixes[pick(5)]);
+    static constexpr char kPrefixes[] = {'s', 'l', 'S', 'h', 'z', 'x'};
+    const std::string k = key(kPrefixes[pick(6)]);
     static constexpr std::string_view kConditions[] = {"NX", "XX", "GT", "LT"};
     Argv a;
     switch (pick(8)) {
@@ -406,6 +410,55 @@ class CommandGen {
         return {"ZUNIONSTORE", k, "2", key('z'), key('z')};
       default:
         return {"ZREMRANGEBYRANK", k, "0", "0"};
+    }
+  }
+
+  // Stream writes, most with effects that depend on the clock: '*' IDs, approximate trims,
+  // deliveries to consumers (times), claims by idle time.
+  Argv stream_command() {
+    const std::string k = key('x');
+    const std::string group = "g" + std::to_string(pick(2));
+    const std::string consumer = "c" + std::to_string(pick(3));
+    const std::string some_id = num(0, 3) + "-" + num(0, 3);
+    switch (pick(13)) {
+      case 0:
+        return {"XADD", k, "*", "f", value()};
+      case 1:
+        return {"XADD", k, "MAXLEN", "~", num(0, 150), "*", "f", value(), "g", value()};
+      case 2:
+        return {"XADD", k, "MINID", "=", std::to_string(now_ms_ - range(0, 3000)), "*", "h", "1"};
+      case 3:
+        return {"XDEL", k, std::to_string(now_ms_ - 37 * range(0, 20)) + "-0"};
+      case 4:
+        return {"XTRIM", k, "MAXLEN", pick(2) ? "~" : "=", num(0, 120)};
+      case 5:
+        return {"XGROUP", "CREATE", k, group, pick(2) ? "0" : "$", "MKSTREAM"};
+      case 6: {
+        Argv a{"XREADGROUP", "GROUP", group, consumer, "COUNT", num(1, 4)};
+        if (pick(4) == 0) a.push_back("NOACK");
+        a.insert(a.end(), {"STREAMS", k, pick(4) == 0 ? "0" : ">"});
+        return a;
+      }
+      case 7:
+        return {"XACK", k, group, std::to_string(now_ms_ - 37 * range(0, 30)) + "-0"};
+      case 8:
+        return {"XCLAIM",
+                k,
+                group,
+                consumer,
+                pick(2) ? "0" : "2000",
+                some_id,
+                std::to_string(now_ms_ - 37 * range(0, 30)) + "-0",
+                "IDLE",
+                num(0, 5000)};
+      case 9:
+        return {"XAUTOCLAIM", k, group, consumer, pick(2) ? "0" : "1000", "0", "COUNT", num(1, 5)};
+      case 10:
+        return {"XGROUP", pick(2) ? "CREATECONSUMER" : "DELCONSUMER", k, group, consumer};
+      case 11:
+        return {"XGROUP", "SETID", k, group, pick(2) ? "$" : "0", "ENTRIESREAD", num(0, 5)};
+      default:
+        return {"XSETID", k, std::to_string(now_ms_ + 5) + "-0", "ENTRIESADDED", "1000"};
     }
   }
 
