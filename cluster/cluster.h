@@ -138,23 +138,19 @@ class Cluster {
   void change_ring(const RingChangeRequest& request, ReplyDone done);
   // Answers a RINGKV.RING control frame (its arguments) from the coordinator of a change.
   std::string ring_control(std::span<const std::string_view> args);
-  // While the ring switches (paused, or flushed and waiting for the commit) client requests
-  // that touch keys wait until release_held().
-  // A node being joined serves no keys of its own meanwhile: its clients wait for the commit.
   // Whether a copy for the change to `version` may land here (it is prepared).
   bool accepts_copy(uint64_t version) const { return pending_ && pending_version_ == version; }
+  // While the ring switches (paused, or flushed and waiting for the commit) client requests
+  // that touch keys wait until release_held(); so do they on a node being joined (it serves no
+  // keys of its own meanwhile).
   bool holds_clients() const {
-    return phase_ == Phase::kPaused || phase_ == Phase::kSwitching ||
-           (pending_ && ring_.size() == 1 && pending_->size() > 1);
+    return phase_ == Phase::kPaused || phase_ == Phase::kSwitching || joining_here();
   }
   // Changes whenever routing does (a ring change, a peer ejected or back): a transaction pinned
   // to a node under another epoch cannot run.
   uint64_t routing_epoch() const { return routing_epoch_; }
-  // The cluster-wide ring version (persisted; 0 for a ring seeded from the TOML).
-  uint64_t ring_version() const { return ring_version_; }
   // The link migration frames to `address` travel on, in order (one per target).
   PeerLink& migration_link(std::string_view address);
-  void close_migration_links();
 
   // Introspection: CLUSTER INFO, CLUSTER NODES, CLUSTER OWNER and the INFO cluster section.
   std::string info_text() const;
@@ -182,6 +178,19 @@ class Cluster {
   void index_peers();
   // Reads the ring file (the file wins over the TOML, with a warning when they differ).
   void load_ring();
+  // An empty ring of one: it may be joined (and links with any ring meanwhile).
+  bool candidate() const {
+    return ring_.size() == 1 && host_ != nullptr && host_->key_count() == 0;
+  }
+  // A prepared change adds this node, alone on its own ring until the change commits.
+  bool joining_here() const { return pending_ && ring_.size() == 1 && pending_->size() > 1; }
+  // A change is prepared here, coordinated from here, or leftovers are still being deleted.
+  bool migrating(const CopyProgress& progress) const {
+    return phase_ != Phase::kIdle || change_ || progress.sweeping;
+  }
+  // Forgets the prepared change (committed or aborted here), persisting nothing yet.
+  void end_pending();
+  void close_migration_links();
   // Persists ring_ and a pending change; a failure is logged.
   void save_ring();
   // Makes `members` (version `version`) this node's ring; a node not in it is alone on its own.
@@ -296,8 +305,7 @@ class Cluster {
   uint64_t ring_version_ = 0;
   Phase phase_ = Phase::kIdle;
   uint64_t pending_version_ = 0;
-  std::vector<hashring::Member> pending_members_;
-  std::optional<hashring::HashRing> pending_;
+  std::optional<hashring::HashRing> pending_;  // the ring a prepared change moves to
   uint64_t previous_fingerprint_ = 0;
   std::string change_from_fingerprint_;  // the ring a prepared change moves from (hex)
   std::string pending_coordinator_;      // the node coordinating the prepared change

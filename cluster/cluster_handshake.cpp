@@ -37,11 +37,6 @@ std::string request_frame(std::initializer_list<std::string_view> args) {
   return frame;
 }
 
-// The text of a one-line reply ("+text\r\n" or "-text\r\n").
-std::string_view line_text(std::string_view reply) {
-  return reply.size() >= 3 ? reply.substr(1, reply.size() - 3) : std::string_view();
-}
-
 }  // namespace
 
 // This node's side of the handshake on a link it opens (see kPeerHandshake).
@@ -122,14 +117,14 @@ bool Cluster::fingerprint_acceptable(std::string_view hex) const {
   if (pending_ && hex == fingerprint_hex(pending_->fingerprint())) return true;
   if (previous_fingerprint_ != 0 && hex == fingerprint_hex(previous_fingerprint_)) return true;
   if (pending_ && hex == change_from_fingerprint_) return true;
-  // An empty ring of one is a candidate: the cluster joining it links with its own ring.
-  return ring_.size() == 1 && host_ != nullptr && host_->key_count() == 0;
+  // A candidate: the cluster joining it links with its own ring.
+  return candidate();
 }
 
 std::string Cluster::linked(PeerState& peer, std::string_view fingerprint) {
   // A node a prepared change adds has a ring of its own until the change commits.
-  const bool joining = peer.joining || (pending_ && pending_->contains(peer.address) &&
-                                        !ring_.contains(peer.address));
+  const bool joining =
+      pending_ && pending_->contains(peer.address) && !ring_.contains(peer.address);
   if (!joining && !fingerprint_acceptable(fingerprint)) {
     return refused_by(peer, std::string(kRingMismatch));
   }
@@ -201,12 +196,11 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
   // its refusal mark that member in CLUSTER NODES.
   const bool identified = reason.empty();
   const bool control = identified && args[1] == kControlLink;
-  if (identified && !control && !fingerprint_acceptable(args[1])) reason = kRingMismatch;
-  // The ring this link runs by: this node's, or the connector's when this node accepts it (a
-  // ring change in progress, or this node joining): the reply names the connector's then.
-  const std::string mine = identified && !control && fingerprint_acceptable(args[1])
-                               ? std::string(args[1])
-                               : fingerprint_hex(ring_.fingerprint());
+  const bool acceptable = identified && !control && fingerprint_acceptable(args[1]);
+  if (identified && !control && !acceptable) reason = kRingMismatch;
+  // The ring this link runs by: the connector's when this node accepts it (its own, a ring
+  // change in progress, or this node joining), so the reply names it; else this node's.
+  const std::string mine = acceptable ? std::string(args[1]) : fingerprint_hex(ring_.fingerprint());
   if (identified) {
     if (auto it = known_peers_.find(std::string(claimed)); it != known_peers_.end()) {
       it->second->refused_here = reason;

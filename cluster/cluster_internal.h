@@ -27,6 +27,11 @@ inline std::string fingerprint_hex(uint64_t fp) {
   return buf;
 }
 
+// The text of a one-line reply ("+text\r\n" or "-text\r\n").
+inline std::string_view line_text(std::string_view reply) {
+  return reply.size() >= 3 ? reply.substr(1, reply.size() - 3) : std::string_view();
+}
+
 // `text` made safe for one log line (or, with `space` '_', one CLUSTER NODES token): printable
 // ASCII, bounded.
 inline std::string printable(std::string_view text, size_t max = 64, char space = ' ') {
@@ -54,8 +59,6 @@ struct Cluster::PeerState {
   std::string refused_by_peer;
   // Why this node refused the peer's last link ("" once one is accepted); shown, not acted on.
   std::string refused_here;
-  // A node being joined: its links are accepted whatever ring it has (it has none of its own).
-  bool joining = false;
   // Health, from the pings.
   bool up = true;
   bool ping_in_flight = false;
@@ -78,7 +81,6 @@ struct Cluster::Coordination {
     kFlushWait,
     kCommitting
   };
-  RingChangeRequest request;
   uint64_t version = 0;
   std::vector<hashring::Member> members;  // the new ring
   std::vector<std::string> participants;  // old members and new ones, less a forced leaver

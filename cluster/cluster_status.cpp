@@ -55,8 +55,7 @@ std::string Cluster::info_text() const {
   line("cluster_ring_version", std::to_string(ring_version_));
   line("cluster_ring_fingerprint", fingerprint_hex(ring_.fingerprint()));
   const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};
-  const bool migrating = phase_ != Phase::kIdle || change_ || progress.sweeping;
-  line("cluster_migration_state", migrating ? "migrating" : "idle");
+  line("cluster_migration_state", migrating(progress) ? "migrating" : "idle");
   line("cluster_keys_to_move", std::to_string(progress.to_move));
   line("cluster_keys_moved", std::to_string(progress.moved));
   if (pending_) {
@@ -120,8 +119,8 @@ std::string Cluster::info_section() const {
   out += "cluster_members:" + std::to_string(ring_.size()) + "\r\n";
   out += "cluster_ring_version:" + std::to_string(ring_version_) + "\r\n";
   const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};
-  const bool migrating = phase_ != Phase::kIdle || change_ || progress.sweeping;
-  out += std::string("cluster_migration_state:") + (migrating ? "migrating" : "idle") + "\r\n";
+  out += std::string("cluster_migration_state:") + (migrating(progress) ? "migrating" : "idle") +
+         "\r\n";
   out += "cluster_keys_to_move:" + std::to_string(progress.to_move) + "\r\n";
   out += "cluster_keys_moved:" + std::to_string(progress.moved) + "\r\n";
   out += "relayed_requests:" + std::to_string(relayed_) + "\r\n";

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
+#include <optional>
+#include <vector>
 
 #include "cluster/cluster.h"
 #include "cluster/cluster_internal.h"
@@ -53,17 +56,56 @@ bool parse_weight(std::string_view text, uint32_t& out) {
   return true;
 }
 
-// The words of a RINGKV.RING STATE reply: version phase copied flushed in_flight keys members.
-std::vector<std::string_view> state_words(std::string_view reply) {
-  std::vector<std::string_view> w;
-  if (reply.size() < 3 || reply[0] != '+') return w;
-  std::string_view t = reply.substr(1, reply.size() - 3);
-  while (!t.empty()) {
-    const size_t j = t.find(' ');
-    w.push_back(t.substr(0, j));
-    t = j == std::string_view::npos ? std::string_view() : t.substr(j + 1);
+// A node's answer to RINGKV.RING STATE (and COPY), one simple string:
+//   +<version> <phase> <copied> <flushed> <relays in flight> <keys> <members> <pending version>
+//    <coordinating>
+struct ChangeState {
+  uint64_t version = 0;    // the ring it runs by
+  std::string_view phase;  // idle, prepared, paused or switching
+  char copied = '1';       // '1' done (or nothing to copy), '0' going on, 'x' failed or unknown
+  bool flushed = true;     // the flush was sent and acknowledged (or nothing to flush)
+  uint64_t in_flight = 0;  // relayed requests awaiting replies
+  uint64_t keys = 0;       // keys it holds
+  uint64_t members = 0;    // members of its ring
+  uint64_t pending = 0;    // the version a prepared change moves to; 0 for none
+  bool coordinating = false;
+
+  std::string text() const {
+    return "+" + std::to_string(version) + " " + std::string(phase) + " " + copied + " " +
+           (flushed ? "1" : "0") + " " + std::to_string(in_flight) + " " + std::to_string(keys) +
+           " " + std::to_string(members) + " " + std::to_string(pending) + " " +
+           (coordinating ? "1" : "0") + "\r\n";
   }
-  return w;
+
+  static std::optional<ChangeState> parse(std::string_view reply) {
+    if (reply.empty() || reply[0] != '+') return std::nullopt;
+    const std::vector<std::string_view> w = common::split_words(line_text(reply));
+    if (w.size() != 9 || w[2].size() != 1) return std::nullopt;
+    // The numeric words: version, relays in flight, keys, members, pending version.
+    constexpr size_t kAt[] = {0, 4, 5, 6, 7};
+    uint64_t n[std::size(kAt)];
+    for (size_t i = 0; i < std::size(kAt); ++i) {
+      const std::optional<int64_t> v = common::parse_integer(w[kAt[i]]);
+      if (!v || *v < 0) return std::nullopt;
+      n[i] = static_cast<uint64_t>(*v);
+    }
+    ChangeState s;
+    s.version = n[0];
+    s.phase = w[1];
+    s.copied = w[2][0];
+    s.flushed = w[3] == "1";
+    s.in_flight = n[1];
+    s.keys = n[2];
+    s.members = n[3];
+    s.pending = n[4];
+    s.coordinating = w[8] == "1";
+    return s;
+  }
+};
+
+// The text of a failed control request: an error reply's, or the link's error.
+std::string failure_text(std::string_view reply) {
+  return std::string(!reply.empty() && reply[0] == '-' ? line_text(reply) : reply);
 }
 
 }  // namespace
@@ -131,9 +173,8 @@ void Cluster::load_ring() {
   ring_version_ = state->version;
   if (state->pending_version != 0) {
     pending_version_ = state->pending_version;
-    pending_members_ = state->pending_members;
     pending_.emplace(ring_.scheme(), ring_.replicas());
-    pending_->set_members(pending_members_);
+    pending_->set_members(state->pending_members);
     pending_coordinator_ = state->coordinator;
     recovering_ = true;
     // Restarted in the middle of a change: keyed requests wait until it ends (recover(); a copy
@@ -150,7 +191,7 @@ void Cluster::save_ring() {
   state.members.assign(ring_.nodes().begin(), ring_.nodes().end());
   if (pending_) {
     state.pending_version = pending_version_;
-    state.pending_members = pending_members_;
+    state.pending_members.assign(pending_->nodes().begin(), pending_->nodes().end());
     state.coordinator = pending_coordinator_;
   }
   std::string error = write_ring_file(ring_path_, state);
@@ -190,6 +231,16 @@ PeerLink& Cluster::migration_link(std::string_view address) {
   return *link;
 }
 
+void Cluster::end_pending() {
+  pending_.reset();
+  pending_version_ = 0;
+  pending_coordinator_.clear();
+  change_from_fingerprint_.clear();
+  recovering_ = false;
+  copy_started_ = false;
+  phase_ = Phase::kIdle;
+}
+
 void Cluster::close_migration_links() {
   for (auto& [address, link] : migration_links_) retired_links_.push_back(std::move(link));
   migration_links_.clear();
@@ -203,19 +254,20 @@ size_t Cluster::relays_in_flight() const {
 }
 
 std::string Cluster::state_text() const {
-  // +<version> <phase> <copied> <flushed> <relays in flight> <keys> <members> <pending
-  // version> <coordinating 0|1>. A node that restarted during the change reports its copy as
-  // failed until the coordinator starts it again: what it had sent before is unknown.
+  // A node that restarted during the change reports its copy as failed until the coordinator
+  // starts it again: what it had sent before is unknown.
   const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};
-  const bool failed = progress.failed || (recovering_ && !copy_started_);
-  return "+" + std::to_string(ring_version_) + " " +
-         std::string(kPhaseNames[static_cast<size_t>(phase_)]) + " " +
-         (failed            ? "x"
-          : progress.copied ? "1"
-                            : "0") +
-         " " + (progress.flushed ? "1" : "0") + " " + std::to_string(relays_in_flight()) + " " +
-         std::to_string(host_ ? host_->key_count() : 0) + " " + std::to_string(ring_.size()) + " " +
-         std::to_string(pending_version_) + " " + (change_ ? "1" : "0") + "\r\n";
+  ChangeState s;
+  s.version = ring_version_;
+  s.phase = kPhaseNames[static_cast<size_t>(phase_)];
+  s.copied = progress.failed || (recovering_ && !copy_started_) ? 'x' : progress.copied ? '1' : '0';
+  s.flushed = progress.flushed;
+  s.in_flight = relays_in_flight();
+  s.keys = host_ ? host_->key_count() : 0;
+  s.members = ring_.size();
+  s.pending = pending_version_;
+  s.coordinating = change_ != nullptr;
+  return s.text();
 }
 
 std::string Cluster::ring_control(std::span<const std::string_view> args) {
@@ -238,9 +290,8 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
           "this node is still deleting the keys it gave away in the last change; "
           "try again shortly");
     }
-    // An empty ring of one joins whatever version the cluster is at.
-    const bool candidate = ring_.size() == 1 && host_ && host_->key_count() == 0;
-    if (version != ring_version_ + 1 && !candidate) {
+    // A candidate joins whatever version the cluster is at.
+    if (version != ring_version_ + 1 && !candidate()) {
       return error("ring version " + std::to_string(version) + " does not follow this node's " +
                    std::to_string(ring_version_));
     }
@@ -253,9 +304,8 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     }
     if (members.empty()) return error("a ring needs members");
     pending_version_ = version;
-    pending_members_ = members;
     pending_.emplace(ring_.scheme(), ring_.replicas());
-    pending_->set_members(pending_members_);
+    pending_->set_members(members);
     // The members still on the old ring link with this node until the change ends.
     change_from_fingerprint_ = std::string(args[2]);
     pending_coordinator_ = std::string(args[3]);
@@ -290,16 +340,10 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
       if (ring_version_ >= version) return "+OK\r\n";  // already committed
       return error("no ring change to version " + std::to_string(version) + " here");
     }
-    std::vector<hashring::Member> members = std::move(pending_members_);
-    pending_coordinator_.clear();
-    recovering_ = false;
-    copy_started_ = false;
-    pending_.reset();
-    pending_version_ = 0;
-    pending_members_.clear();
-    phase_ = Phase::kIdle;
-    hashring::HashRing owners(ring_.scheme(), ring_.replicas());
-    owners.set_members(members);
+    // The new ring decides what this node deletes (a node that left owns nothing in it).
+    const hashring::HashRing owners = std::move(*pending_);
+    end_pending();
+    std::vector<hashring::Member> members(owners.nodes().begin(), owners.nodes().end());
     apply_ring(members, version);
     save_ring();
     spdlog::info("ring version {} committed: {}", version, members_text(members));
@@ -314,13 +358,8 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   if (common::equals_ignore_case(sub, "abort")) {
     if (!ours) return "+OK\r\n";
     // A node that was joining gives back everything it received: it is an empty node again.
-    const bool joining = ring_.size() == 1 && pending_->size() > 1;
-    recovering_ = false;
-    copy_started_ = false;
-    pending_.reset();
-    pending_version_ = 0;
-    pending_members_.clear();
-    phase_ = Phase::kIdle;
+    const bool joining = joining_here();
+    end_pending();
     save_ring();
     spdlog::warn("ring change to version {} aborted", version);
     close_migration_links();
@@ -342,9 +381,9 @@ void Cluster::recover() {
     // prepare (every step is idempotent).
     auto c = std::make_unique<Coordination>();
     c->version = pending_version_;
-    c->members = pending_members_;
+    c->members.assign(pending_->nodes().begin(), pending_->nodes().end());
     for (const auto& m : ring_.nodes()) c->participants.push_back(m.address);
-    for (const auto& m : pending_members_) {
+    for (const auto& m : pending_->nodes()) {
       if (!ring_.contains(m.address)) c->participants.push_back(m.address);
     }
     c->step = Coordination::kResolving;
@@ -360,17 +399,15 @@ void Cluster::recover() {
   control(pending_coordinator_, {"RINGKV.RING", "STATE"},
           [this, version](std::string_view reply, bool ok) {
             if (!ok || !pending_ || pending_version_ != version || change_) return;
-            const std::vector<std::string_view> w = state_words(reply);
-            if (w.size() < 9) return;
-            const std::optional<int64_t> theirs = common::parse_integer(w[0]);
+            const std::optional<ChangeState> theirs = ChangeState::parse(reply);
             if (!theirs) return;
             const std::string v = std::to_string(version);
-            if (static_cast<uint64_t>(*theirs) >= version) {
+            if (theirs->version >= version) {
               spdlog::warn("the ring change to version {} was committed while this node was away",
                            version);
               const std::string_view args[] = {"COMMIT", v};
               ring_control(args);
-            } else if (w[1] == "idle" && w[8] == "0") {
+            } else if (theirs->phase == "idle" && !theirs->coordinating) {
               spdlog::warn("the ring change to version {} was aborted while this node was away",
                            version);
               const std::string_view args[] = {"ABORT", v};
@@ -442,12 +479,10 @@ void Cluster::change_ring(const RingChangeRequest& request, ReplyDone done) {
   }
   if (request.force && request.address == self_) return fail("a node cannot force itself out");
   auto c = std::make_unique<Coordination>();
-  c->request = request;
   c->version = ring_version_ + 1;
   c->members.assign(ring_.nodes().begin(), ring_.nodes().end());
   if (request.kind == RingChangeRequest::kJoin) {
     c->members.push_back({request.address, request.weight});
-    peer(request.address).joining = true;
   } else if (request.kind == RingChangeRequest::kLeave) {
     std::erase_if(c->members, [&](const auto& m) { return m.address == request.address; });
   } else {
@@ -470,20 +505,17 @@ void Cluster::change_ring(const RingChangeRequest& request, ReplyDone done) {
     // The candidate must be reachable, pass the handshake and hold no keys.
     control(request.address, {"RINGKV.RING", "STATE"}, [this](std::string_view reply, bool ok) {
       if (!change_) return;
-      std::string text(reply);
-      if (ok) {
-        const std::vector<std::string_view> w = state_words(reply);
-        if (w.size() < 7) {
-          return finish_change("the node to join gave an unexpected state: " + text);
-        }
-        if (w[1] != "idle" || w[5] != "0" || w[6] != "1") {
-          return finish_change("the node to join must be an empty node of its own (it has " +
-                               std::string(w[5]) + " keys and " + std::string(w[6]) + " members)");
-        }
-        return drive_change();
+      if (!ok) return finish_change("cannot reach the node to join: " + failure_text(reply));
+      const std::optional<ChangeState> s = ChangeState::parse(reply);
+      if (!s) {
+        return finish_change("the node to join gave an unexpected state: " + std::string(reply));
       }
-      if (!text.empty() && text[0] == '-') text = text.substr(1, text.size() - 3);
-      finish_change("cannot reach the node to join: " + text);
+      if (s->phase != "idle" || s->keys != 0 || s->members != 1) {
+        return finish_change("the node to join must be an empty node of its own (it has " +
+                             std::to_string(s->keys) + " keys and " + std::to_string(s->members) +
+                             " members)");
+      }
+      drive_change();
     });
     return;
   }
@@ -508,7 +540,6 @@ void Cluster::finish_change(std::string error) {
     spdlog::info("ring change to version {} done", c.version);
     last_change_ = "ok";
   }
-  for (auto& [address, p] : known_peers_) p->joining = false;
   change_.reset();
   uv_timer_stop(&change_timer_);
 }
@@ -574,31 +605,24 @@ void Cluster::drive_change() {
       Coordination& cc = *change_;
       if (!ok) {
         cc.round_failed = true;
-        if (cc.failure.empty()) {
-          std::string text(reply);
-          if (!text.empty() && text[0] == '-') text = text.substr(1, text.size() - 3);
-          cc.failure = cc.participants[i] + ": " + text;
-        }
+        if (cc.failure.empty()) cc.failure = cc.participants[i] + ": " + failure_text(reply);
       } else if (step == Coordination::kCommitting) {
         cc.committed[i] = true;
       } else if (step == Coordination::kResolving) {
-        const std::vector<std::string_view> w = state_words(reply);
-        const std::optional<int64_t> theirs =
-            w.empty() ? std::nullopt : common::parse_integer(w[0]);
-        if (theirs && static_cast<uint64_t>(*theirs) >= version) cc.some_committed = true;
+        const std::optional<ChangeState> s = ChangeState::parse(reply);
+        if (s && s->version >= version) cc.some_committed = true;
       } else if (step == Coordination::kCopying || step == Coordination::kQuiescing ||
                  step == Coordination::kFlushWait) {
-        // "+version phase copied flushed in_flight keys members"
-        std::vector<std::string_view> w = state_words(reply);
-        bool ready = w.size() >= 7;
-        if (ready && w[2] == "x" && cc.failure.empty()) {
+        const std::optional<ChangeState> s = ChangeState::parse(reply);
+        if (s && s->copied == 'x' && cc.failure.empty()) {
           cc.round_failed = true;
           cc.fatal = true;
           cc.failure = cc.participants[i] + ": copying its keys to their new owners failed";
         }
-        if (ready && step == Coordination::kCopying) ready = w[2] == "1";
-        if (ready && step == Coordination::kQuiescing) ready = w[1] == "paused" && w[4] == "0";
-        if (ready && step == Coordination::kFlushWait) ready = w[3] == "1";
+        const bool ready =
+            s && (step == Coordination::kCopying     ? s->copied == '1'
+                  : step == Coordination::kQuiescing ? s->phase == "paused" && s->in_flight == 0
+                                                     : s->flushed);
         if (!ready) cc.round_ready = false;
       }
       if (--cc.waiting == 0) change_round_done();

@@ -16,19 +16,6 @@ namespace {
 
 constexpr std::string_view kHeader = "ringkv-ring 1";
 
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && line[i] == ' ') ++i;
-    size_t j = i;
-    while (j < line.size() && line[j] != ' ') ++j;
-    if (j > i) out.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
-
 bool parse_u64(std::string_view text, uint64_t& out) {
   const std::optional<int64_t> v = common::parse_integer(text);
   if (!v || *v < 0) return false;
@@ -74,7 +61,7 @@ std::optional<RingState> parse_ring_state(std::string_view text, std::string& er
       header = true;
       continue;
     }
-    const std::vector<std::string_view> w = words(line);
+    const std::vector<std::string_view> w = common::split_words(line);
     if (w[0] == "version" && w.size() == 2) {
       if (!parse_u64(w[1], state.version)) return fail("bad version");
       have_version = true;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace ringkv::common {
 
@@ -15,6 +16,9 @@ std::optional<int64_t> parse_integer(std::string_view text);
 
 // ASCII case-insensitive equality (command names, options, units).
 bool equals_ignore_case(std::string_view a, std::string_view b);
+
+// The space-separated words of `line` (runs of spaces count as one; none at either end).
+std::vector<std::string_view> split_words(std::string_view line);
 
 // Parses a memory size the way Redis's memtoull does: digits followed by an optional unit b, k,
 // kb, m, mb, g, gb (case-insensitive; k = 1000, kb = 1024, ...). No sign, no spaces, no

@@ -49,3 +49,12 @@ TEST_CASE("size parsing follows Redis's memtoull") {
   CHECK_FALSE(parse_memory("1t"));
   CHECK_FALSE(parse_memory("1mbb"));
 }
+
+TEST_CASE("words are split on runs of spaces") {
+  using ringkv::common::split_words;
+  using Words = std::vector<std::string_view>;
+  CHECK(split_words("") == Words{});
+  CHECK(split_words("   ") == Words{});
+  CHECK(split_words("member a:1 2") == Words{"member", "a:1", "2"});
+  CHECK(split_words("  two   spaced ") == Words{"two", "spaced"});
+}
