@@ -322,7 +322,11 @@ int sparse_set(std::string& hll, size_t index, uint8_t count, size_t sparse_max_
     // Step 3: put the new sequence in place of the old opcode.
     const size_t oldlen = xzero ? 2 : 1;
     if (n > oldlen && hll.size() + (n - oldlen) > sparse_max_bytes) return promote();
-    hll.replace(pos, oldlen, reinterpret_cast<const char*>(seq), n);
+    // The length changes by n - oldlen even for an XZERO whose second byte is past the end
+    // (Redis read it as the terminator): the new sequence's last byte then falls off, as there.
+    const size_t size = hll.size() + n - oldlen;
+    hll.replace(pos, std::min(oldlen, hll.size() - pos), reinterpret_cast<const char*>(seq), n);
+    hll.resize(size);
     end = hll.size();
   }
 

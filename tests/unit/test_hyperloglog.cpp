@@ -157,6 +157,17 @@ TEST_CASE("sparse_set splits and merges opcodes as Redis does") {
   CHECK(hll::encoding(t) == hll::kDense);
 }
 
+TEST_CASE("sparse_set on an XZERO cut short by the end of the string sizes it as Redis does") {
+  // Redis reads the missing second byte as the string's terminator (a run of 14337 registers
+  // for 'x') and grows the string by the new sequence's length less 2, so the sequence's last
+  // byte falls off the end (redis-server 7.0.15: APPEND an 'x' to an empty sketch's header,
+  // then PFADD).
+  std::string s = hll::create().substr(0, hll::kHeaderSize) + "x";
+  CHECK(hll::sparse_set(s, 5, 1, hll::kDefaultSparseMaxBytes) == 1);
+  // ZERO:5, VAL:1,1 and the first byte of XZERO:14331.
+  CHECK(s.substr(hll::kHeaderSize) == std::string("\x04\x80\x77"));
+}
+
 TEST_CASE("sketch checks: wrong types, foreign strings, corrupt opcodes") {
   Store store;
   store.set_string("s", "not an hll", Expiry::none());
