@@ -58,21 +58,10 @@ size_t Migration::key_count() { return server_.store().size(); }
 void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
                            std::string_view self) {
   generation_++;
-  version_ = std::to_string(version);
-  next_.emplace(next);
   self_ = self;
-  copying_ = true;
-  cursor_ = 0;
-  scanned_ = false;
-  pending_.clear();
-  in_flight_bytes_ = 0;
-  flushing_ = false;
-  sent_.clear();
-  dirty_.clear();
-  in_flight_ = 0;
+  copy_.emplace(Copy{next, std::to_string(version)});
   to_move_ = 0;
   moved_ = 0;
-  copy_failed_ = false;
   // A change starting while the last one's leftovers are being deleted: the deletion goes on
   // under the ring that is current (the copy never sends keys this node does not own).
   wake();
@@ -80,37 +69,30 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
 
 cluster::CopyProgress Migration::copy_progress() const {
   cluster::CopyProgress p;
-  p.copied = !copying_ || (scanned_ && pending_.empty() && in_flight_ == 0);
-  p.flushed = !copying_ || (flushing_ && dirty_.empty() && in_flight_ == 0);
-  p.failed = copying_ && copy_failed_;
+  if (copy_) {
+    const Copy& c = *copy_;
+    p.copied = c.scanned && c.found.empty() && c.in_flight == 0;
+    p.flushed = c.flushing && c.dirty.empty() && c.in_flight == 0;
+    p.failed = c.failed;
+  }
   p.to_move = to_move_;
   p.moved = moved_;
-  p.sweeping = sweeping_;
+  p.sweeping = sweep_.has_value();
   return p;
 }
 
 void Migration::copy_flush() {
-  flushing_ = true;
+  if (!copy_) return;
+  copy_->flushing = true;
   wake();
 }
 
 void Migration::copy_end(const hashring::HashRing& owners, std::string_view self) {
-  if (copying_) {
-    spdlog::info("ring change: {} of {} moving keys copied", moved_, to_move_);
-  }
-  copying_ = false;
+  if (copy_) spdlog::info("ring change: {} of {} moving keys copied", moved_, to_move_);
+  copy_.reset();
   generation_++;
-  next_.reset();
-  sent_.clear();
-  dirty_.clear();
-  pending_.clear();
-  in_flight_ = 0;
-  in_flight_bytes_ = 0;
-  owners_.emplace(owners);
-  sweep_self_ = self;
-  sweeping_ = true;
-  sweep_cursor_ = 0;
-  swept_ = 0;
+  self_ = self;
+  sweep_.emplace(Sweep{owners});
   wake();
 }
 
@@ -129,144 +111,147 @@ void Migration::key_changed(std::string_view key) {
   // Once the flush began clients are held: what changes now is expiry or eviction of a copy
   // the new owner already has (with the same absolute expiry), or a key the new owner writes
   // after it committed — which a late DEL from here must not undo.
-  if (!copying_ || flushing_ || next_->owner_of(key) == self_) return;
+  if (!copy_ || copy_->flushing || copy_->next.owner_of(key) == self_) return;
   // Copied already or not, it is sent again at the flush (or by the scan, which may come later:
   // sending twice is harmless, the last copy wins on one ordered link).
-  dirty_.emplace(key);
+  copy_->dirty.emplace(key);
 }
 
 void Migration::keyspace_flushed() {
-  if (!copying_) return;
-  if (flushing_) return;
-  for (const auto& k : sent_) dirty_.insert(k);
+  if (!copy_ || copy_->flushing) return;
+  copy_->dirty.insert(copy_->sent.begin(), copy_->sent.end());
 }
 
-void Migration::send_key(std::string_view key) {
-  engine::Store& store = server_.store();
-  const std::string_view owner = next_->owner_of(key);
-  cluster::PeerLink& link = server_.cluster()->migration_link(owner);
+void Migration::send_key(std::string_view key, bool first) {
+  Copy& c = *copy_;
+  const engine::Entry* e = server_.store().peek(key);
+  cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(key));
   std::string& f = link.frame_buffer();
-  const engine::Entry* e = store.peek(key);
   uint64_t bytes = key.size();
   if (e == nullptr) {
     protocol::append_request_header(f, 4);
     protocol::append_request_bulk(f, cluster::kMigrateFrame);
-    protocol::append_request_bulk(f, version_);
+    protocol::append_request_bulk(f, c.version);
     protocol::append_request_bulk(f, "DEL");
     protocol::append_request_bulk(f, key);
   } else {
     const std::string payload = engine::dump_payload(*e);
-    bytes = payload.size() + key.size();
-    const int64_t at = e->has_expire() ? e->expire_at() : 0;
+    bytes += payload.size();
     protocol::append_request_header(f, 8);
     protocol::append_request_bulk(f, cluster::kMigrateFrame);
-    protocol::append_request_bulk(f, version_);
+    protocol::append_request_bulk(f, c.version);
     protocol::append_request_bulk(f, "RESTORE");
     protocol::append_request_bulk(f, key);
-    protocol::append_request_bulk(f, std::to_string(at));
+    protocol::append_request_bulk(f, std::to_string(e->has_expire() ? e->expire_at() : 0));
     protocol::append_request_bulk(f, payload);
     protocol::append_request_bulk(f, "REPLACE");
     protocol::append_request_bulk(f, "ABSTTL");
-    sent_.emplace(key);
+    c.sent.emplace(key);
   }
-  in_flight_++;
-  in_flight_bytes_ += bytes;
+  if (first) to_move_++;
+  c.in_flight++;
+  c.in_flight_bytes += bytes;
   const uint64_t generation = generation_;
-  link.commit([this, generation, bytes, k = std::string(key)](std::string_view reply,
-                                                              const cluster::LinkError* error) {
-    if (generation != generation_) return;
-    in_flight_--;
-    in_flight_bytes_ -= std::min(in_flight_bytes_, bytes);
+  link.commit([this, generation, bytes, first, k = std::string(key)](
+                  std::string_view reply, const cluster::LinkError* error) {
+    if (generation != generation_ || !copy_) return;
+    Copy& cc = *copy_;
+    cc.in_flight--;
+    cc.in_flight_bytes -= std::min(cc.in_flight_bytes, bytes);
     if (error != nullptr || reply.empty() || reply[0] == '-') {
       // Not on the target: the change aborts (the coordinator sees it in the state).
-      if (!copy_failed_) {
+      if (!cc.failed) {
         spdlog::error("ring change: copying key '{}' failed: {}", k,
                       error ? error->text() : std::string(reply.substr(0, reply.size() - 2)));
       }
-      copy_failed_ = true;
-    } else {
-      moved_++;  // +OK for a copy, :n for a DEL
+      cc.failed = true;
+    } else if (first) {
+      moved_++;
     }
     wake();
   });
 }
 
 bool Migration::may_send() const {
-  return in_flight_ < kMaxInFlight && in_flight_bytes_ < kMaxInFlightBytes;
+  return copy_->in_flight < kMaxInFlight && copy_->in_flight_bytes < kMaxInFlightBytes;
+}
+
+bool Migration::more_to_copy() const {
+  const Copy& c = *copy_;
+  return (!c.scanned || !c.found.empty() || (c.flushing && !c.dirty.empty())) && may_send();
 }
 
 void Migration::copy_batch() {
+  Copy& c = *copy_;
   engine::Store& store = server_.store();
   const int64_t start = now_us();
   // Keys found moving and not sent yet: sent one by one within the turn's time budget (a big
   // value's copy is one DUMP; the budget bounds how many follow it in the same turn).
-  while (!pending_.empty() && may_send() && now_us() - start < kBatchBudgetUs) {
-    const std::string k = std::move(pending_.back());
-    pending_.pop_back();
+  while (!c.found.empty() && may_send() && now_us() - start < kBatchBudgetUs) {
+    const std::string k = std::move(c.found.back());
+    c.found.pop_back();
     if (store.peek(k) == nullptr) continue;  // expired or deleted meanwhile
-    to_move_++;
-    dirty_.erase(k);
-    send_key(k);
+    c.dirty.erase(k);
+    send_key(k, true);
   }
-  if (!scanned_ && pending_.empty()) {
+  if (!c.scanned && c.found.empty()) {
     const hashring::HashRing& current = server_.cluster()->ring();
-    cursor_ = store.scan(cursor_, kBatchKeys, [&](const engine::Entry& e) {
+    c.cursor = store.scan(c.cursor, kBatchKeys, [&](const engine::Entry& e) {
       // Only keys this node owns: leftovers of an earlier change are not its to send.
-      if (next_->owner_of(e.key()) != self_ && current.owner_of(e.key()) == self_) {
-        pending_.emplace_back(e.key());
+      if (c.next.owner_of(e.key()) != self_ && current.owner_of(e.key()) == self_) {
+        c.found.emplace_back(e.key());
       }
     });
-    if (cursor_ == 0) scanned_ = true;
+    if (c.cursor == 0) c.scanned = true;
   }
-  if (scanned_ && pending_.empty() && flushing_) {
-    while (!dirty_.empty() && may_send() && now_us() - start < kBatchBudgetUs) {
-      auto it = dirty_.begin();
-      const std::string k = *it;
-      dirty_.erase(it);
-      send_key(k);
+  if (c.scanned && c.found.empty() && c.flushing) {
+    while (!c.dirty.empty() && may_send() && now_us() - start < kBatchBudgetUs) {
+      const std::string k = std::move(c.dirty.extract(c.dirty.begin()).value());
+      send_key(k, false);
     }
   }
   const uint64_t now = uv_now(server_.loop());
-  if (now - last_log_ms_ >= kLogEveryMs && !scanned_) {
+  if (now - last_log_ms_ >= kLogEveryMs && !c.scanned) {
     last_log_ms_ = now;
     spdlog::info("ring change: {} moving keys found, {} copied", to_move_, moved_);
   }
 }
 
 void Migration::sweep_batch() {
+  Sweep& w = *sweep_;
   engine::Store& store = server_.store();
   const int64_t start = now_us();
   std::vector<std::string> gone;
-  while (sweeping_ && gone.size() < kBatchKeys && now_us() - start < kBatchBudgetUs) {
-    sweep_cursor_ = store.scan(sweep_cursor_, 64, [&](const engine::Entry& e) {
-      if (owners_->owner_of(e.key()) != sweep_self_) gone.emplace_back(e.key());
+  bool done = false;
+  while (!done && gone.size() < kBatchKeys && now_us() - start < kBatchBudgetUs) {
+    w.cursor = store.scan(w.cursor, 64, [&](const engine::Entry& e) {
+      if (w.owners.owner_of(e.key()) != self_) gone.emplace_back(e.key());
     });
-    if (sweep_cursor_ == 0) sweeping_ = false;
+    done = w.cursor == 0;
   }
   for (const auto& k : gone) {
     if (store.erase(k)) server_.key_dropped(k);
   }
-  swept_ += gone.size();
+  w.deleted += gone.size();
   const uint64_t now = uv_now(server_.loop());
-  if (!sweeping_ && swept_ > 0) {
-    spdlog::info("ring change: {} keys this node no longer owns deleted", swept_);
-  } else if (sweeping_ && now - last_log_ms_ >= kLogEveryMs) {
+  if (done) {
+    if (w.deleted > 0)
+      spdlog::info("ring change: {} keys this node no longer owns deleted", w.deleted);
+    sweep_.reset();
+  } else if (now - last_log_ms_ >= kLogEveryMs) {
     last_log_ms_ = now;
-    spdlog::info("ring change: {} keys this node no longer owns deleted so far", swept_);
+    spdlog::info("ring change: {} keys this node no longer owns deleted so far", w.deleted);
   }
 }
 
 void Migration::step() {
   server_.store().set_now(server_.unix_now_ms());
-  if (copying_) {
+  if (copy_) {
     copy_batch();
-  } else if (sweeping_) {
+  } else if (sweep_) {
     sweep_batch();
   }
-  const bool more =
-      (copying_ && (!scanned_ || !pending_.empty() || (flushing_ && !dirty_.empty())) &&
-       may_send()) ||
-      (!copying_ && sweeping_);
+  const bool more = copy_ ? more_to_copy() : sweep_.has_value();
   if (!more && idle_running_) {
     idle_running_ = false;
     uv_idle_stop(&idle_);

@@ -17,7 +17,6 @@
 
 #include "cluster/membership.h"
 #include "hashring/hash_ring.h"
-#include "server/string_map.h"
 
 namespace ringkv::server {
 
@@ -56,8 +55,11 @@ class Migration final : public cluster::MembershipHost {
   // Below the limits on unacknowledged copies.
   bool may_send() const;
   void sweep_batch();
-  // Sends `key` (its current value, or a DEL when it is gone) to its new owner.
-  void send_key(std::string_view key);
+  // Sends `key` (its current value, or a DEL when it is gone) to its new owner; `first`: its
+  // first copy (counted in the progress), not a resend at the flush.
+  void send_key(std::string_view key, bool first);
+  // The copy has keys to send and room to send them.
+  bool more_to_copy() const;
   void wake();
 
   Server& server_;
@@ -65,31 +67,35 @@ class Migration final : public cluster::MembershipHost {
   bool idle_running_ = false;
   bool stopped_ = false;
   std::vector<uint64_t> held_;  // connection ids
-
-  // Copy (source side), while a change is prepared.
-  bool copying_ = false;
-  std::optional<hashring::HashRing> next_;
   std::string self_;
-  std::string version_;  // of the change, as its copies carry it
-  uint64_t cursor_ = 0;
-  bool scanned_ = false;
-  bool flushing_ = false;
-  std::unordered_set<std::string> sent_;   // keys copied (a FLUSHALL makes them all dirty)
-  std::unordered_set<std::string> dirty_;  // written since copied: sent again
-  std::vector<std::string> pending_;       // found moving by the scan, not sent yet
-  uint64_t in_flight_ = 0;                 // copies not yet acknowledged
-  uint64_t in_flight_bytes_ = 0;           // ... and their payload bytes
-  bool copy_failed_ = false;
+
+  // The copy (source side) while a change is prepared.
+  struct Copy {
+    hashring::HashRing next;  // the ring the change moves to
+    std::string version;      // of the change, as its copies carry it
+    uint64_t cursor = 0;
+    bool scanned = false;
+    bool flushing = false;
+    bool failed = false;
+    std::vector<std::string> found;         // found moving by the scan, not sent yet
+    std::unordered_set<std::string> sent;   // keys copied (a FLUSHALL makes them all dirty)
+    std::unordered_set<std::string> dirty;  // written since copied: sent again
+    uint64_t in_flight = 0;                 // copies not yet acknowledged
+    uint64_t in_flight_bytes = 0;           // ... and their payload bytes
+  };
+  std::optional<Copy> copy_;
+  // The last copy's counts, shown after it ended too.
   uint64_t to_move_ = 0;
   uint64_t moved_ = 0;
-  uint64_t generation_ = 0;  // a new change ignores the acknowledgements of an old one
+  uint64_t generation_ = 0;  // a new copy ignores the acknowledgements of an old one
 
-  // Sweep: deleting the keys this node does not own.
-  bool sweeping_ = false;
-  std::optional<hashring::HashRing> owners_;
-  std::string sweep_self_;
-  uint64_t sweep_cursor_ = 0;
-  uint64_t swept_ = 0;
+  // The sweep: deleting the keys this node does not own under `owners`.
+  struct Sweep {
+    hashring::HashRing owners;
+    uint64_t cursor = 0;
+    uint64_t deleted = 0;
+  };
+  std::optional<Sweep> sweep_;
   uint64_t last_log_ms_ = 0;
 };
 

@@ -172,10 +172,7 @@ void Server::on_connection_closed(Connection* conn) {
 }
 
 void Server::key_dropped(std::string_view key) {
-  invalidate_watchers(key);
-  if (migration_) migration_->key_changed(key);
-  // An expired stream tells its blocked XREADGROUP readers, as a deleted one does.
-  if (blocked_.waited_on(key)) ready_keys_.emplace_back(key);
+  key_changed(key);
   if (!aof_.wants_records()) return;
   const std::string_view del[] = {"DEL", key};
   aof_.feed(del);

@@ -144,6 +144,9 @@ class Server final : public engine::ServerControl,
   // After a ring change: clients of this node blocked on keys it no longer owns wait on the
   // keys' new owner instead (their command is relayed there).
   void reroute_blocked();
+  // What any change of `key` tells the rest of the server, whoever made it (a command, expiry,
+  // eviction): its WATCHers fail, a ring change copies it again, its blocked clients look again.
+  void key_changed(std::string_view key);
   // Makes the transactions watching `key` fail.
   void invalidate_watchers(std::string_view key);
 

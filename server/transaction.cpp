@@ -231,10 +231,14 @@ void Server::unwatch_all(Connection& conn) {
 
 void Server::key_modified(std::string_view key) {
   changes_++;
+  key_changed(key);
+}
+
+void Server::key_changed(std::string_view key) {
   invalidate_watchers(key);
   if (migration_) migration_->key_changed(key);
   // A blocked client may have to learn that its key changed under it (XREADGROUP answers that
-  // its stream is gone); the others find nothing new and keep waiting.
+  // its stream is gone, expired or deleted); the others find nothing new and keep waiting.
   if (blocked_.waited_on(key)) ready_keys_.emplace_back(key);
 }
 
