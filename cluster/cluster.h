@@ -207,8 +207,8 @@ class Cluster {
   void change_round_done();
   void schedule_change();
   void finish_change(std::string error);
-  // A node restarted with a prepared change (once a second): its coordinator takes it up again;
-  // a participant asks the coordinator how it ended.
+  // Once a second while a change is prepared here: a coordinator that restarted takes it up
+  // again; a participant asks the coordinator whether it committed or aborted it.
   void recover();
   // The answer to RINGKV.RING STATE (and COPY).
   std::string state_text() const;

@@ -280,8 +280,22 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   if (!parsed || *parsed < 1) return error("RINGKV.RING needs a version");
   const uint64_t version = static_cast<uint64_t>(*parsed);
   if (common::equals_ignore_case(sub, "prepare")) {
+    if (args.size() < 4) return error("RINGKV.RING PREPARE needs the ring it changes");
+    std::vector<hashring::Member> members;
+    for (size_t i = 4; i < args.size(); ++i) {
+      std::optional<hashring::Member> m = hashring::parse_member(args[i]);
+      if (!m) return error("bad member " + std::string(args[i]));
+      members.push_back(*m);
+    }
+    if (members.empty()) return error("a ring needs members");
     if (phase_ != Phase::kIdle) {
-      if (pending_version_ == version) return "+OK\r\n";  // a retried prepare
+      // A retried prepare of the same change; not a new change that reuses the version of one
+      // that was aborted without this node hearing of it (recover() learns that soon).
+      if (pending_version_ == version && pending_coordinator_ == args[3] &&
+          std::equal(members.begin(), members.end(), pending_->nodes().begin(),
+                     pending_->nodes().end())) {
+        return "+OK\r\n";
+      }
       return error("another ring change (version " + std::to_string(pending_version_) +
                    ") is in progress here");
     }
@@ -295,14 +309,6 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
       return error("ring version " + std::to_string(version) + " does not follow this node's " +
                    std::to_string(ring_version_));
     }
-    if (args.size() < 4) return error("RINGKV.RING PREPARE needs the ring it changes");
-    std::vector<hashring::Member> members;
-    for (size_t i = 4; i < args.size(); ++i) {
-      std::optional<hashring::Member> m = hashring::parse_member(args[i]);
-      if (!m) return error("bad member " + std::string(args[i]));
-      members.push_back(*m);
-    }
-    if (members.empty()) return error("a ring needs members");
     pending_version_ = version;
     pending_.emplace(ring_.scheme(), ring_.replicas());
     pending_->set_members(members);
@@ -374,8 +380,8 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
 }
 
 void Cluster::recover() {
-  if (!recovering_ || !pending_ || change_) return;
-  if (pending_coordinator_ == self_ || pending_coordinator_.empty()) {
+  if (!pending_ || change_) return;
+  if (recovering_ && (pending_coordinator_ == self_ || pending_coordinator_.empty())) {
     // This node coordinated the change and restarted: it takes it up again. Whether some member
     // committed decides the way: forward to the commit, or the whole change again from the
     // prepare (every step is idempotent).
@@ -394,7 +400,10 @@ void Cluster::recover() {
     drive_change();
     return;
   }
-  // A participant that restarted: the coordinator says how the change ended, or still drives it.
+  if (pending_coordinator_ == self_ || pending_coordinator_.empty()) return;
+  // A participant (restarted or not) asks the coordinator how the change stands: a coordinator
+  // killed after committing itself restarts with no change to drive, and one that aborted may
+  // not have reached this node; while it still coordinates, this node keeps waiting.
   const uint64_t version = pending_version_;
   control(pending_coordinator_, {"RINGKV.RING", "STATE"},
           [this, version](std::string_view reply, bool ok) {
@@ -403,13 +412,12 @@ void Cluster::recover() {
             if (!theirs) return;
             const std::string v = std::to_string(version);
             if (theirs->version >= version) {
-              spdlog::warn("the ring change to version {} was committed while this node was away",
+              spdlog::warn("the ring change to version {} was committed by its coordinator",
                            version);
               const std::string_view args[] = {"COMMIT", v};
               ring_control(args);
             } else if (theirs->phase == "idle" && !theirs->coordinating) {
-              spdlog::warn("the ring change to version {} was aborted while this node was away",
-                           version);
+              spdlog::warn("the ring change to version {} was aborted by its coordinator", version);
               const std::string_view args[] = {"ABORT", v};
               ring_control(args);
             }
