@@ -53,7 +53,7 @@ std::string Cluster::info_text() const {
   line("cluster_replicas", std::to_string(ring_.replicas()));
   line("cluster_hash", ring_.scheme().name);
   line("cluster_ring_version", std::to_string(ring_version_));
-  line("cluster_ring_fingerprint", fingerprint_hex(ring_.fingerprint()));
+  line("cluster_ring_fingerprint", fingerprint_hex(view_fingerprint()));
   const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};
   line("cluster_migration_state", migrating(progress) ? "migrating" : "idle");
   line("cluster_keys_to_move", std::to_string(progress.to_move));

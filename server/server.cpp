@@ -49,6 +49,8 @@ Server::Server(conf::Config config)
         [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                protocol::ReplyWriter& out) { run(Origin::part(), spec, argv, out); });
     migration_ = std::make_unique<Migration>(*this);
+    replica_sync_ = std::make_unique<ReplicaSync>(*this);
+    cluster_->replication().set_host(replica_sync_.get());
   }
 }
 
@@ -171,11 +173,17 @@ void Server::on_connection_closed(Connection* conn) {
   maybe_finish_shutdown();
 }
 
+void Server::discard_keyspace() {
+  keyspace_flushing();
+  store_.clear(false);
+  const std::string_view flush[] = {"FLUSHALL"};
+  feed_record(flush);
+}
+
 void Server::key_dropped(std::string_view key) {
   key_changed(key);
-  if (!aof_.wants_records()) return;
   const std::string_view del[] = {"DEL", key};
-  aof_.feed(del);
+  feed_record(del);
 }
 
 void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
@@ -406,6 +414,7 @@ void Server::begin_shutdown() {
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
   if (cluster_) cluster_->stop();
   if (migration_) migration_->stop();
+  if (replica_sync_) replica_sync_->stop();
   aof_.shutdown(uv_now(loop_));
   clients_.for_each([](Connection& conn) { conn.close_when_flushed(); });
   // Clients that do not take their last replies are closed after a grace period.
