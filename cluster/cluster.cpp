@@ -194,6 +194,7 @@ void Cluster::ping_succeeded(PeerState& peer) {
   peer.failures = 0;
   peer.last_seen_ms = uv_now(loop_);
   update_lease();
+  drive_restart_check();
   if (peer.up) return;
   peer.up = true;
   spdlog::warn("peer {} is up again", peer.address);
@@ -217,6 +218,9 @@ void Cluster::ping_failed(PeerState& peer, std::string_view reason) {
     if (b.peer == &peer) waiting.push_back(b.link.get());
   }
   for (PeerLink* link : waiting) link->close(LinkErrorKind::kDown);
+  // Requests already relayed to a hung peer fail now rather than at their timeout (their
+  // outcome is unknown, as with any request a peer took and did not answer).
+  peer.pool.fail_relays(LinkErrorKind::kDown);
   maybe_fail_over();
 }
 

@@ -178,6 +178,11 @@ class Cluster {
   bool fenced(std::string_view address, std::string_view link_fingerprint) const;
   // Members failed over (sorted).
   const std::vector<std::string>& failed() const { return failed_; }
+  // This node restarted without an append-only file fsynced at every write: its replicas may
+  // hold newer copies of its keys than it does. It serves none until it knows (failover.cpp):
+  // when a peer held copies of its keys, it asks to be failed over and is then restored from
+  // them; when none did (a new cluster, or every copy gone), it goes on with what it has.
+  void check_after_restart();
   // Changes whenever routing does (a ring change, a peer ejected or back): a transaction pinned
   // to a node under another epoch cannot run.
   uint64_t routing_epoch() const { return routing_epoch_; }
@@ -243,6 +248,12 @@ class Cluster {
   // Starts a change that fails over a member this node sees down, when it is the member that
   // proposes such changes (the first live member by address that it sees up).
   void maybe_fail_over();
+  // Starts a failover of `members` (coordinated here); `requested`: they asked for it
+  // themselves (restarted with stale data), so no one need see them down nor wait for a lease.
+  void start_failover(const std::vector<std::string>& members, bool requested);
+  // check_after_restart(): asks the peers whether they held copies of this node's keys, then
+  // asks to be failed over; gives up after a while.
+  void drive_restart_check();
   // Starts a change that restores a failed member that answers again (same proposer).
   void maybe_restore();
   // Asks peers that refuse this node's links for a ring mismatch which ring they have; adopts
@@ -388,6 +399,11 @@ class Cluster {
   uint64_t lease_until_ = 0;       // loop time the lease ends
   uint64_t lease_lost_since_ = 0;  // loop time it was last found invalid (0 while valid)
   bool lease_held_ = false;        // the lease was valid once (start-up is not a loss)
+  enum class RestartCheck : uint8_t { kNone, kAsking, kReturning };
+  RestartCheck restart_check_ = RestartCheck::kNone;
+  uint64_t restart_check_since_ = 0;
+  std::unordered_set<std::string> seen_answers_;  // peers that answered SEEN with +0
+  std::unordered_set<std::string> seen_asked_;    // SEEN requests in flight
   uint64_t previous_fingerprint_ = 0;
   std::string change_from_fingerprint_;  // the ring a prepared change moves from (hex)
   std::string pending_coordinator_;      // the node coordinating the prepared change

@@ -118,6 +118,7 @@ struct Cluster::Coordination {
   uint64_t version = 0;
   std::vector<hashring::Member> members;  // the new ring
   std::vector<std::string> failed;        // its failed members
+  std::vector<std::string> requested;     // failovers the members asked for themselves
   std::vector<std::string> participants;  // old members and new ones, less a forced leaver
   Step step = kPreparing;
   bool prepare_sent = false;

@@ -43,12 +43,86 @@ hashring::HashRing Cluster::kept_keys_ring() const {
 }
 
 bool Cluster::lease_valid() const {
-  return !failover_enabled() || !started_ || uv_now(loop_) < lease_until_;
+  if (!failover_enabled() || !started_) return true;
+  return restart_check_ == RestartCheck::kNone && uv_now(loop_) < lease_until_;
 }
 
 bool Cluster::lease_pending() const {
-  if (lease_valid() || lease_lost_since_ == 0) return false;
-  return uv_now(loop_) - lease_lost_since_ < lease_ms_;
+  if (lease_valid()) return false;
+  if (restart_check_ != RestartCheck::kNone) return true;
+  return lease_lost_since_ != 0 && uv_now(loop_) - lease_lost_since_ < lease_ms_;
+}
+
+void Cluster::check_after_restart() {
+  if (!failover_enabled() || options_.replication_factor < 2 || ring_.size() < 2 ||
+      is_failed(self_)) {
+    return;
+  }
+  restart_check_ = RestartCheck::kAsking;
+  replication_->hold_streams(true);
+}
+
+void Cluster::drive_restart_check() {
+  if (restart_check_ == RestartCheck::kNone || !started_) return;
+  const uint64_t now = uv_now(loop_);
+  if (restart_check_since_ == 0) restart_check_since_ = now;
+  auto done = [this](std::string_view why) {
+    spdlog::warn("after the restart: {}", why);
+    restart_check_ = RestartCheck::kNone;
+    seen_answers_.clear();
+    seen_asked_.clear();
+    replication_->hold_streams(false);
+    update_lease();
+    if (host_) host_->release_held();
+  };
+  if (is_failed(self_)) return done("failed over; it is restored once the others copy it its keys");
+  // Long enough for a failover and its lease wait, and then some.
+  const uint64_t give_up_ms = std::max<uint64_t>(5000, 4 * lease_ms_);
+  if (now - restart_check_since_ > give_up_ms) {
+    return done("no member failed this node over in time; serving the keys it holds");
+  }
+  if (restart_check_ == RestartCheck::kAsking) {
+    size_t live_peers = 0;
+    for (size_t i = 0; i < ring_.size(); ++i) {
+      if (i == self_full_ || peers_[i] == nullptr || is_failed(peers_[i]->address)) continue;
+      live_peers++;
+      if (seen_answers_.count(peers_[i]->address) != 0 || !peers_[i]->up) continue;
+      const std::string address = peers_[i]->address;
+      if (!seen_asked_.insert(address).second) continue;
+      control(address, {"RINGKV.RING", "SEEN", self_},
+              [this, address](std::string_view reply, bool ok) {
+                seen_asked_.erase(address);
+                if (!ok || restart_check_ != RestartCheck::kAsking) return;
+                if (reply == "+1\r\n") {
+                  spdlog::warn(
+                      "restarted while {} held copies of this node's keys: asking to be failed "
+                      "over and restored from them",
+                      address);
+                  restart_check_ = RestartCheck::kReturning;
+                  drive_restart_check();
+                } else {
+                  seen_answers_.insert(address);
+                }
+              });
+    }
+    if (restart_check_ == RestartCheck::kAsking && seen_answers_.size() >= live_peers) {
+      return done("no member held copies of this node's keys");
+    }
+    // Peers down since the start answer nothing: after a while, those that answered decide.
+    if (restart_check_ == RestartCheck::kAsking && now - restart_check_since_ > 2 * lease_ms_ &&
+        !seen_answers_.empty()) {
+      return done("no member that answers held copies of this node's keys");
+    }
+    return;
+  }
+  // Returning: the member that proposes failovers (not this node) fails it over.
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    if (i == self_full_ || peers_[i] == nullptr || is_failed(peers_[i]->address)) continue;
+    if (!peers_[i]->up) continue;
+    control(peers_[i]->address, {"RINGKV.RING", "RETURNING", self_, std::to_string(ring_version_)},
+            [](std::string_view, bool) {});
+    break;
+  }
 }
 
 bool Cluster::fenced(std::string_view address, std::string_view link_fingerprint) const {
@@ -112,14 +186,17 @@ void Cluster::maybe_fail_over() {
     return;
   }
   if (is_failed(self_) || proposer() != self_) return;
-  std::vector<std::string> failed = failed_;
   std::vector<std::string> newly;
   for (size_t i = 0; i < ring_.size(); ++i) {
     if (i == self_full_ || peers_[i] == nullptr) continue;
     const PeerState& p = *peers_[i];
     if (!p.up && !is_failed(p.address)) newly.push_back(p.address);
   }
-  if (newly.empty()) return;
+  if (!newly.empty()) start_failover(newly, false);
+}
+
+void Cluster::start_failover(const std::vector<std::string>& newly, bool requested) {
+  std::vector<std::string> failed = failed_;
   failed.insert(failed.end(), newly.begin(), newly.end());
   std::sort(failed.begin(), failed.end());
   auto c = std::make_unique<Coordination>();
@@ -127,12 +204,14 @@ void Cluster::maybe_fail_over() {
   c->version = ring_version_ + 1;
   c->members.assign(ring_.nodes().begin(), ring_.nodes().end());
   c->failed = failed;
+  if (requested) c->requested = newly;
   for (const auto& m : ring_.nodes()) {
     if (!list_contains(failed, m.address)) c->participants.push_back(m.address);
   }
   c->step_started_ms = uv_now(loop_);
   change_ = std::move(c);
-  spdlog::warn("failing over {} (ring version {})", members_list_text(newly), change_->version);
+  spdlog::warn("failing over {} (ring version {}{})", members_list_text(newly), change_->version,
+               requested ? ", as it asked after a restart" : "");
   drive_change();
 }
 

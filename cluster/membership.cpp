@@ -237,13 +237,38 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   const std::string_view sub = args[0];
   if (common::equals_ignore_case(sub, "state")) return state_text();
   if (common::equals_ignore_case(sub, "get")) return ring_text();
+  if (common::equals_ignore_case(sub, "seen") && args.size() == 2) {
+    // Whether this node held copies of that member's keys (it restarted and asks).
+    return replication_->replicated(args[1]) || is_failed(args[1]) ? "+1\r\n" : "+0\r\n";
+  }
+  if (common::equals_ignore_case(sub, "returning") && args.size() == 3) {
+    // A member restarted with stale keys asks to be failed over (then restored).
+    const std::string address(args[1]);
+    if (!failover_enabled() || change_ || phase_ != Phase::kIdle || !ring_.contains(address) ||
+        is_failed(address) || args[2] != std::to_string(ring_version_) || !lease_valid()) {
+      return error("cannot fail " + address + " over now");
+    }
+    start_failover({address}, true);
+    return "+OK\r\n";
+  }
   const std::optional<int64_t> parsed =
       args.size() < 2 ? std::nullopt : common::parse_integer(args[1]);
   if (!parsed || *parsed < 1) return error("RINGKV.RING needs a version");
   const uint64_t version = static_cast<uint64_t>(*parsed);
   if (common::equals_ignore_case(sub, "prepare")) {
     if (args.size() < 5) return error("RINGKV.RING PREPARE needs the ring it changes");
+    if (restart_check_ != RestartCheck::kNone) {
+      return error("this node is checking its keys after a restart");
+    }
     std::vector<std::string> failed = parse_members_list(args[4]);
+    std::vector<std::string> requested;
+    for (std::string& a : failed) {
+      if (a.starts_with('!')) {
+        a.erase(0, 1);
+        requested.push_back(a);
+      }
+    }
+    std::sort(failed.begin(), failed.end());
     std::vector<hashring::Member> members;
     for (size_t i = 5; i < args.size(); ++i) {
       std::optional<hashring::Member> m = hashring::parse_member(args[i]);
@@ -279,7 +304,9 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     }
     // A failover needs this node to see the member down too (a majority's view, not one node's).
     for (const std::string& a : failed) {
-      if (is_failed(a) || a == self_ || !ring_.contains(a)) continue;
+      if (is_failed(a) || a == self_ || !ring_.contains(a) || list_contains(requested, a)) {
+        continue;
+      }
       const PeerState& p = peer(a);
       if (p.up && p.failures == 0) return error("member " + a + " answers here");
     }
@@ -361,6 +388,7 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
 }
 
 void Cluster::recover() {
+  drive_restart_check();
   catch_up_ring();
   maybe_fail_over();
   maybe_restore();

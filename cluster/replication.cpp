@@ -54,6 +54,8 @@ std::optional<uint64_t> parse_u64(std::string_view text) {
 struct Replication::Waiter {
   size_t need = 0;
   size_t acked = 0;
+  size_t open = 0;  // parts neither acknowledged nor lost with their replica
+  bool give_up = false;
   bool fired = false;
   std::function<void(size_t, bool)> done;
   std::multimap<uint64_t, std::shared_ptr<Waiter>>::iterator pos;  // in waiters_
@@ -161,6 +163,7 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
       spdlog::info("replication: {} no longer replicates keys of this node", s.target);
       if (host_ && s.snapshot) host_->snapshot_stop(s.target);
       if (s.link) retired_.push_back(std::move(s.link));
+      abandon_waits(s);
       streams_by_id_.erase(s.id);
       it = streams_.erase(it);
     } else {
@@ -183,11 +186,24 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
   }
 }
 
+void Replication::abandon_waits(Stream& s) {
+  // Its acknowledgements will not come: a wait that needs them ends now, not at its deadline.
+  std::deque<std::pair<uint64_t, std::weak_ptr<Waiter>>> waiting;
+  waiting.swap(s.waiting);
+  for (auto& [offset, weak] : waiting) {
+    std::shared_ptr<Waiter> w = weak.lock();
+    if (!w || w->fired) continue;
+    w->open--;
+    if (w->give_up && w->acked + w->open < w->need) fire(w);
+  }
+}
+
 void Replication::peer_state_changed(const std::string& address, bool up) {
   Stream* s = stream_to(address);
   if (s == nullptr) return;
   if (!up) {
     link_failed(*s, "peer down");
+    abandon_waits(*s);
   } else {
     s->backoff_ms = 0;
     s->retry_at_ms = 0;
@@ -349,6 +365,7 @@ void Replication::acked(Stream& s, uint64_t offset) {
     std::shared_ptr<Waiter> w = s.waiting.front().second.lock();
     s.waiting.pop_front();
     if (!w || w->fired) continue;
+    w->open--;
     if (++w->acked >= w->need) fire(w);
   }
 }
@@ -479,9 +496,10 @@ size_t Replication::acknowledged(const ReplTicket& ticket) const {
   return n;
 }
 
-void Replication::wait(const ReplTicket& ticket, size_t need, uint64_t deadline_ms,
+void Replication::wait(const ReplTicket& ticket, size_t need, uint64_t deadline_ms, bool give_up,
                        std::function<void(size_t, bool)> done) {
   auto w = std::make_shared<Waiter>();
+  w->give_up = give_up;
   w->need = ticket.mixed ? ticket.parts.size() : need;
   w->done = std::move(done);
   for (const auto& [id, offset] : ticket.parts) {
@@ -490,13 +508,15 @@ void Replication::wait(const ReplTicket& ticket, size_t need, uint64_t deadline_
     Stream& s = *it->second;
     if (s.acked >= offset) {
       w->acked++;
-    } else {
+    } else if (env_.peer_up(s.target)) {
       s.waiting.emplace_back(offset, w);
+      w->open++;
     }
   }
-  // Without a deadline it may wait for ever (WAIT n 0, as Redis).
+  // Without a deadline it may wait for ever (WAIT n 0, as Redis), but not for replicas known
+  // down when they are needed.
   w->pos = waiters_.emplace(deadline_ms == 0 ? UINT64_MAX : deadline_ms, w);
-  if (w->acked >= w->need) fire(w);
+  if (w->acked >= w->need || (give_up && w->acked + w->open < w->need)) fire(w);
 }
 
 void Replication::check_deadlines() {
@@ -509,6 +529,7 @@ void Replication::tick() {
   retired_.clear();
   check_deadlines();
   const uint64_t now = uv_now(env_.loop);
+  if (streams_held_) return;
   for (auto& [address, s] : streams_) {
     if (s->state == Stream::State::kDisconnected && now >= s->retry_at_ms) connect(*s);
   }
@@ -524,6 +545,12 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
     const std::optional<uint64_t> first = parse_u64(args[4]);
     const std::optional<uint64_t> next = parse_u64(args[5]);
     if (!version || !first || !next || *next < 1) return "-ERR bad RINGKV.REPL HELLO\r\n";
+    // Both ends must route by the same ring, or this node could drop keys it owns under the
+    // primary's (a change committed there and not yet here): the primary tries again.
+    if (*version != ring_version_) {
+      return "-TRYAGAIN ring version " + std::to_string(*version) + " there, " +
+             std::to_string(ring_version_) + " here\r\n";
+    }
     if (!routing_.contains(args[1])) {
       return "-ERR " + std::string(args[1]) + " is not a member of this node's ring\r\n";
     }
@@ -553,6 +580,10 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
     return "+OK\r\n";
   }
   return "-ERR unknown RINGKV.REPL subcommand\r\n";
+}
+
+bool Replication::replicated(std::string_view primary) const {
+  return sources_.find(primary) != sources_.end();
 }
 
 bool Replication::stream_current(const std::string& primary, uint64_t conn_id) const {

@@ -114,6 +114,9 @@ class Replication {
   void stop();
   // Writes what the streams queued in this loop iteration (one write per link).
   void flush();
+  // While held, no stream opens (this node does not know yet whether its keys are current: a
+  // full copy from it would replace newer ones).
+  void hold_streams(bool held) { streams_held_ = held; }
 
   size_t factor() const { return factor_; }
   bool enabled() const { return factor_ > 1; }
@@ -142,8 +145,8 @@ class Replication {
   ReplTicket take_ticket();
   // Calls `done(acknowledged, enough)` once `need` parts of `ticket` are acknowledged (every
   // part when it is mixed), or at `deadline_ms` (loop time; 0 = never) with what is
-  // acknowledged then.
-  void wait(const ReplTicket& ticket, size_t need, uint64_t deadline_ms,
+  // acknowledged then — or, with `give_up`, as soon as replicas known down leave too few.
+  void wait(const ReplTicket& ticket, size_t need, uint64_t deadline_ms, bool give_up,
             std::function<void(size_t acknowledged, bool enough)> done);
   // How many parts of `ticket` are acknowledged now.
   size_t acknowledged(const ReplTicket& ticket) const;
@@ -159,6 +162,9 @@ class Replication {
   // `primary` and makes this connection the primary's current stream.
   std::string on_frame(std::span<const std::string_view> args, uint64_t conn_id,
                        std::string& primary);
+  // Whether this node has held copies of `primary`'s keys (a stream from it opened here since
+  // this node started).
+  bool replicated(std::string_view primary) const;
   // Whether `conn_id` carries `primary`'s current stream (frames of an older one are refused).
   bool stream_current(const std::string& primary, uint64_t conn_id) const;
   // A frame of `primary`'s stream ran here (its offset advances).
@@ -196,6 +202,8 @@ class Replication {
   void link_failed(Stream& s, std::string_view why);
   void acked(Stream& s, uint64_t offset);
   void check_deadlines();
+  // Ends the waits that needed acknowledgements of `s`'s replica (it is down or gone).
+  void abandon_waits(Stream& s);
   void fire(const std::shared_ptr<Waiter>& w);
   void tick();
   // The addresses this node's keys are replicated to on the current routing ring.
@@ -222,6 +230,7 @@ class Replication {
   std::vector<std::unique_ptr<PeerLink>> retired_;
   uv_timer_t timer_;  // deadlines and reconnects
   bool started_ = false;
+  bool streams_held_ = false;
   std::vector<size_t> scratch_;
 };
 

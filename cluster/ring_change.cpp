@@ -194,7 +194,14 @@ void Cluster::drive_change() {
       args.push_back(std::to_string(c.version));
       args.push_back(fingerprint_hex(view_fingerprint()));
       args.push_back(self_);
-      args.push_back(members_list_text(c.failed));
+      {
+        // A member failed over at its own request is marked with '!': nobody need see it down.
+        std::vector<std::string> marked = c.failed;
+        for (std::string& a : marked) {
+          if (list_contains(c.requested, a)) a = "!" + a;
+        }
+        args.push_back(members_list_text(marked));
+      }
       for (const auto& m : c.members) args.push_back(m.address + "=" + std::to_string(m.weight));
       c.prepare_sent = true;
       break;
@@ -334,9 +341,10 @@ void Cluster::failover_round_done() {
                              " members agreed, a majority is needed (" + c.failure + ")");
       }
       // Every member that agreed stopped granting the failed member its lease; once that lease
-      // has surely ended nobody else serves its keys. A cache (no replicas) takes over at once.
+      // has surely ended nobody else serves its keys (a cache too: no stale reads from a node
+      // that was only hung). A member that asked for it serves nothing meanwhile.
       c.step = Coordination::kLeaseWait;
-      c.step_started_ms = now + (options_.replication_factor > 1 ? lease_ms_ : 0);
+      c.step_started_ms = now + (c.requested.empty() ? lease_ms_ : 0);
       break;
     case Coordination::kCommitting:
       if (committed >= majority) return finish_change({});

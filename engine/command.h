@@ -174,6 +174,8 @@ class ServerControl {
   virtual std::string cluster_nodes() { return {}; }
   // The address of the node that owns `key`; empty when this node is standalone.
   virtual std::string cluster_owner(std::string_view /*key*/) { return {}; }
+  // The addresses of the nodes that keep `key`, its primary first; empty when standalone.
+  virtual std::vector<std::string> cluster_copies(std::string_view /*key*/) { return {}; }
   // CLUSTER JOIN / LEAVE / SETWEIGHT: answers through ctx (possibly later, the server keeps
   // the client's place in its replies). False when this node is not part of a cluster.
   virtual bool cluster_change(CommandContext& /*ctx*/) { return false; }

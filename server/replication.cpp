@@ -69,7 +69,7 @@ void Server::call_replicated(const Origin& origin, const engine::CommandSpec& sp
   Connection::ReplySlot slot = conn.reserve_reply();
   const uint64_t limit = static_cast<uint64_t>(config_.cluster.request_timeout_ms) / 2;
   const size_t parts = ticket.parts.size();
-  repl.wait(ticket, acks, uv_now(loop_) + limit,
+  repl.wait(ticket, acks, uv_now(loop_) + limit, true,
             [this, slot, reply = std::move(reply), acks, parts, limit](size_t acked, bool enough) {
               if (enough) return slot.fill(reply);
               stats_.total_error_replies++;
@@ -165,7 +165,7 @@ void Server::wait_frame(Connection& conn, std::span<const std::string_view> args
   }
   Connection::ReplySlot slot = conn.reserve_reply();
   const uint64_t deadline = *timeout == 0 ? 0 : uv_now(loop_) + static_cast<uint64_t>(*timeout);
-  repl.wait(*ticket, static_cast<size_t>(std::max<int64_t>(0, *need)), deadline,
+  repl.wait(*ticket, static_cast<size_t>(std::max<int64_t>(0, *need)), deadline, false,
             [slot](size_t acked, bool) { slot.fill(integer_reply(static_cast<int64_t>(acked))); });
 }
 
@@ -222,7 +222,7 @@ void Server::wait_replicas(engine::CommandContext& ctx, int64_t numreplicas, int
   const uint64_t deadline = timeout_ms == 0 ? 0 : uv_now(loop_) + static_cast<uint64_t>(timeout_ms);
   for (const Connection::LastWrite& w : last) {
     if (w.address.empty()) {
-      repl.wait(w.key.empty() ? w.ticket : repl.ticket_for(w.key), need, deadline,
+      repl.wait(w.key.empty() ? w.ticket : repl.ticket_for(w.key), need, deadline, false,
                 [part_done](size_t acked, bool) {
                   part_done(integer_reply(static_cast<int64_t>(acked)));
                 });

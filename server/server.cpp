@@ -51,6 +51,11 @@ Server::Server(conf::Config config)
     migration_ = std::make_unique<Migration>(*this);
     replica_sync_ = std::make_unique<ReplicaSync>(*this);
     cluster_->replication().set_host(replica_sync_.get());
+    // Only an append-only file fsynced at every write holds every write this node acknowledged.
+    if (!(config_.persistence.appendonly &&
+          config_.persistence.appendfsync == conf::kFsyncAlways)) {
+      cluster_->check_after_restart();
+    }
   }
 }
 
@@ -345,6 +350,16 @@ bool Server::cluster_change(engine::CommandContext& ctx) {
     slot.fill(reply, true);
   });
   return true;
+}
+
+std::vector<std::string> Server::cluster_copies(std::string_view key) {
+  std::vector<std::string> out;
+  if (!cluster_) return out;
+  const hashring::HashRing& ring = cluster_->routing_ring();
+  std::vector<size_t> pref;
+  ring.preference(key, cluster_->replication().factor(), pref);
+  for (size_t i : pref) out.push_back(ring.nodes()[i].address);
+  return out;
 }
 
 std::string Server::cluster_owner(std::string_view key) {

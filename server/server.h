@@ -113,6 +113,7 @@ class Server final : public engine::ServerControl,
   std::string cluster_info() override;
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
+  std::vector<std::string> cluster_copies(std::string_view key) override;
   bool cluster_change(engine::CommandContext& ctx) override;
 
   engine::ScriptEngine* script_engine() override { return scripts_.get(); }
