@@ -280,6 +280,8 @@ class Server final : public engine::ServerControl,
   // Reports of changed keys and flushes so far: a handler that moved it changed data.
   uint64_t changes_ = 0;
   bool in_exec_ = false;                       // running EXEC's commands
+  bool applying_copy_ = false;  // running a replication or migration frame from a peer
+  std::vector<size_t> key_scratch_;
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
   std::unique_ptr<Migration> migration_;       // with cluster_
   std::unique_ptr<ReplicaSync> replica_sync_;  // with cluster_
