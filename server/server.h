@@ -279,7 +279,7 @@ class Server final : public engine::ServerControl,
   persistence::AppendOnlyFile aof_{store_, config_.persistence};
   // Reports of changed keys and flushes so far: a handler that moved it changed data.
   uint64_t changes_ = 0;
-  bool in_exec_ = false;                       // running EXEC's commands
+  bool in_exec_ = false;        // running EXEC's commands
   bool applying_copy_ = false;  // running a replication or migration frame from a peer
   std::vector<size_t> key_scratch_;
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
