@@ -321,6 +321,9 @@ void Replication::append(Stream& s, std::string bytes) {
 }
 
 void Replication::write_frame(Stream& s, uint64_t offset, const std::string& bytes) {
+  // A link reconnects by itself when used again; a stream's connection must not: a new one
+  // starts with HELLO.
+  if (s.link->state() != PeerLink::State::kReady) return link_failed(s, "connection closed");
   s.link->frame_buffer().append(bytes);
   s.sent = offset;
   s.unacked_sizes.push_back(static_cast<uint32_t>(bytes.size()));
@@ -530,6 +533,9 @@ void Replication::tick() {
   const uint64_t now = uv_now(env_.loop);
   if (streams_held_) return;
   for (auto& [address, s] : streams_) {
+    if (s->state == Stream::State::kOnline && s->link->state() != PeerLink::State::kReady) {
+      link_failed(*s, "connection closed");
+    }
     if (s->state == Stream::State::kDisconnected && now >= s->retry_at_ms) connect(*s);
   }
 }

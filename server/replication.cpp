@@ -107,6 +107,8 @@ bool Server::replica_frame(Connection& conn, std::span<const std::string_view> a
   cluster::Replication& repl = cluster_->replication();
   if (common::equals_ignore_case(argv[0], cluster::kReplFrame)) {
     writer.raw(repl.on_frame(argv.subspan(1), conn.id(), conn.replication_source()));
+    // Named in CLIENT LIST after the primary whose stream it carries.
+    if (!conn.replication_source().empty()) conn.set_name("repl-from-" + conn.replication_source());
     return true;
   }
   if (common::equals_ignore_case(argv[0], cluster::kWaitFrame)) {
