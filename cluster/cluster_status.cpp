@@ -115,7 +115,10 @@ std::string Cluster::nodes_text(size_t self_keys) const {
 }
 
 std::string Cluster::info_section() const {
-  std::string out = "cluster_enabled:1\r\n";
+  // Redis Cluster's protocol (slots, MOVED) is not spoken here: cluster-aware tools and
+  // clients (redis-cli --cluster, redis-py's RedisCluster) must treat each node as the
+  // standalone server it looks like to a client, which any node is (it answers every key).
+  std::string out = "cluster_enabled:0\r\n";
   out += "cluster_members:" + std::to_string(ring_.size()) + "\r\n";
   out += "cluster_ring_version:" + std::to_string(ring_version_) + "\r\n";
   const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};

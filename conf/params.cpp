@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -270,6 +272,50 @@ Row string_row(const Head& h, Field<G, std::string> field,
   };
   row.to_text = [=](const Config& c) { return field(c); };
   row.to_toml = [=](const Config& c) { return toml_quote(field(c)); };
+  return row;
+}
+
+// A list of percentiles (0-100): a TOML array of numbers, space-separated text on the command
+// line and in CONFIG SET/GET ("50 99 99.9"), as Redis's latency-tracking-info-percentiles.
+template <typename G>
+Row percentiles_row(const Head& h, Field<G, std::vector<double>> field) {
+  Row row = make_row(h);
+  // Stores the list; "" when it is fine, else Redis's reason (each number checked in turn).
+  auto parse = [=](Config& c, std::string_view text) -> std::string {
+    std::vector<double> v;
+    std::string s(text);
+    for (char *p = s.data(), *end = nullptr; *p != '\0'; p = end + std::strspn(end, " ")) {
+      v.push_back(std::strtod(p, &end));
+      if (end == p || (*end != ' ' && *end != '\0'))
+        return "Invalid " + std::string(h.key) + " parameters";
+      if (v.back() < 0 || v.back() > 100)
+        return std::string(h.key) + " parameters should sit between [0.0,100.0]";
+    }
+    field(c) = std::move(v);
+    return {};
+  };
+  auto join = [=](const Config& c, std::string_view sep, bool toml) {
+    std::string out;
+    for (double v : field(c)) {
+      std::string s = std::to_string(v);
+      s.erase(s.find_last_not_of('0') + 1);
+      s += toml && s.back() == '.' ? "0" : "";
+      if (s.back() == '.') s.pop_back();
+      out += (out.empty() ? "" : std::string(sep)) + s;
+    }
+    return out;
+  };
+  row.from_text = [=](Config& c, std::string_view text) -> Reason { return parse(c, text); };
+  row.from_redis = row.from_text;
+  row.from_toml = [=](Config& c, const toml::node& node) -> Reason {
+    std::string text;
+    for (const toml::node& item : node.is_array() ? *node.as_array() : toml::array{}) {
+      text += (text.empty() ? "" : " ") + std::to_string(item.value<double>().value_or(-1));
+    }
+    return node.is_array() ? parse(c, text) : "expected an array, got " + type_name(node);
+  };
+  row.to_text = [=](const Config& c) { return join(c, " ", false); };
+  row.to_toml = [=](const Config& c) { return "[" + join(c, ", ", true) + "]"; };
   return row;
 }
 
@@ -713,6 +759,11 @@ const std::vector<Row>& rows() {
                Field<Sec, bool>{kSecurity, &Sec::protected_mode}),
       rename_row(Head{"security", "rename-command", "", "", false,
                       "Commands renamed or disabled: { FLUSHALL = \"\", CONFIG = \"CFG_x1\" }"}),
+      immutable_in_redis(enum_row(
+          Head{"security", "enable-debug-command", "--enable-debug-command", "enable-debug-command",
+               false, "Who may run DEBUG: no, yes or local (loopback)"},
+          Field<Sec, std::string>{kSecurity, &Sec::enable_debug_command}, {"no", "yes", "local"},
+          {})),
       enum_row(Head{"log", "level", "--loglevel,--log-level", "loglevel", true,
                     "Least severe level logged: trace, debug, info, warn or error"},
                Field<L, std::string>{kLog, &L::level}, {"trace", "debug", "info", "warn", "error"},
@@ -720,6 +771,24 @@ const std::vector<Row>& rows() {
       immutable_in_redis(string_row(Head{"log", "file", "--logfile,--log-file", "logfile", false,
                                          "Log file path (empty = stderr)"},
                                     Field<L, std::string>{kLog, &L::file}, nullptr)),
+      int_row(Head{"log", "slowlog-log-slower-than", "--slowlog-log-slower-than",
+                   "slowlog-log-slower-than", true,
+                   "Microseconds a command runs to enter the slow log (negative = never)"},
+              Field<L, int64_t>{kLog, &L::slowlog_log_slower_than}, -1, kInt64Max),
+      int_row(Head{"log", "slowlog-max-len", "--slowlog-max-len", "slowlog-max-len", true,
+                   "Entries the slow log keeps"},
+              Field<L, int64_t>{kLog, &L::slowlog_max_len}, 0, kInt64Max),
+      int_row(Head{"log", "latency-monitor-threshold", "--latency-monitor-threshold",
+                   "latency-monitor-threshold", true,
+                   "Milliseconds an event takes to be kept by LATENCY (0 = off)"},
+              Field<L, int64_t>{kLog, &L::latency_monitor_threshold}, 0, kInt64Max),
+      bool_row(Head{"log", "latency-tracking", "--latency-tracking", "latency-tracking", true,
+                    "Keep per-command latency histograms (INFO latencystats)"},
+               Field<L, bool>{kLog, &L::latency_tracking}),
+      percentiles_row(
+          Head{"log", "latency-tracking-info-percentiles", "--latency-tracking-info-percentiles",
+               "latency-tracking-info-percentiles", true, "Percentiles INFO latencystats reports"},
+          Field<L, std::vector<double>>{kLog, &L::latency_tracking_info_percentiles}),
   };
   return kRows;
 }
