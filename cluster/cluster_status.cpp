@@ -2,6 +2,7 @@
 // health state, the ring's parameters and the relay counters.
 #include <uv.h>
 
+#include <cstdio>
 #include <string>
 
 #include "cluster/cluster.h"
@@ -136,9 +137,14 @@ std::string Cluster::info_section() const {
   for (const auto& p : peers_) {
     if (!p) continue;
     const PoolTotals t = p->pool.totals();
+    char per_reply[32];
+    std::snprintf(
+        per_reply, sizeof per_reply, "%.2f",
+        t.replies == 0 ? 0.0 : static_cast<double>(t.reply_usec) / static_cast<double>(t.replies));
     out += "peer" + std::to_string(n++) + ":addr=" + p->address + "," + health_fields(*p) +
            ",requests=" + std::to_string(t.requests) + ",errors=" + std::to_string(t.errors) +
-           ",in_flight=" + std::to_string(t.in_flight) + "\r\n";
+           ",in_flight=" + std::to_string(t.in_flight) + ",replies=" + std::to_string(t.replies) +
+           ",usec_per_reply=" + per_reply + "\r\n";
   }
   return out;
 }

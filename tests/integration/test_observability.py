@@ -470,6 +470,11 @@ def check_cluster(report, binary, theirs):
                          "CLIENT KILL TYPE normal (SKIPME yes) kills no peer link")
         with harness.RespClient(ports[0]) as c:
             report.equal(c.call("GET", key), b"$1\r\nv\r\n", "relaying still works")
+            text = harness.parse_reply(c.call("INFO", "cluster")).decode()
+        line = re.search(r"^peer\d+:addr=%s,.*,replies=(\d+),usec_per_reply=(\d+\.\d\d)\r$"
+                         % re.escape(cluster.addresses[1]), text, re.M)
+        report.check(line is not None and int(line.group(1)) >= 2 and float(line.group(2)) > 0,
+                     "INFO cluster: the peer line counts replies and their mean round trip", text)
         for port in ports[:1]:
             out = cli(port, "--memkeys")
             report.check(out.returncode == 0 and b"Biggest string" in out.stdout,
