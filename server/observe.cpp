@@ -66,8 +66,9 @@ bool redacted(const engine::CommandSpec& spec, std::span<const std::string_view>
     return i >= 3 && i % 2 == 1 && engine::equals_ignore_case(argv[i - 1], "requirepass");
   }
   if (spec.name == "auth") return i >= 1;
-  if (spec.name == "hello") {
-    return i >= 3 && engine::equals_ignore_case(argv[i - 2], "auth");
+  if (spec.name == "hello") {  // HELLO ... AUTH username password: both hidden
+    return (i >= 2 && engine::equals_ignore_case(argv[i - 1], "auth")) ||
+           (i >= 3 && engine::equals_ignore_case(argv[i - 2], "auth"));
   }
   return false;
 }
@@ -87,6 +88,14 @@ bool uses_transparent_huge_pages() {
 }
 
 }  // namespace
+
+bool Server::runs_script(const engine::CommandSpec& spec) {
+  return spec.group == "scripting" && spec.name.starts_with("eval");
+}
+
+bool Server::monitored_after_run(const engine::CommandSpec& spec) {
+  return (spec.flags & (engine::kSkipMonitor | engine::kAdmin)) == 0;
+}
 
 uint64_t Server::unix_now_us() {
   timespec ts{};
@@ -113,13 +122,15 @@ void Server::observe(const Origin& origin, const engine::CommandSpec& spec,
   const uint64_t usec = end_us > start_us ? end_us - start_us : 0;
   const conf::LogOptions& opts = config_.log;
   observed_.commands.record(spec, usec, failed, opts.latency_tracking);
-  if (!monitors_.empty() && origin.kind != Origin::Kind::kBlockedRetry) {
-    feed_monitors(origin, spec, argv, end_us);
-  }
+  if (!monitors_.empty() && monitored_after_run(spec)) feed_monitors(origin, spec, argv, end_us);
   if ((spec.flags & engine::kSkipSlowlog) != 0) return;
-  observed_.latency.add_if_needed((spec.flags & engine::kFast) ? "fast-command" : "command",
-                                  static_cast<int64_t>(usec / 1000), opts.latency_monitor_threshold,
-                                  static_cast<int64_t>(end_us / 1000000));
+  // The common case, nothing slow and the latency monitor off, costs two comparisons.
+  if (opts.latency_monitor_threshold > 0) {
+    observed_.latency.add_if_needed((spec.flags & engine::kFast) ? "fast-command" : "command",
+                                    static_cast<int64_t>(usec / 1000),
+                                    opts.latency_monitor_threshold,
+                                    static_cast<int64_t>(end_us / 1000000));
+  }
   if (opts.slowlog_log_slower_than >= 0 &&
       usec >= static_cast<uint64_t>(opts.slowlog_log_slower_than)) {
     slow_command(origin, spec, argv, usec, end_us);
@@ -140,7 +151,12 @@ void Server::slow_command(const Origin& origin, const engine::CommandSpec& spec,
 
 void Server::feed_monitors(const Origin& origin, const engine::CommandSpec& spec,
                            std::span<const std::string_view> argv, uint64_t now_us) {
-  if ((spec.flags & (engine::kSkipMonitor | engine::kAdmin)) != 0) return;
+  // Shown once, when it first runs: not served again after blocking, not replayed, not as the
+  // local part of a client's split command (the whole command was shown).
+  if (origin.kind == Origin::Kind::kBlockedRetry || origin.kind == Origin::Kind::kReplay ||
+      origin.kind == Origin::Kind::kPart) {
+    return;
+  }
   char stamp[64];
   std::snprintf(stamp, sizeof stamp, "+%llu.%06llu ",
                 static_cast<unsigned long long>(now_us / 1000000),

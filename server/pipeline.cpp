@@ -138,6 +138,9 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   store_.set_now(static_cast<int64_t>(start_us / 1000));
   if (origin.checks_memory() && refused_for_memory(spec, conn, writer)) return Outcome::kDone;
   const uint64_t errors = errors_written_;
+  // As Redis, monitors see a script as it starts, before the commands it calls (EVAL is
+  // skip_monitor: it is shown here only); other commands once they ran (EXEC after its body).
+  if (!monitors_.empty() && runs_script(spec)) feed_monitors(origin, spec, argv, start_us);
 
   engine::BlockRequest block;
   engine::CommandContext ctx{
@@ -150,7 +153,13 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   call(spec, ctx, origin.records());
   if (block.active) {
     // A client served again that still finds nothing keeps its place in the queue.
-    if (origin.kind != Origin::Kind::kBlockedRetry) block_client(*conn, argv, std::move(block));
+    if (origin.kind != Origin::Kind::kBlockedRetry) {
+      // Monitors see a blocking command when it first runs, as in Redis.
+      if (!monitors_.empty() && monitored_after_run(spec)) {
+        feed_monitors(origin, spec, argv, start_us);
+      }
+      block_client(*conn, argv, std::move(block));
+    }
     return Outcome::kWaiting;
   }
   observe(origin, spec, argv, start_us, errors_written_ != errors);
@@ -168,7 +177,9 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
   store_.set_now(static_cast<int64_t>(start_us / 1000));
   // The node the client used shows the command to its monitors as it hands it on (the owner
   // shows it again when it runs it).
-  if (!monitors_.empty()) feed_monitors(Origin::client(conn), spec, argv, start_us);
+  if (!monitors_.empty() && (monitored_after_run(spec) || runs_script(spec))) {
+    feed_monitors(Origin::client(conn), spec, argv, start_us);
+  }
   // A blocking command blocks its client here too: later requests wait for its answer, as they
   // would on the node that holds the key.
   const bool blocking = (spec.flags & engine::kBlocking) != 0;

@@ -243,14 +243,19 @@ class Server final : public engine::ServerControl,
   // connections that asked for it.
   void flush_dirty();
   // What the pipeline records of a command that ran here, started at `start_us` (unix µs):
-  // its command stats, a slow log entry and a latency sample when it was slow, and its line
-  // for the monitors. Nothing for a replayed record or a part of a client's split command
-  // (the client's whole command was recorded where it arrived).
+  // its command stats, and a slow log entry and a latency sample when it was slow. Nothing for
+  // a replayed record or a part of a client's split command (the client's whole command was
+  // recorded where it arrived).
   void observe(const Origin& origin, const engine::CommandSpec& spec,
                std::span<const std::string_view> argv, uint64_t start_us, bool failed);
   void slow_command(const Origin& origin, const engine::CommandSpec& spec,
                     std::span<const std::string_view> argv, uint64_t usec, uint64_t now_us);
-  // Sends the command's MONITOR line to every monitor (not admin or skip_monitor commands).
+  // Which commands monitors see: scripts (EVAL, EVALSHA and their _RO forms) as they start,
+  // before the commands they call; other commands once they ran, except admin and
+  // skip_monitor ones (as in Redis, EXEC after its body).
+  static bool runs_script(const engine::CommandSpec& spec);
+  static bool monitored_after_run(const engine::CommandSpec& spec);
+  // Sends the command's MONITOR line to every monitor (not for origins monitors do not see).
   void feed_monitors(const Origin& origin, const engine::CommandSpec& spec,
                      std::span<const std::string_view> argv, uint64_t now_us);
   // INFO's memory and stats sections, and what INFO clients counts (info.cpp).

@@ -50,6 +50,8 @@ std::string percentile_name(double p) {
 
 CommandStats::CommandStats() {
   const auto table = command_table();
+  first_ = table.data();
+  top_level_ = table.size();
   for (const CommandSpec& spec : table) specs_.push_back(&spec);
   for (const CommandSpec& spec : table) {
     for (const CommandSpec& sub : spec.subcommands) {

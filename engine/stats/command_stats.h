@@ -55,13 +55,13 @@ class CommandStats {
 
  private:
   size_t index(const CommandSpec& spec) const {
-    const auto table = command_table();
-    if (&spec >= table.data() && &spec < table.data() + table.size()) {
-      return static_cast<size_t>(&spec - table.data());
-    }
+    if (&spec >= first_ && &spec < first_ + top_level_) return static_cast<size_t>(&spec - first_);
     return subcommand_index_.at(&spec);
   }
 
+  // The table's top-level rows (command_table() is not asked on every call: it is the hot path).
+  const CommandSpec* first_ = nullptr;
+  size_t top_level_ = 0;
   // Every row's index: top-level rows by their place in the table, then subcommands.
   std::vector<const CommandSpec*> specs_;
   std::vector<CommandCounters> rows_;

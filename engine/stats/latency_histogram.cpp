@@ -8,7 +8,7 @@
 namespace ringkv::engine {
 namespace {
 
-constexpr int kHalfMagnitude = 7;  // 128 sub-buckets in each half bucket
+constexpr int kHalfMagnitude = 7;
 constexpr int64_t kHalfCount = int64_t{1} << kHalfMagnitude;
 constexpr int64_t kSubBucketMask = 2 * kHalfCount - 1;
 
@@ -51,12 +51,7 @@ int64_t highest_equivalent(int64_t v) {
 
 }  // namespace
 
-void LatencyHistogram::record(int64_t ns) {
-  if (counts_.empty()) counts_.assign(counts_length(), 0);
-  ns = std::clamp(ns, kLowest, kHighest);
-  counts_[index_of(ns)]++;
-  total_++;
-}
+void LatencyHistogram::allocate() { counts_.assign(counts_length(), 0); }
 
 int64_t LatencyHistogram::value_at_percentile(double percentile) const {
   if (total_ == 0) return 0;

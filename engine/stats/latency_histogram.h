@@ -6,6 +6,7 @@
 // value at percentile, and the cumulative counts at powers of two from 1024 ns.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -19,7 +20,15 @@ class LatencyHistogram {
   static constexpr int64_t kHighest = 1'000'000'000;
 
   // Counts one duration (nanoseconds). Allocates the buckets on first use.
-  void record(int64_t ns);
+  void record(int64_t ns) {
+    if (counts_.empty()) allocate();
+    ns = ns < kLowest ? kLowest : ns > kHighest ? kHighest : ns;
+    const int bucket =
+        64 - __builtin_clzll(static_cast<uint64_t>(ns) | kSubBucketMask) - (kHalfMagnitude + 1);
+    counts_[static_cast<size_t>(((int64_t{bucket} + 1) << kHalfMagnitude) + (ns >> bucket) -
+                                kHalfCount)]++;
+    total_++;
+  }
   int64_t total() const { return total_; }
   // The value (ns) at `percentile` (0-100), as hdr_value_at_percentile: the highest value
   // equivalent to the bucket holding that rank. 0 when empty.
@@ -30,6 +39,13 @@ class LatencyHistogram {
   void reset();
 
  private:
+  // 256 sub-buckets per power of two (2 significant digits), as Redis's histograms.
+  static constexpr int kHalfMagnitude = 7;  // 128 sub-buckets in each half bucket
+  static constexpr int64_t kHalfCount = int64_t{1} << kHalfMagnitude;
+  static constexpr int64_t kSubBucketMask = 2 * kHalfCount - 1;
+
+  void allocate();
+
   std::vector<int64_t> counts_;
   int64_t total_ = 0;
 };

@@ -334,19 +334,56 @@ def monitor_lines(port, action, expect):
         proc.wait()
 
 
-def check_tools(report, ours, theirs):
-    with harness.RespClient(ours.port) as c:
+def check_live_tools(report, port, where):
+    """redis-cli --stat, --latency-history and LATENCY DOCTOR against `port`."""
+    # stdbuf: redis-cli writes through stdio, which holds its lines back when not on a terminal.
+    proc = subprocess.Popen(["stdbuf", "-o0", harness.REDIS_CLI, "-p", str(port), "--stat",
+                             "-i", "0.2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    proc.kill()
+    text = proc.communicate()[0].decode()
+    report.check("keys" in text and re.search(r"^\d+\s+[\d.]+[BKMG]\s+\d+", text, re.M),
+                 "redis-cli --stat prints rows (%s)" % where, text[-600:])
+    proc = subprocess.Popen(["stdbuf", "-o0", harness.REDIS_CLI, "-p", str(port),
+                             "--latency-history", "-i", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    time.sleep(2.3)
+    proc.kill()
+    text = proc.communicate()[0].decode()
+    # Off a terminal redis-cli prints each sample as "min max avg count".
+    report.check(re.search(r"^\d+ \d+ [\d.]+ \d+$", text, re.M),
+                 "redis-cli --latency-history samples (%s)" % where, text[-400:])
+    out = cli(port, "LATENCY", "DOCTOR")
+    report.check(out.returncode == 0 and b"Dave" in out.stdout,
+                 "redis-cli LATENCY DOCTOR (%s)" % where, repr(out))
+
+
+MONITORED = [
+    ("SET", "mon:k", 'a "quoted"\nvalue\x01'), ("CONFIG", "GET", "maxmemory"), ("AUTH", "secret"),
+    ("HELLO", "3", "AUTH", "default", "pw"), ("EVAL", "redis.call('set', 'mon:x', '1')", "0"),
+    ("MULTI",), ("SET", "mon:k", "1"), ("INCR", "mon:k"), ("EXEC",), ("BLPOP", "mon:none", "0.01"),
+    ("MGET", "mon:k", "mon:x"), ("PING",),
+]
+
+
+def monitored(port):
+    """What `redis-cli monitor` on `port` prints while MONITORED runs, without the times and
+    client ports that differ between servers."""
+    with harness.RespClient(port) as c:
         def action():
-            c.call("SET", "mon:k", 'a "quoted"\nvalue')
-            c.call("CONFIG", "GET", "maxmemory")
-            c.call("AUTH", "secret")
-            c.call("GET", "mon:k")
-        lines = monitor_lines(ours.port, action, 3)
-    pattern = re.compile(r'^\d+\.\d{6} \[0 127\.0\.0\.1:\d+\] (.*)$')
-    got = [pattern.match(line).group(1) if pattern.match(line) else line for line in lines]
-    report.equal(got, ['"SET" "mon:k" "a \\"quoted\\"\\nvalue"', '"AUTH" "(redacted)"',
-                       '"GET" "mon:k"'],
-                 "MONITOR: each command in redis's format, admin commands and passwords hidden")
+            for argv in MONITORED:
+                c.call(*argv)
+        lines = monitor_lines(port, action, 12)
+    return [re.sub(r"^\d+\.\d{6} \[0 (127\.0\.0\.1:\d+|lua)\]",
+                   lambda m: "[0 lua]" if m.group(1) == "lua" else "[0 client]", line)
+            for line in lines]
+
+
+def check_tools(report, ours, theirs):
+    report.equal(monitored(ours.port), monitored(theirs.port),
+                 "MONITOR prints what redis prints (passwords redacted, admin commands hidden, "
+                 "scripts before their commands, EXEC after its body)")
     for server in (ours, theirs):
         with harness.RespClient(server.port) as c:
             c.call("FLUSHALL")
@@ -367,24 +404,7 @@ def check_tools(report, ours, theirs):
         summary = lambda text: re.findall(rb"(\d+) (\w+)s with", text)  # noqa: E731
         report.equal(sorted(summary(out.stdout)), sorted(summary(ref.stdout)),
                      "redis-cli %s: the same counts per type as redis" % flag)
-    # stdbuf: redis-cli writes through stdio, which holds its lines back when not on a terminal.
-    proc = subprocess.Popen(["stdbuf", "-o0", harness.REDIS_CLI, "-p", str(ours.port), "--stat",
-                             "-i", "0.2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(1.0)
-    proc.kill()
-    text = proc.communicate()[0].decode()
-    report.check("keys" in text and re.search(r"^\d+\s+[\d.]+[KMG]?\s+\d+", text, re.M),
-                 "redis-cli --stat prints rows", text[-600:])
-    proc = subprocess.Popen(["stdbuf", "-o0", harness.REDIS_CLI, "-p", str(ours.port),
-                             "--latency-history", "-i", "1"], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
-    time.sleep(2.3)
-    proc.kill()
-    text = proc.communicate()[0].decode()
-    # Off a terminal redis-cli prints each sample as "min max avg count".
-    report.check(re.search(r"^\d+ \d+ [\d.]+ \d+$", text, re.M),
-                 "redis-cli --latency-history samples", text[-400:])
+    check_live_tools(report, ours.port, "a node")
     with harness.RespClient(ours.port) as c:
         stats = harness.parse_reply(c.call("MEMORY", "STATS"))
         with harness.RespClient(theirs.port) as r:
@@ -475,13 +495,31 @@ def check_cluster(report, binary, theirs):
                          % re.escape(cluster.addresses[1]), text, re.M)
         report.check(line is not None and int(line.group(1)) >= 2 and float(line.group(2)) > 0,
                      "INFO cluster: the peer line counts replies and their mean round trip", text)
-        for port in ports[:1]:
-            out = cli(port, "--memkeys")
-            report.check(out.returncode == 0 and b"Biggest string" in out.stdout,
-                         "redis-cli --memkeys through a cluster node", out.stdout.decode()[-400:])
-            out = cli(port, "SLOWLOG", "LEN")
-            report.check(out.returncode == 0 and out.stdout.strip().isdigit(),
-                         "SLOWLOG through a cluster node")
+        for port in ports:
+            with harness.RespClient(port) as c:
+                c.call("CONFIG", "SET", "slowlog-log-slower-than", "0")
+        with harness.RespClient(ports[0]) as c:
+            c.call("RPUSH", "big:list", *["e%d" % i for i in range(300)])
+            c.call("SET", "big:string", "x" * 5000)
+            owner = harness.parse_reply(c.call("CLUSTER", "OWNER", "big:list")).decode()
+        out = cli(ports[0], "--memkeys")
+        report.check(out.returncode == 0 and
+                     re.search(rb"Biggest string found '\"?big:string\"?' has \d+ bytes", out.stdout),
+                     "redis-cli --memkeys through a cluster node", out.stdout.decode()[-400:])
+        out = cli(ports[0], "--bigkeys")
+        report.check(out.returncode == 0 and
+                     re.search(rb"Biggest   list found '\"?big:list\"?' has 300 items", out.stdout),
+                     "redis-cli --bigkeys through a cluster node", out.stdout.decode()[-400:])
+        out = cli(ports[cluster.addresses.index(owner)], "SLOWLOG", "GET", "-1")
+        report.check(out.returncode == 0 and b"big:list" in out.stdout,
+                     "SLOWLOG on the owner has the relayed RPUSH", out.stdout.decode()[-400:])
+        check_live_tools(report, ports[0], "a cluster node")
+        try:
+            parsed = redis.Redis(port=ports[0]).info("everything")
+            report.check("cluster_connections" in parsed and "peer0" in parsed,
+                         "redis-py info('everything') through a cluster node")
+        except Exception as e:  # noqa: BLE001 - any parse error is the failure
+            report.check(False, "redis-py info('everything') through a cluster node", repr(e))
         # Cluster-aware tools: the node looks to them like a standalone redis-server.
         ours = subprocess.run([harness.REDIS_CLI, "--cluster", "check", "127.0.0.1:%d" % ports[0]],
                               capture_output=True, timeout=30)
