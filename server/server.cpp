@@ -515,9 +515,11 @@ void Server::apply_memory_config() {
 void Server::config_resetstat() {
   stats_ = ServerStats{};
   store_.reset_stats();
-  // As Redis: command and error statistics go too; the slow log and latency samples stay.
+  // As Redis: command and error statistics and the memory peak go too; the slow log and
+  // latency samples stay.
   observed_.commands.reset();
   observed_.errors.reset();
+  used_memory_peak_ = store_.used_memory();
 }
 
 }  // namespace ringkv::server
