@@ -95,13 +95,12 @@ std::string cpu_time(const timeval& tv) {
   return buf;
 }
 
-// Whether INFO shows a section: named, or in "default" (also what no argument means), "all"
-// (every section but modules) or "everything".
+// Whether INFO shows a section: named, or in "default" (also what no argument means), "all" or
+// "everything" (the same here: "all" leaves out only sections of modules, and ringkv has none).
 bool wanted(std::span<const std::string_view> sections, std::string_view name, bool is_default) {
   if (sections.empty()) return is_default;
   for (auto s : sections) {
-    if (s == name || s == "everything" || (s == "all" && name != "modules") ||
-        (s == "default" && is_default)) {
+    if (s == name || s == "everything" || s == "all" || (s == "default" && is_default)) {
       return true;
     }
   }

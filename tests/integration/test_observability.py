@@ -102,6 +102,10 @@ def check_command_docs(report, ours, theirs):
 
 
 def check_info_fields(report, ours, theirs):
+    for section in ("default", "all", "clients", "commandstats"):
+        report.equal(list(info_sections(ours.port, section)[0]),
+                     list(info_sections(theirs.port, section)[0]),
+                     "INFO %s has redis's sections, in its order" % section)
     mine, bad = info_sections(ours.port)
     report.equal(bad, [], "every INFO line is name:value")
     ref, _ = info_sections(theirs.port)
