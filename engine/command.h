@@ -69,6 +69,7 @@ enum class MergePolicy : uint8_t {
   kPairSums,      // PUBSUB NUMSUB: [name, count, ...] with each name's counts added up
   kSame,          // SCRIPT LOAD: every node answers the same (the script's SHA1); that reply
   kAllTrue,       // SCRIPT EXISTS: per position, 1 when every node answered 1
+  kDigest,        // CLUSTER DIGEST: the nodes' dataset digests, as one server holding every key
 };
 
 struct CommandSpec {

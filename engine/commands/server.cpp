@@ -12,6 +12,7 @@
 #include "engine/command.h"
 #include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/keyspace/digest.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -42,6 +43,9 @@ constexpr std::string_view kClusterHelp[] = {
     "    Return the members of the ring, one per line, with their link state.",
     "OWNER <key>",
     "    Return the address of the node that owns <key>.",
+    "DIGEST",
+    "    The DEBUG DIGEST of the whole cluster's data: what one server holding every key",
+    "    would answer.",
     "SLOTS, SHARDS",
     "    Redis Cluster's slot map: a ring has none (any node serves every key), so these",
     "    answer that cluster support is disabled, and cluster clients use the node as is.",
@@ -141,6 +145,17 @@ static void cmd_cluster_change(CommandContext& ctx) {
 }
 
 static void cmd_cluster_help(CommandContext& ctx) { reply_help(ctx.reply, kClusterHelp); }
+
+// CLUSTER DIGEST: every node runs it and answers its own keys' DEBUG DIGEST; the cluster
+// combines the answers (MergePolicy::kDigest) into the digest one redis-server holding every key
+// would give, so a cluster's data can be compared with a Redis's.
+static void cmd_cluster_digest(CommandContext& ctx) {
+  if (ctx.server == nullptr || ctx.server->cluster_info().empty()) {
+    ctx.reply.error(kClusterDisabled);
+    return;
+  }
+  ctx.reply.simple(digest_hex(dataset_digest(ctx.store)));
+}
 
 // CLUSTER SLOTS and SHARDS: Redis Cluster's slot map. A ring has no slots, and any node serves
 // every key, so every node answers as a Redis with cluster support disabled: smart clients
@@ -345,6 +360,20 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .complexity = "O(N) where N is the number of keys that move",
      .syntax = "address<string> weight<integer>",
      .acl_categories = "admin slow dangerous"},
+    {.name = "digest",
+     .arity = 2,
+     .flags = kAdmin | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_digest,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Return the digest of the whole cluster's data, as DEBUG DIGEST of one server",
+     .complexity = "O(N) where N is the number of keys in the cluster",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous",
+     .merge = MergePolicy::kDigest},
     {.name = "slots",
      .arity = 2,
      .flags = kStale,

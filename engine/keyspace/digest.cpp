@@ -95,6 +95,19 @@ void add_value(Digest& d, const Entry& entry) {
   if (entry.has_expire()) xor_digest(d, "!!expire!!");
 }
 
+bool parse_hex(std::string_view hex, Digest& out) {
+  if (hex.size() != 2 * out.size()) return false;
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto nibble = [](char c) {
+      return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    };
+    const int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out[i] = static_cast<uint8_t>(hi * 16 + lo);
+  }
+  return true;
+}
+
 // What the first non-empty database mixes into the dataset digest (db 0).
 Digest database_mark() {
   Digest mark{};
@@ -126,6 +139,22 @@ Digest dataset_digest(Store& store) {
   const Digest mark = database_mark();
   for (size_t i = 0; i < out.size(); ++i) out[i] ^= mark[i];
   return out;
+}
+
+std::string combine_digests(const std::vector<std::string_view>& hex_digests) {
+  const Digest mark = database_mark();
+  Digest keys{};
+  bool any = false;
+  for (std::string_view hex : hex_digests) {
+    Digest d{};
+    if (!parse_hex(hex, d)) return {};
+    if (d == Digest{}) continue;  // an empty store
+    any = true;
+    for (size_t i = 0; i < d.size(); ++i) keys[i] ^= d[i] ^ mark[i];
+  }
+  if (!any) return digest_hex(Digest{});
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] ^= mark[i];
+  return digest_hex(keys);
 }
 
 std::string digest_hex(const Digest& d) {

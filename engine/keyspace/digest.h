@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "engine/keyspace/entry.h"
 #include "engine/keyspace/store.h"
@@ -20,5 +22,11 @@ Digest value_digest(const Entry& entry);
 Digest dataset_digest(Store& store);
 // The 40 lowercase hex digits.
 std::string digest_hex(const Digest& d);
+
+// The digest one redis-server holding all their keys would give, from several stores' dataset
+// digests (40 hex digits each, as digest_hex writes them): a store's digest is the database's
+// mark mixed into zeros, xored with its keys' digests, so the keys' part of each is recovered
+// and the mark applied once. Empty when one is not 40 hex digits.
+std::string combine_digests(const std::vector<std::string_view>& hex_digests);
 
 }  // namespace ringkv::engine

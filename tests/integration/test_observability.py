@@ -457,7 +457,7 @@ def check_config_rewrite(report, binary):
                      "CONFIG REWRITE without a file")
 
 
-def check_cluster(report, binary, theirs):
+def check_cluster(report, binary, theirs, rng):
     with harness.Cluster(binary, 3, name="obs") as cluster:
         ports = cluster.ports
         # A key node 2 owns, sent to node 1.
@@ -546,6 +546,19 @@ def check_cluster(report, binary, theirs):
             ours_outcome = outcome.replace(str(ports[0]), "P")
         report.equal(redis.Redis(port=ports[2]).get(key), b"v",
                      "redis-py's plain client works through any node")
+        # The whole cluster's digest equals a redis-server's holding the same keys.
+        with harness.ServerProcess(harness.REDIS_SERVER, kind="redis", name="redis-digest",
+                                   extra_args=["--enable-debug-command", "yes"]) as ref, \
+                harness.RespClient(ports[0]) as a, harness.RespClient(ref.port) as b:
+            for c in (a, b):
+                c.call("FLUSHALL")
+            load_dataset([a, b], rng)
+            want = b.call("DEBUG", "DIGEST")
+            for port in ports:
+                with harness.RespClient(port) as c:
+                    report.equal(c.call("CLUSTER", "DIGEST"), want,
+                                 "CLUSTER DIGEST through node %d equals redis's DEBUG DIGEST"
+                                 % (ports.index(port) + 1))
 
 
 def main():
@@ -564,7 +577,7 @@ def main():
         check_latency(report, ours)
         check_tools(report, ours, theirs)
         check_config_rewrite(report, args.server)
-        check_cluster(report, args.server, theirs)
+        check_cluster(report, args.server, theirs, rng)
     report.finish()
 
 

@@ -135,3 +135,23 @@ TEST_CASE("digests equal redis-server's for the same data") {
   CHECK(digest_hex(value_digest(*store.peek("h"))) == "90c76e9e9f4c62d642a34fc97c7dad503b51f906");
   CHECK(digest_hex(dataset_digest(store)) == "e21b27416fa10949d420464bdf458ee6279d7351");
 }
+
+TEST_CASE("the digests of stores holding parts of a dataset combine into the whole one's") {
+  Store whole, left, right;
+  for (int i = 0; i < 50; ++i) {
+    const std::string key = "k" + std::to_string(i), value = "v" + std::to_string(i * 7);
+    run(whole, {"SET", key, value});
+    run(i % 3 == 0 ? left : right, {"SET", key, value});
+  }
+  run(whole, {"RPUSH", "list", "a", "b"});
+  run(right, {"RPUSH", "list", "a", "b"});
+  Store empty;
+  const std::string l = digest_hex(dataset_digest(left));
+  const std::string r = digest_hex(dataset_digest(right));
+  const std::string e = digest_hex(dataset_digest(empty));
+  CHECK(combine_digests({l, r}) == digest_hex(dataset_digest(whole)));
+  CHECK(combine_digests({r, e, l}) == digest_hex(dataset_digest(whole)));
+  CHECK(combine_digests({l}) == l);
+  CHECK(combine_digests({e, e}) == e);
+  CHECK(combine_digests({"xyz"}).empty());
+}
