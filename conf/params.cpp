@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -272,50 +270,6 @@ Row string_row(const Head& h, Field<G, std::string> field,
   };
   row.to_text = [=](const Config& c) { return field(c); };
   row.to_toml = [=](const Config& c) { return toml_quote(field(c)); };
-  return row;
-}
-
-// A list of percentiles (0-100): a TOML array of numbers, space-separated text on the command
-// line and in CONFIG SET/GET ("50 99 99.9"), as Redis's latency-tracking-info-percentiles.
-template <typename G>
-Row percentiles_row(const Head& h, Field<G, std::vector<double>> field) {
-  Row row = make_row(h);
-  // Stores the list; "" when it is fine, else Redis's reason (each number checked in turn).
-  auto parse = [=](Config& c, std::string_view text) -> std::string {
-    std::vector<double> v;
-    std::string s(text);
-    for (char *p = s.data(), *end = nullptr; *p != '\0'; p = end + std::strspn(end, " ")) {
-      v.push_back(std::strtod(p, &end));
-      if (end == p || (*end != ' ' && *end != '\0'))
-        return "Invalid " + std::string(h.key) + " parameters";
-      if (v.back() < 0 || v.back() > 100)
-        return std::string(h.key) + " parameters should sit between [0.0,100.0]";
-    }
-    field(c) = std::move(v);
-    return {};
-  };
-  auto join = [=](const Config& c, std::string_view sep, bool toml) {
-    std::string out;
-    for (double v : field(c)) {
-      std::string s = std::to_string(v);
-      s.erase(s.find_last_not_of('0') + 1);
-      s += toml && s.back() == '.' ? "0" : "";
-      if (s.back() == '.') s.pop_back();
-      out += (out.empty() ? "" : std::string(sep)) + s;
-    }
-    return out;
-  };
-  row.from_text = [=](Config& c, std::string_view text) -> Reason { return parse(c, text); };
-  row.from_redis = row.from_text;
-  row.from_toml = [=](Config& c, const toml::node& node) -> Reason {
-    std::string text;
-    for (const toml::node& item : node.is_array() ? *node.as_array() : toml::array{}) {
-      text += (text.empty() ? "" : " ") + std::to_string(item.value<double>().value_or(-1));
-    }
-    return node.is_array() ? parse(c, text) : "expected an array, got " + type_name(node);
-  };
-  row.to_text = [=](const Config& c) { return join(c, " ", false); };
-  row.to_toml = [=](const Config& c) { return "[" + join(c, ", ", true) + "]"; };
   return row;
 }
 
@@ -722,6 +676,19 @@ const std::vector<Row>& rows() {
       string_row(Head{"cluster", "secret", "--cluster-secret", "", false,
                       "Shared by all nodes; peers prove it when linking (empty = links unproven)"},
                  Field<C, std::string>{kCluster, &C::secret}, nullptr),
+      int_row(Head{"cluster", "replication-factor", "--replication-factor", "", false,
+                   "Copies of each key: its owner, then the owners it would have without the "
+                   "ones before (1 = none; from 2 on, a member a majority sees down is failed "
+                   "over)"},
+              Field<C, int64_t>{kCluster, &C::replication_factor}, 1, 16),
+      int_row(Head{"cluster", "replica-acks", "--replica-acks", "", false,
+                   "Replicas that must have a write before it is acknowledged (0 = "
+                   "asynchronous); at most replication-factor - 1"},
+              Field<C, int64_t>{kCluster, &C::replica_acks}, 0, 15),
+      size_row(Head{"cluster", "repl-backlog-size", "--repl-backlog-size", "", false,
+                    "Bytes of writes kept per replica so that a short disconnection resumes "
+                    "instead of copying everything again (bytes, or 1mb...)"},
+               Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 16 * 1024),
       bool_row(Head{"persistence", "appendonly", "--appendonly", "appendonly", true,
                     "Log every write to the append-only file and replay it at start-up"},
                Field<P, bool>{kPersistence, &P::appendonly}),
@@ -785,10 +752,7 @@ const std::vector<Row>& rows() {
       bool_row(Head{"log", "latency-tracking", "--latency-tracking", "latency-tracking", true,
                     "Keep per-command latency histograms (INFO latencystats)"},
                Field<L, bool>{kLog, &L::latency_tracking}),
-      percentiles_row(
-          Head{"log", "latency-tracking-info-percentiles", "--latency-tracking-info-percentiles",
-               "latency-tracking-info-percentiles", true, "Percentiles INFO latencystats reports"},
-          Field<L, std::vector<double>>{kLog, &L::latency_tracking_info_percentiles}),
+      latency_percentiles_row(),
   };
   return kRows;
 }

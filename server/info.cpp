@@ -232,18 +232,7 @@ std::string Server::info(std::span<const std::string_view> sections) {
   }
   if (wanted(sections, "replication", true)) {
     section("Replication");
-    field(out, "role", "master");
-    field(out, "connected_slaves", "0");
-    // A master without replicas, as Redis reports one: no stream offset, no backlog yet.
-    field(out, "master_failover_state", "no-failover");
-    field(out, "master_replid", run_id_);
-    field(out, "master_replid2", std::string(40, '0'));
-    field(out, "master_repl_offset", "0");
-    field(out, "second_repl_offset", "-1");
-    field(out, "repl_backlog_active", "0");
-    field(out, "repl_backlog_size", "1048576");
-    field(out, "repl_backlog_first_byte_offset", "0");
-    field(out, "repl_backlog_histlen", "0");
+    out += replication_info();
   }
   if (wanted(sections, "cpu", true)) {
     section("CPU");
