@@ -66,7 +66,7 @@ void PeerLink::commit(ReplyCallback on_reply) {
   }
   const uint64_t deadline = options_.request_timeout_ms == 0 ? std::numeric_limits<uint64_t>::max()
                                                              : now + options_.request_timeout_ms;
-  inflight_.push_back(Request{std::move(on_reply), deadline});
+  inflight_.push_back(Request{std::move(on_reply), deadline, uv_hrtime()});
   out_requests_++;
   if (state_ == State::kIdle || state_ == State::kBackoff) connect();
 }
@@ -172,6 +172,8 @@ void PeerLink::on_data() {
     }
     Request req = std::move(inflight_.front());
     inflight_.pop_front();
+    stats_.replies++;
+    stats_.reply_usec += (uv_hrtime() - req.sent_ns) / 1000;
     if (req.on_reply) req.on_reply(reply, nullptr);
     // A callback may have failed the link (and cleared the buffers).
     if (socket_ == nullptr) return;

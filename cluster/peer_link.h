@@ -34,6 +34,8 @@ struct LinkStats {
   uint64_t requests = 0;
   uint64_t errors = 0;  // requests failed by the link (not error replies from the peer)
   uint64_t connects = 0;
+  uint64_t replies = 0;     // requests the peer answered
+  uint64_t reply_usec = 0;  // their round trips added up (from commit to reply, microseconds)
 };
 
 // What the handshake wants next after one of its replies.
@@ -101,6 +103,7 @@ class PeerLink {
   struct Request {
     ReplyCallback on_reply;  // empty once the request timed out (its reply is then dropped)
     uint64_t deadline_ms;
+    uint64_t sent_ns;  // uv_hrtime() at commit: the round trip INFO cluster reports
   };
 
   void connect();

@@ -50,6 +50,12 @@ std::string check_combinations(const Config& config);
 // The configuration as TOML with a comment per key; load_string of it yields the same Config.
 std::string to_toml(const Config& config);
 
+// CONFIG REWRITE: replaces the file `path` with the effective configuration (to_toml), keeping
+// the comment lines the file starts with, atomically (a temporary file, fsynced, renamed over
+// it, then the directory fsynced): a crash leaves the old file or the new one. Returns an empty
+// string, or Redis's error text ("ERR Rewriting config file: <reason>").
+std::string rewrite_file(const Config& config, const std::string& path);
+
 // One parameter CONFIG GET/SET knows, named as Redis names it.
 struct Parameter {
   std::string_view name;         // "proto-max-bulk-len"

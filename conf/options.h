@@ -99,6 +99,8 @@ struct SecurityOptions {
   bool protected_mode = true;  // without a password, refuse non-loopback clients
   // rename-command: original name → new name ("" disables the command).
   std::vector<std::pair<std::string, std::string>> rename_command;
+  // Who may run DEBUG: "no" (nobody, Redis 7.0's default), "yes", or "local" (loopback clients).
+  std::string enable_debug_command = "no";
 };
 
 // Names accepted by MemoryOptions::maxmemory_policy, in Redis's order.
@@ -120,10 +122,16 @@ struct MemoryOptions {
   int64_t lfu_decay_time = 1;   // LFU counter: minutes per decrement (0 = never decays)
 };
 
-// Logging through spdlog.
+// Logging through spdlog, and the logs and measurements of commands (Redis's names).
 struct LogOptions {
   std::string level = "info";  // least severe level written: trace, debug, info, warn, error
   std::string file;            // log file path; "" = stderr
+  int64_t slowlog_log_slower_than = 10000;  // µs a command runs to enter the slow log (<0: none)
+  int64_t slowlog_max_len = 128;            // slow log entries kept
+  int64_t latency_monitor_threshold = 0;    // ms an event takes to be sampled (0 = off)
+  bool latency_tracking = true;             // per-command latency histograms (latencystats)
+  // The percentiles INFO latencystats reports.
+  std::vector<double> latency_tracking_info_percentiles{50.0, 99.0, 99.9};
 };
 
 // The whole configuration of one ringkv-server process.

@@ -726,6 +726,11 @@ const std::vector<Row>& rows() {
                Field<Sec, bool>{kSecurity, &Sec::protected_mode}),
       rename_row(Head{"security", "rename-command", "", "", false,
                       "Commands renamed or disabled: { FLUSHALL = \"\", CONFIG = \"CFG_x1\" }"}),
+      immutable_in_redis(enum_row(
+          Head{"security", "enable-debug-command", "--enable-debug-command", "enable-debug-command",
+               false, "Who may run DEBUG: no, yes or local (loopback)"},
+          Field<Sec, std::string>{kSecurity, &Sec::enable_debug_command}, {"no", "yes", "local"},
+          {})),
       enum_row(Head{"log", "level", "--loglevel,--log-level", "loglevel", true,
                     "Least severe level logged: trace, debug, info, warn or error"},
                Field<L, std::string>{kLog, &L::level}, {"trace", "debug", "info", "warn", "error"},
@@ -733,6 +738,21 @@ const std::vector<Row>& rows() {
       immutable_in_redis(string_row(Head{"log", "file", "--logfile,--log-file", "logfile", false,
                                          "Log file path (empty = stderr)"},
                                     Field<L, std::string>{kLog, &L::file}, nullptr)),
+      int_row(Head{"log", "slowlog-log-slower-than", "--slowlog-log-slower-than",
+                   "slowlog-log-slower-than", true,
+                   "Microseconds a command runs to enter the slow log (negative = never)"},
+              Field<L, int64_t>{kLog, &L::slowlog_log_slower_than}, -1, kInt64Max),
+      int_row(Head{"log", "slowlog-max-len", "--slowlog-max-len", "slowlog-max-len", true,
+                   "Entries the slow log keeps"},
+              Field<L, int64_t>{kLog, &L::slowlog_max_len}, 0, kInt64Max),
+      int_row(Head{"log", "latency-monitor-threshold", "--latency-monitor-threshold",
+                   "latency-monitor-threshold", true,
+                   "Milliseconds an event takes to be kept by LATENCY (0 = off)"},
+              Field<L, int64_t>{kLog, &L::latency_monitor_threshold}, 0, kInt64Max),
+      bool_row(Head{"log", "latency-tracking", "--latency-tracking", "latency-tracking", true,
+                    "Keep per-command latency histograms (INFO latencystats)"},
+               Field<L, bool>{kLog, &L::latency_tracking}),
+      latency_percentiles_row(),
   };
   return kRows;
 }

@@ -48,6 +48,9 @@ const std::vector<Row>& rows();
 // The TOML sections, in print order.
 const std::vector<std::string_view>& sections();
 
+// The row of latency-tracking-info-percentiles, a list of numbers (latency_percentiles.cpp).
+Row latency_percentiles_row();
+
 // A TOML basic string literal for `text`, quoted and escaped.
 std::string toml_quote(std::string_view text);
 

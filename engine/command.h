@@ -19,6 +19,8 @@ namespace ringkv::engine {
 class Store;
 struct CommandContext;
 class ScriptEngine;
+struct Observability;
+struct LatencyDoctorSettings;
 
 using CommandHandler = void (*)(CommandContext& ctx);
 // For commands whose keys move with their arguments (LMPOP numkeys key..., ZUNION numkeys ...):
@@ -68,6 +70,7 @@ enum class MergePolicy : uint8_t {
   kPairSums,      // PUBSUB NUMSUB: [name, count, ...] with each name's counts added up
   kSame,          // SCRIPT LOAD: every node answers the same (the script's SHA1); that reply
   kAllTrue,       // SCRIPT EXISTS: per position, 1 when every node answered 1
+  kDigest,        // CLUSTER DIGEST: the nodes' dataset digests, as one server holding every key
 };
 
 struct CommandSpec {
@@ -130,14 +133,20 @@ class ClientSession {
   virtual void set_authenticated(bool /*yes*/) {}
 };
 
-// CLIENT KILL's filters, combined with AND. ringkv has only normal clients of user "default",
-// so TYPE and USER filters are resolved by the handler and never reach the server.
+// The kinds of connection CLIENT LIST TYPE and CLIENT KILL TYPE tell apart: Redis's normal
+// and pubsub clients, and ringkv's peer links (another node's relay, health and control links),
+// which Redis users' tools must not count or kill as clients.
+enum class ClientKind { kNormal, kPubSub, kPeer };
+
+// CLIENT KILL's filters, combined with AND. ringkv has only clients of user "default", so the
+// USER filter is resolved by the handler and never reaches the server.
 struct ClientKillFilter {
-  std::optional<uint64_t> id;  // ID client-id
-  std::string_view addr;       // ADDR ip:port (the client's remote address); empty = any
-  std::string_view laddr;      // LADDR ip:port (the local address it connected to); empty = any
-  bool skipme = true;          // SKIPME yes|no: spare the calling client
-  uint64_t self_id = 0;        // the calling client
+  std::optional<uint64_t> id;      // ID client-id
+  std::string_view addr;           // ADDR ip:port (the client's remote address); empty = any
+  std::string_view laddr;          // LADDR ip:port (the local address it connected to); empty = any
+  std::optional<ClientKind> kind;  // TYPE normal|pubsub|peer
+  bool skipme = true;              // SKIPME yes|no: spare the calling client
+  uint64_t self_id = 0;            // the calling client
 };
 
 // Process-wide services a command may need (implemented by server/).
@@ -146,9 +155,10 @@ class ServerControl {
   virtual ~ServerControl() = default;
   // INFO text for the given sections (lowercase; empty = default sections).
   virtual std::string info(std::span<const std::string_view> sections) = 0;
-  // CLIENT LIST text for all clients (only these ids when non-empty), one line per client,
-  // each ending in "\n" as the CLIENT LIST reply carries it.
-  virtual std::string client_list(std::span<const uint64_t> ids) = 0;
+  // CLIENT LIST text for all clients (only these ids when non-empty; only this kind when set),
+  // one line per client, each ending in "\n" as the CLIENT LIST reply carries it.
+  virtual std::string client_list(std::span<const uint64_t> ids,
+                                  std::optional<ClientKind> kind) = 0;
   // Kills the clients matching every set field of `filter` (CLIENT KILL); returns how many.
   // The calling client (filter.self_id), when it matches, is closed after its reply instead.
   virtual size_t kill_clients(const ClientKillFilter& filter) = 0;
@@ -200,6 +210,24 @@ class ServerControl {
   virtual void role(CommandContext& ctx);
   // The Lua scripts of this node (EVAL, SCRIPT ...); null where scripts cannot run.
   virtual ScriptEngine* script_engine() { return nullptr; }
+
+  // What the node observed of its commands (SLOWLOG, LATENCY, INFO's command and error
+  // counters); null where nothing is observed.
+  virtual Observability* observability() { return nullptr; }
+  // MONITOR: from now on ctx.client receives every command the node runs; replies +OK.
+  virtual void monitor(CommandContext& ctx);
+  // What LATENCY DOCTOR's advice depends on (thresholds, hz, fsync policy).
+  virtual void latency_settings(LatencyDoctorSettings& /*out*/) const {}
+  // MEMORY STATS (Redis's map of figures) and MEMORY DOCTOR's report.
+  virtual void memory_stats(protocol::ReplyWriter& reply) { reply.map(0); }
+  virtual std::string memory_doctor() { return {}; }
+  // Whether `client` may run DEBUG (enable-debug-command: yes, or local and it is local).
+  virtual bool debug_allowed(const ClientSession* /*client*/) const { return false; }
+  // DEBUG SET-ACTIVE-EXPIRE: whether the timer deletes expired keys.
+  virtual void set_active_expire(bool /*on*/) {}
+  // CONFIG REWRITE: writes the effective configuration to the file it was loaded from.
+  // Returns an empty string, or Redis's error text.
+  virtual std::string config_rewrite() { return "ERR The server is running without a config file"; }
 };
 
 // Everything a handler can touch while running one command.

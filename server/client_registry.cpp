@@ -12,9 +12,17 @@ void ClientRegistry::add(Connection* conn) { clients_.emplace(conn->id(), conn);
 
 void ClientRegistry::remove(const Connection* conn) { clients_.erase(conn->id()); }
 
-std::string ClientRegistry::list(std::span<const uint64_t> ids) const {
+size_t ClientRegistry::peer_links() const {
+  size_t n = 0;
+  for (const auto& [id, c] : clients_) n += c->is_peer() ? 1 : 0;
+  return n;
+}
+
+std::string ClientRegistry::list(std::span<const uint64_t> ids,
+                                 std::optional<engine::ClientKind> kind) const {
   std::string out;
   auto add = [&](const Connection* c) {
+    if (kind && c->kind() != *kind) return;
     out += c->info_line();
     out += '\n';
   };
@@ -41,6 +49,7 @@ size_t ClientRegistry::kill(const engine::ClientKillFilter& filter) {
   for (auto& [id, c] : clients_) {
     if (c->closing()) continue;
     if (filter.skipme && id == filter.self_id) continue;
+    if (filter.kind && c->kind() != *filter.kind) continue;
     if (filter.id && *filter.id != id) continue;
     if (!filter.addr.empty() && c->peer_address() != filter.addr) continue;
     if (!filter.laddr.empty() && c->local_address() != filter.laddr) continue;

@@ -59,6 +59,7 @@ Connection::Connection(Server& server, uint64_t id)
       authenticated_(server.config().security.requirepass.empty()) {
   uv_tcp_init(server.loop(), &tcp_);
   tcp_.data = this;
+  writer_.set_error_observer(&server);
   apply_limits();
 }
 
@@ -354,7 +355,6 @@ void Connection::process_input() {
     if (r.status == protocol::ParseStatus::kError) {
       spdlog::warn("closing client id={} addr={}: {}", id_, peer_addr_, r.error);
       reply_writer().error(r.error);
-      server_.stats().total_error_replies++;
       close_when_flushed();
       return;
     }
@@ -439,6 +439,13 @@ void Connection::on_close(uv_handle_t* handle) {
   delete self;
 }
 
+engine::ClientKind Connection::kind() const {
+  if (peer_) return engine::ClientKind::kPeer;
+  const bool subscribed = server_.pubsub().channel_count(id_) > 0 ||
+                          server_.pubsub().pattern_subscription_count(id_) > 0;
+  return subscribed ? engine::ClientKind::kPubSub : engine::ClientKind::kNormal;
+}
+
 std::string Connection::info_line() const {
   uint64_t now = uv_now(server_.loop());
   std::string line;
@@ -454,9 +461,11 @@ std::string Connection::info_line() const {
   line += " idle=" + std::to_string((now - last_interaction_ms_) / 1000);
   const size_t sub = server_.pubsub().channel_count(id_);
   const size_t psub = server_.pubsub().pattern_subscription_count(id_);
-  // Flags in Redis's order: P (subscribed), x (in MULTI), b (blocked), d (a watched key
-  // changed); N when there is none.
+  // Flags in Redis's order: O (monitor), P (subscribed), x (in MULTI), b (blocked), d (a
+  // watched key changed); N when there is none. A peer's link is flagged L (ringkv's own).
   std::string flags;
+  if (peer_) flags += 'L';
+  if (monitoring_) flags += 'O';
   if (sub + psub > 0) flags += 'P';
   if (transaction_.active) flags += 'x';
   if (blocked_) flags += 'b';
@@ -474,8 +483,7 @@ std::string Connection::info_line() const {
   line += " obl=" + std::to_string(out_.size());
   line += " oll=" + std::to_string(in_flight_writes_);
   line += " omem=" + std::to_string(in_flight_bytes_);
-  line += " tot-mem=" + std::to_string(rbuf_.capacity() + out_.capacity() + in_flight_bytes_ +
-                                       sizeof(Connection));
+  line += " tot-mem=" + std::to_string(buffer_memory());
   line += reading_ ? " events=r" : " events=";
   line += " cmd=" + (last_command_ ? engine::command_fullname(*last_command_) : "NULL");
   line += " user=default redir=-1 resp=";

@@ -95,6 +95,13 @@ class Connection final : public engine::ClientSession {
   Transaction& transaction() { return transaction_; }
   const Transaction& transaction() const { return transaction_; }
 
+  // Which kind of connection CLIENT LIST/KILL TYPE sees: a peer's link, a subscriber or a
+  // normal client.
+  engine::ClientKind kind() const;
+  // MONITOR was run on this connection: it receives the commands the node runs.
+  bool monitoring() const { return monitoring_; }
+  void set_monitoring(bool on) { monitoring_ = on; }
+
   // Marks this connection as a link from a peer node (see Server: peer handshake).
   void set_peer(bool peer) { peer_ = peer; }
   bool is_peer() const { return peer_; }
@@ -130,6 +137,11 @@ class Connection final : public engine::ClientSession {
   const std::string& peer_address() const { return peer_addr_; }
   const std::string& local_address() const { return local_addr_; }
   size_t pending_output() const { return out_.size() + in_flight_bytes_; }
+  // Bytes of its input buffer, and of every buffer it holds (CLIENT LIST's tot-mem).
+  size_t input_buffer_size() const { return rbuf_.size(); }
+  size_t buffer_memory() const {
+    return rbuf_.capacity() + out_.capacity() + in_flight_bytes_ + sizeof(Connection);
+  }
 
   // Output was written through reply_writer() outside a request of this client (a published
   // message): it goes out at the end of this loop iteration.
@@ -211,6 +223,7 @@ class Connection final : public engine::ClientSession {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
   bool control_link_ = false;
+  bool monitoring_ = false;
   std::string replication_source_;
   std::string peer_name_;
   std::string link_fingerprint_;

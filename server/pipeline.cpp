@@ -118,6 +118,14 @@ Outcome Server::run(const Origin& origin, std::span<const std::string_view> argv
       peer_handshake(*origin.conn, argv, writer);
       return Outcome::kDone;
     }
+    // A known command with the wrong arity counts as a rejected call of it, as in Redis.
+    const engine::CommandSpec* row = origin.uses_client_names()
+                                         ? engine::find_client_command(argv[0])
+                                         : engine::find_command(argv[0]);
+    if (row != nullptr && !row->subcommands.empty()) {
+      row = argv.size() > 1 ? engine::find_subcommand(*row, argv[1]) : nullptr;
+    }
+    if (row != nullptr) observed_.commands.of(*row).rejected_calls++;
     refuse(origin, error, writer, nullptr);
     return Outcome::kDone;
   }
@@ -161,8 +169,14 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
     refuse(origin, kNoMajorityError, writer, &spec);
     return Outcome::kDone;
   }
-  store_.set_now(unix_now_ms());
+  // One clock reading gives the store its time and the command its start.
+  const uint64_t start_us = unix_now_us();
+  store_.set_now(static_cast<int64_t>(start_us / 1000));
   if (origin.checks_memory() && refused_for_memory(spec, conn, writer)) return Outcome::kDone;
+  const uint64_t errors = errors_written_;
+  // As Redis, monitors see a script as it starts, before the commands it calls (EVAL is
+  // skip_monitor: it is shown here only); other commands once they ran (EXEC after its body).
+  if (!monitors_.empty() && runs_script(spec)) feed_monitors(origin, spec, argv, start_us);
 
   engine::BlockRequest block;
   engine::CommandContext ctx{
@@ -184,9 +198,16 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   }
   if (block.active) {
     // A client served again that still finds nothing keeps its place in the queue.
-    if (origin.kind != Origin::Kind::kBlockedRetry) block_client(*conn, argv, std::move(block));
+    if (origin.kind != Origin::Kind::kBlockedRetry) {
+      // Monitors see a blocking command when it first runs, as in Redis.
+      if (!monitors_.empty() && monitored_after_run(spec)) {
+        feed_monitors(origin, spec, argv, start_us);
+      }
+      block_client(*conn, argv, std::move(block));
+    }
     return Outcome::kWaiting;
   }
+  observe(origin, spec, argv, start_us, errors_written_ != errors);
   // Not while a script runs: its writes are served after it, as one.
   if (origin.serves_blocked() && !ready_keys_.empty() && !scripts_->running()) serve_ready_keys();
   return Outcome::kDone;
@@ -198,14 +219,25 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
   if (route.kind == cluster::RouteKind::kLocal) return false;
   note_relayed_write(conn, spec, argv, route);
   Connection::ReplySlot slot = conn.reserve_reply();
-  store_.set_now(unix_now_ms());
+  const uint64_t start_us = unix_now_us();
+  store_.set_now(static_cast<int64_t>(start_us / 1000));
+  // The node the client used shows the command to its monitors as it hands it on (the owner
+  // shows it again when it runs it).
+  if (!monitors_.empty() && (monitored_after_run(spec) || runs_script(spec))) {
+    feed_monitors(Origin::client(conn), spec, argv, start_us);
+  }
   // A blocking command blocks its client here too: later requests wait for its answer, as they
   // would on the node that holds the key.
   const bool blocking = (spec.flags & engine::kBlocking) != 0;
   if (blocking) conn.block();
+  // Its command stats here count the round trip to its owners: what the client waited.
   cluster_->execute(route, spec, argv, conn.id(), writer.version(),
-                    [this, slot, blocking](std::string_view reply) {
-                      if (is_error(reply)) stats_.total_error_replies++;
+                    [this, slot, blocking, start_us, &spec](std::string_view reply) {
+                      const bool failed = is_error(reply);
+                      if (failed) count_error_reply(reply);
+                      const uint64_t end_us = unix_now_us();
+                      observed_.commands.record(spec, end_us > start_us ? end_us - start_us : 0,
+                                                failed, config_.log.latency_tracking);
                       slot.fill(reply, blocking);
                     });
   return true;
@@ -232,7 +264,7 @@ void Server::call(const engine::CommandSpec& spec, engine::CommandContext& ctx, 
 void Server::refuse(const Origin& origin, std::string_view error, protocol::ReplyWriter& writer,
                     const engine::CommandSpec* spec) {
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
-  stats_.total_error_replies++;
+  if (spec != nullptr) observed_.commands.of(*spec).rejected_calls++;
   Connection* conn = origin.is_request() ? origin.conn : nullptr;
   if (conn != nullptr && spec == kExec) {
     // As Redis: a refused EXEC discards the transaction and says why.
@@ -262,7 +294,7 @@ void Server::peer_handshake(Connection& conn, std::span<const std::string_view> 
     return;
   }
   // Requests a refused peer pipelined behind its handshake must not run as a client's.
-  stats_.total_error_replies++;
+  count_error_reply(verdict.reply);
   conn.close_after_reply();
 }
 
@@ -283,7 +315,6 @@ bool Server::answer_in_pubsub_context(Connection& conn, const engine::CommandSpe
       "ERR Can't execute '" + engine::command_fullname(spec) +
       "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
       "context");
-  stats_.total_error_replies++;
   return true;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cluster/ring_file.h"
 #include "common/glob.h"
+#include "common/secret.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
 #include "protocol/errors.h"
@@ -33,6 +34,7 @@ Server::Server(conf::Config config)
       start_unix_(unix_now_ms() / 1000),
       start_ms_(uv_now(uv_default_loop())) {
   store_.set_now(unix_now_ms());
+  run_id_ = common::random_hex(20);
   // WATCH treats a key deleted by expiry or eviction as changed; the append-only file logs a DEL.
   store_.set_expiry_listener([this](std::string_view key) { key_dropped(key); });
   store_.set_eviction_listener([this](std::string_view key) { key_dropped(key); });
@@ -179,6 +181,7 @@ void Server::on_connection_closed(Connection* conn) {
   blocked_.remove(conn->id());
   unwatch_all(*conn);
   pubsub_.remove_client(conn->id());
+  if (conn->monitoring()) std::erase(monitors_, conn->id());
   if (cluster_) cluster_->client_closed(conn->id());
   // Nulled, not erased: flush_dirty may be walking the list (a busy script runs the loop from
   // inside it).
@@ -335,7 +338,10 @@ void Server::arm_block_timer() {
       next > now ? next - now : 0, 0);
 }
 
-std::string Server::client_list(std::span<const uint64_t> ids) { return clients_.list(ids); }
+std::string Server::client_list(std::span<const uint64_t> ids,
+                                std::optional<engine::ClientKind> kind) {
+  return clients_.list(ids, kind);
+}
 
 size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
   return clients_.kill(filter);
@@ -360,7 +366,7 @@ bool Server::cluster_change(engine::CommandContext& ctx) {
   Connection::ReplySlot slot = conn.reserve_reply();
   conn.block();
   cluster_->change_ring(request, [this, slot](std::string_view reply) {
-    if (!reply.empty() && reply[0] == '-') stats_.total_error_replies++;
+    count_error_reply(reply);
     slot.fill(reply, true);
   });
   return true;
@@ -389,7 +395,14 @@ void Server::cron() {
   store_.set_now(unix_now_ms());
   // Like Redis: active expiry may use up to 25% of each cron period.
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
-  store_.active_expire_cycle(period_us / 4);
+  if (active_expire_) {
+    const uint64_t start_us = unix_now_us();
+    store_.active_expire_cycle(period_us / 4);
+    const uint64_t end_us = unix_now_us();
+    observed_.latency.add_if_needed(
+        "expire-cycle", static_cast<int64_t>((end_us - std::min(start_us, end_us)) / 1000),
+        config_.log.latency_monitor_threshold, static_cast<int64_t>(end_us / 1000000));
+  }
   if (!ready_keys_.empty()) serve_ready_keys();
   store_.rehash_step(1000);
   aof_.cron(now);
@@ -413,14 +426,19 @@ void Server::cron() {
     });
   }
 
+  used_memory_peak_ = std::max(used_memory_peak_, store_.used_memory());
   if (now - last_ops_sample_ms_ >= 1000) {
-    uint64_t ops = stats_.total_commands_processed - last_ops_sample_count_;
-    instantaneous_ops_ =
-        last_ops_sample_ms_ == 0
-            ? 0
-            : static_cast<double>(ops) * 1000.0 / static_cast<double>(now - last_ops_sample_ms_);
+    const double seconds = static_cast<double>(now - last_ops_sample_ms_) / 1000.0;
+    auto rate = [&](uint64_t total, uint64_t last) {
+      return last_ops_sample_ms_ == 0 ? 0.0 : static_cast<double>(total - last) / seconds;
+    };
+    instantaneous_ops_ = rate(stats_.total_commands_processed, last_ops_sample_count_);
+    instantaneous_input_kbps_ = rate(stats_.total_net_input_bytes, last_input_sample_) / 1024;
+    instantaneous_output_kbps_ = rate(stats_.total_net_output_bytes, last_output_sample_) / 1024;
     last_ops_sample_ms_ = now;
     last_ops_sample_count_ = stats_.total_commands_processed;
+    last_input_sample_ = stats_.total_net_input_bytes;
+    last_output_sample_ = stats_.total_net_output_bytes;
   }
 }
 
@@ -499,6 +517,21 @@ std::string Server::config_set(
   return {};
 }
 
+std::string Server::config_rewrite() {
+  if (config_.source_file.empty()) return "ERR The server is running without a config file";
+  conf::Config written = config_;
+  // A self address derived from bind:port stays derived: written out, it would make a
+  // standalone node a ring of one at its next start.
+  if (!written.cluster.self_given) written.cluster.self.clear();
+  std::string error = conf::rewrite_file(written, config_.source_file);
+  if (error.empty()) {
+    spdlog::info("CONFIG REWRITE executed with success.");
+  } else {
+    spdlog::warn("CONFIG REWRITE failed: {}", error);
+  }
+  return error;
+}
+
 void Server::apply_runtime_config() {
   spdlog::set_level(spdlog::level::from_str(config_.log.level));
   apply_memory_config();
@@ -521,6 +554,11 @@ void Server::apply_memory_config() {
 void Server::config_resetstat() {
   stats_ = ServerStats{};
   store_.reset_stats();
+  // As Redis: command and error statistics and the memory peak go too; the slow log and
+  // latency samples stay.
+  observed_.commands.reset();
+  observed_.errors.reset();
+  used_memory_peak_ = store_.used_memory();
 }
 
 }  // namespace ringkv::server

@@ -18,6 +18,7 @@
 #include "engine/keyspace/evict.h"
 #include "engine/keyspace/store.h"
 #include "engine/scripting/script_engine.h"
+#include "engine/stats/observability.h"
 #include "persistence/aof.h"
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
@@ -50,7 +51,8 @@ enum class Outcome { kDone, kWaiting };
 
 class Server final : public engine::ServerControl,
                      public engine::KeyEvents,
-                     public engine::ScriptHost {
+                     public engine::ScriptHost,
+                     public protocol::ErrorObserver {
  public:
   explicit Server(conf::Config config);
   ~Server() override;
@@ -77,8 +79,9 @@ class Server final : public engine::ServerControl,
   uv_loop_t* loop() { return loop_; }
   cluster::Cluster* cluster() { return cluster_.get(); }
   Connection* find_client(uint64_t id) const { return clients_.find(id); }
-  // Unix time in milliseconds.
+  // Unix time in milliseconds, and in microseconds.
   static int64_t unix_now_ms();
+  static uint64_t unix_now_us();
   const conf::Config& config() const { return config_; }
   ServerStats& stats() { return stats_; }
   engine::Store& store() { return store_; }
@@ -102,7 +105,8 @@ class Server final : public engine::ServerControl,
 
   // engine::ServerControl
   std::string info(std::span<const std::string_view> sections) override;
-  std::string client_list(std::span<const uint64_t> ids) override;
+  std::string client_list(std::span<const uint64_t> ids,
+                          std::optional<engine::ClientKind> kind) override;
   size_t kill_clients(const engine::ClientKillFilter& filter) override;
   void config_get(std::string_view pattern,
                   std::vector<std::pair<std::string, std::string>>& out) override;
@@ -120,6 +124,22 @@ class Server final : public engine::ServerControl,
   bool cluster_change(engine::CommandContext& ctx) override;
 
   engine::ScriptEngine* script_engine() override { return scripts_.get(); }
+
+  // engine::ServerControl: observability (observe.cpp)
+  engine::Observability* observability() override { return &observed_; }
+  void monitor(engine::CommandContext& ctx) override;
+  void latency_settings(engine::LatencyDoctorSettings& out) const override;
+  void memory_stats(protocol::ReplyWriter& reply) override;
+  std::string memory_doctor() override;
+  void set_active_expire(bool on) override;
+  bool debug_allowed(const engine::ClientSession* client) const override;
+  std::string config_rewrite() override;
+
+  // protocol::ErrorObserver: an error reply written to a connection (errorstats).
+  void on_error_reply(std::string_view msg) override;
+  // The same for an encoded reply that reached a client otherwise (a relayed one): counted
+  // when it is an error.
+  void count_error_reply(std::string_view reply);
 
   // Replication (replication.cpp).
   void wait_replicas(engine::CommandContext& ctx, int64_t numreplicas, int64_t timeout_ms) override;
@@ -259,6 +279,34 @@ class Server final : public engine::ServerControl,
   // The end of a loop iteration: the append-only file is written, then the replies of the
   // connections that asked for it.
   void flush_dirty();
+  // What the pipeline records of a command that ran here, started at `start_us` (unix µs):
+  // its command stats, and a slow log entry and a latency sample when it was slow. Nothing for
+  // a replayed record or a part of a client's split command (the client's whole command was
+  // recorded where it arrived).
+  void observe(const Origin& origin, const engine::CommandSpec& spec,
+               std::span<const std::string_view> argv, uint64_t start_us, bool failed);
+  void slow_command(const Origin& origin, const engine::CommandSpec& spec,
+                    std::span<const std::string_view> argv, uint64_t usec, uint64_t now_us);
+  // Which commands monitors see: scripts (EVAL, EVALSHA and their _RO forms) as they start,
+  // before the commands they call; other commands once they ran, except admin and
+  // skip_monitor ones (as in Redis, EXEC after its body).
+  static bool runs_script(const engine::CommandSpec& spec);
+  static bool monitored_after_run(const engine::CommandSpec& spec);
+  // Sends the command's MONITOR line to every monitor (not for origins monitors do not see).
+  void feed_monitors(const Origin& origin, const engine::CommandSpec& spec,
+                     std::span<const std::string_view> argv, uint64_t now_us);
+  // INFO's memory and stats sections, and what INFO clients counts (info.cpp).
+  struct ClientFigures {
+    size_t clients = 0;     // connections that are not peers' links
+    size_t peer_links = 0;  // links from peers (cluster_connections)
+    size_t max_input_buffer = 0;
+    size_t max_output_buffer = 0;
+    size_t clients_memory = 0;  // buffers of the clients (mem_clients_normal)
+    size_t links_memory = 0;    // buffers of the peers' links (mem_cluster_links)
+  };
+  ClientFigures client_figures() const;
+  void info_memory(std::string& out);
+  void info_stats(std::string& out, uint64_t now_ms);
   // A RESP2 client with subscriptions may only run (P)(UN)SUBSCRIBE, PING, QUIT and RESET, and
   // gets PING's subscribed-mode reply. Returns true when it answered `spec` that way.
   bool answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,
@@ -308,13 +356,23 @@ class Server final : public engine::ServerControl,
   std::vector<std::string> ready_keys_;  // keys written since blocked clients were last served
   uv_timer_t block_timer_;
   ServerStats stats_;
+  engine::Observability observed_;
+  uint64_t errors_written_ = 0;     // error replies ever written (never reset: failed calls)
+  std::vector<uint64_t> monitors_;  // clients that ran MONITOR
+  bool active_expire_ = true;       // DEBUG SET-ACTIVE-EXPIRE
   int64_t start_unix_;
   uint64_t start_ms_;
 
-  // INFO stats: commands per second over the last cron samples.
+  // INFO stats: commands and network bytes per second over the last cron samples.
   uint64_t last_ops_sample_ms_ = 0;
   uint64_t last_ops_sample_count_ = 0;
+  uint64_t last_input_sample_ = 0;
+  uint64_t last_output_sample_ = 0;
   double instantaneous_ops_ = 0;
+  double instantaneous_input_kbps_ = 0;
+  double instantaneous_output_kbps_ = 0;
+  size_t used_memory_peak_ = 0;
+  std::string run_id_;  // 40 random hex digits, new at each start (INFO run_id)
 };
 
 }  // namespace ringkv::server

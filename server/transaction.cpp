@@ -53,7 +53,6 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
     if (spans ||
         (node != Transaction::kNoNode && tx.node != Transaction::kNoNode && node != tx.node)) {
       writer.error(cluster::kCrossSlotError);
-      stats_.total_error_replies++;
       transaction_refused(conn);
       return true;
     }
@@ -66,7 +65,10 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
     Connection::ReplySlot slot = conn.reserve_reply();
     conn.block();
     cluster_->transaction_send(tx.node, conn.id(), argv, writer.version(),
-                               [slot](std::string_view reply) { slot.fill(reply, true); });
+                               [this, slot](std::string_view reply) {
+                                 count_error_reply(reply);
+                                 slot.fill(reply, true);
+                               });
     return true;
   }
   if (&spec == kExec && tx.active && tx.node != Transaction::kNoNode &&
@@ -81,7 +83,6 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
       writer.null_array();
     } else {
       writer.error("EXECABORT Transaction discarded because the cluster ring changed");
-      stats_.total_error_replies++;
     }
     return true;
   }
@@ -95,7 +96,10 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
     Connection::ReplySlot slot = conn.reserve_reply();
     conn.block();
     cluster_->transaction_exec(node, conn.id(), queued, writer.version(),
-                               [slot](std::string_view reply) { slot.fill(reply, true); });
+                               [this, slot](std::string_view reply) {
+                                 count_error_reply(reply);
+                                 slot.fill(reply, true);
+                               });
     return true;
   }
   return false;
@@ -113,7 +117,7 @@ bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* con
   const bool exec_grows =
       &spec == kExec && in_multi && (conn->transaction().flags & engine::kDenyOom) != 0;
   if (!(spec.flags & engine::kDenyOom) && !(in_multi && !spared) && !exec_grows) return false;
-  stats_.total_error_replies++;
+  observed_.commands.of(spec).rejected_calls++;
   if (&spec == kExec && in_multi) {
     writer.error(std::string(protocol::err::kExecAbortBecause) + std::string(protocol::err::kOom));
     conn->transaction().end();

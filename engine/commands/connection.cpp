@@ -72,16 +72,24 @@ bool valid_client_name(std::string_view name) {
   return std::all_of(name.begin(), name.end(), [](char c) { return c >= '!' && c <= '~'; });
 }
 
-// The client types Redis knows; ringkv's clients are all "normal".
-enum class ClientType { kUnknown, kNormal, kOther };
+// A TYPE argument: Redis's types, and "peer" for ringkv's links from other nodes. ringkv has
+// no master or replica links, so those types match no connection.
+enum class ClientType { kUnknown, kNone, kKind };
 
-ClientType client_type(std::string_view name) {
-  if (equals_ignore_case(name, "normal")) return ClientType::kNormal;
-  if (equals_ignore_case(name, "master") || equals_ignore_case(name, "replica") ||
-      equals_ignore_case(name, "slave") || equals_ignore_case(name, "pubsub")) {
-    return ClientType::kOther;
+ClientType client_type(std::string_view name, std::optional<ClientKind>& kind) {
+  if (equals_ignore_case(name, "normal")) {
+    kind = ClientKind::kNormal;
+  } else if (equals_ignore_case(name, "pubsub")) {
+    kind = ClientKind::kPubSub;
+  } else if (equals_ignore_case(name, "peer")) {
+    kind = ClientKind::kPeer;
+  } else if (equals_ignore_case(name, "master") || equals_ignore_case(name, "replica") ||
+             equals_ignore_case(name, "slave")) {
+    return ClientType::kNone;
+  } else {
+    return ClientType::kUnknown;
   }
-  return ClientType::kUnknown;
+  return ClientType::kKind;
 }
 
 // Authenticates the client as `user` with `password`, as Redis's ACLAuthenticateUser: returns
@@ -250,13 +258,14 @@ static void cmd_client_getname(CommandContext& ctx) {
 
 static void cmd_client_list(CommandContext& ctx) {
   std::vector<uint64_t> ids;
+  std::optional<ClientKind> kind;
   if (ctx.argv.size() == 4 && equals_ignore_case(ctx.argv[2], "type")) {
-    ClientType type = client_type(ctx.argv[3]);
+    ClientType type = client_type(ctx.argv[3], kind);
     if (type == ClientType::kUnknown) {
       ctx.reply.error(quoted_error("ERR Unknown client type ", ctx.argv[3]));
       return;
     }
-    if (type == ClientType::kOther) {
+    if (type == ClientType::kNone) {
       ctx.reply.verbatim("");
       return;
     }
@@ -274,7 +283,7 @@ static void cmd_client_list(CommandContext& ctx) {
     ctx.reply.error(protocol::err::kSyntax);
     return;
   }
-  ctx.reply.verbatim(ctx.server->client_list(ids));
+  ctx.reply.verbatim(ctx.server->client_list(ids, kind));
 }
 
 static void cmd_client_info(CommandContext& ctx) {
@@ -286,7 +295,7 @@ static void cmd_client_info(CommandContext& ctx) {
 static void cmd_client_kill(CommandContext& ctx) {
   ClientKillFilter filter;
   filter.self_id = ctx.client->id();
-  bool matches_none = false;  // a TYPE other than normal: no ringkv client can match
+  bool matches_none = false;  // TYPE master or replica: no ringkv connection can match
   if (ctx.argv.size() == 3) {
     // The old form, CLIENT KILL ip:port, may kill the caller itself.
     filter.addr = ctx.argv[2];
@@ -308,12 +317,12 @@ static void cmd_client_kill(CommandContext& ctx) {
         }
         filter.id = static_cast<uint64_t>(id);
       } else if (equals_ignore_case(opt, "type")) {
-        ClientType type = client_type(value);
+        ClientType type = client_type(value, filter.kind);
         if (type == ClientType::kUnknown) {
           ctx.reply.error(quoted_error("ERR Unknown client type ", value));
           return;
         }
-        matches_none = type == ClientType::kOther;
+        matches_none = type == ClientType::kNone;
       } else if (equals_ignore_case(opt, "addr")) {
         filter.addr = value;
       } else if (equals_ignore_case(opt, "laddr")) {

@@ -55,6 +55,13 @@ bool random_with_or_reply(CommandContext& ctx, std::string_view option, int64_t 
   return true;
 }
 
+void reply_subcommand_syntax_error(CommandContext& ctx) {
+  std::string name(ctx.argv[0]);
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ctx.reply.error("ERR unknown subcommand or wrong number of arguments for '" +
+                  std::string(ctx.argv[1].substr(0, 128)) + "'. Try " + name + " HELP.");
+}
+
 void reply_help(protocol::ReplyWriter& reply, std::span<const std::string_view> lines) {
   reply.array(lines.size());
   for (std::string_view line : lines) reply.simple(line);

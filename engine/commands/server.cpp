@@ -12,6 +12,7 @@
 #include "engine/command.h"
 #include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/keyspace/digest.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -28,6 +29,8 @@ constexpr std::string_view kConfigHelp[] = {
     "    Set the configuration <directive> to <value>.",
     "RESETSTAT",
     "    Reset statistics reported by the INFO command.",
+    "REWRITE",
+    "    Rewrite the configuration file.",
     "HELP",
     "    Prints this help.",
 };
@@ -40,6 +43,12 @@ constexpr std::string_view kClusterHelp[] = {
     "    Return the members of the ring, one per line, with their link state.",
     "OWNER <key>",
     "    Return the address of the node that owns <key>.",
+    "DIGEST",
+    "    The DEBUG DIGEST of the whole cluster's data: what one server holding every key",
+    "    would answer.",
+    "SLOTS, SHARDS",
+    "    Redis Cluster's slot map: a ring has none (any node serves every key), so these",
+    "    answer that cluster support is disabled, and cluster clients use the node as is.",
     "JOIN <host:port> [WEIGHT <weight>]",
     "    Add an empty node to the ring; its keys move to it in the background.",
     "LEAVE <host:port> [FORCE]",
@@ -93,6 +102,15 @@ static void cmd_config_resetstat(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
+static void cmd_config_rewrite(CommandContext& ctx) {
+  const std::string error = ctx.server->config_rewrite();
+  if (error.empty()) {
+    ctx.reply.ok();
+  } else {
+    ctx.reply.error(error);
+  }
+}
+
 static void cmd_config_help(CommandContext& ctx) { reply_help(ctx.reply, kConfigHelp); }
 
 static void cmd_cluster_info(CommandContext& ctx) {
@@ -137,6 +155,22 @@ static void cmd_cluster_change(CommandContext& ctx) {
 }
 
 static void cmd_cluster_help(CommandContext& ctx) { reply_help(ctx.reply, kClusterHelp); }
+
+// CLUSTER DIGEST: every node runs it and answers its own keys' DEBUG DIGEST; the cluster
+// combines the answers (MergePolicy::kDigest) into the digest one redis-server holding every key
+// would give, so a cluster's data can be compared with a Redis's.
+static void cmd_cluster_digest(CommandContext& ctx) {
+  if (ctx.server == nullptr || ctx.server->cluster_info().empty()) {
+    ctx.reply.error(kClusterDisabled);
+    return;
+  }
+  ctx.reply.simple(digest_hex(dataset_digest(ctx.store)));
+}
+
+// CLUSTER SLOTS and SHARDS: Redis Cluster's slot map. A ring has no slots, and any node serves
+// every key, so every node answers as a Redis with cluster support disabled: smart clients
+// then know to use it as a plain server.
+static void cmd_cluster_slots(CommandContext& ctx) { ctx.reply.error(kClusterDisabled); }
 
 static void cmd_time(CommandContext& ctx) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -226,6 +260,19 @@ constexpr CommandSpec kConfigSubcommands[] = {
      .group = "server",
      .since = "2.0.0",
      .summary = "Reset the stats returned by INFO",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous"},
+    {.name = "rewrite",
+     .arity = 2,
+     .flags = kAdmin | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_config_rewrite,
+     .group = "server",
+     .since = "2.8.0",
+     .summary = "Rewrite the configuration file with the in memory configuration",
      .complexity = "O(1)",
      .syntax = "",
      .acl_categories = "admin slow dangerous"},
@@ -338,6 +385,52 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .complexity = "O(N) where N is the number of keys that move",
      .syntax = "address<string> weight<integer>",
      .acl_categories = "admin slow dangerous"},
+    {.name = "digest",
+     .arity = 2,
+     .flags = kAdmin | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_digest,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Return the digest of the whole cluster's data, as DEBUG DIGEST of one server",
+     .complexity = "O(N) where N is the number of keys in the cluster",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous",
+     .merge = MergePolicy::kDigest},
+    {.name = "slots",
+     .arity = 2,
+     .flags = kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_slots,
+     .group = "cluster",
+     .since = "3.0.0",
+     .summary = "Get array of Cluster slot to node mappings",
+     .complexity = "O(N) where N is the total number of Cluster nodes",
+     .syntax = "",
+     .acl_categories = "slow",
+     .tips = "nondeterministic_output",
+     .history = "4.0.0|Added node IDs.\n7.0.0|Added additional networking metadata field.",
+     .doc_flags = "deprecated",
+     .deprecated_since = "7.0.0",
+     .replaced_by = "`CLUSTER SHARDS`"},
+    {.name = "shards",
+     .arity = 2,
+     .flags = kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_slots,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Get array of cluster slots to node mappings",
+     .complexity = "O(N) where N is the total number of cluster nodes",
+     .syntax = "",
+     .acl_categories = "slow",
+     .tips = "nondeterministic_output"},
     {.name = "help",
      .arity = 2,
      .flags = kLoading | kStale,

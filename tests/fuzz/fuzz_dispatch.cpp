@@ -77,7 +77,9 @@ class FakeClient final : public engine::ClientSession {
 class FakeServer final : public engine::ServerControl {
  public:
   std::string info(std::span<const std::string_view>) override { return "# Server\r\n"; }
-  std::string client_list(std::span<const uint64_t>) override { return "id=7 name=\n"; }
+  std::string client_list(std::span<const uint64_t>, std::optional<engine::ClientKind>) override {
+    return "id=7 name=\n";
+  }
   size_t kill_clients(const engine::ClientKillFilter&) override { return 0; }
   void config_get(std::string_view pattern,
                   std::vector<std::pair<std::string, std::string>>& out) override {

@@ -388,6 +388,16 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
   CHECK(get(c, "save") == "");
   CHECK(get(c, "PROTO-MAX-BULK-LEN") == "536870912");
   CHECK(find_parameter("replicas") == nullptr);
+  CHECK(get(c, "latency-tracking-info-percentiles") == "50 99 99.9");
+  CHECK(set_parameter(c, "latency-tracking-info-percentiles", "99.99 50").empty());
+  CHECK(get(c, "latency-tracking-info-percentiles") == "99.99 50");
+  CHECK(set_parameter(c, "latency-tracking-info-percentiles", "101") ==
+        "ERR CONFIG SET failed (possibly related to argument "
+        "'latency-tracking-info-percentiles') - latency-tracking-info-percentiles parameters "
+        "should sit between [0.0,100.0]");
+  CHECK(set_parameter(c, "enable-debug-command", "yes") ==
+        "ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - can't set "
+        "immutable config");
 
   std::vector<std::string_view> names;
   for (const Parameter& p : parameters()) names.push_back(p.name);
@@ -415,8 +425,14 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "save",
                                                "requirepass",
                                                "protected-mode",
+                                               "enable-debug-command",
                                                "loglevel",
-                                               "logfile"});
+                                               "logfile",
+                                               "slowlog-log-slower-than",
+                                               "slowlog-max-len",
+                                               "latency-monitor-threshold",
+                                               "latency-tracking",
+                                               "latency-tracking-info-percentiles"});
   CHECK(get(c, "requirepass") == "");
   CHECK(get(c, "protected-mode") == "yes");
   CHECK(find_parameter("hz")->runtime);
