@@ -49,6 +49,7 @@ Server::Server(conf::Config config)
         [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                protocol::ReplyWriter& out) { run(Origin::part(), spec, argv, out); });
     migration_ = std::make_unique<Migration>(*this);
+    setup_shard_pubsub();
   }
 }
 
@@ -354,6 +355,10 @@ void Server::cron() {
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
   store_.active_expire_cycle(period_us / 4);
   if (!ready_keys_.empty()) serve_ready_keys();
+  if (cluster_ && now - last_shard_refresh_ms_ >= ShardInterests::kRefreshMs) {
+    last_shard_refresh_ms_ = now;
+    refresh_shard_interests();
+  }
   store_.rehash_step(1000);
   aof_.cron(now);
 
@@ -365,7 +370,7 @@ void Server::cron() {
       // (like replication links), clients blocked in a command (they have their own timeout)
       // and subscribers.
       if (conn.closing() || conn.is_peer() || conn.blocked() ||
-          pubsub_.subscription_count(conn.id()) > 0) {
+          pubsub_.total_subscriptions(conn.id()) > 0) {
         return;
       }
       if (now - conn.last_interaction_ms() > limit_ms) {

@@ -132,12 +132,26 @@ class GeoGenMixin:
                                                         b"1", b"km"]])
 
     def geo_sweep(self):
-        """COMMAND INFO and DOCS of every geo command."""
+        """COMMAND INFO and DOCS of every geo command and of the other commands of Redis 7.0
+        added with them (LCS, the sorted-set ones, sharded pub/sub), and the sharded pub/sub
+        commands a plain connection can compare (no subscribers anywhere)."""
         names = [n.encode() for n in GEO_ARITY]
+        more = [b"lcs", b"zrangestore", b"zintercard", b"zmpop", b"bzmpop", b"ssubscribe",
+                b"sunsubscribe", b"spublish", b"pubsub|shardchannels", b"pubsub|shardnumsub"]
+        extra = ([([b"COMMAND", b"INFO"] + more, "exact")] +
+                 [([b"COMMAND", b"DOCS", n], "exact") for n in more] +
+                 [([b"SPUBLISH", b"ch", b"msg"], "exact"),
+                  ([b"SPUBLISH", b"ch"], "exact"),
+                  ([b"PUBSUB", b"SHARDCHANNELS"], "exact"),
+                  ([b"PUBSUB", b"SHARDCHANNELS", b"c*"], "exact"),
+                  ([b"PUBSUB", b"SHARDCHANNELS", b"a", b"b"], "exact"),
+                  ([b"PUBSUB", b"SHARDNUMSUB", b"a", b"b", b"a"], "exact"),
+                  ([b"PUBSUB", b"SHARDNUMSUB"], "exact"),
+                  ([b"PUBSUB", b"HELP"], "exact")])
         return ([([b"COMMAND", b"INFO"] + names, "exact")] +
                 [([b"COMMAND", b"DOCS", n], "exact") for n in names] +
                 [([b"COMMAND", b"GETKEYS", b"GEORADIUS", b"g1", b"0", b"0", b"1", b"km", b"STORE",
-                   b"gs1", b"STOREDIST", b"gs2"], "exact")])
+                   b"gs1", b"STOREDIST", b"gs2"], "exact")] + extra)
 
     def gen_geo_add(self):
         r = self.r
