@@ -270,6 +270,8 @@ void Cluster::send_to(size_t node, const engine::CommandSpec& spec,
 }
 
 void Cluster::send_frame(std::string_view address, std::span<const std::string_view> argv) {
+  // Subscribers leaving during shutdown must not reopen links.
+  if (!started_) return;
   const size_t node = routing_.index_of(address);
   if (node == hashring::HashRing::kNoNode || node == router_.self()) return;
   PeerState& peer = *peers_[routing_to_full_[node]];

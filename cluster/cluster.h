@@ -106,7 +106,8 @@ class Cluster {
   void client_closed(uint64_t client_id);
   // Sends an internal frame (RINGKV.SHARDSUB, RINGKV.SHARDMSG) to the member at `address` on a
   // pooled link, not waiting for its answer. Dropped when the address is this node, not on the
-  // routing ring, or known down: such frames are repeated or lose nothing that can be saved.
+  // routing ring, or known down, and once the cluster stopped: such frames are repeated or lose
+  // nothing that can be saved.
   void send_frame(std::string_view address, std::span<const std::string_view> argv);
 
   // Transactions whose keys live on a peer: WATCH and the whole MULTI ... EXEC block travel on a
