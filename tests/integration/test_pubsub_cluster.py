@@ -255,7 +255,44 @@ def main():
         for n in (0, 1):
             report.check(cluster.nodes[n].alive(), "node %d still running" % (n + 1),
                          cluster.nodes[n].log())
+        check_shard_owner_restart(report, cluster)
     report.finish()
+
+
+def check_shard_owner_restart(report, cluster):
+    """A shard channel's owner killed and restarted forgets who has subscribers; the subscriber's
+    node tells it again within its refresh period, and messages reach the subscriber again."""
+    p1, p2 = cluster.ports[0], cluster.ports[1]
+    with RespClient(p1) as c:
+        chan = owned_by(c, cluster.addresses[1], "again")
+    sub = RespClient(p1)
+    report.equal(call_n(sub, 1, "SSUBSCRIBE", chan), confirm("ssubscribe", chan, 1),
+                 "SSUBSCRIBE on node 1 to a channel of node 2")
+    time.sleep(SETTLE)
+    with RespClient(p1) as pub:
+        report.equal(pub.call("SPUBLISH", chan, "before"), b":1\r\n", "delivered before")
+        report.equal(sub.read(), smessage(chan, "before"), "the subscriber gets it")
+    cluster.kill(1)
+    cluster.restart(1)
+    deadline = time.time() + 6.0
+    reply = None
+    with RespClient(p1) as pub:
+        while time.time() < deadline:
+            reply = pub.call("SPUBLISH", chan, "after")
+            if reply == b":1\r\n":
+                break
+            time.sleep(0.2)
+    report.equal(reply, b":1\r\n", "after the owner's restart SPUBLISH reaches node 1 again")
+    data = b""
+    while True:
+        got, _ = sub.read_available(0.5)
+        if not got:
+            break
+        data += got
+    report.check(data.endswith(smessage(chan, "after")) and
+                 data.count(b"smessage") == 1,
+                 "the subscriber gets the message delivered after the refresh, once", repr(data))
+    sub.close()
 
 
 if __name__ == "__main__":
