@@ -162,7 +162,7 @@ struct SearchOptions {
 
 // Stores the found points at `dest` as a sorted set (scores: geohashes, or distances with
 // STOREDIST) and replies their count; an empty result deletes `dest`.
-void store_result(CommandContext& ctx, std::string_view dest, std::vector<GeoPoint>& points,
+void store_result(CommandContext& ctx, std::string_view dest, const std::vector<GeoPoint>& points,
                   size_t returned, double to_meters, bool store_dist) {
   const bool existed = ctx.store.erase(dest);
   if (returned > 0) {
@@ -178,7 +178,8 @@ void store_result(CommandContext& ctx, std::string_view dest, std::vector<GeoPoi
   ctx.reply.integer(static_cast<int64_t>(returned));
 }
 
-void reply_points(CommandContext& ctx, std::vector<GeoPoint>& points, size_t returned,
+// Replies the first `returned` points, each with the extras asked for (distance, hash, position).
+void reply_points(CommandContext& ctx, const std::vector<GeoPoint>& points, size_t returned,
                   const SearchOptions& opts, double to_meters) {
   const size_t extras =
       (opts.with_dist ? 1 : 0) + (opts.with_coord ? 1 : 0) + (opts.with_hash ? 1 : 0);
