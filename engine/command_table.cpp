@@ -20,6 +20,7 @@
 #include "engine/commands/list.h"
 #include "engine/commands/list_pop.h"
 #include "engine/commands/pubsub.h"
+#include "engine/commands/replication.h"
 #include "engine/commands/server.h"
 #include "engine/commands/set.h"
 #include "engine/commands/stream.h"
@@ -38,13 +39,33 @@ using Family = std::span<const CommandSpec> (*)();
 
 // The families in table order.
 constexpr Family kFamilies[] = {
-    pubsub_commands,        string_commands,       hash_commands,           list_commands,
-    list_pop_commands,      set_commands,          zset_commands,           zset_pop_commands,
-    zset_combine_commands,  keys_commands,         keyspace_commands,       connection_commands,
-    introspection_commands, transaction_commands,  server_commands,         dump_commands,
-    scripting_commands,     bitmap_commands,       hyperloglog_commands,    stream_commands,
-    stream_read_commands,   stream_group_commands, stream_pending_commands, stream_info_commands,
-    geo_commands,           lcs_commands,
+    pubsub_commands,
+    string_commands,
+    hash_commands,
+    list_commands,
+    list_pop_commands,
+    set_commands,
+    zset_commands,
+    zset_pop_commands,
+    zset_combine_commands,
+    keys_commands,
+    keyspace_commands,
+    connection_commands,
+    introspection_commands,
+    transaction_commands,
+    server_commands,
+    dump_commands,
+    scripting_commands,
+    bitmap_commands,
+    hyperloglog_commands,
+    stream_commands,
+    stream_read_commands,
+    stream_group_commands,
+    stream_pending_commands,
+    stream_info_commands,
+    replication_commands,
+    geo_commands,
+    lcs_commands,
 };
 
 std::vector<CommandSpec> assemble() {
