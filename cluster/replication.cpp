@@ -26,18 +26,14 @@ constexpr uint64_t kMaxUnackedBytes = 256ull << 20;
 constexpr uint64_t kSnapshotWindow = 2048;
 constexpr uint64_t kSnapshotWindowBytes = 8ull << 20;
 
-std::string request(std::initializer_list<std::string_view> args) {
+std::string request(std::span<const std::string_view> args) {
   std::string f;
-  protocol::append_request_header(f, args.size());
-  for (auto a : args) protocol::append_request_bulk(f, a);
+  protocol::append_request(f, args);
   return f;
 }
 
-std::string request(std::span<const std::string_view> args) {
-  std::string f;
-  protocol::append_request_header(f, args.size());
-  for (auto a : args) protocol::append_request_bulk(f, a);
-  return f;
+std::string request(std::initializer_list<std::string_view> args) {
+  return request(std::span<const std::string_view>(args.begin(), args.size()));
 }
 
 // A replication id as Redis prints one: 40 random hex digits.
@@ -224,7 +220,8 @@ void Replication::feed(std::span<const std::string_view> argv) {
   std::string error;
   const engine::CommandSpec* spec = engine::resolve_command(argv, error);
   if (spec == nullptr) return;
-  const std::vector<size_t> keys = engine::key_positions(*spec, argv);
+  std::vector<size_t>& keys = key_scratch_;
+  engine::key_positions(*spec, argv, keys);
   if (keys.empty()) {
     // FLUSHALL / FLUSHDB: each replica drops what it holds of this node's keys (other primaries'
     // keys there are theirs to flush). Any other keyless record goes everywhere.
@@ -243,10 +240,11 @@ void Replication::feed(std::span<const std::string_view> argv) {
     return;
   }
   // The replica set of the first key this node is the primary of; any other set makes it mixed.
-  std::vector<size_t> first;
+  std::vector<size_t>& first = first_scratch_;
   std::vector<size_t>& pref = scratch_;
+  first.clear();
   bool mixed = false;
-  std::vector<std::string_view> ours;
+  size_t ours = 0;
   for (size_t pos : keys) {
     routing_.preference(argv[pos], factor_, pref);
     if (pref.empty() || pref[0] != self_index_) {
@@ -254,14 +252,14 @@ void Replication::feed(std::span<const std::string_view> argv) {
       mixed = true;
       continue;
     }
-    ours.push_back(argv[pos]);
+    ours++;
     if (first.empty()) {
       first = pref;
     } else if (first != pref) {
       mixed = true;
     }
   }
-  if (ours.empty()) return;
+  if (ours == 0) return;
   if (!mixed) {
     if (first.size() < 2) return;
     const std::string frame = request(argv);
@@ -273,8 +271,9 @@ void Replication::feed(std::span<const std::string_view> argv) {
   // Each key's state after the write, to that key's replicas.
   if (ticket_depth_ > 0) ticket_.mixed = true;
   std::vector<std::string_view> targets;
-  for (std::string_view key : ours) {
-    replicas_of(key, targets);
+  for (size_t pos : keys) {
+    const std::string_view key = argv[pos];
+    if (!replicas_of(key, targets)) continue;
     for (std::string_view t : targets) {
       Stream* s = stream_to(t);
       if (s == nullptr || host_ == nullptr) continue;
@@ -322,6 +321,9 @@ void Replication::append(Stream& s, std::string bytes) {
 }
 
 void Replication::write_frame(Stream& s, uint64_t offset, const std::string& bytes) {
+  // A link reconnects by itself when used again; a stream's connection must not: a new one
+  // starts with HELLO.
+  if (s.link->state() != PeerLink::State::kReady) return link_failed(s, "connection closed");
   s.link->frame_buffer().append(bytes);
   s.sent = offset;
   s.unacked_sizes.push_back(static_cast<uint32_t>(bytes.size()));
@@ -531,6 +533,9 @@ void Replication::tick() {
   const uint64_t now = uv_now(env_.loop);
   if (streams_held_) return;
   for (auto& [address, s] : streams_) {
+    if (s->state == Stream::State::kOnline && s->link->state() != PeerLink::State::kReady) {
+      link_failed(*s, "connection closed");
+    }
     if (s->state == Stream::State::kDisconnected && now >= s->retry_at_ms) connect(*s);
   }
 }

@@ -232,6 +232,8 @@ class Replication {
   bool started_ = false;
   bool streams_held_ = false;
   std::vector<size_t> scratch_;
+  std::vector<size_t> first_scratch_;
+  std::vector<size_t> key_scratch_;
 };
 
 }  // namespace ringkv::cluster

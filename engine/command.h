@@ -409,6 +409,9 @@ std::string command_fullname(const CommandSpec& spec);
 
 // Positions of the key arguments of argv for this row (empty for keyless commands).
 std::vector<size_t> key_positions(const CommandSpec& spec, std::span<const std::string_view> argv);
+// The same into `out` (cleared first), for callers that reuse one vector.
+void key_positions(const CommandSpec& spec, std::span<const std::string_view> argv,
+                   std::vector<size_t>& out);
 
 // Runs argv: resolves the row, checks arity, calls the handler. Writes an error reply when argv
 // cannot run. Returns the row that ran, or nullptr.

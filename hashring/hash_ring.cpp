@@ -35,7 +35,7 @@ std::optional<Member> parse_member(std::string_view text) {
 
 HashRing::HashRing(HashScheme scheme, uint32_t replicas)
     : scheme_(std::move(scheme)), replicas_(replicas) {
-  assert(replicas_ >= 1 && scheme_.probes >= 1);
+  assert(replicas_ >= 1 && scheme_.probes >= 1 && scheme_.probes <= 16);
   rebuild();
   version_ = 0;
 }
@@ -107,22 +107,33 @@ void HashRing::preference(std::string_view key, size_t n, std::vector<size_t>& o
   out.clear();
   if (points_.empty()) return;
   n = std::min(n, nodes_.size());
-  const uint32_t first = scheme_.key_hash(hash_tag(key));
-  auto excluded = [&](uint32_t node) {
-    return std::find(out.begin(), out.end(), node) != out.end();
-  };
+  // The probes' positions and, for each, the first virtual node at or after it: the walk of
+  // each round starts there and skips the nodes already taken.
+  constexpr uint32_t kMaxProbes = 16;
+  const uint32_t probes = std::min(scheme_.probes, kMaxProbes);
+  uint32_t positions[kMaxProbes];
+  size_t starts[kMaxProbes];
+  positions[0] = scheme_.key_hash(hash_tag(key));
+  for (uint32_t probe = 0; probe < probes; ++probe) {
+    if (probe > 0) positions[probe] = probe_position(positions[0], probe);
+    starts[probe] = successor(positions[probe]);
+  }
   while (out.size() < n) {
-    // point_index_of on the ring without the nodes found so far: each probe's successor among
-    // the remaining virtual nodes, the closest probe winning (the earlier one on a tie).
+    // point_index_of on the ring without the nodes taken so far: the closest probe wins (the
+    // earlier one on a tie).
     size_t best = kNoNode;
     uint32_t best_distance = 0;
-    for (uint32_t probe = 0; probe < scheme_.probes; ++probe) {
-      const uint32_t position = probe == 0 ? first : probe_position(first, probe);
-      size_t i = successor(position);
-      for (size_t step = 0; excluded(points_[i].node) && step < points_.size(); ++step) {
+    for (uint32_t probe = 0; probe < probes; ++probe) {
+      size_t i = starts[probe];
+      for (size_t step = 0; step < points_.size(); ++step) {
+        const uint32_t node = points_[i].node;
+        bool taken = false;
+        for (size_t t : out) taken |= t == node;
+        if (!taken) break;
         i = i + 1 == points_.size() ? 0 : i + 1;
       }
-      const uint32_t distance = points_[i].point - position;
+      starts[probe] = i;
+      const uint32_t distance = points_[i].point - positions[probe];
       if (best == kNoNode || distance < best_distance) {
         best = i;
         best_distance = distance;

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstring>
 
+#include "common/clock.h"
 #include "protocol/errors.h"
 #include "server/server.h"
 
@@ -19,6 +20,10 @@ constexpr size_t kReadChunk = 16 * 1024;
 constexpr size_t kMaxPendingOutput = 64ull * 1024 * 1024;
 // Stop reading from a client with this many replies still waiting for peers.
 constexpr size_t kMaxPendingReplies = 64 * 1024;
+// A connection with much input runs at most this long per loop turn (checked every 64
+// requests), then goes on in the next one: one peer's burst of copies, or one client's deep
+// pipeline, does not hold up everyone else.
+constexpr int64_t kInputBudgetUs = 2000;
 
 std::string format_address(const sockaddr_storage& ss) {
   char host[INET6_ADDRSTRLEN] = {0};
@@ -201,9 +206,23 @@ void Connection::maybe_finish_close() {
 
 bool Connection::output_backlogged() const { return pending_output() >= kMaxPendingOutput; }
 
+void Connection::continue_input() {
+  input_deferred_ = false;
+  if (closing_) return;
+  if (!blocked_ && !held_ && !protected_) process_input();
+  if (server_.aof_pending()) {
+    request_flush();
+  } else {
+    flush();
+  }
+  update_reading();
+  maybe_finish_close();
+}
+
 void Connection::update_reading() {
   if (closing_ || protected_) return;
-  bool want = !close_when_flushed_ && !output_backlogged() && pending_.size() < kMaxPendingReplies;
+  bool want = !close_when_flushed_ && !output_backlogged() && !input_deferred_ &&
+              pending_.size() < kMaxPendingReplies;
   if (want == reading_) return;
   if (want) {
     reading_ = uv_read_start(stream(), on_alloc, on_read) == 0;
@@ -311,8 +330,16 @@ bool Connection::query_buffer_over_limit() const {
 }
 
 void Connection::process_input() {
+  const int64_t start = common::monotonic_us();
+  size_t ran = 0;
   while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_ && !held_ &&
          !output_backlogged()) {
+    if ((++ran & 63) == 0 && common::monotonic_us() - start > kInputBudgetUs) {
+      input_deferred_ = true;
+      update_reading();
+      server_.defer_input(*this);
+      return;
+    }
     // Each request is read with the limits of the client's state after the previous one (AUTH).
     parser_.set_unauthenticated(!authenticated_ && !server_.config().security.requirepass.empty());
     std::span<const char> input(rbuf_.data() + rstart_, rend_ - rstart_);

@@ -68,6 +68,9 @@ class Connection final : public engine::ClientSession {
   // Writes what fill() made ready (called by the Server once per loop iteration), and resumes
   // reading requests after the client was unblocked.
   void scheduled_flush();
+  // Goes on with input left over when the last loop turn's share ran out (the server calls it
+  // in the next turn).
+  void continue_input();
 
   // A blocking command is waiting: requests after it are read but not run until unblock().
   void block() { blocked_ = true; }
@@ -221,6 +224,7 @@ class Connection final : public engine::ClientSession {
   bool flush_scheduled_ = false;
   bool blocked_ = false;
   bool held_ = false;
+  bool input_deferred_ = false;  // input left for the next loop turn (see continue_input)
   bool protected_ = false;
   bool close_deferred_ = false;
 

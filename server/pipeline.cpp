@@ -65,7 +65,9 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
       writer.error("ERR no ring change to version " + std::string(argv[1]) + " here");
       return true;
     }
+    applying_copy_ = true;
     run(Origin::migration(conn), argv.subspan(2), writer);
+    applying_copy_ = false;
     return true;
   }
   // A relayed request of a RESP3 client carries a prefix: its reply is written in RESP3 on this

@@ -107,6 +107,8 @@ bool Server::replica_frame(Connection& conn, std::span<const std::string_view> a
   cluster::Replication& repl = cluster_->replication();
   if (common::equals_ignore_case(argv[0], cluster::kReplFrame)) {
     writer.raw(repl.on_frame(argv.subspan(1), conn.id(), conn.replication_source()));
+    // Named in CLIENT LIST after the primary whose stream it carries.
+    if (!conn.replication_source().empty()) conn.set_name("repl-from-" + conn.replication_source());
     return true;
   }
   if (common::equals_ignore_case(argv[0], cluster::kWaitFrame)) {
@@ -121,21 +123,28 @@ bool Server::replica_frame(Connection& conn, std::span<const std::string_view> a
   }
   // Only the key's primary on this node's ring may write it here.
   std::string error;
-  if (const engine::CommandSpec* spec = engine::resolve_command(argv, error)) {
-    for (size_t pos : engine::key_positions(*spec, argv)) {
-      if (!repl.accepts_write(primary, argv[pos])) {
-        repl.frame_applied(primary);
-        writer.error("ERR " + primary + " is not the primary of '" + std::string(argv[pos]) +
-                     "' on this node's ring");
-        return true;
-      }
+  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+  if (spec == nullptr) {
+    repl.frame_applied(primary);
+    writer.error(error);
+    return true;
+  }
+  engine::key_positions(*spec, argv, key_scratch_);
+  for (size_t pos : key_scratch_) {
+    if (!repl.accepts_write(primary, argv[pos])) {
+      repl.frame_applied(primary);
+      writer.error("ERR " + primary + " is not the primary of '" + std::string(argv[pos]) +
+                   "' on this node's ring");
+      return true;
     }
   }
   // The primary decides when its keys expire (it sends their deletion): nothing expires here
   // while its writes run, as while loading a file.
   const bool loading = store_.loading();
   store_.set_loading(true);
-  run(Origin::replica(conn), argv, writer);
+  applying_copy_ = true;
+  run(Origin::replica(conn), *spec, argv, writer);
+  applying_copy_ = false;
   store_.set_loading(loading);
   repl.frame_applied(primary);
   return true;

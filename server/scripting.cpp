@@ -110,7 +110,8 @@ void Server::record(const std::vector<std::string>& argv) {
 
 void Server::feed_record(std::span<const std::string_view> argv) {
   if (aof_.wants_records()) aof_.feed(argv);
-  if (replicating()) cluster_->replication().feed(argv);
+  // Copies written here (a primary's stream, a ring change) are another node's to send on.
+  if (replicating() && !applying_copy_) cluster_->replication().feed(argv);
 }
 
 void Server::begin_record_block() {

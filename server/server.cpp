@@ -115,6 +115,15 @@ int Server::serve() {
   uv_timer_init(loop_, &block_timer_);
   block_timer_.data = this;
 
+  input_task_ = std::make_unique<IdleTask>(loop_, [this] {
+    std::vector<uint64_t> ids;
+    ids.swap(deferred_input_);
+    for (uint64_t id : ids) {
+      if (Connection* c = clients_.find(id)) c->continue_input();
+    }
+    return !deferred_input_.empty();
+  });
+
   uv_check_init(loop_, &flush_check_);
   flush_check_.data = this;
   uv_check_start(&flush_check_,
@@ -177,6 +186,11 @@ void Server::on_connection_closed(Connection* conn) {
   if (conn->flush_scheduled())
     std::replace(dirty_.begin(), dirty_.end(), conn, static_cast<Connection*>(nullptr));
   maybe_finish_shutdown();
+}
+
+void Server::defer_input(Connection& conn) {
+  deferred_input_.push_back(conn.id());
+  input_task_->wake();
 }
 
 void Server::discard_keyspace() {
@@ -456,6 +470,7 @@ void Server::maybe_finish_shutdown() {
   // The last handles: with them closed the loop runs out of work and run() returns.
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
+  input_task_->stop();
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&cron_timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&cron_timer_), nullptr);
   }

@@ -22,6 +22,7 @@
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
 #include "server/client_registry.h"
+#include "server/idle_task.h"
 #include "server/migration.h"
 #include "server/pipeline.h"
 #include "server/pubsub.h"
@@ -87,6 +88,8 @@ class Server final : public engine::ServerControl,
 
   // Asks for conn->scheduled_flush() at the end of this loop iteration.
   void schedule_flush(Connection* conn) { dirty_.push_back(conn); }
+  // Asks for conn.continue_input() in the next loop turn (its share of this one ran out).
+  void defer_input(Connection& conn);
 
   // Append-only file records wait to be written: replies of this iteration must not leave
   // before write_aof() (a connection then schedules its flush instead of writing at once).
@@ -276,7 +279,9 @@ class Server final : public engine::ServerControl,
   uv_signal_t sigint_;
   uv_signal_t sigterm_;
   uv_check_t flush_check_;
-  std::vector<Connection*> dirty_;  // connections with replies to write this iteration
+  std::vector<Connection*> dirty_;        // connections with replies to write this iteration
+  std::vector<uint64_t> deferred_input_;  // connections whose input goes on next turn
+  std::unique_ptr<IdleTask> input_task_;
   bool shutting_down_ = false;
   bool shutdown_finished_ = false;
 
@@ -286,7 +291,9 @@ class Server final : public engine::ServerControl,
   persistence::AppendOnlyFile aof_{store_, config_.persistence};
   // Reports of changed keys and flushes so far: a handler that moved it changed data.
   uint64_t changes_ = 0;
-  bool in_exec_ = false;                       // running EXEC's commands
+  bool in_exec_ = false;        // running EXEC's commands
+  bool applying_copy_ = false;  // running a replication or migration frame from a peer
+  std::vector<size_t> key_scratch_;
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
   std::unique_ptr<Migration> migration_;       // with cluster_
   std::unique_ptr<ReplicaSync> replica_sync_;  // with cluster_

@@ -269,6 +269,31 @@ def check_basics(report, binary):
                      "replicas of this node's keys and the primaries whose keys it holds",
                      repr(sorted(info)))
 
+        # A stream whose connection drops continues from the backlog (a partial resync).
+        stats = lambda: {k: v for k, v in harness.info_fields(ports[0], "INFO",  # noqa: E731
+                                                              "replication").items()
+                         if k.startswith("slave")}
+        before = stats()
+        victim = client(ports[1])
+        ids = [line.split()[0].split("=")[1] for line in
+               victim.execute_command("CLIENT", "LIST").decode().splitlines()
+               if "name=repl-from-%s " % c.nodes[0].address in line + " "]
+        report.equal(len(ids), 1, "basics: the replica names the stream it takes from node 1")
+        for i in ids:
+            victim.execute_command("CLIENT", "KILL", "ID", i)
+        for i in range(200):
+            r.set("after-kill:%d" % i, i)
+        settle(ports)
+        after = stats()
+        partial = lambda s: sum(int(v.split("partial_syncs=")[1].split(",")[0])  # noqa: E731
+                                for v in s.values())
+        full = lambda s: sum(int(v.split("full_syncs=")[1].split(",")[0])  # noqa: E731
+                             for v in s.values())
+        report.equal((partial(after) - partial(before), full(after) - full(before)), (1, 0),
+                     "basics: the dropped stream resumed with a partial resync, no full copy")
+        check_copies(report, ports, ["after-kill:%d" % i for i in range(200)], 2,
+                     "basics after the partial resync")
+
         # A replica restarted empty (no append-only file) copies everything again.
         c.kill(2)
         c.restart(2)
