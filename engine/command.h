@@ -53,6 +53,9 @@ enum CommandFlag : uint32_t {
   kClusterWide = 1u << 22,   // acts on every node's state, not keys (PUBLISH, PUBSUB CHANNELS…)
   kRunsInMulti = 1u << 23,   // runs at once inside MULTI instead of being queued (EXEC, WATCH…)
   kSubscribedOk = 1u << 24,  // allowed to a RESP2 client with subscriptions (SUBSCRIBE, PING…)
+  // The keys are shard channels the client (un)subscribes to on the node it is connected to:
+  // they must have one owner (CROSSSLOT otherwise), but the command runs here (SSUBSCRIBE).
+  kSubscribesHere = 1u << 25,
 };
 
 // How the cluster builds one reply from the replies of a command's parts that ran on several
@@ -285,6 +288,23 @@ class PubSubHub {
   virtual int64_t subscribers(std::string_view channel) const = 0;
   // Distinct patterns subscribed to by any client.
   virtual int64_t pattern_count() const = 0;
+
+  // Shard channels (SSUBSCRIBE, SPUBLISH), apart from channels and patterns: subscribing returns
+  // false when the client already was, unsubscribing when it was not.
+  virtual bool shard_subscribe(uint64_t client, std::string_view channel) = 0;
+  virtual bool shard_unsubscribe(uint64_t client, std::string_view channel) = 0;
+  // The client's shard channels, in the order SUNSUBSCRIBE without arguments drops them.
+  virtual std::vector<std::string> shard_subscriptions(uint64_t client) const = 0;
+  // The count in (un)subscribe replies of shard channels: the client's shard channels.
+  virtual size_t shard_subscription_count(uint64_t client) const = 0;
+  // Delivers the message to the shard channel's subscribers (in a cluster, on every node that
+  // has some); returns how many received it.
+  virtual int64_t shard_publish(std::string_view channel, std::string_view message) = 0;
+  // Shard channels with subscribers here, all of them or those matching the glob `pattern`.
+  virtual std::vector<std::string> active_shard_channels(
+      std::optional<std::string_view> pattern) const = 0;
+  // Clients subscribed to the shard channel here.
+  virtual int64_t shard_subscribers(std::string_view channel) const = 0;
 };
 
 // What a command leaves in the append-only log (Redis's "propagation"). The server logs a

@@ -11,11 +11,13 @@
 #include "engine/commands/connection.h"
 #include "engine/commands/debug.h"
 #include "engine/commands/dump.h"
+#include "engine/commands/geo.h"
 #include "engine/commands/hash.h"
 #include "engine/commands/hyperloglog.h"
 #include "engine/commands/introspection.h"
 #include "engine/commands/keys.h"
 #include "engine/commands/keyspace.h"
+#include "engine/commands/lcs.h"
 #include "engine/commands/list.h"
 #include "engine/commands/list_pop.h"
 #include "engine/commands/observe.h"
@@ -45,7 +47,8 @@ constexpr Family kFamilies[] = {
     introspection_commands, transaction_commands,  server_commands,         dump_commands,
     scripting_commands,     bitmap_commands,       hyperloglog_commands,    stream_commands,
     stream_read_commands,   stream_group_commands, stream_pending_commands, stream_info_commands,
-    observe_commands,       debug_commands,        replication_commands,
+    observe_commands,       debug_commands,        replication_commands,    geo_commands,
+    lcs_commands,
 };
 
 std::vector<CommandSpec> assemble() {

@@ -68,17 +68,23 @@ size_t ClientRegistry::kill(const engine::ClientKillFilter& filter) {
 
 void ClientRegistry::deliver(uint64_t client, const std::string* pattern, std::string_view channel,
                              std::string_view message) {
+  push_message(client, pattern == nullptr ? "message" : "pmessage", pattern, channel, message);
+}
+
+void ClientRegistry::deliver_shard(uint64_t client, std::string_view channel,
+                                   std::string_view message) {
+  push_message(client, "smessage", nullptr, channel, message);
+}
+
+void ClientRegistry::push_message(uint64_t client, std::string_view kind,
+                                  const std::string* pattern, std::string_view channel,
+                                  std::string_view message) {
   Connection* conn = find(client);
   if (conn == nullptr || conn->closing()) return;
   protocol::ReplyWriter w(conn->reply_writer().buffer(), conn->resp());
-  if (pattern == nullptr) {
-    w.push(3);
-    w.bulk("message");
-  } else {
-    w.push(4);
-    w.bulk("pmessage");
-    w.bulk(*pattern);
-  }
+  w.push(pattern == nullptr ? 3 : 4);
+  w.bulk(kind);
+  if (pattern != nullptr) w.bulk(*pattern);
   w.bulk(channel);
   w.bulk(message);
   conn->output_added();

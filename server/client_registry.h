@@ -51,8 +51,13 @@ class ClientRegistry final : public PubSubSink {
   // over the pub/sub output buffer limits.
   void deliver(uint64_t client, const std::string* pattern, std::string_view channel,
                std::string_view message) override;
+  void deliver_shard(uint64_t client, std::string_view channel, std::string_view message) override;
 
  private:
+  // Writes [kind, (pattern,) channel, message] into the client's output (an array or a push).
+  void push_message(uint64_t client, std::string_view kind, const std::string* pattern,
+                    std::string_view channel, std::string_view message);
+
   std::unordered_map<uint64_t, Connection*> clients_;
   uint64_t next_id_ = 1;
 };

@@ -255,8 +255,8 @@ const conf::OutputBufferLimit* Connection::output_limit_class() const {
   // Relay links from peers carry other clients' replies: like Redis's master link, no limit.
   if (peer_) return nullptr;
   const conf::ServerOptions& opts = server_.config().server;
-  return server_.pubsub().subscription_count(id_) > 0 ? &opts.output_limit_pubsub
-                                                      : &opts.output_limit_normal;
+  return server_.pubsub().total_subscriptions(id_) > 0 ? &opts.output_limit_pubsub
+                                                       : &opts.output_limit_normal;
 }
 
 bool Connection::enforce_output_limits() {
@@ -461,18 +461,19 @@ std::string Connection::info_line() const {
   line += " idle=" + std::to_string((now - last_interaction_ms_) / 1000);
   const size_t sub = server_.pubsub().channel_count(id_);
   const size_t psub = server_.pubsub().pattern_subscription_count(id_);
+  const size_t ssub = server_.pubsub().shard_subscription_count(id_);
   // Flags in Redis's order: O (monitor), P (subscribed), x (in MULTI), b (blocked), d (a
   // watched key changed); N when there is none. A peer's link is flagged L (ringkv's own).
   std::string flags;
   if (peer_) flags += 'L';
   if (monitoring_) flags += 'O';
-  if (sub + psub > 0) flags += 'P';
+  if (sub + psub + ssub > 0) flags += 'P';
   if (transaction_.active) flags += 'x';
   if (blocked_) flags += 'b';
   if (transaction_.watched_changed) flags += 'd';
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
   line += " db=0 sub=" + std::to_string(sub) + " psub=" + std::to_string(psub);
-  line += " ssub=0 multi=";
+  line += " ssub=" + std::to_string(ssub) + " multi=";
   line += transaction_.active ? std::to_string(transaction_.queued.size()) : "-1";
   size_t qbuf = rend_ - rstart_;
   line += " qbuf=" + std::to_string(qbuf);

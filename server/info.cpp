@@ -393,7 +393,7 @@ void Server::info_stats(std::string& out, uint64_t now_ms) {
   field(out, "keyspace_misses", ss.keyspace_misses);
   field(out, "pubsub_channels", pubsub_.channel_total());
   field(out, "pubsub_patterns", pubsub_.pattern_count());
-  field(out, "pubsubshard_channels", "0");
+  field(out, "pubsubshard_channels", pubsub_.shard_channel_total());
   const persistence::AofInfo forks = aof_.info(now_ms);
   field(out, "latest_fork_usec", forks.latest_fork_usec);
   field(out, "total_forks", forks.total_forks);

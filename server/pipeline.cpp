@@ -58,6 +58,7 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     writer.error("ERR a control link carries RINGKV.RING frames only");
     return true;
   }
+  if (shard_frame(argv, writer)) return true;
   if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kMigrateFrame)) {
     const std::optional<int64_t> version = common::parse_integer(argv[1]);
     if (!version || *version < 1 || !cluster_->accepts_copy(static_cast<uint64_t>(*version))) {
@@ -302,7 +303,7 @@ bool Server::answer_in_pubsub_context(Connection& conn, const engine::CommandSpe
                                       std::span<const std::string_view> argv,
                                       protocol::ReplyWriter& writer) {
   // RESP3 carries messages as pushes, so a RESP3 subscriber may run anything.
-  if (conn.resp() != protocol::RespVersion::kResp2 || pubsub_.subscription_count(conn.id()) == 0) {
+  if (conn.resp() != protocol::RespVersion::kResp2 || pubsub_.total_subscriptions(conn.id()) == 0) {
     return false;
   }
   if (spec.flags & engine::kSubscribedOk) {

@@ -51,6 +51,7 @@ Server::Server(conf::Config config)
         [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                protocol::ReplyWriter& out) { run(Origin::part(), spec, argv, out); });
     migration_ = std::make_unique<Migration>(*this);
+    setup_shard_pubsub();
     replica_sync_ = std::make_unique<ReplicaSync>(*this);
     cluster_->replication().set_host(replica_sync_.get());
     // Only an append-only file fsynced at every write holds every write this node acknowledged.
@@ -404,6 +405,10 @@ void Server::cron() {
         config_.log.latency_monitor_threshold, static_cast<int64_t>(end_us / 1000000));
   }
   if (!ready_keys_.empty()) serve_ready_keys();
+  if (cluster_ && now - last_shard_refresh_ms_ >= ShardInterests::kRefreshMs) {
+    last_shard_refresh_ms_ = now;
+    refresh_shard_interests();
+  }
   store_.rehash_step(1000);
   aof_.cron(now);
 
@@ -415,7 +420,7 @@ void Server::cron() {
       // (like replication links), clients blocked in a command (they have their own timeout)
       // and subscribers.
       if (conn.closing() || conn.is_peer() || conn.blocked() ||
-          pubsub_.subscription_count(conn.id()) > 0) {
+          pubsub_.total_subscriptions(conn.id()) > 0) {
         return;
       }
       if (now - conn.last_interaction_ms() > limit_ms) {

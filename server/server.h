@@ -28,6 +28,7 @@
 #include "server/pipeline.h"
 #include "server/pubsub.h"
 #include "server/replica_sync.h"
+#include "server/shard_interests.h"
 #include "server/string_map.h"
 
 namespace ringkv::server {
@@ -212,6 +213,12 @@ class Server final : public engine::ServerControl,
   void peer_handshake(Connection& conn, std::span<const std::string_view> argv,
                       protocol::ReplyWriter& writer);
   void cron();
+  // Sharded pub/sub in a cluster (shard_pubsub.cpp): tells the owners of shard channels how many
+  // subscribers this node has, forwards SPUBLISH to the nodes with subscribers, and answers the
+  // peers' RINGKV.SHARDSUB and RINGKV.SHARDMSG frames (returns whether argv was one).
+  void setup_shard_pubsub();
+  void refresh_shard_interests();
+  bool shard_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
   void begin_shutdown();
   // Closes the last handles once shutdown has begun and every client is gone.
   void maybe_finish_shutdown();
@@ -353,6 +360,8 @@ class Server final : public engine::ServerControl,
   StringMap<std::vector<uint64_t>> watchers_;
   ClientRegistry clients_;
   PubSubRegistry pubsub_{clients_};
+  ShardInterests shard_interests_;
+  uint64_t last_shard_refresh_ms_ = 0;
   std::vector<std::string> ready_keys_;  // keys written since blocked clients were last served
   uv_timer_t block_timer_;
   ServerStats stats_;

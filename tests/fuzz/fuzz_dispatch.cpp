@@ -109,6 +109,7 @@ class FakeServer final : public engine::ServerControl {
 class NullSink final : public server::PubSubSink {
  public:
   void deliver(uint64_t, const std::string*, std::string_view, std::string_view) override {}
+  void deliver_shard(uint64_t, std::string_view, std::string_view) override {}
 };
 
 // Splits the input into commands (lines) of arguments (space-separated, empty ones kept: an

@@ -154,7 +154,8 @@ def run_commands(port, gen, count):
 
 def write_every_type(port):
     """Writes of every type for sure, whatever the seed, with TTLs and effective forms (bitmaps
-    and HyperLogLogs too: their bytes, cached estimate included, must come back the same)."""
+    and HyperLogLogs too: their bytes, cached estimate included, must come back the same; geo
+    sets and the stores and pops of ZRANGESTORE, GEOSEARCHSTORE, ZMPOP and BZMPOP)."""
     with harness.RespClient(port) as client:
         for args in (("RPUSH", "p:list", "a", "b", "c"), ("SADD", "p:set", "x", "y"),
                      ("ZADD", "p:zset", "1.5", "m", "2", "n"), ("HSET", "p:hash", "f", "v"),
@@ -178,7 +179,15 @@ def write_every_type(port):
                      ("XADD", "p:stream", "*", "f", "4"), ("XDEL", "p:stream", "0-1"),
                      ("XGROUP", "CREATE", "p:empty", "g", "$", "MKSTREAM"),
                      ("XADD", "p:gone", "1-1", "f", "v"), ("XDEL", "p:gone", "1-1"),
-                     ("XREADGROUP", "GROUP", "grp", "carol", "NOACK", "STREAMS", "p:stream", ">")):
+                     ("XREADGROUP", "GROUP", "grp", "carol", "NOACK", "STREAMS", "p:stream", ">"),
+                     ("GEOADD", "p:geo", "13.361389", "38.115556", "Palermo", "15.087269",
+                      "37.502669", "Catania", "2.35", "48.85", "Paris"),
+                     ("GEOSEARCHSTORE", "p:geonear", "p:geo", "FROMLONLAT", "15", "37", "BYRADIUS",
+                      "300", "km", "STOREDIST"),
+                     ("GEORADIUS", "p:geo", "15", "37", "5000", "km", "COUNT", "2", "STORE",
+                      "p:georad"),
+                     ("ZRANGESTORE", "p:zrs", "p:geo", "0", "1"), ("ZMPOP", "1", "p:zrs", "MAX"),
+                     ("BZMPOP", "0", "1", "p:georad", "MIN", "COUNT", "1")):
             client.call(*args)
     time.sleep(0.05)
 
