@@ -4,6 +4,8 @@
 // which steps apply.
 #include "server/pipeline.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 
 #include "cluster/cluster.h"
@@ -18,6 +20,26 @@ namespace ringkv::server {
 namespace {
 
 bool is_error(std::string_view reply) { return !reply.empty() && reply[0] == '-'; }
+
+// "POST" and "Host:" are no commands but the first words of an HTTP request: a web page making a
+// browser talk to a node (cross-protocol scripting) sends its request line and headers first, and
+// would have its later lines run as commands. As Redis does, such a connection is closed at once,
+// before anything else it sent runs or any reply leaves.
+bool is_http_request(std::string_view name) {
+  return engine::equals_ignore_case(name, "post") || engine::equals_ignore_case(name, "host:");
+}
+
+// Redis's warning, logged at most once a minute so that an attack cannot flood the log.
+void warn_cross_protocol_attack() {
+  static int64_t logged_ms = 0;
+  const int64_t now = Server::unix_now_ms();
+  if (logged_ms != 0 && now - logged_ms <= 60000) return;
+  logged_ms = now;
+  spdlog::warn(
+      "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: "
+      "commands to Redis. This is likely due to an attacker attempting to use Cross Protocol "
+      "Scripting to compromise your Redis instance. Connection aborted.");
+}
 
 }  // namespace
 
@@ -78,6 +100,11 @@ bool Server::must_wait_for_ring(std::span<const std::string_view> argv) {
 
 Outcome Server::run(const Origin& origin, std::span<const std::string_view> argv,
                     protocol::ReplyWriter& writer) {
+  if (origin.is_client() && is_http_request(argv[0])) {
+    warn_cross_protocol_attack();
+    origin.conn->close();
+    return Outcome::kDone;
+  }
   std::string error;
   const engine::CommandSpec* spec = origin.uses_client_names()
                                         ? engine::resolve_client_command(argv, error)
