@@ -51,6 +51,9 @@ inline constexpr std::string_view kControlLink = "control";
 inline constexpr std::string_view kMigrateFrame = "ringkv.migrate";
 // Prefix of a relayed request whose reply must be RESP3: RINGKV.RESP3 <command...>.
 inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
+// Prefix of a relayed script (EVAL, EVALSHA...): RINGKV.AS <user> <command...>. The peer runs the
+// script's redis.call()s with that ACL user's rights, as the caller's node would have.
+inline constexpr std::string_view kUserPrefix = "ringkv.as";
 
 inline constexpr std::string_view kCrossSlotError =
     "CROSSSLOT Keys in request don't hash to the same node";

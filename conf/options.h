@@ -90,8 +90,10 @@ struct PersistenceOptions {
 
 // Who may use the node and which commands exist.
 struct SecurityOptions {
-  std::string requirepass;     // clients must AUTH with it; "" = no password
-  bool protected_mode = true;  // without a password, refuse non-loopback clients
+  std::string requirepass;       // the default user's password; "" = none (nopass)
+  bool protected_mode = true;    // without a password, refuse non-loopback clients
+  std::string aclfile;           // ACL users file for ACL LOAD/SAVE, loaded at start; "" = none
+  int64_t acllog_max_len = 128;  // entries the ACL LOG keeps
   // rename-command: original name → new name ("" disables the command).
   std::vector<std::pair<std::string, std::string>> rename_command;
 };

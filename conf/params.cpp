@@ -708,6 +708,13 @@ const std::vector<Row>& rows() {
       string_row(Head{"security", "requirepass", "--requirepass", "requirepass", true,
                       "Password clients must AUTH with (empty = none)"},
                  Field<Sec, std::string>{kSecurity, &Sec::requirepass}, nullptr),
+      immutable_in_redis(
+          string_row(Head{"security", "aclfile", "--aclfile", "aclfile", false,
+                          "ACL users file, loaded at start, ACL LOAD and ACL SAVE (empty = none)"},
+                     Field<Sec, std::string>{kSecurity, &Sec::aclfile}, nullptr)),
+      int_row(Head{"security", "acllog-max-len", "--acllog-max-len", "acllog-max-len", true,
+                   "Entries the ACL LOG keeps"},
+              Field<Sec, int64_t>{kSecurity, &Sec::acllog_max_len}, 0, kInt64Max),
       bool_row(Head{"security", "protected-mode", "--protected-mode", "protected-mode", true,
                     "Without a password, refuse clients from non-loopback addresses"},
                Field<Sec, bool>{kSecurity, &Sec::protected_mode}),

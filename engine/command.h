@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,6 +19,10 @@ namespace ringkv::engine {
 class Store;
 struct CommandContext;
 class ScriptEngine;
+namespace acl {
+class User;
+class Users;
+}  // namespace acl
 
 using CommandHandler = void (*)(CommandContext& ctx);
 // For commands whose keys move with their arguments (LMPOP numkeys key..., ZUNION numkeys ...):
@@ -127,16 +132,23 @@ class ClientSession {
   // connected while no password was required).
   virtual bool authenticated() const { return true; }
   virtual void set_authenticated(bool /*yes*/) {}
+  // The ACL user the client runs as; null where nothing is checked (unit tests).
+  virtual const acl::User* user() const { return nullptr; }
+  // Authenticates the client as `user` (AUTH, HELLO ... AUTH).
+  virtual void set_user(std::shared_ptr<acl::User> /*user*/) {}
+  // Whether the client is inside MULTI (the context of its ACL LOG entries).
+  virtual bool in_transaction() const { return false; }
 };
 
-// CLIENT KILL's filters, combined with AND. ringkv has only normal clients of user "default",
-// so TYPE and USER filters are resolved by the handler and never reach the server.
+// CLIENT KILL's filters, combined with AND. ringkv has only normal clients, so the TYPE filter
+// is resolved by the handler and never reaches the server.
 struct ClientKillFilter {
-  std::optional<uint64_t> id;  // ID client-id
-  std::string_view addr;       // ADDR ip:port (the client's remote address); empty = any
-  std::string_view laddr;      // LADDR ip:port (the local address it connected to); empty = any
-  bool skipme = true;          // SKIPME yes|no: spare the calling client
-  uint64_t self_id = 0;        // the calling client
+  std::optional<uint64_t> id;       // ID client-id
+  const acl::User* user = nullptr;  // USER username: clients authenticated as it; null = any
+  std::string_view addr;            // ADDR ip:port (the client's remote address); empty = any
+  std::string_view laddr;  // LADDR ip:port (the local address it connected to); empty = any
+  bool skipme = true;      // SKIPME yes|no: spare the calling client
+  uint64_t self_id = 0;    // the calling client
 };
 
 // Process-wide services a command may need (implemented by server/).
@@ -176,8 +188,19 @@ class ServerControl {
   // CLUSTER JOIN / LEAVE / SETWEIGHT: answers through ctx (possibly later, the server keeps
   // the client's place in its replies). False when this node is not part of a cluster.
   virtual bool cluster_change(CommandContext& /*ctx*/) { return false; }
-  // The password clients must AUTH with (requirepass); empty when none is required.
-  virtual std::string_view requirepass() const { return {}; }
+  // The node's ACL users; null where there are none (unit tests of pure commands).
+  virtual acl::Users* acl_users() { return nullptr; }
+  // The ACL file (aclfile) ACL LOAD and ACL SAVE use; empty when none is configured.
+  virtual std::string_view acl_file() const { return {}; }
+  // acllog-max-len: entries the ACL LOG keeps.
+  virtual size_t acl_log_max_len() const { return 128; }
+  // Disconnects the clients authenticated as one of `users` (the calling client `self` after
+  // its reply): they were deleted, or replaced by ACL LOAD.
+  virtual void disconnect_users(std::span<const acl::User* const> /*users*/,
+                                ClientSession* /*self*/) {}
+  // ACL SETUSER changed `user`'s channels: its subscribers to channels it may no longer use are
+  // disconnected.
+  virtual void user_channels_changed(const acl::User& /*user*/) {}
   // Begin an orderly shutdown after this command's reply is flushed.
   virtual void shutdown() = 0;
   // BGREWRITEAOF: starts (or schedules) a rewrite of the append-only file and writes Redis's

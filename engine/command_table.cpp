@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/command.h"
+#include "engine/commands/acl.h"
 #include "engine/commands/bitmap.h"
 #include "engine/commands/connection.h"
 #include "engine/commands/dump.h"
@@ -36,12 +37,13 @@ using Family = std::span<const CommandSpec> (*)();
 
 // The families in table order.
 constexpr Family kFamilies[] = {
-    pubsub_commands,        string_commands,       hash_commands,           list_commands,
-    list_pop_commands,      set_commands,          zset_commands,           zset_pop_commands,
-    zset_combine_commands,  keys_commands,         keyspace_commands,       connection_commands,
-    introspection_commands, transaction_commands,  server_commands,         dump_commands,
-    scripting_commands,     bitmap_commands,       hyperloglog_commands,    stream_commands,
-    stream_read_commands,   stream_group_commands, stream_pending_commands, stream_info_commands,
+    pubsub_commands,        string_commands,      hash_commands,         list_commands,
+    list_pop_commands,      set_commands,         zset_commands,         zset_pop_commands,
+    zset_combine_commands,  keys_commands,        keyspace_commands,     connection_commands,
+    introspection_commands, transaction_commands, server_commands,       acl_commands,
+    dump_commands,          scripting_commands,   bitmap_commands,       hyperloglog_commands,
+    stream_commands,        stream_read_commands, stream_group_commands, stream_pending_commands,
+    stream_info_commands,
 };
 
 std::vector<CommandSpec> assemble() {

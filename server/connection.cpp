@@ -50,8 +50,8 @@ Connection::Connection(Server& server, uint64_t id)
       id_(id),
       created_ms_(uv_now(server.loop())),
       last_interaction_ms_(created_ms_),
-      writer_(out_),
-      authenticated_(server.config().security.requirepass.empty()) {
+      writer_(out_) {
+  set_default_auth();
   uv_tcp_init(server.loop(), &tcp_);
   tcp_.data = this;
   apply_limits();
@@ -228,7 +228,12 @@ void Connection::reset_state() {
   name_.clear();
   writer_.set_version(protocol::RespVersion::kResp2);
   // As Redis, RESET logs the client out when a password is required.
-  authenticated_ = server_.config().security.requirepass.empty();
+  set_default_auth();
+}
+
+void Connection::set_default_auth() {
+  user_ = server_.acl_users()->default_user();
+  authenticated_ = user_->nopass() && user_->enabled();
 }
 
 const conf::OutputBufferLimit* Connection::output_limit_class() const {
@@ -314,7 +319,7 @@ void Connection::process_input() {
   while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_ && !held_ &&
          !output_backlogged()) {
     // Each request is read with the limits of the client's state after the previous one (AUTH).
-    parser_.set_unauthenticated(!authenticated_ && !server_.config().security.requirepass.empty());
+    parser_.set_unauthenticated(server_.auth_required(*this));
     std::span<const char> input(rbuf_.data() + rstart_, rend_ - rstart_);
     protocol::ParseResult r = parser_.parse(input, argv_);
     if (r.status == protocol::ParseStatus::kIncomplete) {
@@ -451,7 +456,7 @@ std::string Connection::info_line() const {
                                        sizeof(Connection));
   line += reading_ ? " events=r" : " events=";
   line += " cmd=" + (last_command_ ? engine::command_fullname(*last_command_) : "NULL");
-  line += " user=default redir=-1 resp=";
+  line += " user=" + (user_ ? user_->name() : std::string("default")) + " redir=-1 resp=";
   line += writer_.version() == protocol::RespVersion::kResp3 ? "3" : "2";
   return line;
 }

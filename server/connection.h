@@ -129,6 +129,9 @@ class Connection final : public engine::ClientSession {
   std::string info_line() const override;
   bool authenticated() const override { return authenticated_; }
   void set_authenticated(bool yes) override { authenticated_ = yes; }
+  const engine::acl::User* user() const override { return user_.get(); }
+  void set_user(std::shared_ptr<engine::acl::User> user) override { user_ = std::move(user); }
+  bool in_transaction() const override { return transaction_.active; }
 
   // Records the command that ran last (CLIENT LIST's cmd=).
   void set_last_command(const engine::CommandSpec* spec) { last_command_ = spec; }
@@ -160,6 +163,8 @@ class Connection final : public engine::ClientSession {
   void flush();
   void maybe_finish_close();
   void update_reading();
+  // Redis's clientSetDefaultAuth: the default user, logged in when it needs no password.
+  void set_default_auth();
 
   Server& server_;
   uv_tcp_t tcp_;
@@ -188,9 +193,10 @@ class Connection final : public engine::ClientSession {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
   bool control_link_ = false;
-  // May run commands that need authentication; false while requirepass is set and the client
-  // has not authenticated (a client that connected with no password required stays true).
-  bool authenticated_;
+  // The ACL user commands run as (default until AUTH or HELLO ... AUTH).
+  std::shared_ptr<engine::acl::User> user_;
+  // Logged in: by AUTH, or at connection when the default user is on and takes no password.
+  bool authenticated_ = false;
   Transaction transaction_;
   // Loop time the output first reached the soft limit; 0 while it is under it.
   uint64_t soft_limit_since_ms_ = 0;

@@ -10,6 +10,7 @@
 
 #include "cluster/cluster.h"
 #include "common/numbers.h"
+#include "engine/commands/acl.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
 #include "protocol/errors.h"
@@ -72,17 +73,42 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     return true;
   }
   // A relayed request of a RESP3 client carries a prefix: its reply is written in RESP3 on this
-  // (RESP2) link.
-  if (argv.size() > 1 && engine::equals_ignore_case(argv[0], cluster::kResp3Prefix)) {
-    const protocol::RespVersion version = writer.version();
-    writer.set_version(protocol::RespVersion::kResp3);
-    run(Origin::peer(conn), argv.subspan(1), writer);
-    writer.set_version(version);
-    return true;
+  // (RESP2) link. A relayed script carries its caller's user.
+  std::span<const std::string_view> frame = argv;
+  const bool resp3 =
+      frame.size() > 1 && engine::equals_ignore_case(frame[0], cluster::kResp3Prefix);
+  if (resp3) frame = frame.subspan(1);
+  std::shared_ptr<engine::acl::User> user;
+  if (frame.size() > 2 && engine::equals_ignore_case(frame[0], cluster::kUserPrefix)) {
+    user = users_.find(frame[1]);
+    if (!user) {
+      writer.error("NOPERM the script's user '" + std::string(frame[1]) +
+                   "' does not exist on this node");
+      stats_.total_error_replies++;
+      return true;
+    }
+    frame = frame.subspan(2);
   }
-  run(Origin::peer(conn), argv, writer);
+  const protocol::RespVersion version = writer.version();
+  if (resp3) writer.set_version(protocol::RespVersion::kResp3);
+  // The script runs to its end inside run() (a busy one stops this link's reading meanwhile), so
+  // the user is this link's only for the frame.
+  if (user) conn.set_user(std::move(user));
+  run(Origin::peer(conn), frame, writer);
+  conn.set_user(nullptr);
+  writer.set_version(version);
   return true;
 }
+
+namespace {
+
+// Commands whose script runs redis.call()s that the caller's rights must cover.
+bool runs_script(const engine::CommandSpec& spec) {
+  return spec.name == "eval" || spec.name == "evalsha" || spec.name == "eval_ro" ||
+         spec.name == "evalsha_ro";
+}
+
+}  // namespace
 
 bool Server::must_wait_for_ring(std::span<const std::string_view> argv) {
   std::string error;
@@ -120,15 +146,22 @@ Outcome Server::run(const Origin& origin, std::span<const std::string_view> argv
     return Outcome::kDone;
   }
   if (!origin.is_client()) {
+    // A transaction's commands are checked again at EXEC: the rules may have changed since they
+    // were queued.
+    if (origin.kind == Origin::Kind::kTransaction && refused_by_acl(origin, *spec, argv, writer)) {
+      return Outcome::kDone;
+    }
     if (origin.is_request() && refused_while_busy(origin, *spec, writer)) return Outcome::kDone;
     return run(origin, *spec, argv, writer);
   }
-  // As Redis, unknown commands and wrong arities are reported before NOAUTH.
-  if (!origin.conn->authenticated() && !config_.security.requirepass.empty() &&
-      (spec->flags & engine::kNoAuth) == 0) {
+  // As Redis, unknown commands and wrong arities are reported before NOAUTH, and a refused
+  // command is the client's last one (CLIENT LIST's and ACL LOG's cmd=).
+  origin.conn->set_last_command(spec);
+  if (auth_required(*origin.conn) && (spec->flags & engine::kNoAuth) == 0) {
     refuse(origin, protocol::err::kNoAuth, writer, spec);
     return Outcome::kDone;
   }
+  if (refused_by_acl(origin, *spec, argv, writer)) return Outcome::kDone;
   if (refused_while_busy(origin, *spec, writer)) return Outcome::kDone;
   // A renamed command goes on under its table name: relayed, queued in MULTI or blocked, it is
   // resolved again without the client's names.
@@ -184,6 +217,15 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
   // would on the node that holds the key.
   const bool blocking = (spec.flags & engine::kBlocking) != 0;
   if (blocking) conn.block();
+  // A script relayed to its keys' owner runs there with this client's rights.
+  std::vector<std::string_view> as_user;
+  if (conn.user() != nullptr && runs_script(spec)) {
+    as_user.reserve(argv.size() + 2);
+    as_user.push_back(cluster::kUserPrefix);
+    as_user.push_back(conn.user()->name());
+    as_user.insert(as_user.end(), argv.begin(), argv.end());
+    argv = as_user;
+  }
   cluster_->execute(route, spec, argv, conn.id(), writer.version(),
                     [this, slot, blocking](std::string_view reply) {
                       if (is_error(reply)) stats_.total_error_replies++;
@@ -228,7 +270,7 @@ void Server::refuse(const Origin& origin, std::string_view error, protocol::Repl
 
 void Server::peer_handshake(Connection& conn, std::span<const std::string_view> argv,
                             protocol::ReplyWriter& writer) {
-  const bool may_run = conn.authenticated() || config_.security.requirepass.empty();
+  const bool may_run = !auth_required(conn);
   cluster::PeerVerdict verdict = engine::equals_ignore_case(argv[0], cluster::kPeerChallenge)
                                      ? cluster_->challenge_peer(conn.id(), argv.subspan(1))
                                      : cluster_->accept_peer(conn.id(), argv.subspan(1), may_run);
@@ -239,11 +281,40 @@ void Server::peer_handshake(Connection& conn, std::span<const std::string_view> 
     conn.set_peer(true);
     conn.set_control_link(verdict.control);
     conn.set_authenticated(true);
+    conn.set_user(nullptr);
     return;
   }
   // Requests a refused peer pipelined behind its handshake must not run as a client's.
   stats_.total_error_replies++;
   conn.close_after_reply();
+}
+
+bool Server::refused_by_acl(const Origin& origin, const engine::CommandSpec& spec,
+                            std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
+  // Peers' frames carry no user (the node the client is connected to checked it).
+  const engine::acl::User* user = origin.conn != nullptr ? origin.conn->user() : nullptr;
+  if (user == nullptr) return false;
+  const engine::AclRefusal refusal = engine::check_acl(*user, spec, argv);
+  if (refusal.reason == engine::acl::Denial::kNone) return false;
+  engine::AclContext context = engine::AclContext::kMulti;
+  if (origin.kind == Origin::Kind::kScript) {
+    context = engine::AclContext::kLua;
+  } else if (origin.is_client() && !origin.conn->in_transaction()) {
+    context = engine::AclContext::kToplevel;
+  }
+  engine::log_acl_denial(users_, *origin.conn, refusal.reason, context, refusal.object,
+                         user->name(), acl_log_max_len());
+  if (origin.is_client()) {
+    refuse(origin, engine::noperm_error(refusal.reason, spec), writer, &spec);
+    return true;
+  }
+  stats_.total_error_replies++;
+  if (origin.kind == Origin::Kind::kScript) {
+    writer.error(engine::noperm_script_error(refusal.reason));
+  } else {
+    writer.error(engine::noperm_exec_error(refusal.reason));
+  }
+  return true;
 }
 
 bool Server::answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,

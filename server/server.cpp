@@ -37,6 +37,7 @@ Server::Server(conf::Config config)
   store_.set_expiry_listener([this](std::string_view key) { key_dropped(key); });
   store_.set_eviction_listener([this](std::string_view key) { key_dropped(key); });
   apply_memory_config();
+  users_.set_default_password(config_.security.requirepass);
   scripts_ = std::make_unique<engine::ScriptEngine>(this);
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   // A node is part of a cluster when it has peers, was given its own address (a ring of one
@@ -84,6 +85,7 @@ int Server::serve() {
                  protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
     return 1;
   }
+  if (!load_acl_file()) return 1;
   if (!listen()) {
     uv_run(loop_, UV_RUN_DEFAULT);
     return 1;
@@ -154,8 +156,66 @@ bool Server::protected_from(const Connection& conn) const {
   // As Redis: with protected mode on and no password, only loopback clients are served. Peers
   // reach each other over the network, so a cluster on non-loopback addresses needs a password
   // (with a [cluster] secret) or protected-mode off.
-  return config_.security.protected_mode && config_.security.requirepass.empty() &&
+  return config_.security.protected_mode && users_.default_user()->nopass() &&
          !conn.from_loopback();
+}
+
+bool Server::auth_required(const Connection& conn) const {
+  const engine::acl::User& user = *users_.default_user();
+  return (!user.nopass() || !user.enabled()) && !conn.authenticated();
+}
+
+bool Server::load_acl_file() {
+  if (config_.security.aclfile.empty()) return true;
+  std::vector<std::shared_ptr<engine::acl::User>> replaced;
+  const std::string error = users_.load_file(config_.security.aclfile, replaced);
+  if (!error.empty()) {
+    spdlog::error("Aborting ringkv startup because of ACL errors: {}", error.substr(4));
+    return false;
+  }
+  for (const auto& [name, user] : users_.all()) {
+    if (!user->enabled()) {
+      spdlog::info(
+          "The user '{}' is disabled (there is no 'on' modifier in the user description). Make "
+          "sure this is not a configuration error.",
+          name);
+    }
+  }
+  return true;
+}
+
+void Server::disconnect_users(std::span<const engine::acl::User* const> users,
+                              engine::ClientSession* self) {
+  if (users.empty()) return;
+  clients_.for_each([&](Connection& conn) {
+    if (conn.closing() || std::find(users.begin(), users.end(), conn.user()) == users.end()) {
+      return;
+    }
+    // As Redis: logged out at once, then closed (the caller after its reply).
+    conn.set_user(users_.default_user());
+    conn.set_authenticated(false);
+    if (&conn == self) {
+      conn.close_after_reply();
+    } else {
+      conn.close();
+    }
+  });
+}
+
+void Server::user_channels_changed(const engine::acl::User& user) {
+  clients_.for_each([&](Connection& conn) {
+    if (conn.closing() || conn.user() != &user || pubsub_.subscription_count(conn.id()) == 0) {
+      return;
+    }
+    bool allowed = true;
+    for (const std::string& pattern : pubsub_.subscriptions(conn.id(), true)) {
+      allowed = allowed && user.channel_allowed(pattern, true);
+    }
+    for (const std::string& channel : pubsub_.subscriptions(conn.id(), false)) {
+      allowed = allowed && user.channel_allowed(channel, false);
+    }
+    if (!allowed) conn.close();
+  });
 }
 
 void Server::on_connection_closed(Connection* conn) {
@@ -451,6 +511,13 @@ std::string Server::config_set(
   const bool appendonly = config_.persistence.appendonly;
   std::string err = conf::set_parameters(config_, pairs);
   if (!err.empty()) return err;
+  // As Redis: requirepass sets the default user's password, whatever ACL SETUSER gave it.
+  if (std::any_of(pairs.begin(), pairs.end(), [](const auto& p) {
+        return engine::equals_ignore_case(p.first, "requirepass");
+      })) {
+    users_.set_default_password(config_.security.requirepass);
+  }
+  users_.trim_log(static_cast<size_t>(config_.security.acllog_max_len));
   apply_runtime_config();
   std::string aof_error = aof_.apply_options(uv_now(loop_));
   if (!aof_error.empty()) {

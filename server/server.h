@@ -14,6 +14,7 @@
 
 #include "cluster/cluster.h"
 #include "conf/config.h"
+#include "engine/acl/acl_users.h"
 #include "engine/command.h"
 #include "engine/keyspace/evict.h"
 #include "engine/keyspace/store.h"
@@ -105,7 +106,17 @@ class Server final : public engine::ServerControl,
   std::string config_set(
       std::span<const std::pair<std::string_view, std::string_view>> pairs) override;
   void config_resetstat() override;
-  std::string_view requirepass() const override { return config_.security.requirepass; }
+  engine::acl::Users* acl_users() override { return &users_; }
+  std::string_view acl_file() const override { return config_.security.aclfile; }
+  size_t acl_log_max_len() const override {
+    return static_cast<size_t>(config_.security.acllog_max_len);
+  }
+  void disconnect_users(std::span<const engine::acl::User* const> users,
+                        engine::ClientSession* self) override;
+  void user_channels_changed(const engine::acl::User& user) override;
+  // Whether `conn` must authenticate before running commands (Redis's authRequired: the default
+  // user has passwords or is off, and the client has not logged in).
+  bool auth_required(const Connection& conn) const;
   void shutdown() override;
   void rewrite_append_only_file(protocol::ReplyWriter& reply) override;
   int64_t last_save_unix() const override { return start_unix_; }
@@ -156,6 +167,11 @@ class Server final : public engine::ServerControl,
   static void on_signal(uv_signal_t* handle, int signum);
 
   bool listen();
+  // Loads the ACL file (aclfile) at start-up; false, with the reason logged, when it fails.
+  bool load_acl_file();
+  // Whether a client's command passes the ACL; answers the refusal (NOPERM, logged) otherwise.
+  bool refused_by_acl(const Origin& origin, const engine::CommandSpec& spec,
+                      std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
   // Protected mode turns this new client away.
   bool protected_from(const Connection& conn) const;
   // Answers a command (the row `spec`, if it resolved) that cannot run with `error`: a
@@ -240,6 +256,8 @@ class Server final : public engine::ServerControl,
   bool shutdown_finished_ = false;
 
   engine::Store store_;
+  // The ACL users; requirepass is the default user's password.
+  engine::acl::Users users_;
   engine::Evictor evictor_;
   engine::EvictionLimits eviction_limits_;
   persistence::AppendOnlyFile aof_{store_, config_.persistence};

@@ -1,6 +1,7 @@
 // Shared argument checks of the command handlers (see handler_args.h).
 #include "engine/commands/handler_args.h"
 
+#include <cctype>
 #include <string>
 
 #include "engine/commands/string_ops.h"
@@ -22,6 +23,13 @@ void reply_wrong_arity(CommandContext& ctx) {
   std::string text(err::kWrongArity);
   text.replace(text.find("%s"), 2, to_lower(ctx.argv[0]));
   ctx.reply.error(text);
+}
+
+void reply_subcommand_syntax(CommandContext& ctx) {
+  std::string parent(ctx.argv[0]);
+  for (char& c : parent) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ctx.reply.error("ERR unknown subcommand or wrong number of arguments for '" +
+                  std::string(ctx.argv[1].substr(0, 128)) + "'. Try " + parent + " HELP.");
 }
 
 bool int64_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out) {

@@ -17,6 +17,10 @@ namespace ringkv::engine {
 // handlers that check an argument count the table's arity cannot express (pairs).
 void reply_wrong_arity(CommandContext& ctx);
 
+// Redis's addReplySubcommandSyntaxError: "ERR unknown subcommand or wrong number of arguments for
+// '<argv[1]>'. Try <ARGV[0]> HELP.", for a subcommand given arguments it has no form for.
+void reply_subcommand_syntax(CommandContext& ctx);
+
 // Replies a HELP subcommand's text: an array of simple strings, one per line.
 void reply_help(protocol::ReplyWriter& reply, std::span<const std::string_view> lines);
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/command.h"
+#include "engine/commands/handler_args.h"
 
 namespace ringkv::engine {
 
@@ -91,11 +92,7 @@ static void cmd_publish(CommandContext& ctx) {
 
 static void cmd_pubsub_channels(CommandContext& ctx) {
   if (ctx.argv.size() > 3) {
-    // Redis names the subcommand as the client spelled it.
-    std::string error = "ERR unknown subcommand or wrong number of arguments for '";
-    error.append(ctx.argv[1]);
-    error += "'. Try PUBSUB HELP.";
-    ctx.reply.error(error);
+    reply_subcommand_syntax(ctx);
     return;
   }
   std::optional<std::string_view> pattern;

@@ -18,12 +18,6 @@ namespace err = protocol::err;
 
 namespace {
 
-// addReplySubcommandSyntaxError for XGROUP.
-void reply_subcommand_syntax(CommandContext& ctx) {
-  ctx.reply.error("ERR unknown subcommand or wrong number of arguments for '" +
-                  std::string(ctx.argv[1]) + "'. Try XGROUP HELP.");
-}
-
 // The part of xgroupCommand every subcommand but HELP shares: CREATE's and SETID's options
 // (parsed first), the key (which must exist, unless CREATE MKSTREAM) and, for SETID,
 // CREATECONSUMER and DELCONSUMER, the group.

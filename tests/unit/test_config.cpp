@@ -414,6 +414,8 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "aof-load-truncated",
                                                "save",
                                                "requirepass",
+                                               "aclfile",
+                                               "acllog-max-len",
                                                "protected-mode",
                                                "loglevel",
                                                "logfile"});
