@@ -135,6 +135,10 @@ class Cluster {
 
   // Membership (membership.cpp). The server's data side of ring changes; set before start().
   void set_host(MembershipHost* host);
+  // tls-cluster: every peer link opened from now on uses the context `tls` returns.
+  void set_tls(std::function<std::shared_ptr<const common::TlsContext>()> tls) {
+    tls_ = std::move(tls);
+  }
   // CLUSTER JOIN / LEAVE / SETWEIGHT, coordinated by this node: `done` gets +OK once every member
   // has accepted the new ring version (the keys then move in the background), or the error
   // (nothing changed).
@@ -325,6 +329,7 @@ class Cluster {
   uint64_t relay_errors_ = 0;
   uint64_t split_ = 0;
   uint64_t fanout_ = 0;
+  std::function<std::shared_ptr<const common::TlsContext>()> tls_;  // tls-cluster, else empty
 };
 
 }  // namespace ringkv::cluster

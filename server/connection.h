@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/tls.h"
 #include "conf/options.h"
 #include "engine/command.h"
 #include "protocol/reply_writer.h"
@@ -31,6 +32,13 @@ class Connection final : public engine::ClientSession {
 
   // The handle to pass to uv_accept.
   uv_stream_t* stream() { return reinterpret_cast<uv_stream_t*>(&tcp_); }
+  // Makes this connection TLS (it was accepted on tls-port); call before start().
+  void use_tls(std::shared_ptr<const common::TlsContext> context);
+  bool tls() const { return tls_ != nullptr; }
+  // Whether the TLS handshake is done (always true for plain-text connections).
+  bool tls_established() const { return tls_ == nullptr || tls_->established(); }
+  // Whether the client presented a certificate the CAs verified.
+  bool tls_peer_verified() const { return tls_ != nullptr && tls_->peer_verified(); }
   // Starts reading after a successful accept. Returns false if the socket is unusable.
   bool start();
   // Whether the client connected from a loopback address (127.0.0.0/8 or ::1).
@@ -106,7 +114,7 @@ class Connection final : public engine::ClientSession {
   uint64_t created_ms() const { return created_ms_; }
   const std::string& peer_address() const { return peer_addr_; }
   const std::string& local_address() const { return local_addr_; }
-  size_t pending_output() const { return out_.size() + in_flight_bytes_; }
+  size_t pending_output() const { return out_.size() + tls_wire_.size() + in_flight_bytes_; }
 
   // Output was written through reply_writer() outside a request of this client (a published
   // message): it goes out at the end of this loop iteration.
@@ -161,6 +169,15 @@ class Connection final : public engine::ClientSession {
   // The output buffer limits that apply to this client; null for none (peer links).
   const conf::OutputBufferLimit* output_limit_class() const;
   void flush();
+  // Hands `wire` (out_, or the TLS records) to libuv: at once if the socket takes it, else as a
+  // write request that owns the bytes.
+  void write_wire(std::string& wire);
+  // Appends bytes to the unparsed input, growing the read buffer as needed.
+  void append_input(const char* data, size_t n);
+  // Decrypts `n` bytes just read into tls_in_; false when the connection closed.
+  bool receive_tls(size_t n);
+  // A TLS error: logs it, sends OpenSSL's alert and closes.
+  void tls_failed();
   void maybe_finish_close();
   void update_reading();
   // Redis's clientSetDefaultAuth: the default user, logged in when it needs no password.
@@ -182,7 +199,11 @@ class Connection final : public engine::ClientSession {
   protocol::RespParser parser_;
   std::vector<std::string_view> argv_;
 
-  std::string out_;  // replies not yet handed to libuv
+  std::string out_;                          // replies not yet handed to libuv (plain text)
+  std::unique_ptr<common::TlsChannel> tls_;  // TLS connections only
+  std::vector<char> tls_in_;                 // ciphertext being read
+  std::string tls_wire_;                     // TLS records not yet handed to libuv
+  bool first_read_ = true;
   protocol::ReplyWriter writer_;
   size_t in_flight_bytes_ = 0;
   size_t in_flight_writes_ = 0;

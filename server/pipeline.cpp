@@ -271,6 +271,17 @@ void Server::refuse(const Origin& origin, std::string_view error, protocol::Repl
 void Server::peer_handshake(Connection& conn, std::span<const std::string_view> argv,
                             protocol::ReplyWriter& writer) {
   const bool may_run = !auth_required(conn);
+  // tls-cluster: a peer proves who it is with its certificate too, whatever tls-auth-clients
+  // asks of clients.
+  if (config_.tls.cluster && !engine::equals_ignore_case(argv[0], cluster::kPeerChallenge) &&
+      !conn.tls_peer_verified()) {
+    writer.error(
+        "ERR peer link refused: tls-cluster requires a TLS link with a certificate the CAs "
+        "verify");
+    stats_.total_error_replies++;
+    conn.close_after_reply();
+    return;
+  }
   cluster::PeerVerdict verdict = engine::equals_ignore_case(argv[0], cluster::kPeerChallenge)
                                      ? cluster_->challenge_peer(conn.id(), argv.subspan(1))
                                      : cluster_->accept_peer(conn.id(), argv.subspan(1), may_run);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cluster/cluster.h"
+#include "common/tls.h"
 #include "conf/config.h"
 #include "engine/acl/acl_users.h"
 #include "engine/command.h"
@@ -167,6 +168,13 @@ class Server final : public engine::ServerControl,
   static void on_signal(uv_signal_t* handle, int signum);
 
   bool listen();
+  // Binds and listens on `port` with `handle` (the plain-text or the TLS listener).
+  bool listen_on(uv_tcp_t& handle, int port);
+  // Builds the TLS context from the tls-* options; false (with OpenSSL's reason logged or in
+  // `error`) when they do not work.
+  bool load_tls(std::string& error);
+  // Closes TLS connections whose handshake has not finished within tls-handshake-timeout.
+  void close_stalled_handshakes(uint64_t now);
   // Loads the ACL file (aclfile) at start-up; false, with the reason logged, when it fails.
   bool load_acl_file();
   // Whether a client's command passes the ACL; answers the refusal (NOPERM, logged) otherwise.
@@ -247,6 +255,11 @@ class Server final : public engine::ServerControl,
   conf::Config config_;
   uv_loop_t* loop_;
   uv_tcp_t listener_;
+  uv_tcp_t tls_listener_;
+  bool plain_listening_ = false;
+  bool tls_listening_ = false;
+  // The TLS context new TLS connections and peer links use; rebuilt by CONFIG SET of tls-*.
+  std::shared_ptr<const common::TlsContext> tls_context_;
   uv_timer_t cron_timer_;
   uv_signal_t sigint_;
   uv_signal_t sigterm_;
