@@ -154,6 +154,11 @@ bool Connection::from_loopback() const {
 }
 
 void Connection::reject(std::string_view error_text) {
+  // A TLS client can read nothing before its handshake: it is just disconnected.
+  if (tls_ != nullptr && !tls_->established()) {
+    close();
+    return;
+  }
   reply_writer().error(error_text);
   close_when_flushed();
 }

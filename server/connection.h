@@ -43,7 +43,8 @@ class Connection final : public engine::ClientSession {
   bool start();
   // Whether the client connected from a loopback address (127.0.0.0/8 or ::1).
   bool from_loopback() const;
-  // Writes `text` as an error reply and closes once it is flushed (refused connections).
+  // Writes `text` as an error reply and closes once it is flushed (refused connections); a TLS
+  // client still in its handshake is closed at once.
   void reject(std::string_view error_text);
   // Closes now, dropping pending output. The object deletes itself in the close callback.
   void close();
