@@ -19,6 +19,7 @@
 #include "engine/commands/list.h"
 #include "engine/commands/list_pop.h"
 #include "engine/commands/pubsub.h"
+#include "engine/commands/replication.h"
 #include "engine/commands/server.h"
 #include "engine/commands/set.h"
 #include "engine/commands/stream.h"
@@ -43,7 +44,7 @@ constexpr Family kFamilies[] = {
     introspection_commands, transaction_commands, server_commands,       acl_commands,
     dump_commands,          scripting_commands,   bitmap_commands,       hyperloglog_commands,
     stream_commands,        stream_read_commands, stream_group_commands, stream_pending_commands,
-    stream_info_commands,
+    stream_info_commands,   replication_commands,
 };
 
 std::vector<CommandSpec> assemble() {

@@ -103,6 +103,35 @@ size_t HashRing::successor(uint32_t position) const {
   return i == points_.size() ? 0 : i;
 }
 
+void HashRing::preference(std::string_view key, size_t n, std::vector<size_t>& out) const {
+  out.clear();
+  if (points_.empty()) return;
+  n = std::min(n, nodes_.size());
+  const uint32_t first = scheme_.key_hash(hash_tag(key));
+  auto excluded = [&](uint32_t node) {
+    return std::find(out.begin(), out.end(), node) != out.end();
+  };
+  while (out.size() < n) {
+    // point_index_of on the ring without the nodes found so far: each probe's successor among
+    // the remaining virtual nodes, the closest probe winning (the earlier one on a tie).
+    size_t best = kNoNode;
+    uint32_t best_distance = 0;
+    for (uint32_t probe = 0; probe < scheme_.probes; ++probe) {
+      const uint32_t position = probe == 0 ? first : probe_position(first, probe);
+      size_t i = successor(position);
+      for (size_t step = 0; excluded(points_[i].node) && step < points_.size(); ++step) {
+        i = i + 1 == points_.size() ? 0 : i + 1;
+      }
+      const uint32_t distance = points_[i].point - position;
+      if (best == kNoNode || distance < best_distance) {
+        best = i;
+        best_distance = distance;
+      }
+    }
+    out.push_back(points_[best].node);
+  }
+}
+
 size_t HashRing::point_index_of(std::string_view key) const {
   if (points_.empty()) return kNoNode;
   const uint32_t first = scheme_.key_hash(hash_tag(key));
