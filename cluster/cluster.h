@@ -58,6 +58,9 @@ inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
 // and the owner forwards each SPUBLISH to such nodes, RINGKV.SHARDMSG <channel> <message>.
 inline constexpr std::string_view kShardSubscribers = "ringkv.shardsub";
 inline constexpr std::string_view kShardMessage = "ringkv.shardmsg";
+// Prefix of a relayed script (EVAL, EVALSHA...): RINGKV.AS <user> <command...>. The peer runs the
+// script's redis.call()s with that ACL user's rights, as the caller's node would have.
+inline constexpr std::string_view kUserPrefix = "ringkv.as";
 
 inline constexpr std::string_view kCrossSlotError =
     "CROSSSLOT Keys in request don't hash to the same node";
@@ -152,6 +155,10 @@ class Cluster {
 
   // Membership (membership.cpp). The server's data side of ring changes; set before start().
   void set_host(MembershipHost* host);
+  // tls-cluster: every peer link opened from now on uses the context `tls` returns.
+  void set_tls(std::function<std::shared_ptr<const common::TlsContext>()> tls) {
+    tls_ = std::move(tls);
+  }
   // CLUSTER JOIN / LEAVE / SETWEIGHT, coordinated by this node: `done` gets +OK once every member
   // has accepted the new ring version (the keys then move in the background), or the error
   // (nothing changed).
@@ -431,6 +438,7 @@ class Cluster {
   uint64_t relay_errors_ = 0;
   uint64_t split_ = 0;
   uint64_t fanout_ = 0;
+  std::function<std::shared_ptr<const common::TlsContext>()> tls_;  // tls-cluster, else empty
 };
 
 }  // namespace ringkv::cluster

@@ -117,8 +117,9 @@ void fill_derived(Config& config) {
   if (config.cluster.self.empty()) {
     const std::string& bind = config.server.bind;
     bool ipv6 = bind.find(':') != std::string::npos;
-    config.cluster.self =
-        (ipv6 ? "[" + bind + "]" : bind) + ":" + std::to_string(config.server.port);
+    // With tls-cluster, peers reach each other on their TLS ports.
+    const int port = config.tls.cluster ? config.server.tls_port : config.server.port;
+    config.cluster.self = (ipv6 ? "[" + bind + "]" : bind) + ":" + std::to_string(port);
   }
 }
 

@@ -41,7 +41,8 @@ std::string load_file(const std::string& path, Config& config);
 // messages. Does not touch config.source_file.
 std::string load_string(std::string_view toml_text, std::string_view source_name, Config& config);
 
-// Fills values that default to others: an empty cluster.self becomes "bind:port".
+// Fills values that default to others: an empty cluster.self becomes "bind:port" (bind:tls-port
+// with tls-cluster).
 void fill_derived(Config& config);
 // Checks the parameters that limit each other (replica-acks against replication-factor); returns
 // "" or "section.key: reason".

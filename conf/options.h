@@ -24,7 +24,8 @@ struct OutputBufferLimit {
 // The listener and per-client limits (Redis's own parameter names in TOML and CONFIG).
 struct ServerOptions {
   std::string bind = "127.0.0.1";                  // IP address the listener binds to
-  int port = 7379;                                 // TCP port the listener binds to
+  int port = 7379;                                 // TCP port for plain-text clients (0 = none)
+  int tls_port = 0;                                // TCP port for TLS clients (0 = none)
   int64_t maxclients = 10000;                      // clients accepted at once
   int64_t timeout = 0;                             // idle client timeout in seconds, 0 = never
   int64_t proto_max_bulk_len = 512 * 1024 * 1024;  // longest bulk string a client may send (bytes)
@@ -95,12 +96,31 @@ struct PersistenceOptions {
 
 // Who may use the node and which commands exist.
 struct SecurityOptions {
-  std::string requirepass;     // clients must AUTH with it; "" = no password
-  bool protected_mode = true;  // without a password, refuse non-loopback clients
+  std::string requirepass;       // the default user's password; "" = none (nopass)
+  bool protected_mode = true;    // without a password, refuse non-loopback clients
+  std::string aclfile;           // ACL users file for ACL LOAD/SAVE, loaded at start; "" = none
+  int64_t acllog_max_len = 128;  // entries the ACL LOG keeps
   // rename-command: original name → new name ("" disables the command).
   std::vector<std::pair<std::string, std::string>> rename_command;
   // Who may run DEBUG: "no" (nobody, Redis 7.0's default), "yes", or "local" (loopback clients).
   std::string enable_debug_command = "no";
+};
+
+// TLS for clients (tls-port) and, with `cluster`, for peer links (Redis's tls-* parameters).
+struct TlsOptions {
+  std::string cert_file;             // this node's certificate (PEM), for clients and peers
+  std::string key_file;              // its private key (PEM)
+  std::string key_file_pass;         // the key's passphrase, when it is encrypted
+  std::string ca_cert_file;          // CA certificates that sign clients' and peers' certificates
+  std::string ca_cert_dir;           // the same as an OpenSSL hashed directory
+  std::string auth_clients = "yes";  // client certificates: yes (required), optional or no
+  std::string protocols;             // "TLSv1.2 TLSv1.3" when empty
+  std::string ciphers;               // TLSv1.2 cipher list; "" = OpenSSL's default
+  std::string ciphersuites;          // TLSv1.3 cipher suites; "" = OpenSSL's default
+  bool prefer_server_ciphers = false;
+  bool session_caching = true;
+  bool cluster = false;                  // peer links over TLS, both sides checking certificates
+  int64_t handshake_timeout_ms = 10000;  // close a TLS connection not set up within this long
 };
 
 // Names accepted by MemoryOptions::maxmemory_policy, in Redis's order.
@@ -140,6 +160,7 @@ struct Config {
   ClusterOptions cluster;
   PersistenceOptions persistence;
   SecurityOptions security;
+  TlsOptions tls;
   MemoryOptions memory;
   LogOptions log;
   std::string source_file;  // path of the TOML file it was loaded from; "" = defaults only

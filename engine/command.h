@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,6 +22,10 @@ struct CommandContext;
 class ScriptEngine;
 struct Observability;
 struct LatencyDoctorSettings;
+namespace acl {
+class User;
+class Users;
+}  // namespace acl
 
 using CommandHandler = void (*)(CommandContext& ctx);
 // For commands whose keys move with their arguments (LMPOP numkeys key..., ZUNION numkeys ...):
@@ -134,6 +139,12 @@ class ClientSession {
   // connected while no password was required).
   virtual bool authenticated() const { return true; }
   virtual void set_authenticated(bool /*yes*/) {}
+  // The ACL user the client runs as; null where nothing is checked (unit tests).
+  virtual const acl::User* user() const { return nullptr; }
+  // Authenticates the client as `user` (AUTH, HELLO ... AUTH).
+  virtual void set_user(std::shared_ptr<acl::User> /*user*/) {}
+  // Whether the client is inside MULTI (the context of its ACL LOG entries).
+  virtual bool in_transaction() const { return false; }
 };
 
 // The kinds of connection CLIENT LIST TYPE and CLIENT KILL TYPE tell apart: Redis's normal
@@ -141,11 +152,11 @@ class ClientSession {
 // which Redis users' tools must not count or kill as clients.
 enum class ClientKind { kNormal, kPubSub, kPeer };
 
-// CLIENT KILL's filters, combined with AND. ringkv has only clients of user "default", so the
-// USER filter is resolved by the handler and never reaches the server.
+// CLIENT KILL's filters, combined with AND.
 struct ClientKillFilter {
-  std::optional<uint64_t> id;      // ID client-id
-  std::string_view addr;           // ADDR ip:port (the client's remote address); empty = any
+  std::optional<uint64_t> id;       // ID client-id
+  const acl::User* user = nullptr;  // USER username: clients authenticated as it; null = any
+  std::string_view addr;            // ADDR ip:port (the client's remote address); empty = any
   std::string_view laddr;          // LADDR ip:port (the local address it connected to); empty = any
   std::optional<ClientKind> kind;  // TYPE normal|pubsub|peer
   bool skipme = true;              // SKIPME yes|no: spare the calling client
@@ -192,8 +203,19 @@ class ServerControl {
   // CLUSTER JOIN / LEAVE / SETWEIGHT: answers through ctx (possibly later, the server keeps
   // the client's place in its replies). False when this node is not part of a cluster.
   virtual bool cluster_change(CommandContext& /*ctx*/) { return false; }
-  // The password clients must AUTH with (requirepass); empty when none is required.
-  virtual std::string_view requirepass() const { return {}; }
+  // The node's ACL users; null where there are none (unit tests of pure commands).
+  virtual acl::Users* acl_users() { return nullptr; }
+  // The ACL file (aclfile) ACL LOAD and ACL SAVE use; empty when none is configured.
+  virtual std::string_view acl_file() const { return {}; }
+  // acllog-max-len: entries the ACL LOG keeps.
+  virtual size_t acl_log_max_len() const { return 128; }
+  // Disconnects the clients authenticated as one of `users` (the calling client `self` after
+  // its reply): they were deleted, or replaced by ACL LOAD.
+  virtual void disconnect_users(std::span<const acl::User* const> /*users*/,
+                                ClientSession* /*self*/) {}
+  // ACL SETUSER changed `user`'s channels: its subscribers to channels it may no longer use are
+  // disconnected.
+  virtual void user_channels_changed(const acl::User& /*user*/) {}
   // Begin an orderly shutdown after this command's reply is flushed.
   virtual void shutdown() = 0;
   // BGREWRITEAOF: starts (or schedules) a rewrite of the append-only file and writes Redis's

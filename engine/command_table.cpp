@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/command.h"
+#include "engine/commands/acl.h"
 #include "engine/commands/bitmap.h"
 #include "engine/commands/connection.h"
 #include "engine/commands/debug.h"
@@ -48,7 +49,7 @@ constexpr Family kFamilies[] = {
     scripting_commands,     bitmap_commands,       hyperloglog_commands,    stream_commands,
     stream_read_commands,   stream_group_commands, stream_pending_commands, stream_info_commands,
     observe_commands,       debug_commands,        replication_commands,    geo_commands,
-    lcs_commands,
+    lcs_commands,           acl_commands,
 };
 
 std::vector<CommandSpec> assemble() {

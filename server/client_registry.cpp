@@ -53,6 +53,7 @@ size_t ClientRegistry::kill(const engine::ClientKillFilter& filter) {
     if (filter.id && *filter.id != id) continue;
     if (!filter.addr.empty() && c->peer_address() != filter.addr) continue;
     if (!filter.laddr.empty() && c->local_address() != filter.laddr) continue;
+    if (filter.user != nullptr && c->user() != filter.user) continue;
     victims.push_back(c);
   }
   for (Connection* c : victims) {

@@ -1,7 +1,8 @@
 // The origin of a command. Every command, wherever it comes from, runs through one pipeline
 // (Server::run, pipeline.cpp):
 //
-//   resolve (client names or table names) → authentication → subscribed-mode rules →
+//   cross-protocol guard (an HTTP request closes a client) → resolve (client names or table
+//   names) → authentication → subscribed-mode rules →
 //   transaction (cluster pinning, MULTI queueing) → routing (relay, split, fan-out) →
 //   memory limit → handler (blocking, key events, append-only record) → observed (command
 //   stats, slow log, latency monitor, MONITOR: Server::observe) → blocked clients served

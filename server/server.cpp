@@ -39,6 +39,7 @@ Server::Server(conf::Config config)
   store_.set_expiry_listener([this](std::string_view key) { key_dropped(key); });
   store_.set_eviction_listener([this](std::string_view key) { key_dropped(key); });
   apply_memory_config();
+  users_.set_default_password(config_.security.requirepass);
   scripts_ = std::make_unique<engine::ScriptEngine>(this);
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   // A node is part of a cluster when it has peers, was given its own address (a ring of one
@@ -64,27 +65,77 @@ Server::Server(conf::Config config)
 
 Server::~Server() = default;
 
-bool Server::listen() {
+bool Server::listen_on(uv_tcp_t& handle, int port) {
   const auto& opts = config_.server;
   sockaddr_storage addr{};
-  int rc = uv_ip4_addr(opts.bind.c_str(), opts.port, reinterpret_cast<sockaddr_in*>(&addr));
+  int rc = uv_ip4_addr(opts.bind.c_str(), port, reinterpret_cast<sockaddr_in*>(&addr));
   if (rc != 0) {
-    rc = uv_ip6_addr(opts.bind.c_str(), opts.port, reinterpret_cast<sockaddr_in6*>(&addr));
+    rc = uv_ip6_addr(opts.bind.c_str(), port, reinterpret_cast<sockaddr_in6*>(&addr));
   }
   if (rc != 0) {
     spdlog::error("invalid bind address {}: {}", opts.bind, uv_strerror(rc));
     return false;
   }
-  uv_tcp_init(loop_, &listener_);
-  listener_.data = this;
-  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
-  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 511, on_connection);
+  uv_tcp_init(loop_, &handle);
+  handle.data = this;
+  rc = uv_tcp_bind(&handle, reinterpret_cast<const sockaddr*>(&addr), 0);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&handle), 511, on_connection);
   if (rc != 0) {
-    spdlog::error("could not listen on {}:{}: {}", opts.bind, opts.port, uv_strerror(rc));
-    uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+    spdlog::error("could not listen on {}:{}: {}", opts.bind, port, uv_strerror(rc));
+    uv_close(reinterpret_cast<uv_handle_t*>(&handle), nullptr);
     return false;
   }
   return true;
+}
+
+bool Server::listen() {
+  const auto& opts = config_.server;
+  if (opts.port == 0 && opts.tls_port == 0) {
+    spdlog::error("nothing to listen on: port and tls-port are both 0");
+    return false;
+  }
+  if (opts.tls_port != 0 || config_.tls.cluster) {
+    std::string error;
+    if (!load_tls(error)) {
+      spdlog::error("Failed to configure TLS: {}", error);
+      return false;
+    }
+  }
+  if (opts.port != 0) {
+    if (!listen_on(listener_, opts.port)) return false;
+    plain_listening_ = true;
+  }
+  if (opts.tls_port != 0) {
+    if (!listen_on(tls_listener_, opts.tls_port)) {
+      if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+      plain_listening_ = false;
+      return false;
+    }
+    tls_listening_ = true;
+  }
+  return true;
+}
+
+bool Server::load_tls(std::string& error) {
+  const conf::TlsOptions& t = config_.tls;
+  const common::TlsSettings settings{
+      t.cert_file,      t.key_file,  t.key_file_pass, t.ca_cert_file, t.ca_cert_dir,
+      t.auth_clients,   t.protocols, t.ciphers,       t.ciphersuites, t.prefer_server_ciphers,
+      t.session_caching};
+  std::shared_ptr<common::TlsContext> context = common::TlsContext::create(settings, error);
+  if (!context) return false;
+  tls_context_ = std::move(context);
+  return true;
+}
+
+void Server::close_stalled_handshakes(uint64_t now) {
+  const auto limit = static_cast<uint64_t>(config_.tls.handshake_timeout_ms);
+  clients_.for_each([&](Connection& conn) {
+    if (conn.closing() || conn.tls_established() || now - conn.created_ms() <= limit) return;
+    spdlog::warn("closing client addr={}: TLS handshake not finished after {} ms",
+                 conn.peer_address(), limit);
+    conn.close();
+  });
 }
 
 int Server::serve() {
@@ -94,6 +145,7 @@ int Server::serve() {
                  protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
     return 1;
   }
+  if (!load_acl_file()) return 1;
   if (!listen()) {
     uv_run(loop_, UV_RUN_DEFAULT);
     return 1;
@@ -103,10 +155,17 @@ int Server::serve() {
     mode = "cluster, " + std::to_string(cluster_->ring().size()) + " members, self " +
            cluster_->self_address() + ", hash " + cluster_->ring().scheme().name;
     cluster_->set_host(migration_.get());
+    if (config_.tls.cluster) {
+      cluster_->set_tls(
+          [this]() -> std::shared_ptr<const common::TlsContext> { return tls_context_; });
+    }
     cluster_->start();
   }
-  spdlog::info("ringkv {} listening on {}:{} (config: {}, mode: {})", RINGKV_VERSION,
+  spdlog::info("ringkv {} listening on {}:{}{} (config: {}, mode: {})", RINGKV_VERSION,
                config_.server.bind, config_.server.port,
+               config_.server.tls_port != 0
+                   ? ", TLS on port " + std::to_string(config_.server.tls_port)
+                   : std::string(),
                config_.source_file.empty() ? "none" : config_.source_file, mode);
 
   uv_timer_init(loop_, &cron_timer_);
@@ -150,6 +209,9 @@ void Server::on_connection(uv_stream_t* listener, int status) {
     return;
   }
   auto* conn = new Connection(*self, self->clients_.next_id());
+  if (listener == reinterpret_cast<uv_stream_t*>(&self->tls_listener_)) {
+    conn->use_tls(self->tls_context_);
+  }
   if (uv_accept(listener, conn->stream()) != 0) {
     conn->close();
     return;
@@ -173,8 +235,66 @@ bool Server::protected_from(const Connection& conn) const {
   // As Redis: with protected mode on and no password, only loopback clients are served. Peers
   // reach each other over the network, so a cluster on non-loopback addresses needs a password
   // (with a [cluster] secret) or protected-mode off.
-  return config_.security.protected_mode && config_.security.requirepass.empty() &&
+  return config_.security.protected_mode && users_.default_user()->nopass() &&
          !conn.from_loopback();
+}
+
+bool Server::auth_required(const Connection& conn) const {
+  const engine::acl::User& user = *users_.default_user();
+  return (!user.nopass() || !user.enabled()) && !conn.authenticated();
+}
+
+bool Server::load_acl_file() {
+  if (config_.security.aclfile.empty()) return true;
+  std::vector<std::shared_ptr<engine::acl::User>> replaced;
+  const std::string error = users_.load_file(config_.security.aclfile, replaced);
+  if (!error.empty()) {
+    spdlog::error("Aborting ringkv startup because of ACL errors: {}", error.substr(4));
+    return false;
+  }
+  for (const auto& [name, user] : users_.all()) {
+    if (!user->enabled()) {
+      spdlog::info(
+          "The user '{}' is disabled (there is no 'on' modifier in the user description). Make "
+          "sure this is not a configuration error.",
+          name);
+    }
+  }
+  return true;
+}
+
+void Server::disconnect_users(std::span<const engine::acl::User* const> users,
+                              engine::ClientSession* self) {
+  if (users.empty()) return;
+  clients_.for_each([&](Connection& conn) {
+    if (conn.closing() || std::find(users.begin(), users.end(), conn.user()) == users.end()) {
+      return;
+    }
+    // As Redis: logged out at once, then closed (the caller after its reply).
+    conn.set_user(users_.default_user());
+    conn.set_authenticated(false);
+    if (&conn == self) {
+      conn.close_after_reply();
+    } else {
+      conn.close();
+    }
+  });
+}
+
+void Server::user_channels_changed(const engine::acl::User& user) {
+  clients_.for_each([&](Connection& conn) {
+    if (conn.closing() || conn.user() != &user || pubsub_.subscription_count(conn.id()) == 0) {
+      return;
+    }
+    bool allowed = true;
+    for (const std::string& pattern : pubsub_.subscriptions(conn.id(), true)) {
+      allowed = allowed && user.channel_allowed(pattern, true);
+    }
+    for (const std::string& channel : pubsub_.subscriptions(conn.id(), false)) {
+      allowed = allowed && user.channel_allowed(channel, false);
+    }
+    if (!allowed) conn.close();
+  });
 }
 
 void Server::on_connection_closed(Connection* conn) {
@@ -411,6 +531,7 @@ void Server::cron() {
   }
   store_.rehash_step(1000);
   aof_.cron(now);
+  if (tls_listening_) close_stalled_handshakes(now);
 
   if (config_.server.timeout > 0) {
     uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
@@ -461,7 +582,8 @@ void Server::begin_shutdown() {
   // SHUTDOWN (or a signal) while a script is busy: the script stops, written or not.
   if (scripts_->running()) scripts_->kill(true);
   spdlog::info("shutting down: no new connections, flushing {} client(s)", clients_.size());
-  uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+  if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+  if (tls_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&tls_listener_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
   if (cluster_) cluster_->stop();
@@ -511,8 +633,31 @@ void Server::config_get(std::string_view pattern,
 std::string Server::config_set(
     std::span<const std::pair<std::string_view, std::string_view>> pairs) {
   const bool appendonly = config_.persistence.appendonly;
+  const conf::TlsOptions tls = config_.tls;
   std::string err = conf::set_parameters(config_, pairs);
   if (!err.empty()) return err;
+  // New certificates or settings apply to new connections and links, without a restart.
+  for (const auto& [name, value] : pairs) {
+    if (!engine::equals_ignore_case(name.substr(0, std::min<size_t>(name.size(), 4)), "tls-") ||
+        (!tls_listening_ && !config_.tls.cluster)) {
+      continue;
+    }
+    std::string error;
+    if (!load_tls(error)) {
+      spdlog::warn("Failed to update TLS configuration: {}", error);
+      config_.tls = tls;
+      return "ERR CONFIG SET failed (possibly related to argument '" + std::string(name) +
+             "') - Unable to update TLS configuration. Check server logs.";
+    }
+    break;
+  }
+  // As Redis: requirepass sets the default user's password, whatever ACL SETUSER gave it.
+  if (std::any_of(pairs.begin(), pairs.end(), [](const auto& p) {
+        return engine::equals_ignore_case(p.first, "requirepass");
+      })) {
+    users_.set_default_password(config_.security.requirepass);
+  }
+  users_.trim_log(static_cast<size_t>(config_.security.acllog_max_len));
   apply_runtime_config();
   std::string aof_error = aof_.apply_options(uv_now(loop_));
   if (!aof_error.empty()) {

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "cluster/cluster.h"
+#include "common/tls.h"
 #include "conf/config.h"
+#include "engine/acl/acl_users.h"
 #include "engine/command.h"
 #include "engine/keyspace/evict.h"
 #include "engine/keyspace/store.h"
@@ -114,7 +116,17 @@ class Server final : public engine::ServerControl,
   std::string config_set(
       std::span<const std::pair<std::string_view, std::string_view>> pairs) override;
   void config_resetstat() override;
-  std::string_view requirepass() const override { return config_.security.requirepass; }
+  engine::acl::Users* acl_users() override { return &users_; }
+  std::string_view acl_file() const override { return config_.security.aclfile; }
+  size_t acl_log_max_len() const override {
+    return static_cast<size_t>(config_.security.acllog_max_len);
+  }
+  void disconnect_users(std::span<const engine::acl::User* const> users,
+                        engine::ClientSession* self) override;
+  void user_channels_changed(const engine::acl::User& user) override;
+  // Whether `conn` must authenticate before running commands (Redis's authRequired: the default
+  // user has passwords or is off, and the client has not logged in).
+  bool auth_required(const Connection& conn) const;
   void shutdown() override;
   void rewrite_append_only_file(protocol::ReplyWriter& reply) override;
   int64_t last_save_unix() const override { return start_unix_; }
@@ -191,6 +203,18 @@ class Server final : public engine::ServerControl,
   static void on_signal(uv_signal_t* handle, int signum);
 
   bool listen();
+  // Binds and listens on `port` with `handle` (the plain-text or the TLS listener).
+  bool listen_on(uv_tcp_t& handle, int port);
+  // Builds the TLS context from the tls-* options; false (with OpenSSL's reason logged or in
+  // `error`) when they do not work.
+  bool load_tls(std::string& error);
+  // Closes TLS connections whose handshake has not finished within tls-handshake-timeout.
+  void close_stalled_handshakes(uint64_t now);
+  // Loads the ACL file (aclfile) at start-up; false, with the reason logged, when it fails.
+  bool load_acl_file();
+  // Whether a client's command passes the ACL; answers the refusal (NOPERM, logged) otherwise.
+  bool refused_by_acl(const Origin& origin, const engine::CommandSpec& spec,
+                      std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
   // Protected mode turns this new client away.
   bool protected_from(const Connection& conn) const;
   // Answers a command (the row `spec`, if it resolved) that cannot run with `error`: a
@@ -323,6 +347,11 @@ class Server final : public engine::ServerControl,
   conf::Config config_;
   uv_loop_t* loop_;
   uv_tcp_t listener_;
+  uv_tcp_t tls_listener_;
+  bool plain_listening_ = false;
+  bool tls_listening_ = false;
+  // The TLS context new TLS connections and peer links use; rebuilt by CONFIG SET of tls-*.
+  std::shared_ptr<const common::TlsContext> tls_context_;
   uv_timer_t cron_timer_;
   uv_signal_t sigint_;
   uv_signal_t sigterm_;
@@ -334,6 +363,8 @@ class Server final : public engine::ServerControl,
   bool shutdown_finished_ = false;
 
   engine::Store store_;
+  // The ACL users; requirepass is the default user's password.
+  engine::acl::Users users_;
   engine::Evictor evictor_;
   engine::EvictionLimits eviction_limits_;
   persistence::AppendOnlyFile aof_{store_, config_.persistence};

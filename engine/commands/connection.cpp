@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "common/secret.h"
+#include "engine/acl/acl_users.h"
 #include "engine/command.h"
+#include "engine/commands/acl.h"
 #include "engine/commands/string_ops.h"
 #include "protocol/errors.h"
 
@@ -31,8 +32,6 @@ constexpr std::string_view kHelloNoAuth =
     "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH "
     "<user> <pass> option can be used to authenticate the client and select the RESP protocol "
     "version at the same time";
-// ringkv has one user, "default": without requirepass it takes any password (Redis's `nopass`
-// default user), with it only that password.
 constexpr std::string_view kDefaultUser = "default";
 
 constexpr std::string_view kClientHelp[] = {
@@ -93,13 +92,18 @@ ClientType client_type(std::string_view name, std::optional<ClientKind>& kind) {
 }
 
 // Authenticates the client as `user` with `password`, as Redis's ACLAuthenticateUser: returns
-// false (and leaves the client as it was) when they do not match.
+// false (leaving the client as it was, and logging the attempt in the ACL LOG) when there is no
+// such user, it is off, or the password is not one of its own.
 bool authenticate(CommandContext& ctx, std::string_view user, std::string_view password) {
-  if (user != kDefaultUser) return false;
-  std::string_view required = ctx.server->requirepass();
-  if (!required.empty() && !common::secret_equals(password, required)) return false;
-  ctx.client->set_authenticated(true);
-  return true;
+  acl::Users* users = ctx.server->acl_users();
+  std::shared_ptr<acl::User> found = users->find(user);
+  if (found && found->enabled() && found->password_matches(password)) {
+    ctx.client->set_user(std::move(found));
+    ctx.client->set_authenticated(true);
+    return true;
+  }
+  log_acl_denial(ctx, acl::Denial::kAuth, ctx.argv[0], user);
+  return false;
 }
 
 std::string quoted_error(std::string_view prefix, std::string_view arg) {
@@ -214,7 +218,7 @@ static void cmd_hello(CommandContext& ctx) {
 static void cmd_auth(CommandContext& ctx) {
   if (ctx.argv.size() > 3) {
     ctx.reply.error(protocol::err::kSyntax);
-  } else if (ctx.argv.size() == 2 && ctx.server->requirepass().empty()) {
+  } else if (ctx.argv.size() == 2 && ctx.server->acl_users()->default_user()->nopass()) {
     ctx.reply.error(
         "ERR AUTH <password> called without any password configured for the default user. Are "
         "you sure your configuration is correct?");
@@ -328,10 +332,13 @@ static void cmd_client_kill(CommandContext& ctx) {
       } else if (equals_ignore_case(opt, "laddr")) {
         filter.laddr = value;
       } else if (equals_ignore_case(opt, "user")) {
-        if (value != kDefaultUser) {
+        acl::Users* users = ctx.server->acl_users();
+        const std::shared_ptr<acl::User> user = users ? users->find(value) : nullptr;
+        if (!user) {
           ctx.reply.error(quoted_error("ERR No such user ", value));
           return;
         }
+        filter.user = user.get();
       } else if (equals_ignore_case(opt, "skipme")) {
         if (equals_ignore_case(value, "yes")) {
           filter.skipme = true;

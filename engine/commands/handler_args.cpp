@@ -1,6 +1,7 @@
 // Shared argument checks of the command handlers (see handler_args.h).
 #include "engine/commands/handler_args.h"
 
+#include <cctype>
 #include <string>
 
 #include "engine/commands/string_ops.h"

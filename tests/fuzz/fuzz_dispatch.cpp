@@ -19,6 +19,7 @@
 
 #include "common/glob.h"
 #include "conf/config.h"
+#include "engine/acl/acl_users.h"
 #include "engine/command.h"
 #include "engine/keyspace/store.h"
 #include "protocol/reply_reader.h"
@@ -101,9 +102,12 @@ class FakeServer final : public engine::ServerControl {
   void unwatch(engine::CommandContext& ctx) override { ctx.reply.ok(); }
   void shutdown() override {}
   int64_t last_save_unix() const override { return kStartMs / 1000; }
+  // Real ACL users, so AUTH, HELLO ... AUTH and the ACL commands run their rule parsers.
+  engine::acl::Users* acl_users() override { return &users_; }
 
  private:
   conf::Config config_;
+  engine::acl::Users users_;
 };
 
 class NullSink final : public server::PubSubSink {

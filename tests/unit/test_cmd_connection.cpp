@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "conf/config.h"
+#include "engine/acl/acl_users.h"
 #include "engine/command.h"
 #include "engine/keyspace/store.h"
 
@@ -70,6 +71,7 @@ class FakeServer : public ServerControl {
   void config_resetstat() override { ++resetstats_; }
   void shutdown() override { ++shutdowns_; }
   int64_t last_save_unix() const override { return 1796015239; }
+  acl::Users* acl_users() override { return &users_; }
 
   std::vector<std::string> info_sections_;
   std::vector<uint64_t> listed_ids_;
@@ -78,6 +80,7 @@ class FakeServer : public ServerControl {
   int kill_calls_ = 0;
   size_t kill_result_ = 0;
   ringkv::conf::Config config_;
+  acl::Users users_;
   int resetstats_ = 0;
   int shutdowns_ = 0;
 };
