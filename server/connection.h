@@ -98,6 +98,14 @@ class Connection final : public engine::ClientSession {
   void set_control_link(bool control) { control_link_ = control; }
   bool control_link() const { return control_link_; }
 
+  // What a tool announced with REPLCONF before SYNC/PSYNC (see server/snapshot_sync.h).
+  struct ReplicaHandshake {
+    bool capa_eof = false;        // takes a snapshot of unknown length, ended by a marker
+    bool rdb_only = false;        // wants the snapshot only, no command stream after it
+    bool listening_port = false;  // announced itself as a replica (REPLICAOF)
+  };
+  ReplicaHandshake& replica_handshake() { return replica_; }
+
   // Re-reads the per-client limits from the server's configuration (after CONFIG SET).
   void apply_limits();
 
@@ -192,6 +200,7 @@ class Connection final : public engine::ClientSession {
   // has not authenticated (a client that connected with no password required stays true).
   bool authenticated_;
   Transaction transaction_;
+  ReplicaHandshake replica_;
   // Loop time the output first reached the soft limit; 0 while it is under it.
   uint64_t soft_limit_since_ms_ = 0;
   bool flush_scheduled_ = false;

@@ -9,8 +9,10 @@
 
 #include "cluster/ring_file.h"
 #include "common/glob.h"
+#include "common/secret.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
+#include "engine/rdb/rdb_format.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 
@@ -37,6 +39,8 @@ Server::Server(conf::Config config)
   store_.set_expiry_listener([this](std::string_view key) { key_dropped(key); });
   store_.set_eviction_listener([this](std::string_view key) { key_dropped(key); });
   apply_memory_config();
+  engine::rdb::set_compression(config_.persistence.rdbcompression);
+  aof_.set_preamble_options([this] { return rdb_.save_options(unix_now_ms()); });
   scripts_ = std::make_unique<engine::ScriptEngine>(this);
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   // A node is part of a cluster when it has peers, was given its own address (a ring of one
@@ -78,10 +82,15 @@ bool Server::listen() {
 }
 
 int Server::serve() {
-  // The data is back before the first client can see it.
-  if (!aof_.load_and_open(
-          [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                 protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
+  // The data is back before the first client can see it: from the append-only file when it is
+  // on (it holds the latest writes), else from the RDB file, as Redis chooses.
+  if (config_.persistence.appendonly) {
+    if (!aof_.load_and_open(
+            [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                   protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
+      return 1;
+    }
+  } else if (!rdb_.load()) {
     return 1;
   }
   if (!listen()) {
@@ -106,6 +115,9 @@ int Server::serve() {
 
   uv_timer_init(loop_, &block_timer_);
   block_timer_.data = this;
+  uv_timer_init(loop_, &sync_timer_);
+  sync_timer_.data = this;
+  replid_ = common::random_hex(20);
 
   uv_check_init(loop_, &flush_check_);
   flush_check_.data = this;
@@ -161,6 +173,8 @@ bool Server::protected_from(const Connection& conn) const {
 void Server::on_connection_closed(Connection* conn) {
   clients_.remove(conn);
   blocked_.remove(conn->id());
+  // A snapshot's child stops with its client.
+  syncs_.erase(conn->id());
   unwatch_all(*conn);
   pubsub_.remove_client(conn->id());
   if (cluster_) cluster_->client_closed(conn->id());
@@ -185,7 +199,7 @@ void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
     reply.error(kRunning);
     return;
   }
-  if (in_exec_) {
+  if (in_exec_ || rdb_.bgsave_in_progress()) {
     // As Redis: not forked in the middle of a transaction, but right after it.
     aof_.schedule_rewrite();
     reply.simple("Background append only file rewriting scheduled");
@@ -204,6 +218,49 @@ void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
           "information.");
       break;
   }
+}
+
+void Server::save_snapshot(protocol::ReplyWriter& reply) {
+  if (rdb_.bgsave_in_progress()) {
+    reply.error("ERR Background save already in progress");
+    return;
+  }
+  rdb_.set_changes(changes_);
+  if (rdb_.save(unix_now_ms()).empty()) {
+    reply.ok();
+  } else {
+    reply.error("ERR");
+  }
+}
+
+void Server::background_save(bool schedule, protocol::ReplyWriter& reply) {
+  if (rdb_.bgsave_in_progress()) {
+    reply.error("ERR Background save already in progress");
+    return;
+  }
+  if (aof_.rewrite_in_progress() || in_exec_) {
+    if (schedule || in_exec_) {
+      rdb_.schedule_bgsave();
+      reply.simple("Background saving scheduled");
+    } else {
+      reply.error(
+          "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
+          "SCHEDULE in order to schedule a BGSAVE whenever possible.");
+    }
+    return;
+  }
+  rdb_.set_changes(changes_);
+  if (rdb_.bgsave(uv_now(loop_), unix_now_ms()) == persistence::BgsaveStart::kStarted) {
+    reply.simple("Background saving started");
+  } else {
+    reply.error("ERR");
+  }
+}
+
+bool Server::save_before_shutdown(bool save, bool nosave) {
+  shutdown_save_done_ = true;
+  rdb_.set_changes(changes_);
+  return rdb_.shutdown(save, nosave, unix_now_ms());
 }
 
 void Server::key_ready(std::string_view key) {
@@ -355,7 +412,9 @@ void Server::cron() {
   store_.active_expire_cycle(period_us / 4);
   if (!ready_keys_.empty()) serve_ready_keys();
   store_.rehash_step(1000);
-  aof_.cron(now);
+  aof_.cron(now, rdb_.bgsave_in_progress());
+  rdb_.set_changes(changes_);
+  rdb_.cron(now, unix_now_ms(), aof_.rewrite_in_progress());
 
   if (config_.server.timeout > 0) {
     uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
@@ -407,6 +466,8 @@ void Server::begin_shutdown() {
   if (cluster_) cluster_->stop();
   if (migration_) migration_->stop();
   aof_.shutdown(uv_now(loop_));
+  // A signal saves as SHUTDOWN without arguments does: when save rules are set.
+  if (!shutdown_save_done_) save_before_shutdown(false, false);
   clients_.for_each([](Connection& conn) { conn.close_when_flushed(); });
   // Clients that do not take their last replies are closed after a grace period.
   uv_timer_stop(&cron_timer_);
@@ -427,6 +488,7 @@ void Server::maybe_finish_shutdown() {
   // The last handles: with them closed the loop runs out of work and run() returns.
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
+  end_syncs();
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&cron_timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&cron_timer_), nullptr);
   }
@@ -462,6 +524,7 @@ std::string Server::config_set(
 
 void Server::apply_runtime_config() {
   spdlog::set_level(spdlog::level::from_str(config_.log.level));
+  engine::rdb::set_compression(config_.persistence.rdbcompression);
   apply_memory_config();
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   clients_.for_each([](Connection& conn) { conn.apply_limits(); });

@@ -19,12 +19,14 @@
 #include "engine/keyspace/store.h"
 #include "engine/scripting/script_engine.h"
 #include "persistence/aof.h"
+#include "persistence/rdb_snapshots.h"
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
 #include "server/client_registry.h"
 #include "server/migration.h"
 #include "server/pipeline.h"
 #include "server/pubsub.h"
+#include "server/snapshot_sync.h"
 #include "server/string_map.h"
 
 namespace ringkv::server {
@@ -108,7 +110,13 @@ class Server final : public engine::ServerControl,
   std::string_view requirepass() const override { return config_.security.requirepass; }
   void shutdown() override;
   void rewrite_append_only_file(protocol::ReplyWriter& reply) override;
-  int64_t last_save_unix() const override { return start_unix_; }
+  int64_t last_save_unix() const override { return rdb_.last_save_unix(); }
+  void save_snapshot(protocol::ReplyWriter& reply) override;
+  void background_save(bool schedule, protocol::ReplyWriter& reply) override;
+  bool save_before_shutdown(bool save, bool nosave) override;
+  // snapshot_sync.cpp
+  void replconf(engine::CommandContext& ctx) override;
+  void sync(engine::CommandContext& ctx, bool psync) override;
   std::string cluster_info() override;
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
@@ -176,6 +184,12 @@ class Server final : public engine::ServerControl,
   void peer_handshake(Connection& conn, std::span<const std::string_view> argv,
                       protocol::ReplyWriter& writer);
   void cron();
+  // Snapshots for tools (snapshot_sync.cpp): a chunk for client `id`, the snapshot's end, the
+  // timer that resumes transfers whose clients took their output, and the end of all of them.
+  void sync_data(uint64_t id, std::string_view chunk);
+  void sync_ended(uint64_t id, bool ok, const std::string& error);
+  void resume_syncs();
+  void end_syncs();
   void begin_shutdown();
   // Closes the last handles once shutdown has begun and every client is gone.
   void maybe_finish_shutdown();
@@ -243,6 +257,15 @@ class Server final : public engine::ServerControl,
   engine::Evictor evictor_;
   engine::EvictionLimits eviction_limits_;
   persistence::AppendOnlyFile aof_{store_, config_.persistence};
+  persistence::RdbSnapshots rdb_{store_, config_.persistence, config_.memory};
+  // SHUTDOWN decided whether to save (save_before_shutdown): the shutdown itself does not again.
+  bool shutdown_save_done_ = false;
+  // Snapshots on their way to tools, by client id (snapshot_sync.cpp).
+  std::unordered_map<uint64_t, std::unique_ptr<SyncTransfer>> syncs_;
+  uv_timer_t sync_timer_;
+  std::string replid_;  // PSYNC's +FULLRESYNC replication id, new at each start as in Redis
+  uint64_t sync_forks_ = 0;
+  uint64_t latest_sync_fork_usec_ = 0;
   // Reports of changed keys and flushes so far: a handler that moved it changed data.
   uint64_t changes_ = 0;
   bool in_exec_ = false;                       // running EXEC's commands
