@@ -177,6 +177,9 @@ class ServerControl {
   // CLUSTER JOIN / LEAVE / SETWEIGHT: answers through ctx (possibly later, the server keeps
   // the client's place in its replies). False when this node is not part of a cluster.
   virtual bool cluster_change(CommandContext& /*ctx*/) { return false; }
+  // CLUSTER IMPORT host:port [AUTH password] | STOP [host:port]: answers through ctx. False when
+  // this node is not part of a cluster.
+  virtual bool cluster_import(CommandContext& /*ctx*/) { return false; }
   // The password clients must AUTH with (requirepass); empty when none is required.
   virtual std::string_view requirepass() const { return {}; }
   // Begin an orderly shutdown after this command's reply is flushed.

@@ -371,7 +371,16 @@ size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
   return clients_.kill(filter);
 }
 
-std::string Server::cluster_info() { return cluster_ ? cluster_->info_text() : std::string(); }
+std::string Server::cluster_info() {
+  if (!cluster_) return {};
+  std::string out = cluster_->info_text();
+  out += "cluster_imports:" + std::to_string(imports_.size()) + "\r\n";
+  const uint64_t now = uv_now(loop_);
+  for (size_t i = 0; i < imports_.size(); ++i) {
+    out += "cluster_import" + std::to_string(i) + ":" + imports_[i]->info_fields(now) + "\r\n";
+  }
+  return out;
+}
 
 std::string Server::cluster_nodes() {
   return cluster_ ? cluster_->nodes_text(store_.size()) : std::string();
@@ -415,6 +424,10 @@ void Server::cron() {
   aof_.cron(now, rdb_.bgsave_in_progress());
   rdb_.set_changes(changes_);
   rdb_.cron(now, unix_now_ms(), aof_.rewrite_in_progress());
+  if (!imports_.empty() && now - last_import_cron_ms_ >= 1000) {
+    last_import_cron_ms_ = now;
+    for (auto& source : imports_) source->cron(now);
+  }
 
   if (config_.server.timeout > 0) {
     uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
@@ -463,6 +476,9 @@ void Server::begin_shutdown() {
   uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
+  for (auto& source : imports_) {
+    if (source->state() != ImportSource::State::kStopped) source->stop();
+  }
   if (cluster_) cluster_->stop();
   if (migration_) migration_->stop();
   aof_.shutdown(uv_now(loop_));

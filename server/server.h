@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -23,6 +24,7 @@
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
 #include "server/client_registry.h"
+#include "server/import.h"
 #include "server/migration.h"
 #include "server/pipeline.h"
 #include "server/pubsub.h"
@@ -121,6 +123,13 @@ class Server final : public engine::ServerControl,
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
   bool cluster_change(engine::CommandContext& ctx) override;
+  bool cluster_import(engine::CommandContext& ctx) override;
+
+  // Runs argv on the node that owns its keys (here, or relayed to a peer on the links of client
+  // `client_id`, so one caller's commands reach each peer in order) and hands its reply to `done`
+  // (at once when it ran here). For imports, which have no client connection.
+  void run_routed(uint64_t client_id, std::span<const std::string_view> argv,
+                  std::function<void(std::string_view reply)> done);
 
   engine::ScriptEngine* script_engine() override { return scripts_.get(); }
 
@@ -265,6 +274,9 @@ class Server final : public engine::ServerControl,
   uv_timer_t sync_timer_;
   std::string replid_;  // PSYNC's +FULLRESYNC replication id, new at each start as in Redis
   uint64_t sync_forks_ = 0;
+  // CLUSTER IMPORT sources, running or stopped (import.cpp).
+  std::vector<std::unique_ptr<ImportSource>> imports_;
+  uint64_t last_import_cron_ms_ = 0;
   uint64_t latest_sync_fork_usec_ = 0;
   // Reports of changed keys and flushes so far: a handler that moved it changed data.
   uint64_t changes_ = 0;

@@ -48,6 +48,9 @@ constexpr std::string_view kClusterHelp[] = {
     "    that is down for good at once (its keys are lost).",
     "SETWEIGHT <host:port> <weight>",
     "    Change a member's weight; the keys whose owner changes move in the background.",
+    "IMPORT <host:port> [AUTH <password>]",
+    "    Replicate a running redis-server into the cluster: its snapshot, then its writes,",
+    "    each key on its owner, until IMPORT STOP [<host:port>].",
     "HELP",
     "    Prints this help.",
 };
@@ -125,6 +128,10 @@ static void cmd_cluster_owner(CommandContext& ctx) {
 
 static void cmd_cluster_change(CommandContext& ctx) {
   if (!ctx.server->cluster_change(ctx)) ctx.reply.error(kClusterDisabled);
+}
+
+static void cmd_cluster_import(CommandContext& ctx) {
+  if (!ctx.server->cluster_import(ctx)) ctx.reply.error(kClusterDisabled);
 }
 
 static void cmd_cluster_help(CommandContext& ctx) { reply_help(ctx.reply, kClusterHelp); }
@@ -301,6 +308,19 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .complexity = "O(log N) where N is the number of virtual nodes",
      .syntax = "key<string>",
      .acl_categories = "slow"},
+    {.name = "import",
+     .arity = -3,
+     .flags = kAdmin | kNoscript | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_import,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Replicate a running redis-server into the cluster, or stop importing",
+     .complexity = "O(N) where N is the number of keys and writes imported",
+     .syntax = "address<string> [AUTH=password<string>]",
+     .acl_categories = "admin slow dangerous"},
     {.name = "join",
      .arity = -3,
      .flags = kAdmin | kNoscript | kNoMulti,
