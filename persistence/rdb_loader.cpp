@@ -51,17 +51,21 @@ std::string RdbLoader::aux_value(std::string_view name) const {
 }
 
 bool RdbLoader::feed(std::string_view data) {
-  if (state_ != State::kLoading) return state_ != State::kFailed;
+  if (state_ == State::kFailed) return false;
   buf_.append(data);
+  if (state_ == State::kDone) return true;
   if (buf_.size() < retry_at_) return true;
   return parse_buffered();
 }
 
+bool RdbLoader::parse_now() {
+  if (state_ != State::kLoading) return state_ != State::kFailed;
+  retry_at_ = 0;
+  return parse_buffered();
+}
+
 bool RdbLoader::finish() {
-  if (state_ == State::kLoading) {
-    retry_at_ = 0;
-    parse_buffered();
-  }
+  parse_now();
   if (state_ == State::kLoading) {
     fail(base_ + pos_, pos_ < buf_.size() ? "unexpected end of the RDB: its last record is cut off"
                                           : "unexpected end of the RDB: no EOF opcode");
@@ -80,7 +84,8 @@ bool RdbLoader::parse_buffered() {
     if (step == Step::kFailed) return false;
     if (step == Step::kEnd) state_ = State::kDone;
   }
-  if (pos_ >= kCompactBytes || pos_ == buf_.size()) compact();
+  // Once done the bytes after the RDB stay for unconsumed().
+  if (state_ == State::kLoading && (pos_ >= kCompactBytes || pos_ == buf_.size())) compact();
   return true;
 }
 

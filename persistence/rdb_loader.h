@@ -43,8 +43,12 @@ class RdbLoader {
   explicit RdbLoader(RdbKeyConsumer consumer);
 
   // Parses the next bytes of the stream. Returns false once the stream is refused (see error()).
-  // Bytes after the end of the RDB (state kDone) are ignored: consumed() says where it ended.
+  // Bytes after the end of the RDB (state kDone) are kept aside: see unconsumed().
   bool feed(std::string_view data);
+  // An item that ran short is parsed again only once its unparsed bytes have doubled (so a large
+  // value arriving in many chunks is not parsed once per chunk): a caller that knows no more bytes
+  // come for now (the end of a transfer, its marker seen) asks for the parse at once.
+  bool parse_now();
   // The stream ended. Returns true when the RDB was whole; otherwise error() says where it was
   // cut off.
   bool finish();
@@ -55,6 +59,9 @@ class RdbLoader {
   uint64_t error_offset() const { return error_offset_; }
   // Bytes of the stream consumed so far; once done, the RDB's length (the end of its checksum).
   uint64_t consumed() const { return base_ + pos_; }
+  // Once done: the bytes fed after the end of the RDB (a replication stream's marker and
+  // commands).
+  std::string_view unconsumed() const { return std::string_view(buf_).substr(pos_); }
   uint64_t keys() const { return keys_; }
   int version() const { return version_; }
   // AUX fields as read (redis-ver, ctime, repl-id, repl-offset, aof-base...).

@@ -129,9 +129,10 @@ void ImportSource::on_connected(int status) {
   if (!password_.empty()) expected_.push_back({"AUTH", password_});
   expected_.push_back({"REPLCONF", "listening-port", std::to_string(server_.config().server.port)});
   expected_.push_back({"REPLCONF", "capa", "eof", "capa", "psync2"});
-  // Resumes where the last link stopped when the source still has that part of its stream.
+  // Resumes after the last command read (those still in flight complete on their own) when the
+  // source still has that part of its stream.
   expected_.push_back({"PSYNC", replid_.empty() ? "?" : replid_,
-                       replid_.empty() ? "-1" : std::to_string(applied_offset_ + 1)});
+                       replid_.empty() ? "-1" : std::to_string(offset_ + 1)});
   send_command(expected_.front());
   update_reading();
 }
@@ -191,7 +192,11 @@ void ImportSource::disconnect(const std::string& why) {
   close_socket();
   disconnects_++;
   last_error_ = why;
-  if (state_ == State::kSnapshot) loader_.reset();
+  if (state_ == State::kSnapshot) {
+    // Half a snapshot can't be continued: the next link asks for a whole one.
+    loader_.reset();
+    replid_.clear();
+  }
   state_ = State::kRetrying;
   next_connect_ms_ = uv_now(server_.loop()) + kRetryMs;
   spdlog::warn("import from {}: {}; reconnecting", address(), why);
@@ -261,11 +266,11 @@ bool ImportSource::handshake_reply(std::string_view line) {
     pending_.clear();
     pending_base_ = next_seq_;
     resync_ = full_syncs_ > 0;
+    fresh_.clear();
     full_syncs_++;
     state_ = State::kSnapshot;
     loader_.reset();
     payload_left_ = 0;
-    payload_fed_ = 0;
     mark_.clear();
     snapshot_started_ms_ = uv_now(server_.loop());
     spdlog::info("import from {}: full resync ({} {}), loading its snapshot", address(), replid_,
@@ -278,8 +283,7 @@ bool ImportSource::handshake_reply(std::string_view line) {
     partial_syncs_++;
     state_ = State::kStreaming;
     parser_.reset();
-    spdlog::info("import from {}: the stream continues at offset {}", address(),
-                 applied_offset_ + 1);
+    spdlog::info("import from {}: the stream continues at offset {}", address(), offset_ + 1);
     return true;
   }
   disconnect("PSYNC refused: " + std::string(line.substr(0, 200)));
@@ -307,48 +311,57 @@ bool ImportSource::snapshot_bytes() {
       payload_left_ = static_cast<uint64_t>(len);
     }
     in_pos_ = eol + 2;
+    mark_tail_.clear();
     loader_ = std::make_unique<persistence::RdbLoader>([this](persistence::RdbKey& key) {
       snapshot_key(key);
       return std::string();
     });
   }
-  if (in_pos_ == in_.size()) return false;
-  std::string_view chunk = std::string_view(in_).substr(in_pos_);
-  if (!eof_mark_) chunk = chunk.substr(0, std::min<uint64_t>(chunk.size(), payload_left_));
-  const uint64_t fed_before = payload_fed_;
-  if (loader_->state() == persistence::RdbLoader::State::kLoading) {
+  using LoaderState = persistence::RdbLoader::State;
+  if (loader_->state() == LoaderState::kLoading) {
+    if (in_pos_ == in_.size()) return false;
+    std::string_view chunk = std::string_view(in_).substr(in_pos_);
+    if (!eof_mark_) chunk = chunk.substr(0, std::min<uint64_t>(chunk.size(), payload_left_));
+    // The end of the transfer is here (all of $<len>, or its marker arrived): the loader parses
+    // what it holds at once instead of waiting for more bytes.
+    bool end = false;
+    if (eof_mark_) {
+      std::string window = mark_tail_;
+      window.append(chunk.substr(0, std::min(chunk.size(), kMarkBytes)));
+      end = chunk.find(mark_) != std::string_view::npos || window.find(mark_) != std::string::npos;
+      mark_tail_.append(chunk.substr(chunk.size() - std::min(chunk.size(), kMarkBytes)));
+      if (mark_tail_.size() > kMarkBytes) mark_tail_.erase(0, mark_tail_.size() - kMarkBytes);
+    } else {
+      end = chunk.size() == payload_left_;
+      payload_left_ -= chunk.size();
+    }
+    in_pos_ += chunk.size();
     loader_->feed(chunk);
-    if (loader_->state() == persistence::RdbLoader::State::kFailed) {
+    if (end) loader_->parse_now();
+    if (loader_->state() == LoaderState::kFailed) {
       disconnect("the snapshot is not a valid RDB: " + loader_->error());
       return false;
     }
-  }
-  if (socket_ == nullptr) return false;
-  if (loader_->state() != persistence::RdbLoader::State::kDone) {
-    payload_fed_ += chunk.size();
-    if (!eof_mark_) payload_left_ -= chunk.size();
-    in_pos_ += chunk.size();
-    return false;
-  }
-  // The RDB ended inside this chunk: what follows is the mark (or the rest of $<len>), then
-  // the command stream.
-  const uint64_t used = loader_->consumed() - fed_before;
-  in_pos_ += used;
-  if (eof_mark_) {
-    if (in_.size() - in_pos_ < kMarkBytes) {
-      // Wait for the whole mark; the loader ignores what it is fed again.
-      payload_fed_ = loader_->consumed();
-      return false;
+    if (socket_ == nullptr || loader_->state() != LoaderState::kDone) return false;
+    // The loader was fed past the RDB's end (the marker, perhaps commands): those come first.
+    if (eof_mark_) {
+      in_ = std::string(loader_->unconsumed()) + in_.substr(in_pos_);
+      in_pos_ = 0;
     }
+  }
+  if (eof_mark_) {
+    if (in_.size() - in_pos_ < kMarkBytes) return false;
     if (std::string_view(in_).substr(in_pos_, kMarkBytes) != mark_) {
       disconnect("the snapshot does not end with its mark");
       return false;
     }
     in_pos_ += kMarkBytes;
-  } else {
-    const uint64_t rest = payload_left_ - used;
-    if (in_.size() - in_pos_ < rest) return false;
-    in_pos_ += rest;
+  } else if (payload_left_ > 0) {
+    // $<len> beyond the RDB's end (not written by Redis): skipped.
+    const uint64_t skip = std::min<uint64_t>(payload_left_, in_.size() - in_pos_);
+    in_pos_ += skip;
+    payload_left_ -= skip;
+    if (payload_left_ > 0) return false;
   }
   snapshot_done();
   return true;
@@ -513,6 +526,8 @@ void ImportSource::finished(uint64_t seq, Kind kind, std::string_view reply,
       commands_++;
     }
   }
+  // A command of a link that was since replaced by a full resync: its offsets are gone.
+  if (seq < pending_base_ || seq - pending_base_ >= pending_.size()) return;
   pending_[seq - pending_base_].done = true;
   while (!pending_.empty() && pending_.front().done) {
     applied_offset_ = pending_.front().offset;

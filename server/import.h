@@ -109,8 +109,8 @@ class ImportSource {
   bool eof_mark_ = false;
   std::string mark_;
   uint64_t payload_left_ = 0;  // $<len> transfers: bytes still to come
-  uint64_t payload_fed_ = 0;
-  bool resync_ = false;  // a full resync after an earlier one: keys replaced without counting
+  std::string mark_tail_;      // the last bytes fed, to find a marker split between reads
+  bool resync_ = false;        // a full resync after an earlier one: keys replaced without counting
   // Keys this source has had (its snapshot's and those its writes touched), and during a later
   // full resync the new snapshot's: keys in the first and not the second are deleted. About the
   // size of the key names on the importing node.

@@ -108,8 +108,10 @@ void Server::sync_data(uint64_t id, std::string_view chunk) {
   if (it == syncs_.end()) return;
   SyncTransfer& t = *it->second;
   Connection* conn = clients_.find(id);
+  // A closing client's transfer ends in on_connection_closed (not here, inside the stream's own
+  // callback).
   if (conn == nullptr || conn->closing()) {
-    syncs_.erase(it);
+    t.stream->pause();
     return;
   }
   if (!t.eof_mark) {
@@ -133,7 +135,8 @@ void Server::resume_syncs() {
   for (auto& [id, t] : syncs_) {
     if (!t->stream || !t->stream->paused()) continue;
     Connection* conn = clients_.find(id);
-    if (conn != nullptr && conn->pending_output() >= kSyncOutputHigh / 2) {
+    if (conn == nullptr || conn->closing()) continue;
+    if (conn->pending_output() >= kSyncOutputHigh / 2) {
       paused = true;
       continue;
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CLUSTER IMPORT: a 3-node ringkv cluster replicates two running redis-servers 7.0.15.
 
-1. Two sources hold keys of every type and encoding (with TTLs, streams with consumer groups)
+1. Two sources (one sending its snapshot diskless, one from disk) hold keys of every type and
+   encoding (with TTLs, streams with consumer groups)
    and some keys on both; CLUSTER IMPORT of both through one node while a writer keeps writing
    to the first (SET, INCR, HSET, RPUSH, SADD, ZADD, XADD, EXPIRE, DEL): once both sources are
    streaming and caught up (the imported offset equals the source's master_repl_offset),
@@ -163,6 +164,9 @@ def main():
         b = redis.Redis(port=b_proc.port)
         for r in (a, b):  # a full resync starts at once, not after Redis's 5 s wait for others
             r.config_set("repl-diskless-sync-delay", 0)
+        # The second source writes its snapshot to disk and sends it as $<len> (the first one
+        # streams it between $EOF: markers).
+        b.config_set("repl-diskless-sync", "no")
         node = cluster.nodes[0].port
         ring = redis.Redis(port=cluster.nodes[1].port)
         test_errors(report, node)
