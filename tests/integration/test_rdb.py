@@ -166,11 +166,20 @@ def test_commands(report, binary):
                         harness.RespClient(ours.port) as c:
                     report.equal(c.call(*name, cmd), o.call(*name, cmd),
                                  "%s %s" % (" ".join(name), cmd))
+        # rdbcompression applies to DUMP payloads as in Redis.
+        o = redis.Redis(port=oracle_proc.port)
         r = redis.Redis(port=ours.port)
+        for client in (o, r):
+            client.set("lzf", "abc" * 100)
+        for setting in ("no", "yes"):
+            for client in (o, r):
+                client.config_set("rdbcompression", setting)
+            report.equal(r.dump("lzf"), o.dump("lzf"), "DUMP with rdbcompression %s" % setting)
+        r.delete("lzf")
         r.set("a", "1")
         before = r.lastsave()
         info = harness.info_fields(ours.port, "INFO", "persistence")
-        report.equal(info.get("rdb_changes_since_last_save"), "1", "one change since start")
+        report.equal(info.get("rdb_changes_since_last_save"), "3", "changes since start")
         time.sleep(1.1)
         report.equal(r.bgsave(), True, "BGSAVE")
         deadline = time.time() + 20 * harness.timeout_scale()

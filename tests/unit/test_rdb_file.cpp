@@ -291,3 +291,25 @@ TEST_CASE("a snapshot streamed from a forked child, paused and resumed, loads ba
   CHECK(dump_store(loaded) == at_fork);
   CHECK(dump_store(loaded) != dump_store(source));
 }
+
+TEST_CASE("IDLE and FREQ are written under LRU and LFU policies and loaded back") {
+  Store source;
+  source.set_now(unix_ms());
+  fill(source);
+  for (auto access : {RdbSaveOptions::Access::kLru, RdbSaveOptions::Access::kLfu}) {
+    RdbSaveOptions options;
+    options.access = access;
+    const std::string bytes = rdb_of(source, options);
+    // Each key gets an opcode and its value (at least 2 bytes) before its type.
+    CHECK(bytes.size() >= rdb_of(source).size() + 2 * source.size());
+    Store loaded;
+    if (access == RdbSaveOptions::Access::kLfu) {
+      loaded.set_access_policy(ringkv::engine::AccessPolicy{true, 10, 1});
+    }
+    REQUIRE(load(bytes, loaded, 1000));
+    CHECK(dump_store(loaded) == dump_store(source));
+  }
+  CHECK(rdb_access_for_policy("allkeys-lru") == RdbSaveOptions::Access::kLru);
+  CHECK(rdb_access_for_policy("volatile-lfu") == RdbSaveOptions::Access::kLfu);
+  CHECK(rdb_access_for_policy("noeviction") == RdbSaveOptions::Access::kNone);
+}
