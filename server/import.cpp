@@ -73,7 +73,20 @@ std::string_view ImportSource::state_name(State s) {
 
 void ImportSource::start() { connect(); }
 
+void ImportSource::restart(std::string password) {
+  password_ = std::move(password);
+  if (errors_ > 0) {
+    spdlog::info("import from {}: {} commands failed before it stopped: asking for a new snapshot",
+                 address(), errors_);
+    replid_.clear();
+    errors_ = 0;
+  }
+  connect();
+}
+
 void ImportSource::stop() {
+  // Half a snapshot can't be continued by a later restart().
+  if (state_ == State::kSnapshot) replid_.clear();
   close_socket();
   state_ = State::kStopped;
   loader_.reset();
@@ -618,14 +631,16 @@ bool Server::cluster_import(engine::CommandContext& ctx) {
     ctx.reply.error("ERR invalid address '" + std::string(address) + "': expected host:port");
     return true;
   }
-  for (auto it = imports_.begin(); it != imports_.end(); ++it) {
-    if ((*it)->address() != address) continue;
-    if ((*it)->state() != ImportSource::State::kStopped) {
+  for (auto& source : imports_) {
+    if (source->address() != address) continue;
+    if (source->state() != ImportSource::State::kStopped) {
       ctx.reply.error("ERR already importing from " + std::string(address));
       return true;
     }
-    imports_.erase(it);
-    break;
+    spdlog::info("importing from {} again", address);
+    source->restart(std::move(password));
+    ctx.reply.ok();
+    return true;
   }
   imports_.push_back(std::make_unique<ImportSource>(*this, std::string(address.substr(0, colon)),
                                                     static_cast<int>(port), std::move(password),

@@ -39,6 +39,10 @@ class ImportSource {
   ImportSource& operator=(const ImportSource&) = delete;
 
   void start();
+  // CLUSTER IMPORT of a source stopped earlier: connects again with what it knew. After errors (a
+  // node was down) it asks for a new snapshot, which replaces every key and deletes those gone;
+  // otherwise it resumes the stream after the last command read when the source still has it.
+  void restart(std::string password);
   // CLUSTER IMPORT STOP: disconnects; the counters stay for CLUSTER INFO.
   void stop();
   // Once a second: the replica's ACK, reconnection, progress logs.
@@ -79,7 +83,7 @@ class ImportSource {
   Server& server_;
   const std::string host_;
   const int port_;
-  const std::string password_;
+  std::string password_;
   const uint64_t client_id_;
   State state_ = State::kConnecting;
   Socket* socket_ = nullptr;
