@@ -90,8 +90,9 @@ int Server::serve() {
                    protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
       return 1;
     }
-  } else if (!rdb_.load()) {
-    return 1;
+  } else {
+    if (!rdb_.load()) return 1;
+    if (cluster_ && store_.size() > 0) warn_foreign_keys();
   }
   if (!listen()) {
     uv_run(loop_, UV_RUN_DEFAULT);
@@ -134,6 +135,22 @@ int Server::serve() {
   uv_loop_close(loop_);
   spdlog::info("ringkv is now ready to exit, bye bye");
   return 0;
+}
+
+void Server::warn_foreign_keys() {
+  // A file copied from a redis-server (or from another member) holds keys of other owners: they
+  // load, but no client request reaches them here.
+  size_t foreign = 0;
+  const std::string& self = cluster_->self_address();
+  store_.for_each([&](const engine::Entry& e) {
+    if (cluster_->routing_ring().owner_of(e.key()) != self) foreign++;
+  });
+  if (foreign == 0) return;
+  spdlog::warn(
+      "{} of the {} keys loaded belong to other members of the ring and are not served here: "
+      "to bring a whole dataset into a cluster use CLUSTER IMPORT from a redis-server (it "
+      "routes each key to its owner)",
+      foreign, store_.size());
 }
 
 void Server::on_connection(uv_stream_t* listener, int status) {

@@ -173,6 +173,8 @@ class Server final : public engine::ServerControl,
   static void on_signal(uv_signal_t* handle, int signum);
 
   bool listen();
+  // After loading at start-up in a cluster: logs how many keys belong to other members.
+  void warn_foreign_keys();
   // Protected mode turns this new client away.
   bool protected_from(const Connection& conn) const;
   // Answers a command (the row `spec`, if it resolved) that cannot run with `error`: a

@@ -299,6 +299,13 @@ def test_cluster_snapshot(report, binary):
                 with redis_on(os.path.join(out, f), "redis-" + f) as loaded:
                     total += redis.Redis(port=loaded.port).dbsize()
             report.equal(total, 300, "the members' files hold every key once")
+            # A member started on another member's file loads keys it does not own, and says so.
+            other = [f for f in files if not f.endswith("-%d.rdb" % cluster.nodes[0].port)][0]
+            shutil.copy(os.path.join(out, other), os.path.join(cluster.nodes[0].dir, "dump.rdb"))
+            cluster.kill(0)
+            cluster.restart(0)
+            report.check("belong to other members of the ring" in cluster.nodes[0].log(),
+                         "a node warns about keys it does not own", cluster.nodes[0].log()[-1000:])
         finally:
             shutil.rmtree(out, ignore_errors=True)
 
