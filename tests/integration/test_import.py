@@ -237,6 +237,7 @@ def main():
         a.set("after:stop", "1")
         time.sleep(0.3)
         report.equal(ring.exists("after:stop"), 0, "nothing is imported after STOP")
+        harness.check_clean_exit(report, cluster.nodes[0])
     report.finish()
 
 

@@ -113,6 +113,9 @@ def test_both_ways(report, binary, rng):
             with redis_on(os.path.join(back.dir, "dump.rdb"), "redis-round-trip") as again:
                 compare(report, redis.Redis(port=again.port), oracle, keys,
                         "ringkv -> redis -> ringkv -> redis")
+            harness.check_clean_exit(report, back)
+        # SIGTERM after SAVEs: a clean exit (no leak reports under the sanitizers).
+        harness.check_clean_exit(report, ours)
         return theirs_copy(theirs)
 
 
@@ -279,6 +282,8 @@ def test_sync(report, binary, good):
             report.equal(status.get("master_link_status"), "down", "REPLICAOF ringkv is refused")
             report.check("can't be replicated" in replica.log(), "the replica logs why",
                          replica.log()[-1500:])
+        # After snapshots streamed by forked children: a clean exit.
+        harness.check_clean_exit(report, ours)
 
 
 def test_cluster_snapshot(report, binary):
