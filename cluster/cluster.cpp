@@ -50,6 +50,16 @@ Cluster::Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, std::stri
       routing_(ring_),
       router_(routing_, routing_.index_of(self_)),
       self_full_(ring_.index_of(self_)) {
+  replication_ = std::make_unique<Replication>(
+      Replication::Env{loop_,
+                       [this](const std::string& address) {
+                         // Writes wait for the replica however long: its health decides.
+                         const auto t = static_cast<uint64_t>(options_.connect_timeout_ms);
+                         return make_link(peer(address), LinkOptions{t, 0, t});
+                       },
+                       [this](const std::string& address) { return peer(address).up; }},
+      self_, static_cast<size_t>(options_.replication_factor),
+      static_cast<size_t>(options_.repl_backlog_size));
   load_ring();
   index_peers();
   rebuild_routing();
@@ -77,19 +87,13 @@ void Cluster::index_peers() {
 }
 
 void Cluster::rebuild_routing() {
-  std::vector<hashring::Member> live;
-  for (size_t i = 0; i < ring_.size(); ++i) {
-    // A peer that refuses our links is misconfigured, not down: its keys fail rather than move.
-    if (i == self_full_ || peers_[i]->up || !peers_[i]->refused_by_peer.empty() ||
-        options_.on_peer_down != conf::kPeerDownEject) {
-      live.push_back(ring_.nodes()[i]);
-    }
-  }
-  routing_.set_members(live);
+  // Members failed over own no keys (failover.cpp decides which, with a majority).
+  routing_ = live_ring(ring_.nodes(), failed_);
   routing_to_full_.clear();
   for (const auto& m : routing_.nodes()) routing_to_full_.push_back(ring_.index_of(m.address));
   router_ = Router(routing_, routing_.index_of(self_));
   routing_epoch_++;
+  replication_->set_routing(routing_, ring_version_);
 }
 
 Cluster::~Cluster() = default;
@@ -112,6 +116,7 @@ void Cluster::start() {
     for (auto& [id, t] : self->transaction_links_) {
       if (t.link->needs_flush()) t.link->flush();
     }
+    self->replication_->flush();
     // Closing a retired link fails what it still carried (a client that went away).
     for (auto& l : self->retired_links_) l->close(LinkErrorKind::kAbandoned);
     self->retired_links_.clear();
@@ -137,13 +142,21 @@ void Cluster::start() {
   uv_timer_init(loop_, &health_timer_);
   health_timer_.data = this;
   uint64_t interval = static_cast<uint64_t>(options_.health_interval_ms);
+  // A lease outlives a few lost pings; a member that lost it stops serving before the others
+  // would fail it over (they need failure-limit failed pings to see it down).
+  lease_ms_ = interval * static_cast<uint64_t>(options_.failure_limit + 1);
+  lease_lost_since_ = uv_now(loop_);
   uv_timer_start(
       &health_timer_, [](uv_timer_t* t) { static_cast<Cluster*>(t->data)->check_health(); },
       interval, interval);
+  replication_->start();
   started_ = true;
+  // The first pings now: the lease (and the peers' health) are known before the first interval.
+  check_health();
 }
 
 void Cluster::check_health() {
+  update_lease();
   for (size_t i = 0; i < peers_.size(); ++i) {
     if (!peers_[i]) continue;
     PeerState& peer = *peers_[i];
@@ -161,12 +174,14 @@ void Cluster::check_health() {
     peer.ping_in_flight = true;
     const uint64_t seq = ++peer.ping_seq;
     PeerState* ps = &peer;
+    const uint64_t sent = uv_now(loop_);
     health.send("*1\r\n$4\r\nPING\r\n",
-                [this, ps, seq](std::string_view reply, const LinkError* error) {
+                [this, ps, seq, sent](std::string_view reply, const LinkError* error) {
                   PeerState& p = *ps;
                   if (p.ping_seq != seq) return;
                   p.ping_in_flight = false;
                   if (error == nullptr && reply == "+PONG\r\n") {
+                    p.granted_ms = sent;
                     ping_succeeded(p);
                   } else {
                     ping_failed(p, error ? error->reason() : "unexpected reply to PING");
@@ -178,15 +193,15 @@ void Cluster::check_health() {
 void Cluster::ping_succeeded(PeerState& peer) {
   peer.failures = 0;
   peer.last_seen_ms = uv_now(loop_);
+  update_lease();
+  drive_restart_check();
   if (peer.up) return;
   peer.up = true;
   spdlog::warn("peer {} is up again", peer.address);
+  replication_->peer_state_changed(peer.address, true);
   // Relay links waiting out a reconnect delay from while it was down may connect right away.
   peer.pool.reset_backoff();
-  if (options_.on_peer_down == conf::kPeerDownEject) {
-    rebuild_routing();
-    spdlog::warn("peer {} is back on the ring; its keys go to it again", peer.address);
-  }
+  maybe_restore();
 }
 
 void Cluster::ping_failed(PeerState& peer, std::string_view reason) {
@@ -196,16 +211,17 @@ void Cluster::ping_failed(PeerState& peer, std::string_view reason) {
   peer.up = false;
   peer.times_down++;
   spdlog::warn("peer {} is down after {} failed pings ({})", peer.address, peer.failures, reason);
+  replication_->peer_state_changed(peer.address, false);
   // Blocking requests wait without a timeout: a peer known down answers them now.
   std::vector<PeerLink*> waiting;
   for (auto& [id, b] : blocking_links_) {
     if (b.peer == &peer) waiting.push_back(b.link.get());
   }
   for (PeerLink* link : waiting) link->close(LinkErrorKind::kDown);
-  if (options_.on_peer_down == conf::kPeerDownEject) {
-    rebuild_routing();
-    spdlog::warn("peer {} ejected from the ring; its keys go to the next owners", peer.address);
-  }
+  // Requests already relayed to a hung peer fail now rather than at their timeout (their
+  // outcome is unknown, as with any request a peer took and did not answer).
+  peer.pool.fail_relays(LinkErrorKind::kDown);
+  maybe_fail_over();
 }
 
 void Cluster::stop() {
@@ -216,6 +232,7 @@ void Cluster::stop() {
   uv_close(reinterpret_cast<uv_handle_t*>(&health_timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&change_timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&recovery_timer_), nullptr);
+  replication_->stop();
   for (auto& [address, link] : control_links_) link->close(LinkErrorKind::kShutdown);
   for (auto& [address, p] : known_peers_) p->pool.close(LinkErrorKind::kShutdown);
   for (auto& [address, link] : migration_links_) link->close(LinkErrorKind::kShutdown);
@@ -475,6 +492,46 @@ void Cluster::transaction_exec(size_t node, uint64_t client_id,
       });
 }
 
+void Cluster::wait_remote(const std::string& address, uint64_t client_id, const std::string& key,
+                          int64_t numreplicas, int64_t timeout_ms, ReplyDone done) {
+  PeerState& p = peer(address);
+  if (std::optional<LinkError> why = unavailable_error(p)) {
+    done(error_reply(why->text()));
+    return;
+  }
+  PeerLink& link = p.pool.link_for(client_id);
+  const std::string_view ask[] = {kWaitFrame, "TICKET", key};
+  append_command(link.frame_buffer(), ask, false);
+  PeerState* ps = &p;
+  link.commit([this, ps, client_id, numreplicas, timeout_ms, done = std::move(done)](
+                  std::string_view reply, const LinkError* error) {
+    if (error != nullptr) return done(error_reply(error->text()));
+    if (reply.empty() || reply[0] != '+') return done(reply);
+    // The wait itself may take long: it must not hold up the replies of the shared link.
+    std::vector<std::string> args{std::string(kWaitFrame), "FOR", std::to_string(numreplicas),
+                                  std::to_string(timeout_ms)};
+    for (std::string_view w : common::split_words(line_text(reply))) args.emplace_back(w);
+    std::string frame;
+    protocol::append_request_header(frame, args.size());
+    for (const auto& a : args) protocol::append_request_bulk(frame, a);
+    const auto t = static_cast<uint64_t>(options_.connect_timeout_ms);
+    const auto id = std::make_pair(client_id, ps->address);
+    auto& slot = wait_links_[id];
+    if (slot) retired_links_.push_back(std::move(slot));
+    slot = make_link(*ps, LinkOptions{t, 0, t});
+    PeerLink* l = slot.get();
+    l->send(frame, [this, id, l, done](std::string_view r, const LinkError* e) {
+      auto it = wait_links_.find(id);
+      if (it != wait_links_.end() && it->second.get() == l) {
+        retired_links_.push_back(std::move(it->second));
+        wait_links_.erase(it);
+      }
+      done(e != nullptr ? error_reply(e->text()) : std::string(r));
+    });
+    l->flush();
+  });
+}
+
 void Cluster::transaction_end(uint64_t client_id) {
   auto it = transaction_links_.find(client_id);
   if (it == transaction_links_.end()) return;
@@ -485,6 +542,11 @@ void Cluster::transaction_end(uint64_t client_id) {
 void Cluster::client_closed(uint64_t client_id) {
   challenges_.erase(client_id);
   transaction_end(client_id);
+  for (auto it = wait_links_.lower_bound({client_id, std::string()});
+       it != wait_links_.end() && it->first.first == client_id;) {
+    retired_links_.push_back(std::move(it->second));
+    it = wait_links_.erase(it);
+  }
   auto it = blocking_links_.find(client_id);
   if (it == blocking_links_.end()) return;
   retired_links_.push_back(std::move(it->second.link));

@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -19,6 +20,7 @@
 #include "cluster/membership.h"
 #include "cluster/merge.h"
 #include "cluster/peer_link.h"
+#include "cluster/replication.h"
 #include "cluster/router.h"
 #include "conf/options.h"
 #include "engine/command.h"
@@ -63,8 +65,10 @@ struct PeerVerdict {
     kAccepted,    // the connection may switch to relayed mode
   };
   Outcome outcome;
-  std::string reply;     // the step's reply (RESP); an error when refused
-  bool control = false;  // accepted as a control link: RINGKV.RING frames only
+  std::string reply;        // the step's reply (RESP); an error when refused
+  bool control = false;     // accepted as a control link: RINGKV.RING frames only
+  std::string address;      // accepted: the peer's address, as it claimed and proved it
+  std::string fingerprint;  // accepted: the ring the link runs by (hex)
 };
 
 class Cluster {
@@ -111,6 +115,12 @@ class Cluster {
   void transaction_exec(size_t node, uint64_t client_id,
                         const std::vector<std::vector<std::string>>& queued,
                         protocol::RespVersion resp, ReplyDone done);
+  // WAIT for a client whose last write went to the peer at `address` (its key `key`): asks the
+  // peer what the key's replicas must acknowledge (on the client's link, after the write), then
+  // waits there on a link of the client's own; `done` gets the count (an integer reply) or the
+  // error.
+  void wait_remote(const std::string& address, uint64_t client_id, const std::string& key,
+                   int64_t numreplicas, int64_t timeout_ms, ReplyDone done);
   // Drops the client's transaction link, and with it the WATCHes on the peer.
   void transaction_end(uint64_t client_id);
   bool has_transaction_link(uint64_t client_id) const {
@@ -144,13 +154,44 @@ class Cluster {
   // that touch keys wait until release_held(); so do they on a node being joined (it serves no
   // keys of its own meanwhile).
   bool holds_clients() const {
-    return phase_ == Phase::kPaused || phase_ == Phase::kSwitching || joining_here();
+    return phase_ == Phase::kPaused || phase_ == Phase::kSwitching || joining_here() ||
+           lease_pending();
   }
+
+  // Failover (failover.cpp). With replication-factor > 1 (or on-peer-down = eject) a member a
+  // majority sees down is failed over: a ring change marks it failed, so its keys go to the next
+  // node of their preference lists, where their copies are; when it answers again a second
+  // change restores it, copying it the keys it owns again first.
+  bool failover_enabled() const {
+    return options_.replication_factor > 1 || options_.on_peer_down == conf::kPeerDownEject;
+  }
+  // A node serves the keys it owns only while a majority of the members answered its pings
+  // within the lease (so a node cut off stops before the others fail it over). Always true
+  // without failover.
+  bool lease_valid() const;
+  // The lease is not valid but may be soon (the node just started, or lost it a moment ago):
+  // requests for keys wait instead of failing.
+  bool lease_pending() const;
+  // Whether pings from `address` must fail: a failover of it is prepared here, so this node no
+  // longer grants it a lease.
+  // `link_fingerprint`: the ring the peer's link was accepted with.
+  bool fenced(std::string_view address, std::string_view link_fingerprint) const;
+  // Members failed over (sorted).
+  const std::vector<std::string>& failed() const { return failed_; }
+  // This node restarted without an append-only file fsynced at every write: its replicas may
+  // hold newer copies of its keys than it does. It serves none until it knows (failover.cpp):
+  // when a peer held copies of its keys, it asks to be failed over and is then restored from
+  // them; when none did (a new cluster, or every copy gone), it goes on with what it has.
+  void check_after_restart();
   // Changes whenever routing does (a ring change, a peer ejected or back): a transaction pinned
   // to a node under another epoch cannot run.
   uint64_t routing_epoch() const { return routing_epoch_; }
   // The link migration frames to `address` travel on, in order (one per target).
   PeerLink& migration_link(std::string_view address);
+
+  // Replication of this node's keys to their replicas, and of its primaries' keys to it.
+  Replication& replication() { return *replication_; }
+  const Replication& replication() const { return *replication_; }
 
   // Introspection: CLUSTER INFO, CLUSTER NODES, CLUSTER OWNER and the INFO cluster section.
   std::string info_text() const;
@@ -184,6 +225,47 @@ class Cluster {
   }
   // A prepared change adds this node, alone on its own ring until the change commits.
   bool joining_here() const { return pending_ && ring_.size() == 1 && pending_->size() > 1; }
+  // A prepared change restores this node from failed to live.
+  bool restoring_here() const {
+    return pending_ && is_failed(self_) &&
+           std::find(pending_failed_.begin(), pending_failed_.end(), self_) ==
+               pending_failed_.end();
+  }
+  bool is_failed(std::string_view address) const {
+    return std::find(failed_.begin(), failed_.end(), address) != failed_.end();
+  }
+  // The ring fingerprint that links compare: the members, and which are failed.
+  static uint64_t view_fingerprint(const hashring::HashRing& ring,
+                                   const std::vector<std::string>& failed);
+  uint64_t view_fingerprint() const { return view_fingerprint(ring_, failed_); }
+  // The ring keys are routed by: `members` less the `failed` ones.
+  hashring::HashRing live_ring(std::span<const hashring::Member> members,
+                               const std::vector<std::string>& failed) const;
+  // The ring whose keys this node keeps when a change ends: the one keys are routed by, or,
+  // while this node is failed over, that ring with this node live (it keeps its own keys until
+  // it is restored; only leftovers go).
+  hashring::HashRing kept_keys_ring() const;
+  // Starts a change that fails over a member this node sees down, when it is the member that
+  // proposes such changes (the first live member by address that it sees up).
+  void maybe_fail_over();
+  // Starts a failover of `members` (coordinated here); `requested`: they asked for it
+  // themselves (restarted with stale data), so no one need see them down nor wait for a lease.
+  void start_failover(const std::vector<std::string>& members, bool requested);
+  // check_after_restart(): asks the peers whether they held copies of this node's keys, then
+  // asks to be failed over; gives up after a while.
+  void drive_restart_check();
+  // Starts a change that restores a failed member that answers again (same proposer).
+  void maybe_restore();
+  // Asks peers that refuse this node's links for a ring mismatch which ring they have; adopts
+  // a newer committed one (a node that was away while the ring changed).
+  void catch_up_ring();
+  // Recomputes the lease from the peers' answered pings.
+  void update_lease();
+  // The member that proposes failovers and restores: the first by address of the live members
+  // this node sees up (itself included).
+  std::string proposer() const;
+  // The answer to RINGKV.RING GET: "+<version> <failed members or -> <member=weight>...".
+  std::string ring_text() const;
   // A change is prepared here, coordinated from here, or leftovers are still being deleted.
   bool migrating(const CopyProgress& progress) const {
     return phase_ != Phase::kIdle || change_ || progress.sweeping;
@@ -194,7 +276,8 @@ class Cluster {
   // Persists ring_ and a pending change; a failure is logged.
   void save_ring();
   // Makes `members` (version `version`) this node's ring; a node not in it is alone on its own.
-  void apply_ring(std::vector<hashring::Member> members, uint64_t version);
+  void apply_ring(std::vector<hashring::Member> members, std::vector<std::string> failed,
+                  uint64_t version);
   // Whether a peer's ring fingerprint may link with this node: this ring, the one a change is
   // moving to, the one it came from, or any while this node is an empty ring of one.
   bool fingerprint_acceptable(std::string_view hex) const;
@@ -205,6 +288,7 @@ class Cluster {
   // judges a completed round (next step, a retry, or the end); runs drive_change() soon.
   void drive_change();
   void change_round_done();
+  void failover_round_done();
   void schedule_change();
   void finish_change(std::string error);
   // Once a second while a change is prepared here: a coordinator that restarted takes it up
@@ -291,6 +375,9 @@ class Cluster {
     uint64_t connects = 0;  // link connects when the transaction started using it
   };
   std::unordered_map<uint64_t, TransactionLink> transaction_links_;
+  // WAITs relayed to the peer that has a client's last write: (client id, peer) → the link the
+  // wait runs on.
+  std::map<std::pair<uint64_t, std::string>, std::unique_ptr<PeerLink>> wait_links_;
   // The client's transaction link to routing node `node`, opened if needed.
   TransactionLink& transaction_link(size_t node, uint64_t client_id);
   // Links released from inside their own callbacks, destroyed at the end of the loop iteration.
@@ -306,6 +393,17 @@ class Cluster {
   Phase phase_ = Phase::kIdle;
   uint64_t pending_version_ = 0;
   std::optional<hashring::HashRing> pending_;  // the ring a prepared change moves to
+  std::vector<std::string> failed_;
+  std::vector<std::string> pending_failed_;  // the failed members of the prepared change's ring
+  uint64_t lease_ms_ = 0;
+  uint64_t lease_until_ = 0;       // loop time the lease ends
+  uint64_t lease_lost_since_ = 0;  // loop time it was last found invalid (0 while valid)
+  bool lease_held_ = false;        // the lease was valid once (start-up is not a loss)
+  enum class RestartCheck : uint8_t { kNone, kAsking, kReturning };
+  RestartCheck restart_check_ = RestartCheck::kNone;
+  uint64_t restart_check_since_ = 0;
+  std::unordered_set<std::string> seen_answers_;  // peers that answered SEEN with +0
+  std::unordered_set<std::string> seen_asked_;    // SEEN requests in flight
   uint64_t previous_fingerprint_ = 0;
   std::string change_from_fingerprint_;  // the ring a prepared change moves from (hex)
   std::string pending_coordinator_;      // the node coordinating the prepared change
@@ -318,6 +416,7 @@ class Cluster {
   std::unique_ptr<Coordination> change_;  // the change this node coordinates
   uv_timer_t change_timer_;
   std::string last_change_;  // how the last change this node coordinated ended
+  std::unique_ptr<Replication> replication_;
   uint64_t relayed_ = 0;
   uint64_t relay_errors_ = 0;
   uint64_t split_ = 0;

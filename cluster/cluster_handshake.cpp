@@ -85,7 +85,7 @@ class Cluster::LinkHandshake final : public PeerHandshake {
   // A control link (membership.cpp) carries ring-change frames only: it links whatever the two
   // rings are, which is what a change needs (they differ while it runs).
   std::string fingerprint() const {
-    return control_ ? std::string(kControlLink) : fingerprint_hex(cluster_.ring_.fingerprint());
+    return control_ ? std::string(kControlLink) : fingerprint_hex(cluster_.view_fingerprint());
   }
 
   Cluster& cluster_;
@@ -113,8 +113,8 @@ std::string Cluster::refused_by(PeerState& peer, std::string reason) {
 }
 
 bool Cluster::fingerprint_acceptable(std::string_view hex) const {
-  if (hex == fingerprint_hex(ring_.fingerprint())) return true;
-  if (pending_ && hex == fingerprint_hex(pending_->fingerprint())) return true;
+  if (hex == fingerprint_hex(view_fingerprint())) return true;
+  if (pending_ && hex == fingerprint_hex(view_fingerprint(*pending_, pending_failed_))) return true;
   if (previous_fingerprint_ != 0 && hex == fingerprint_hex(previous_fingerprint_)) return true;
   if (pending_ && hex == change_from_fingerprint_) return true;
   // A candidate: the cluster joining it links with its own ring.
@@ -200,7 +200,7 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
   if (identified && !control && !acceptable) reason = kRingMismatch;
   // The ring this link runs by: the connector's when this node accepts it (its own, a ring
   // change in progress, or this node joining), so the reply names it; else this node's.
-  const std::string mine = acceptable ? std::string(args[1]) : fingerprint_hex(ring_.fingerprint());
+  const std::string mine = acceptable ? std::string(args[1]) : fingerprint_hex(view_fingerprint());
   if (identified) {
     if (auto it = known_peers_.find(std::string(claimed)); it != known_peers_.end()) {
       it->second->refused_here = reason;
@@ -214,7 +214,7 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
         " " + handshake_proof(options_.secret, ProofRole::kAcceptor, challenge->connector_nonce,
                               challenge->acceptor_nonce, args[0], mine);
   }
-  return {PeerVerdict::kAccepted, reply + "\r\n", control};
+  return {PeerVerdict::kAccepted, reply + "\r\n", control, std::string(claimed), mine};
 }
 
 }  // namespace ringkv::cluster

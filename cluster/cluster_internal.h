@@ -2,6 +2,7 @@
 // peer's state and the texts both show.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -30,6 +31,30 @@ inline std::string fingerprint_hex(uint64_t fp) {
 // The text of a one-line reply ("+text\r\n" or "-text\r\n").
 inline std::string_view line_text(std::string_view reply) {
   return reply.size() >= 3 ? reply.substr(1, reply.size() - 3) : std::string_view();
+}
+
+// A list of members as ring-change frames carry it: comma-separated, or "-" for none.
+inline std::string members_list_text(const std::vector<std::string>& list) {
+  std::string out;
+  for (const auto& a : list) out += (out.empty() ? "" : ",") + a;
+  return out.empty() ? "-" : out;
+}
+
+// Parses members_list_text (sorted).
+inline std::vector<std::string> parse_members_list(std::string_view text) {
+  std::vector<std::string> out;
+  if (text == "-") return out;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    out.emplace_back(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline bool list_contains(const std::vector<std::string>& list, std::string_view a) {
+  return std::find(list.begin(), list.end(), a) != list.end();
 }
 
 // `text` made safe for one log line (or, with `space` '_', one CLUSTER NODES token): printable
@@ -65,6 +90,8 @@ struct Cluster::PeerState {
   uint64_t ping_seq = 0;      // the ping whose answer counts
   int64_t failures = 0;       // consecutive failed pings
   uint64_t last_seen_ms = 0;  // loop time of the last answered ping; 0 = never
+  uint64_t ping_sent_ms = 0;  // loop time the ping in flight was sent
+  uint64_t granted_ms = 0;    // loop time the last answered ping was sent (the lease it grants)
   uint64_t times_down = 0;    // up → down transitions
   std::string last_failure;   // why the last ping failed
 };
@@ -79,10 +106,19 @@ struct Cluster::Coordination {
     kQuiescing,
     kFlushing,
     kFlushWait,
-    kCommitting
+    kCommitting,
+    kLeaseWait,  // a failover: prepared by a majority, waiting for the failed node's lease to end
   };
+  enum Kind {
+    kMembership,  // CLUSTER JOIN / LEAVE / SETWEIGHT: every participant takes part
+    kFailover,    // failed members added: a majority takes part, nothing is copied
+    kRestore,     // failed members live again: every participant, copies as for a join
+  };
+  Kind kind = kMembership;
   uint64_t version = 0;
   std::vector<hashring::Member> members;  // the new ring
+  std::vector<std::string> failed;        // its failed members
+  std::vector<std::string> requested;     // failovers the members asked for themselves
   std::vector<std::string> participants;  // old members and new ones, less a forced leaver
   Step step = kPreparing;
   bool prepare_sent = false;
@@ -95,7 +131,8 @@ struct Cluster::Coordination {
   std::vector<bool> committed;  // per participant, in the commit step
   ReplyDone done;               // the command's client, until every member prepared
   uint64_t step_started_ms = 0;
-  int failures = 0;  // consecutive failed rounds of this step
+  int failures = 0;     // consecutive failed rounds of this step
+  size_t round_ok = 0;  // participants that answered this round as asked
 };
 
 }  // namespace ringkv::cluster

@@ -53,11 +53,16 @@ std::string Cluster::info_text() const {
   line("cluster_replicas", std::to_string(ring_.replicas()));
   line("cluster_hash", ring_.scheme().name);
   line("cluster_ring_version", std::to_string(ring_version_));
-  line("cluster_ring_fingerprint", fingerprint_hex(ring_.fingerprint()));
+  line("cluster_ring_fingerprint", fingerprint_hex(view_fingerprint()));
   const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};
   line("cluster_migration_state", migrating(progress) ? "migrating" : "idle");
   line("cluster_keys_to_move", std::to_string(progress.to_move));
   line("cluster_keys_moved", std::to_string(progress.moved));
+  line("cluster_replication_factor", std::to_string(options_.replication_factor));
+  line("cluster_replica_acks", std::to_string(options_.replica_acks));
+  line("cluster_failed", std::to_string(failed_.size()));
+  line("cluster_failed_members", members_list_text(failed_));
+  line("cluster_lease", !failover_enabled() ? "none" : lease_valid() ? "valid" : "lost");
   if (pending_) {
     line("cluster_pending_version", std::to_string(pending_version_));
     line("cluster_change_phase", phase_ == Phase::kPrepared ? "prepared"
@@ -74,6 +79,7 @@ std::string Cluster::info_text() const {
 }
 
 std::string Cluster::nodes_text(size_t self_keys) const {
+  const std::vector<ReplicaStatus> replicas = replication_->replicas();
   std::string out;
   for (size_t i = 0; i < ring_.size(); ++i) {
     const auto& m = ring_.nodes()[i];
@@ -93,6 +99,14 @@ std::string Cluster::nodes_text(size_t self_keys) const {
       if (!p.refused_here.empty()) out += " refused-here:" + printable(p.refused_here, 200, '_');
     }
     if (leaving) out += " leaving";
+    if (is_failed(m.address)) out += " failed";
+    // This node's stream to it, when it keeps copies of this node's keys.
+    for (const ReplicaStatus& r : replicas) {
+      if (r.address == m.address) {
+        out += " replica=" + r.state + ",behind=" + std::to_string(r.offset - r.acked) +
+               ",lag-ms=" + std::to_string(r.lag_ms);
+      }
+    }
     out += " vnodes=" + std::to_string(ring_.replicas() * m.weight);
     out += " weight=" + std::to_string(m.weight);
     if (i == self_full_) {

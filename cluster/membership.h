@@ -71,6 +71,9 @@ class MembershipHost {
   virtual void release_held() = 0;
   // Keys this node holds (a node may join only while it holds none).
   virtual size_t key_count() = 0;
+  // This node comes back from being failed over while its keys have copies elsewhere: what it
+  // holds is stale, and is deleted (the live members copy it what it owns again).
+  virtual void discard_keys() = 0;
 };
 
 }  // namespace ringkv::cluster

@@ -45,6 +45,12 @@ void PeerPool::close(LinkErrorKind kind) {
   links_.clear();
 }
 
+void PeerPool::fail_relays(LinkErrorKind kind) {
+  for (auto& l : links_) {
+    if (l) l->close(kind);
+  }
+}
+
 std::string PeerPool::state() const {
   std::string state = "idle";
   for (const auto& l : links_) {

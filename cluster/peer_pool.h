@@ -46,6 +46,9 @@ class PeerPool {
   void reset_backoff();
   // Closes every link, failing what they carry with `kind` (shutdown).
   void close(LinkErrorKind kind);
+  // Fails what the relay links carry with `kind` and drops their connections (they open again
+  // when next used); the health link is left alone.
+  void fail_relays(LinkErrorKind kind);
 
   // "connected", "connecting", "idle" or "broken:<reason>" (spaces as '_') for the relay links.
   std::string state() const;

@@ -31,12 +31,14 @@ std::string format_ring_state(const RingState& state) {
   for (const auto& m : state.members) {
     out += "member " + m.address + " " + std::to_string(m.weight) + "\n";
   }
+  for (const auto& a : state.failed) out += "failed " + a + "\n";
   if (state.pending_version != 0) {
     out += "pending " + std::to_string(state.pending_version) + "\n";
     if (!state.coordinator.empty()) out += "coordinator " + state.coordinator + "\n";
     for (const auto& m : state.pending_members) {
       out += "pending-member " + m.address + " " + std::to_string(m.weight) + "\n";
     }
+    for (const auto& a : state.pending_failed) out += "pending-failed " + a + "\n";
   }
   return out;
 }
@@ -69,6 +71,8 @@ std::optional<RingState> parse_ring_state(std::string_view text, std::string& er
       if (!parse_u64(w[1], state.pending_version) || state.pending_version == 0) {
         return fail("bad pending version");
       }
+    } else if ((w[0] == "failed" || w[0] == "pending-failed") && w.size() == 2) {
+      (w[0] == "failed" ? state.failed : state.pending_failed).emplace_back(w[1]);
     } else if (w[0] == "coordinator" && w.size() == 2) {
       state.coordinator = std::string(w[1]);
     } else if ((w[0] == "member" || w[0] == "pending-member") && w.size() == 3) {

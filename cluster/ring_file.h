@@ -7,10 +7,14 @@
 //   version 3
 //   member 127.0.0.1:7001 1
 //   member 127.0.0.1:7002 2
+//   failed 127.0.0.1:7003
 //   pending 4
 //   coordinator 127.0.0.1:7002
 //   pending-member 127.0.0.1:7001 1
+//   pending-failed 127.0.0.1:7003
 //   ...
+// A failed member (replication failed it over) is still a member but owns no keys until it is
+// restored.
 #pragma once
 
 #include <cstdint>
@@ -26,9 +30,11 @@ namespace ringkv::cluster {
 struct RingState {
   uint64_t version = 0;
   std::vector<hashring::Member> members;
+  std::vector<std::string> failed;  // members failed over, sorted
   // A change every member has prepared but not yet committed: the ring it moves to.
   uint64_t pending_version = 0;  // 0 = none
   std::vector<hashring::Member> pending_members;
+  std::vector<std::string> pending_failed;
   std::string coordinator;  // the node coordinating the pending change
 
   bool operator==(const RingState&) const = default;

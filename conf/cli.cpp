@@ -76,6 +76,10 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
     if (!why.empty()) return fail(std::string(primary_flag(rows[i])) + ": " + why);
   }
   fill_derived(config);
+  if (std::string why = check_combinations(config); !why.empty()) {
+    return fail((config.source_file.empty() ? std::string("command line") : config.source_file) +
+                ": " + why);
+  }
   if (print_config) return {std::nullopt, 0, to_toml(config)};
   return {std::move(config), 0, {}};
 }

@@ -121,6 +121,17 @@ void fill_derived(Config& config) {
   }
 }
 
+std::string check_combinations(const Config& config) {
+  const ClusterOptions& c = config.cluster;
+  if (c.replica_acks > c.replication_factor - 1) {
+    return "cluster.replica-acks: " + std::to_string(c.replica_acks) +
+           " is more than the replicas a key has (replication-factor " +
+           std::to_string(c.replication_factor) + " gives " +
+           std::to_string(c.replication_factor - 1) + ")";
+  }
+  return {};
+}
+
 std::string to_toml(const Config& config) {
   std::string out = "# ringkv-server " RINGKV_VERSION " configuration\n";
   for (std::string_view section : detail::sections()) {

@@ -43,6 +43,9 @@ std::string load_string(std::string_view toml_text, std::string_view source_name
 
 // Fills values that default to others: an empty cluster.self becomes "bind:port".
 void fill_derived(Config& config);
+// Checks the parameters that limit each other (replica-acks against replication-factor); returns
+// "" or "section.key: reason".
+std::string check_combinations(const Config& config);
 
 // The configuration as TOML with a comment per key; load_string of it yields the same Config.
 std::string to_toml(const Config& config);

@@ -67,6 +67,11 @@ struct ClusterOptions {
   int64_t failure_limit = 3;                 // consecutive failed pings that mark a peer down
   std::string on_peer_down = kPeerDownFail;  // "fail" its keys, or "eject" it from the ring
   std::string secret;  // shared by every node; peers prove it when they link; "" = none
+  // Copies of each key: its owner (the primary) and the next distinct members clockwise (its
+  // replicas). 1 = no replication. From 2 on, a member a majority sees down is failed over.
+  int64_t replication_factor = 1;
+  int64_t replica_acks = 0;                 // replicas that must have a write before its reply
+  int64_t repl_backlog_size = 1024 * 1024;  // bytes kept per replica for a partial resync
   // Derived: `self` was configured (a node with a self and no peers is a one-member ring that
   // may join a cluster); false when it defaulted to bind:port.
   bool self_given = false;

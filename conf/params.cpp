@@ -694,6 +694,19 @@ const std::vector<Row>& rows() {
       string_row(Head{"cluster", "secret", "--cluster-secret", "", false,
                       "Shared by all nodes; peers prove it when linking (empty = links unproven)"},
                  Field<C, std::string>{kCluster, &C::secret}, nullptr),
+      int_row(Head{"cluster", "replication-factor", "--replication-factor", "", false,
+                   "Copies of each key: its owner, then the owners it would have without the "
+                   "ones before (1 = none; from 2 on, a member a majority sees down is failed "
+                   "over)"},
+              Field<C, int64_t>{kCluster, &C::replication_factor}, 1, 16),
+      int_row(Head{"cluster", "replica-acks", "--replica-acks", "", false,
+                   "Replicas that must have a write before it is acknowledged (0 = "
+                   "asynchronous); at most replication-factor - 1"},
+              Field<C, int64_t>{kCluster, &C::replica_acks}, 0, 15),
+      size_row(Head{"cluster", "repl-backlog-size", "--repl-backlog-size", "", false,
+                    "Bytes of writes kept per replica so that a short disconnection resumes "
+                    "instead of copying everything again (bytes, or 1mb...)"},
+               Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 16 * 1024),
       bool_row(Head{"persistence", "appendonly", "--appendonly", "appendonly", true,
                     "Log every write to the append-only file and replay it at start-up"},
                Field<P, bool>{kPersistence, &P::appendonly}),

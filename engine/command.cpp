@@ -220,18 +220,24 @@ std::string command_fullname(const CommandSpec& spec) {
 
 std::vector<size_t> key_positions(const CommandSpec& spec, std::span<const std::string_view> argv) {
   std::vector<size_t> keys;
+  key_positions(spec, argv, keys);
+  return keys;
+}
+
+void key_positions(const CommandSpec& spec, std::span<const std::string_view> argv,
+                   std::vector<size_t>& keys) {
+  keys.clear();
   if (spec.find_keys != nullptr) {
     spec.find_keys(argv, keys);
-    return keys;
+    return;
   }
   const size_t argc = argv.size();
-  if (spec.first_key <= 0 || spec.key_step <= 0) return keys;
+  if (spec.first_key <= 0 || spec.key_step <= 0) return;
   int64_t last = spec.last_key < 0 ? static_cast<int64_t>(argc) + spec.last_key : spec.last_key;
   for (int64_t i = spec.first_key; i <= last && i < static_cast<int64_t>(argc);
        i += spec.key_step) {
     keys.push_back(static_cast<size_t>(i));
   }
-  return keys;
 }
 
 const CommandSpec* dispatch(CommandContext& ctx) {

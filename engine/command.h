@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <span>
@@ -174,6 +175,8 @@ class ServerControl {
   virtual std::string cluster_nodes() { return {}; }
   // The address of the node that owns `key`; empty when this node is standalone.
   virtual std::string cluster_owner(std::string_view /*key*/) { return {}; }
+  // The addresses of the nodes that keep `key`, its primary first; empty when standalone.
+  virtual std::vector<std::string> cluster_copies(std::string_view /*key*/) { return {}; }
   // CLUSTER JOIN / LEAVE / SETWEIGHT: answers through ctx (possibly later, the server keeps
   // the client's place in its replies). False when this node is not part of a cluster.
   virtual bool cluster_change(CommandContext& /*ctx*/) { return false; }
@@ -203,6 +206,13 @@ class ServerControl {
   // REPLCONF, and SYNC/PSYNC (`psync`): a tool asks for a snapshot of this node.
   virtual void replconf(CommandContext& ctx);
   virtual void sync(CommandContext& ctx, bool psync);
+  // WAIT numreplicas timeout (arguments checked): answers through ctx, possibly later (the
+  // server keeps the client's place in its replies), with how many replicas have the client's
+  // last write.
+  // The default: no replicas, answered at once.
+  virtual void wait_replicas(CommandContext& ctx, int64_t numreplicas, int64_t timeout_ms);
+  // ROLE: this node as a primary, with the replicas of its keys (default: none).
+  virtual void role(CommandContext& ctx);
   // The Lua scripts of this node (EVAL, SCRIPT ...); null where scripts cannot run.
   virtual ScriptEngine* script_engine() { return nullptr; }
 };
@@ -318,6 +328,13 @@ struct CommandContext {
   bool from_script = false;
   // Where a write names its effective form for the append-only log (null: nobody logs).
   Propagation* propagation = nullptr;
+  // Set on a cluster node that also holds replicas' copies of other nodes' keys: keyspace-wide
+  // commands (KEYS, SCAN, DBSIZE, RANDOMKEY, FLUSHALL, FLUSHDB) act on the keys it says are
+  // this node's own only.
+  const std::function<bool(std::string_view key)>* owned = nullptr;
+
+  // Whether a keyspace-wide command acts on `key` (see owned).
+  bool acts_on(std::string_view key) const { return owned == nullptr || (*owned)(key); }
 
   // Logs `argv` in place of this command (see Propagation). Builds nothing when nobody logs.
   void propagate_as(std::initializer_list<std::string_view> argv) const {
@@ -387,6 +404,9 @@ std::string command_fullname(const CommandSpec& spec);
 
 // Positions of the key arguments of argv for this row (empty for keyless commands).
 std::vector<size_t> key_positions(const CommandSpec& spec, std::span<const std::string_view> argv);
+// The same into `out` (cleared first), for callers that reuse one vector.
+void key_positions(const CommandSpec& spec, std::span<const std::string_view> argv,
+                   std::vector<size_t>& out);
 
 // Runs argv: resolves the row, checks arity, calls the handler. Writes an error reply when argv
 // cannot run. Returns the row that ran, or nullptr.

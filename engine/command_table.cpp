@@ -18,6 +18,7 @@
 #include "engine/commands/list.h"
 #include "engine/commands/list_pop.h"
 #include "engine/commands/pubsub.h"
+#include "engine/commands/replication.h"
 #include "engine/commands/server.h"
 #include "engine/commands/set.h"
 #include "engine/commands/stream.h"
@@ -42,6 +43,7 @@ constexpr Family kFamilies[] = {
     introspection_commands, transaction_commands,  server_commands,         dump_commands,
     scripting_commands,     bitmap_commands,       hyperloglog_commands,    stream_commands,
     stream_read_commands,   stream_group_commands, stream_pending_commands, stream_info_commands,
+    replication_commands,
 };
 
 std::vector<CommandSpec> assemble() {

@@ -35,7 +35,7 @@ std::optional<Member> parse_member(std::string_view text) {
 
 HashRing::HashRing(HashScheme scheme, uint32_t replicas)
     : scheme_(std::move(scheme)), replicas_(replicas) {
-  assert(replicas_ >= 1 && scheme_.probes >= 1);
+  assert(replicas_ >= 1 && scheme_.probes >= 1 && scheme_.probes <= 16);
   rebuild();
   version_ = 0;
 }
@@ -101,6 +101,46 @@ size_t HashRing::successor(uint32_t position) const {
   }
   const size_t i = static_cast<size_t>(base - points_.data()) + (base->point < position ? 1 : 0);
   return i == points_.size() ? 0 : i;
+}
+
+void HashRing::preference(std::string_view key, size_t n, std::vector<size_t>& out) const {
+  out.clear();
+  if (points_.empty()) return;
+  n = std::min(n, nodes_.size());
+  // The probes' positions and, for each, the first virtual node at or after it: the walk of
+  // each round starts there and skips the nodes already taken.
+  constexpr uint32_t kMaxProbes = 16;
+  const uint32_t probes = std::min(scheme_.probes, kMaxProbes);
+  uint32_t positions[kMaxProbes];
+  size_t starts[kMaxProbes];
+  positions[0] = scheme_.key_hash(hash_tag(key));
+  for (uint32_t probe = 0; probe < probes; ++probe) {
+    if (probe > 0) positions[probe] = probe_position(positions[0], probe);
+    starts[probe] = successor(positions[probe]);
+  }
+  while (out.size() < n) {
+    // point_index_of on the ring without the nodes taken so far: the closest probe wins (the
+    // earlier one on a tie).
+    size_t best = kNoNode;
+    uint32_t best_distance = 0;
+    for (uint32_t probe = 0; probe < probes; ++probe) {
+      size_t i = starts[probe];
+      for (size_t step = 0; step < points_.size(); ++step) {
+        const uint32_t node = points_[i].node;
+        bool taken = false;
+        for (size_t t : out) taken |= t == node;
+        if (!taken) break;
+        i = i + 1 == points_.size() ? 0 : i + 1;
+      }
+      starts[probe] = i;
+      const uint32_t distance = points_[i].point - positions[probe];
+      if (best == kNoNode || distance < best_distance) {
+        best = i;
+        best_distance = distance;
+      }
+    }
+    out.push_back(points_[best].node);
+  }
 }
 
 size_t HashRing::point_index_of(std::string_view key) const {

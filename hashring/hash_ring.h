@@ -68,6 +68,13 @@ class HashRing {
   // the start); kNoNode if the ring is empty.
   size_t successor(uint32_t position) const;
 
+  // The key's preference list, `n` indexes into nodes() at most (fewer when the ring has fewer
+  // nodes): its owner, then the owner it would have without that node, then without both, and
+  // so on. With replication the first is the key's primary and the others its replicas; taking
+  // a node off the ring makes each key's next node in this list its owner, so a failed-over key
+  // lands where its copies already are.
+  void preference(std::string_view key, size_t n, std::vector<size_t>& out) const;
+
   // Index of `address` in nodes(), or kNoNode if it is not a member.
   size_t index_of(std::string_view address) const;
   bool contains(std::string_view address) const { return index_of(address) != kNoNode; }

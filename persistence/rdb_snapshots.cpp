@@ -130,6 +130,7 @@ BgsaveStart RdbSnapshots::bgsave(uint64_t now_ms, int64_t now_unix_ms) {
 }
 
 bool RdbSnapshots::rule_due(int64_t now_unix_ms) const {
+  if (options_.save.empty()) return false;
   std::vector<std::pair<int64_t, int64_t>> rules;
   if (!conf::parse_save_rules(options_.save, rules)) return false;
   const int64_t now = now_unix_ms / 1000;

@@ -25,6 +25,10 @@ void append_request_bulk(std::string& out, std::string_view s) {
 }
 
 void append_request(std::string& out, std::span<const std::string_view> argv) {
+  // One allocation: each argument costs its bytes plus at most 16 of framing.
+  size_t size = out.size() + 16;
+  for (std::string_view a : argv) size += a.size() + 16;
+  out.reserve(size);
   append_request_header(out, argv.size());
   for (std::string_view a : argv) append_request_bulk(out, a);
 }

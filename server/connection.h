@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/replication.h"
 #include "conf/options.h"
 #include "engine/command.h"
 #include "protocol/reply_writer.h"
@@ -97,6 +98,25 @@ class Connection final : public engine::ClientSession {
   // A peer's control link: it may carry ring-change frames only.
   void set_control_link(bool control) { control_link_ = control; }
   bool control_link() const { return control_link_; }
+  // On a peer's link: the primary whose replication stream it carries ("" for none), set by
+  // the stream's RINGKV.REPL HELLO.
+  std::string& replication_source() { return replication_source_; }
+  // On a peer's link: who it is and the ring its handshake was accepted with.
+  void set_peer_identity(std::string address, std::string fingerprint) {
+    peer_name_ = std::move(address);
+    link_fingerprint_ = std::move(fingerprint);
+  }
+  const std::string& peer_name() const { return peer_name_; }
+  const std::string& link_fingerprint() const { return link_fingerprint_; }
+
+  // Where this client's last write went, for WAIT: this node (address empty) with the offsets
+  // its replicas must acknowledge, or a peer and one key it wrote there.
+  struct LastWrite {
+    std::string address;
+    std::string key;
+    cluster::ReplTicket ticket;
+  };
+  std::vector<LastWrite>& last_writes() { return last_writes_; }
 
   // What a tool announced with REPLCONF before SYNC/PSYNC (see server/snapshot_sync.h).
   struct ReplicaHandshake {
@@ -196,6 +216,10 @@ class Connection final : public engine::ClientSession {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
   bool control_link_ = false;
+  std::string replication_source_;
+  std::string peer_name_;
+  std::string link_fingerprint_;
+  std::vector<LastWrite> last_writes_;
   // May run commands that need authentication; false while requirepass is set and the client
   // has not authenticated (a client that connected with no password required stays true).
   bool authenticated_;

@@ -196,8 +196,7 @@ std::string Server::info(std::span<const std::string_view> sections) {
   }
   if (wanted(sections, "replication", true)) {
     section("Replication");
-    field(out, "role", "master");
-    field(out, "connected_slaves", "0");
+    out += replication_info();
   }
   if (wanted(sections, "cpu", true)) {
     section("CPU");

@@ -4,13 +4,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
+#include <algorithm>
 
 #include "cluster/cluster.h"
+#include "common/clock.h"
 #include "engine/keyspace/store.h"
-#include "engine/rdb/rdb_value.h"
-#include "protocol/request_writer.h"
 #include "server/connection.h"
+#include "server/key_frame.h"
 #include "server/server.h"
 
 namespace ringkv::server {
@@ -25,35 +25,55 @@ constexpr uint64_t kMaxInFlightBytes = 8 << 20;
 // Progress is logged at most this often.
 constexpr uint64_t kLogEveryMs = 1000;
 
-int64_t now_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace
 
-Migration::Migration(Server& server) : server_(server) {
-  uv_idle_init(server_.loop(), &idle_);
-  idle_.data = this;
-}
+Migration::Migration(Server& server)
+    : server_(server), task_(server.loop(), [this] { return step(); }) {}
 
 Migration::~Migration() = default;
 
-void Migration::stop() {
-  if (stopped_) return;
-  stopped_ = true;
-  uv_close(reinterpret_cast<uv_handle_t*>(&idle_), nullptr);
-}
-
-void Migration::wake() {
-  if (idle_running_ || stopped_) return;
-  idle_running_ = true;
-  uv_idle_start(&idle_, on_idle);
-}
-
-void Migration::on_idle(uv_idle_t* handle) { static_cast<Migration*>(handle->data)->step(); }
+void Migration::stop() { task_.stop(); }
 
 size_t Migration::key_count() { return server_.store().size(); }
+
+void Migration::discard_keys() {
+  spdlog::warn("restored after a failover: dropping the {} keys held from before",
+               server_.store().size());
+  server_.discard_keyspace();
+}
+
+bool Migration::holds(const hashring::HashRing& ring, std::string_view key) const {
+  const size_t factor = server_.cluster()->replication().factor();
+  if (factor <= 1) return ring.owner_of(key) == self_;
+  std::vector<size_t> pref;
+  ring.preference(key, factor, pref);
+  for (size_t i : pref) {
+    if (ring.nodes()[i].address == self_) return true;
+  }
+  return false;
+}
+
+void Migration::key_deleted(std::string_view key) {
+  const cluster::Cluster& cluster = *server_.cluster();
+  if (cluster.failed().empty() || cluster.replication().factor() > 1) return;
+  const std::string_view owner = cluster.ring().owner_of(key);
+  if (std::find(cluster.failed().begin(), cluster.failed().end(), owner) ==
+      cluster.failed().end()) {
+    return;
+  }
+  constexpr size_t kMaxTombstones = 1 << 20;
+  if (tombstones_.size() >= kMaxTombstones) {
+    if (!tombstones_overflowed_) {
+      spdlog::warn(
+          "over {} keys of failed-over members deleted here: their restore will not delete "
+          "the rest there",
+          kMaxTombstones);
+    }
+    tombstones_overflowed_ = true;
+    return;
+  }
+  tombstones_.emplace(key);
+}
 
 void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
                            std::string_view self) {
@@ -62,9 +82,16 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
   copy_.emplace(Copy{next, std::to_string(version)});
   to_move_ = 0;
   moved_ = 0;
+  // Deletions of a restored member's keys made here while it was away reach it as DELs with
+  // the keys written since the copy (at the flush).
+  for (const std::string& key : tombstones_) {
+    if (next.owner_of(key) != self_ && server_.store().peek(key) == nullptr) {
+      copy_->dirty.insert(key);
+    }
+  }
   // A change starting while the last one's leftovers are being deleted: the deletion goes on
   // under the ring that is current (the copy never sends keys this node does not own).
-  wake();
+  task_.wake();
 }
 
 cluster::CopyProgress Migration::copy_progress() const {
@@ -84,16 +111,23 @@ cluster::CopyProgress Migration::copy_progress() const {
 void Migration::copy_flush() {
   if (!copy_) return;
   copy_->flushing = true;
-  wake();
+  task_.wake();
 }
 
 void Migration::copy_end(const hashring::HashRing& owners, std::string_view self) {
   if (copy_) spdlog::info("ring change: {} of {} moving keys copied", moved_, to_move_);
   copy_.reset();
+  // Tombstones of members no longer failed are done with.
+  const std::vector<std::string>& failed = server_.cluster()->failed();
+  std::erase_if(tombstones_, [&](const std::string& key) {
+    return std::find(failed.begin(), failed.end(), server_.cluster()->ring().owner_of(key)) ==
+           failed.end();
+  });
+  if (failed.empty()) tombstones_overflowed_ = false;
   generation_++;
   self_ = self;
   sweep_.emplace(Sweep{owners});
-  wake();
+  task_.wake();
 }
 
 void Migration::release_held() {
@@ -108,6 +142,9 @@ void Migration::release_held() {
 void Migration::hold(Connection& conn) { held_.push_back(conn.id()); }
 
 void Migration::key_changed(std::string_view key) {
+  if (!server_.cluster()->failed().empty() && server_.store().peek(key) == nullptr) {
+    key_deleted(key);
+  }
   // Once the flush began clients are held: what changes now is expiry or eviction of a copy
   // the new owner already has (with the same absolute expiry), or a key the new owner writes
   // after it committed — which a late DEL from here must not undo.
@@ -126,28 +163,9 @@ void Migration::send_key(std::string_view key, bool first) {
   Copy& c = *copy_;
   const engine::Entry* e = server_.store().peek(key);
   cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(key));
-  std::string& f = link.frame_buffer();
-  uint64_t bytes = key.size();
-  if (e == nullptr) {
-    protocol::append_request_header(f, 4);
-    protocol::append_request_bulk(f, cluster::kMigrateFrame);
-    protocol::append_request_bulk(f, c.version);
-    protocol::append_request_bulk(f, "DEL");
-    protocol::append_request_bulk(f, key);
-  } else {
-    const std::string payload = engine::dump_payload(*e);
-    bytes += payload.size();
-    protocol::append_request_header(f, 8);
-    protocol::append_request_bulk(f, cluster::kMigrateFrame);
-    protocol::append_request_bulk(f, c.version);
-    protocol::append_request_bulk(f, "RESTORE");
-    protocol::append_request_bulk(f, key);
-    protocol::append_request_bulk(f, std::to_string(e->has_expire() ? e->expire_at() : 0));
-    protocol::append_request_bulk(f, payload);
-    protocol::append_request_bulk(f, "REPLACE");
-    protocol::append_request_bulk(f, "ABSTTL");
-    c.sent.emplace(key);
-  }
+  const uint64_t bytes = key.size() + append_key_frame(link.frame_buffer(),
+                                                       {cluster::kMigrateFrame, c.version}, key, e);
+  if (e != nullptr) c.sent.emplace(key);
   if (first) to_move_++;
   c.in_flight++;
   c.in_flight_bytes += bytes;
@@ -168,7 +186,7 @@ void Migration::send_key(std::string_view key, bool first) {
     } else if (first) {
       moved_++;
     }
-    wake();
+    task_.wake();
   });
 }
 
@@ -184,10 +202,10 @@ bool Migration::more_to_copy() const {
 void Migration::copy_batch() {
   Copy& c = *copy_;
   engine::Store& store = server_.store();
-  const int64_t start = now_us();
+  const int64_t start = common::monotonic_us();
   // Keys found moving and not sent yet: sent one by one within the turn's time budget (a big
   // value's copy is one DUMP; the budget bounds how many follow it in the same turn).
-  while (!c.found.empty() && may_send() && now_us() - start < kBatchBudgetUs) {
+  while (!c.found.empty() && may_send() && common::monotonic_us() - start < kBatchBudgetUs) {
     const std::string k = std::move(c.found.back());
     c.found.pop_back();
     if (store.peek(k) == nullptr) continue;  // expired or deleted meanwhile
@@ -195,7 +213,7 @@ void Migration::copy_batch() {
     send_key(k, true);
   }
   if (!c.scanned && c.found.empty()) {
-    const hashring::HashRing& current = server_.cluster()->ring();
+    const hashring::HashRing& current = server_.cluster()->routing_ring();
     c.cursor = store.scan(c.cursor, kBatchKeys, [&](const engine::Entry& e) {
       // Only keys this node owns: leftovers of an earlier change are not its to send.
       if (c.next.owner_of(e.key()) != self_ && current.owner_of(e.key()) == self_) {
@@ -205,7 +223,7 @@ void Migration::copy_batch() {
     if (c.cursor == 0) c.scanned = true;
   }
   if (c.scanned && c.found.empty() && c.flushing) {
-    while (!c.dirty.empty() && may_send() && now_us() - start < kBatchBudgetUs) {
+    while (!c.dirty.empty() && may_send() && common::monotonic_us() - start < kBatchBudgetUs) {
       const std::string k = std::move(c.dirty.extract(c.dirty.begin()).value());
       send_key(k, false);
     }
@@ -220,12 +238,12 @@ void Migration::copy_batch() {
 void Migration::sweep_batch() {
   Sweep& w = *sweep_;
   engine::Store& store = server_.store();
-  const int64_t start = now_us();
+  const int64_t start = common::monotonic_us();
   std::vector<std::string> gone;
   bool done = false;
-  while (!done && gone.size() < kBatchKeys && now_us() - start < kBatchBudgetUs) {
+  while (!done && gone.size() < kBatchKeys && common::monotonic_us() - start < kBatchBudgetUs) {
     w.cursor = store.scan(w.cursor, 64, [&](const engine::Entry& e) {
-      if (w.owners.owner_of(e.key()) != self_) gone.emplace_back(e.key());
+      if (!holds(w.owners, e.key())) gone.emplace_back(e.key());
     });
     done = w.cursor == 0;
   }
@@ -244,7 +262,7 @@ void Migration::sweep_batch() {
   }
 }
 
-void Migration::step() {
+bool Migration::step() {
   server_.store().set_now(server_.unix_now_ms());
   if (copy_) {
     copy_batch();
@@ -252,10 +270,7 @@ void Migration::step() {
     sweep_batch();
   }
   const bool more = copy_ ? more_to_copy() : sweep_.has_value();
-  if (!more && idle_running_) {
-    idle_running_ = false;
-    uv_idle_stop(&idle_);
-  }
+  return more;
 }
 
 }  // namespace ringkv::server

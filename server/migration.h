@@ -17,6 +17,7 @@
 
 #include "cluster/membership.h"
 #include "hashring/hash_ring.h"
+#include "server/idle_task.h"
 
 namespace ringkv::server {
 
@@ -37,9 +38,11 @@ class Migration final : public cluster::MembershipHost {
   void copy_end(const hashring::HashRing& owners, std::string_view self) override;
   void release_held() override;
   size_t key_count() override;
+  void discard_keys() override;
 
   // A key was written or deleted (by a command, expiry or eviction).
   void key_changed(std::string_view key);
+
   // Every key was deleted (FLUSHALL/FLUSHDB).
   void keyspace_flushed();
   // `conn`'s next request waits until release_held().
@@ -48,9 +51,8 @@ class Migration final : public cluster::MembershipHost {
   void stop();
 
  private:
-  static void on_idle(uv_idle_t* handle);
   // One loop turn's batch: copies, resends or deletes.
-  void step();
+  bool step();
   void copy_batch();
   // Below the limits on unacknowledged copies.
   bool may_send() const;
@@ -60,12 +62,9 @@ class Migration final : public cluster::MembershipHost {
   void send_key(std::string_view key, bool first);
   // The copy has keys to send and room to send them.
   bool more_to_copy() const;
-  void wake();
 
   Server& server_;
-  uv_idle_t idle_;
-  bool idle_running_ = false;
-  bool stopped_ = false;
+  IdleTask task_;
   std::vector<uint64_t> held_;  // connection ids
   std::string self_;
 
@@ -97,6 +96,15 @@ class Migration final : public cluster::MembershipHost {
   };
   std::optional<Sweep> sweep_;
   uint64_t last_log_ms_ = 0;
+  // A key was deleted: while members are failed over without copies elsewhere (a cache), a
+  // deletion of one of their keys is remembered, so that their restore deletes it there too.
+  void key_deleted(std::string_view key);
+  // Keys of failed members deleted here while they were away (see key_deleted), bounded.
+  std::unordered_set<std::string> tombstones_;
+  bool tombstones_overflowed_ = false;
+  // Whether this node holds `key` under `ring`: it is among its first replication-factor
+  // preferences there (its owner, without replication).
+  bool holds(const hashring::HashRing& ring, std::string_view key) const;
 };
 
 }  // namespace ringkv::server

@@ -19,11 +19,22 @@ namespace {
 
 bool is_error(std::string_view reply) { return !reply.empty() && reply[0] == '-'; }
 
+// A node without the lease of a majority serves none of its keys (see Cluster::lease_valid).
+constexpr std::string_view kNoMajorityError =
+    "CLUSTERDOWN this node cannot reach a majority of the cluster's members";
+
 }  // namespace
 
 bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
                      protocol::ReplyWriter& writer) {
   if (cluster_ && !conn.is_peer() && cluster_->holds_clients() && must_wait_for_ring(argv)) {
+    migration_->hold(conn);
+    return false;
+  }
+  // A peer's request for keys waits too while this node is about to hold its lease (it just
+  // started, or lost it a moment ago); peers' ring-change, copy and stream frames never wait.
+  if (cluster_ && conn.is_peer() && !conn.control_link() && conn.replication_source().empty() &&
+      cluster_->lease_pending() && relayed_keyed(argv)) {
     migration_->hold(conn);
     return false;
   }
@@ -36,6 +47,13 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     writer.raw(cluster_->ring_control(argv.subspan(1)));
     return true;
   }
+  if (!conn.control_link() && replica_frame(conn, argv, writer)) return true;
+  // A member being failed over (or failed over without knowing it yet) gets no lease from here.
+  if (argv.size() == 1 && engine::equals_ignore_case(argv[0], "ping") &&
+      cluster_->fenced(conn.peer_name(), conn.link_fingerprint())) {
+    writer.error("ERR fenced: this member is failing over " + conn.peer_name());
+    return true;
+  }
   if (conn.control_link()) {
     writer.error("ERR a control link carries RINGKV.RING frames only");
     return true;
@@ -46,7 +64,9 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
       writer.error("ERR no ring change to version " + std::string(argv[1]) + " here");
       return true;
     }
-    run(Origin::peer(conn), argv.subspan(2), writer);
+    applying_copy_ = true;
+    run(Origin::migration(conn), argv.subspan(2), writer);
+    applying_copy_ = false;
     return true;
   }
   // A relayed request of a RESP3 client carries a prefix: its reply is written in RESP3 on this
@@ -60,6 +80,15 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
   }
   run(Origin::peer(conn), argv, writer);
   return true;
+}
+
+bool Server::relayed_keyed(std::span<const std::string_view> argv) {
+  if (argv.size() > 1 && engine::equals_ignore_case(argv[0], cluster::kResp3Prefix)) {
+    argv = argv.subspan(1);
+  }
+  std::string error;
+  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+  return spec != nullptr && (spec->first_key > 0 || spec->find_keys != nullptr);
 }
 
 bool Server::must_wait_for_ring(std::span<const std::string_view> argv) {
@@ -93,7 +122,9 @@ Outcome Server::run(const Origin& origin, std::span<const std::string_view> argv
     return Outcome::kDone;
   }
   if (!origin.is_client()) {
-    if (origin.is_request() && refused_while_busy(origin, *spec, writer)) return Outcome::kDone;
+    if (origin.refused_while_busy() && refused_while_busy(origin, *spec, writer)) {
+      return Outcome::kDone;
+    }
     return run(origin, *spec, argv, writer);
   }
   // As Redis, unknown commands and wrong arities are reported before NOAUTH.
@@ -125,6 +156,11 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
     return Outcome::kDone;
   }
   if (origin.is_client() && cluster_ && relay(*conn, spec, argv, writer)) return Outcome::kDone;
+  if (cluster_ && origin.needs_lease() && !cluster_->lease_valid() &&
+      (spec.first_key > 0 || spec.find_keys != nullptr)) {
+    refuse(origin, kNoMajorityError, writer, &spec);
+    return Outcome::kDone;
+  }
   store_.set_now(unix_now_ms());
   if (origin.checks_memory() && refused_for_memory(spec, conn, writer)) return Outcome::kDone;
 
@@ -136,7 +172,16 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   ctx.blocked_retry = origin.kind == Origin::Kind::kBlockedRetry;
   ctx.ready_key = origin.ready_key;
   ctx.from_script = origin.kind == Origin::Kind::kScript;
-  call(spec, ctx, origin.records());
+  // A node's part of a keyspace-wide command covers its own keys, not the copies it holds.
+  if ((spec.flags & engine::kKeyspaceWide) && replicating() &&
+      (origin.kind == Origin::Kind::kPart || origin.kind == Origin::Kind::kPeer)) {
+    ctx.owned = &owned_;
+  }
+  if (replicating() && origin.waits_for_replicas()) {
+    call_replicated(origin, spec, ctx);
+  } else {
+    call(spec, ctx, origin.records());
+  }
   if (block.active) {
     // A client served again that still finds nothing keeps its place in the queue.
     if (origin.kind != Origin::Kind::kBlockedRetry) block_client(*conn, argv, std::move(block));
@@ -151,6 +196,7 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
                    std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
   cluster::Route route = cluster_->router().route(spec, argv);
   if (route.kind == cluster::RouteKind::kLocal) return false;
+  note_relayed_write(conn, spec, argv, route);
   Connection::ReplySlot slot = conn.reserve_reply();
   store_.set_now(unix_now_ms());
   // A blocking command blocks its client here too: later requests wait for its answer, as they
@@ -166,7 +212,7 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
 }
 
 void Server::call(const engine::CommandSpec& spec, engine::CommandContext& ctx, bool records) {
-  if (!records || !aof_.wants_records()) {
+  if (!records || (!aof_.wants_records() && !replicating())) {
     spec.handler(ctx);
     return;
   }
@@ -211,6 +257,7 @@ void Server::peer_handshake(Connection& conn, std::span<const std::string_view> 
     // From now on everything on this link runs here (and is never routed again).
     conn.set_peer(true);
     conn.set_control_link(verdict.control);
+    conn.set_peer_identity(std::move(verdict.address), std::move(verdict.fingerprint));
     conn.set_authenticated(true);
     return;
   }

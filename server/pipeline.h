@@ -26,6 +26,10 @@ struct Origin {
     kReplay,        // a record of the append-only file being loaded
     kScript,        // a command a script called (redis.call): runs here, never waits, never
                     // queued; its effects are recorded as part of the script's
+    kMigration,     // a key a ring change copies here (RINGKV.MIGRATE): as kPeer, but taken
+                    // whether or not this node holds its lease
+    kReplica,       // a write of a primary's replication stream: runs here (even while a
+                    // script is busy), never expires what it touches, recorded, not sent on
   };
 
   Kind kind;
@@ -42,28 +46,48 @@ struct Origin {
   static Origin transaction(Connection& c) { return {Kind::kTransaction, &c}; }
   static Origin replay() { return {Kind::kReplay}; }
   static Origin script(Connection* c) { return {Kind::kScript, c}; }
+  static Origin replica(Connection& c) { return {Kind::kReplica, &c}; }
+  static Origin migration(Connection& c) { return {Kind::kMigration, &c}; }
 
   // The command name is looked up as clients call it (rename-command applies).
   bool uses_client_names() const { return kind == Kind::kClient; }
   // NOAUTH, subscribed-mode rules, cluster transactions and routing: a client's request only.
   bool is_client() const { return kind == Kind::kClient; }
   // A request read from a connection: it may be queued by MULTI and is the client's last command.
-  bool is_request() const { return kind == Kind::kClient || kind == Kind::kPeer; }
+  bool is_request() const {
+    return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kMigration ||
+           kind == Kind::kReplica;
+  }
+  // Answered -BUSY while a script is busy (a primary's stream is not: it writes other keys).
+  bool refused_while_busy() const {
+    return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kMigration;
+  }
+  // Runs keyed commands here only while this node holds its lease (failover; a replica's stream
+  // and replay are not serving clients).
+  bool needs_lease() const {
+    return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kPart ||
+           kind == Kind::kTransaction || kind == Kind::kScript;
+  }
+  // Its reply waits until `replica-acks` replicas have its writes.
+  bool waits_for_replicas() const { return kind == Kind::kClient || kind == Kind::kPeer; }
   // maxmemory is enforced before commands that arrive from outside; a transaction's commands
   // were checked at EXEC, a blocked client's when it first ran, and replay restores what was.
   bool checks_memory() const {
-    return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kPart;
+    return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kMigration ||
+           kind == Kind::kPart;
   }
   // A blocking command that finds nothing may wait (else it answers as timed out).
   bool can_block() const {
-    return conn != nullptr && (is_request() || (kind == Kind::kBlockedRetry && !timed_out));
+    return conn != nullptr && kind != Kind::kReplica &&
+           (is_request() || (kind == Kind::kBlockedRetry && !timed_out));
   }
   // A change is recorded in the append-only file (replay is reading it).
   bool records() const { return kind != Kind::kReplay; }
   // Clients blocked on keys this command wrote are served right after it. Not in the middle of
   // EXEC (they are served after it, as Redis does), nor from inside that serving or replay.
   bool serves_blocked() const {
-    return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kPart;
+    return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kMigration ||
+           kind == Kind::kPart;
   }
 };
 

@@ -76,9 +76,12 @@ void Server::script_end(bool was_busy) {
     effects.swap(script_effects_);
     // Inside EXEC the transaction's MULTI already wraps them.
     const bool wrap = effects.size() > 1 && !in_exec_;
-    if (wrap) aof_.begin_transaction();
-    for (const auto& command : effects) aof_.feed(command);
-    if (wrap) aof_.end_transaction();
+    if (wrap) begin_record_block();
+    for (const auto& command : effects) {
+      const std::vector<std::string_view> argv(command.begin(), command.end());
+      feed_record(argv);
+    }
+    if (wrap) end_record_block();
   }
   Connection* conn = script_conn_;
   script_conn_ = nullptr;
@@ -93,7 +96,7 @@ void Server::record(std::span<const std::string_view> argv) {
     script_effects_.emplace_back(argv.begin(), argv.end());
     return;
   }
-  aof_.feed(argv);
+  feed_record(argv);
 }
 
 void Server::record(const std::vector<std::string>& argv) {
@@ -101,7 +104,24 @@ void Server::record(const std::vector<std::string>& argv) {
     script_effects_.push_back(argv);
     return;
   }
-  aof_.feed(argv);
+  const std::vector<std::string_view> views(argv.begin(), argv.end());
+  feed_record(views);
+}
+
+void Server::feed_record(std::span<const std::string_view> argv) {
+  if (aof_.wants_records()) aof_.feed(argv);
+  // Copies written here (a primary's stream, a ring change) are another node's to send on.
+  if (replicating() && !applying_copy_) cluster_->replication().feed(argv);
+}
+
+void Server::begin_record_block() {
+  aof_.begin_transaction();
+  if (replicating()) cluster_->replication().begin_block();
+}
+
+void Server::end_record_block() {
+  aof_.end_transaction();
+  if (replicating()) cluster_->replication().end_block();
 }
 
 bool Server::refused_while_busy(const Origin& origin, const engine::CommandSpec& spec,

@@ -53,6 +53,13 @@ Server::Server(conf::Config config)
         [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                protocol::ReplyWriter& out) { run(Origin::part(), spec, argv, out); });
     migration_ = std::make_unique<Migration>(*this);
+    replica_sync_ = std::make_unique<ReplicaSync>(*this);
+    cluster_->replication().set_host(replica_sync_.get());
+    // Only an append-only file fsynced at every write holds every write this node acknowledged.
+    if (!(config_.persistence.appendonly &&
+          config_.persistence.appendfsync == conf::kFsyncAlways)) {
+      cluster_->check_after_restart();
+    }
   }
 }
 
@@ -116,8 +123,6 @@ int Server::serve() {
 
   uv_timer_init(loop_, &block_timer_);
   block_timer_.data = this;
-  uv_timer_init(loop_, &sync_timer_);
-  sync_timer_.data = this;
   replid_ = common::random_hex(20);
 
   uv_check_init(loop_, &flush_check_);
@@ -202,11 +207,17 @@ void Server::on_connection_closed(Connection* conn) {
   maybe_finish_shutdown();
 }
 
+void Server::discard_keyspace() {
+  keyspace_flushing();
+  store_.clear(false);
+  const std::string_view flush[] = {"FLUSHALL"};
+  feed_record(flush);
+}
+
 void Server::key_dropped(std::string_view key) {
   key_changed(key);
-  if (!aof_.wants_records()) return;
   const std::string_view del[] = {"DEL", key};
-  aof_.feed(del);
+  feed_record(del);
 }
 
 void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
@@ -422,6 +433,16 @@ bool Server::cluster_change(engine::CommandContext& ctx) {
   return true;
 }
 
+std::vector<std::string> Server::cluster_copies(std::string_view key) {
+  std::vector<std::string> out;
+  if (!cluster_) return out;
+  const hashring::HashRing& ring = cluster_->routing_ring();
+  std::vector<size_t> pref;
+  ring.preference(key, cluster_->replication().factor(), pref);
+  for (size_t i : pref) out.push_back(ring.nodes()[i].address);
+  return out;
+}
+
 std::string Server::cluster_owner(std::string_view key) {
   return cluster_ ? std::string(cluster_->routing_ring().owner_of(key)) : std::string();
 }
@@ -498,6 +519,7 @@ void Server::begin_shutdown() {
   }
   if (cluster_) cluster_->stop();
   if (migration_) migration_->stop();
+  if (replica_sync_) replica_sync_->stop();
   aof_.shutdown(uv_now(loop_));
   // A signal saves as SHUTDOWN without arguments does: when save rules are set.
   if (!shutdown_save_done_) save_before_shutdown(false, false);

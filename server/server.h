@@ -28,6 +28,7 @@
 #include "server/migration.h"
 #include "server/pipeline.h"
 #include "server/pubsub.h"
+#include "server/replica_sync.h"
 #include "server/snapshot_sync.h"
 #include "server/string_map.h"
 
@@ -122,6 +123,7 @@ class Server final : public engine::ServerControl,
   std::string cluster_info() override;
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
+  std::vector<std::string> cluster_copies(std::string_view key) override;
   bool cluster_change(engine::CommandContext& ctx) override;
   bool cluster_import(engine::CommandContext& ctx) override;
 
@@ -132,6 +134,12 @@ class Server final : public engine::ServerControl,
                   std::function<void(std::string_view reply)> done);
 
   engine::ScriptEngine* script_engine() override { return scripts_.get(); }
+
+  // Replication (replication.cpp).
+  void wait_replicas(engine::CommandContext& ctx, int64_t numreplicas, int64_t timeout_ms) override;
+  void role(engine::CommandContext& ctx) override;
+  // INFO's replication section.
+  std::string replication_info() const;
 
   // engine::ScriptHost (scripting.cpp)
   void script_begin(engine::ClientSession* client) override;
@@ -164,6 +172,9 @@ class Server final : public engine::ServerControl,
   // What any change of `key` tells the rest of the server, whoever made it (a command, expiry,
   // eviction): its WATCHers fail, a ring change copies it again, its blocked clients look again.
   void key_changed(std::string_view key);
+  // Deletes every key (a node restored after a failover drops what it held), recorded as
+  // FLUSHALL.
+  void discard_keyspace();
   // Makes the transactions watching `key` fail.
   void invalidate_watchers(std::string_view key);
 
@@ -189,6 +200,8 @@ class Server final : public engine::ServerControl,
   // Peers' frames never wait: a peer relays only by a ring every node agrees on for its keys
   // (a paused node relays nothing; one that committed sends keys to owners that have them).
   bool must_wait_for_ring(std::span<const std::string_view> argv);
+  // Whether a frame a peer relayed names keys (its command, without a RESP3 prefix).
+  static bool relayed_keyed(std::span<const std::string_view> argv);
   // RINGKV.CHALLENGE / RINGKV.PEER, a step of a peer's handshake: answers a challenge, switches
   // the connection to a peer's relay link if the cluster accepts it, or answers the refusal and
   // closes it.
@@ -236,10 +249,31 @@ class Server final : public engine::ServerControl,
   // when it changed data (it reported a modified key or a flush): argv as it arrived, or the
   // effective form the handler named.
   void call(const engine::CommandSpec& spec, engine::CommandContext& ctx, bool records);
+  // call() for a request when this node replicates: collects the offsets its writes reached on
+  // the replicas' streams (for WAIT) and, with replica-acks, holds its reply in the client's
+  // place until that many replicas acknowledged them.
+  void call_replicated(const Origin& origin, const engine::CommandSpec& spec,
+                       engine::CommandContext& ctx);
+  // Remembers where a client's relayed write went (WAIT asks there).
+  void note_relayed_write(Connection& conn, const engine::CommandSpec& spec,
+                          std::span<const std::string_view> argv, const cluster::Route& route);
+  // On a peer's link: RINGKV.REPL and RINGKV.WAIT frames, and the writes of a primary's stream.
+  // Returns false for any other frame.
+  bool replica_frame(Connection& conn, std::span<const std::string_view> argv,
+                     protocol::ReplyWriter& writer);
+  void wait_frame(Connection& conn, std::span<const std::string_view> args,
+                  protocol::ReplyWriter& writer);
   // Hands one command's record to the append-only file, or, while a script runs, to the
   // script's effects (recorded when it ends, wrapped in MULTI/EXEC as Redis does).
   void record(std::span<const std::string_view> argv);
   void record(const std::vector<std::string>& argv);
+  // The one place records go: the append-only file and the replicas of the keys written.
+  void feed_record(std::span<const std::string_view> argv);
+  // The records fed between these calls form one MULTI/EXEC block in the file and on replicas.
+  void begin_record_block();
+  void end_record_block();
+  // Whether this node sends its writes to replicas (a cluster with replication-factor > 1).
+  bool replicating() const { return cluster_ && cluster_->replication().enabled(); }
   // While a script is busy only commands flagged allow_busy run (SCRIPT KILL, SHUTDOWN, ...):
   // answers the others with -BUSY. Returns whether it answered.
   bool refused_while_busy(const Origin& origin, const engine::CommandSpec& spec,
@@ -274,6 +308,7 @@ class Server final : public engine::ServerControl,
   // Snapshots on their way to tools, by client id (snapshot_sync.cpp).
   std::unordered_map<uint64_t, std::unique_ptr<SyncTransfer>> syncs_;
   uv_timer_t sync_timer_;
+  bool sync_timer_ready_ = false;
   std::string replid_;  // PSYNC's +FULLRESYNC replication id, new at each start as in Redis
   uint64_t sync_forks_ = 0;
   // CLUSTER IMPORT sources, running or stopped (import.cpp).
@@ -282,9 +317,16 @@ class Server final : public engine::ServerControl,
   uint64_t latest_sync_fork_usec_ = 0;
   // Reports of changed keys and flushes so far: a handler that moved it changed data.
   uint64_t changes_ = 0;
-  bool in_exec_ = false;                       // running EXEC's commands
+  bool in_exec_ = false;        // running EXEC's commands
+  bool applying_copy_ = false;  // running a replication or migration frame from a peer
+  std::vector<size_t> key_scratch_;
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
   std::unique_ptr<Migration> migration_;       // with cluster_
+  std::unique_ptr<ReplicaSync> replica_sync_;  // with cluster_
+  // Whether this node is the primary of a key (see CommandContext::owned).
+  std::function<bool(std::string_view)> owned_ = [this](std::string_view key) {
+    return cluster_->replication().primary_of(key) == cluster_->self_address();
+  };
   std::unique_ptr<engine::ScriptEngine> scripts_;
   // The script running now: its client, whether it is past the busy threshold (other clients
   // get -BUSY), and the records of its writes.

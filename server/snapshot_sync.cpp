@@ -122,6 +122,12 @@ void Server::sync_data(uint64_t id, std::string_view chunk) {
   conn->output_added();
   if (conn->pending_output() >= kSyncOutputHigh) {
     t.stream->pause();
+    if (!sync_timer_ready_) {
+      // Made on first use: most nodes never send a snapshot.
+      uv_timer_init(loop_, &sync_timer_);
+      sync_timer_.data = this;
+      sync_timer_ready_ = true;
+    }
     if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&sync_timer_))) {
       uv_timer_start(
           &sync_timer_, [](uv_timer_t* h) { static_cast<Server*>(h->data)->resume_syncs(); },
@@ -142,7 +148,7 @@ void Server::resume_syncs() {
     }
     t->stream->resume();
   }
-  if (!paused) uv_timer_stop(&sync_timer_);
+  if (!paused && sync_timer_ready_) uv_timer_stop(&sync_timer_);
 }
 
 void Server::sync_ended(uint64_t id, bool ok, const std::string& error) {
@@ -172,7 +178,7 @@ void Server::sync_ended(uint64_t id, bool ok, const std::string& error) {
 
 void Server::end_syncs() {
   syncs_.clear();
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&sync_timer_))) {
+  if (sync_timer_ready_ && !uv_is_closing(reinterpret_cast<uv_handle_t*>(&sync_timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&sync_timer_), nullptr);
   }
 }

@@ -176,7 +176,7 @@ void Server::exec(engine::CommandContext& ctx) {
   ctx.reply.array(queued.size());
   // The queued commands log their own records, wrapped in MULTI ... EXEC; EXEC logs nothing.
   if (ctx.propagation != nullptr) ctx.propagation->suppress();
-  aof_.begin_transaction();
+  begin_record_block();
   in_exec_ = true;
   // Inside a transaction a blocking command cannot wait: it answers as timed out. Memory was
   // checked for the whole transaction when EXEC arrived.
@@ -185,7 +185,7 @@ void Server::exec(engine::CommandContext& ctx) {
     run(Origin::transaction(conn), argv, ctx.reply);
   }
   in_exec_ = false;
-  aof_.end_transaction();
+  end_record_block();
 }
 
 void Server::watch(engine::CommandContext& ctx) {

@@ -58,7 +58,7 @@ void cmd_keys(CommandContext& ctx) {
   const size_t token = ctx.reply.begin_deferred();
   size_t count = 0;
   ctx.store.for_each([&](const Entry& e) {
-    if (common::glob_match(pattern, e.key())) {
+    if (ctx.acts_on(e.key()) && common::glob_match(pattern, e.key())) {
       ctx.reply.bulk(e.key());
       ++count;
     }
@@ -82,7 +82,7 @@ void cmd_scan(CommandContext& ctx) {
     const size_t want = static_cast<size_t>(count) - seen;
     cursor = ctx.store.scan(cursor, want, [&](const Entry& e) {
       ++seen;
-      if (!options.matches(e.key())) return;
+      if (!ctx.acts_on(e.key()) || !options.matches(e.key())) return;
       if (options.use_type && !equals_ignore_case(options.type, type_name(e.type()))) return;
       keys.emplace_back(e.key());
     });
@@ -93,6 +93,24 @@ void cmd_scan(CommandContext& ctx) {
 
 void cmd_randomkey(CommandContext& ctx) {
   const Entry* e = ctx.store.random_entry();
+  if (e != nullptr && !ctx.acts_on(e->key())) {
+    // Mostly copies here: a few more draws, then the first own key in table order.
+    e = nullptr;
+    for (int tries = 0; tries < 32 && e == nullptr; ++tries) {
+      const Entry* candidate = ctx.store.random_entry();
+      if (candidate != nullptr && ctx.acts_on(candidate->key())) e = candidate;
+    }
+    std::string found;
+    if (e == nullptr) {
+      uint64_t cursor = 0;
+      do {
+        cursor = ctx.store.scan(cursor, 64, [&](const Entry& x) {
+          if (found.empty() && ctx.acts_on(x.key())) found = x.key();
+        });
+      } while (cursor != 0 && found.empty());
+      if (!found.empty()) return ctx.reply.bulk(found);
+    }
+  }
   if (e == nullptr) {
     ctx.reply.null();
   } else {
@@ -100,7 +118,12 @@ void cmd_randomkey(CommandContext& ctx) {
   }
 }
 
-void cmd_dbsize(CommandContext& ctx) { ctx.reply.integer(static_cast<int64_t>(ctx.store.size())); }
+void cmd_dbsize(CommandContext& ctx) {
+  if (ctx.owned == nullptr) return ctx.reply.integer(static_cast<int64_t>(ctx.store.size()));
+  int64_t n = 0;
+  ctx.store.for_each([&](const Entry& e) { n += ctx.acts_on(e.key()) ? 1 : 0; });
+  ctx.reply.integer(n);
+}
 
 void cmd_flushall(CommandContext& ctx) {
   // Without an option Redis flushes synchronously (lazyfree-lazy-user-flush defaults to no).
@@ -114,7 +137,16 @@ void cmd_flushall(CommandContext& ctx) {
   }
   // Watchers learn which of their keys existed before they are gone.
   ctx.keyspace_flushing();
-  ctx.store.clear(async);
+  if (ctx.owned == nullptr) {
+    ctx.store.clear(async);
+  } else {
+    // This node's own keys only: the copies it holds are flushed by their primaries.
+    std::vector<std::string> own;
+    ctx.store.for_each([&](const Entry& e) {
+      if (ctx.acts_on(e.key())) own.emplace_back(e.key());
+    });
+    for (const std::string& key : own) ctx.store.erase(key);
+  }
   ctx.reply.ok();
 }
 

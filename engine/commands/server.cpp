@@ -117,6 +117,16 @@ static void cmd_cluster_nodes(CommandContext& ctx) {
   }
 }
 
+static void cmd_cluster_copies(CommandContext& ctx) {
+  const std::vector<std::string> copies = ctx.server->cluster_copies(ctx.argv[2]);
+  if (copies.empty()) {
+    ctx.reply.error(kClusterDisabled);
+    return;
+  }
+  ctx.reply.array(copies.size());
+  for (const std::string& address : copies) ctx.reply.bulk(address);
+}
+
 static void cmd_cluster_owner(CommandContext& ctx) {
   std::string owner = ctx.server->cluster_owner(ctx.argv[2]);
   if (owner.empty()) {
@@ -306,6 +316,21 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .since = "7.0.0",
      .summary = "Return the address of the node that owns a key",
      .complexity = "O(log N) where N is the number of virtual nodes",
+     .syntax = "key<string>",
+     .acl_categories = "slow"},
+    {.name = "copies",
+     .arity = 3,
+     .flags = kStale | kFast,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_copies,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Return the addresses of the nodes that keep a key: its primary, then its "
+                "replicas",
+     .complexity = "O(R log N) where R is the replication factor and N the number of virtual "
+                   "nodes",
      .syntax = "key<string>",
      .acl_categories = "slow"},
     {.name = "import",

@@ -348,3 +348,40 @@ TEST_CASE("a node of weight 2 gets about twice the share") {
   const std::vector<double> values(counts.begin(), counts.end());
   CHECK(balance_of(ring, values).busiest_over_mean < 1.15);
 }
+
+TEST_CASE("preference lists: the owner, then the owners without the nodes before") {
+  HashRing ring(decimal_scheme(), 3);
+  REQUIRE(ring.set_members(members({"6", "4", "2"})));
+  // Points 2 4 6 12 14 16 22 24 26; nodes by address: "2"=0, "4"=1, "6"=2.
+  std::vector<size_t> p;
+  ring.preference("3", 2, p);
+  CHECK(p == std::vector<size_t>{1, 2});  // owner "4", then "6"
+  ring.preference("25", 3, p);
+  CHECK(p == std::vector<size_t>{2, 0, 1});  // "6" at 26, wraps to "2" at 2, then "4"
+  ring.preference("25", 9, p);
+  CHECK(p.size() == 3);  // never more than the ring's nodes
+  ring.preference("1", 1, p);
+  CHECK(p == std::vector<size_t>{0});
+
+  // With real hashing: the owner first, every node distinct, and removing the owner makes its
+  // first replica the owner and shifts the rest up (failover keeps the copies where they are).
+  HashRing big(balanced_scheme());
+  big.set_members(port_range("127.0.0.1", 7001, 5));
+  for (const std::string& key : sample_keys(2000)) {
+    big.preference(key, 3, p);
+    REQUIRE(p.size() == 3);
+    CHECK(p[0] == big.owner_index(key));
+    CHECK(p[0] != p[1]);
+    CHECK(p[1] != p[2]);
+    CHECK(p[0] != p[2]);
+    HashRing without = big;
+    without.remove_node(big.nodes()[p[0]].address);
+    std::vector<size_t> q;
+    without.preference(key, 2, q);
+    CHECK(without.nodes()[q[0]].address == big.nodes()[p[1]].address);
+    CHECK(without.nodes()[q[1]].address == big.nodes()[p[2]].address);
+  }
+  HashRing empty;
+  empty.preference("k", 2, p);
+  CHECK(p.empty());
+}

@@ -25,6 +25,13 @@ TEST_CASE("a ring state round-trips through its text") {
   back = parse_ring_state(format_ring_state(s), error);
   REQUIRE(back);
   CHECK(*back == s);
+  // Failed-over members, committed and in a pending change.
+  s.failed = {"127.0.0.1:7002"};
+  s.pending_failed = {"127.0.0.1:7002", "127.0.0.1:7003"};
+  back = parse_ring_state(format_ring_state(s), error);
+  REQUIRE(back);
+  CHECK(*back == s);
+  CHECK(format_ring_state(s).find("\nfailed 127.0.0.1:7002\n") != std::string::npos);
 }
 
 TEST_CASE("a malformed ring file is refused with its line") {

@@ -1,0 +1,293 @@
+// Cluster: failover — members failed over and restored by ring changes a majority decides, the
+// lease that keeps a node cut off from the majority from serving its keys, and catching up with
+// a ring that changed while this node was away. See Cluster::failover_enabled().
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "cluster/cluster.h"
+#include "cluster/cluster_internal.h"
+#include "common/numbers.h"
+
+namespace ringkv::cluster {
+
+uint64_t Cluster::view_fingerprint(const hashring::HashRing& ring,
+                                   const std::vector<std::string>& failed) {
+  // FNV-1a over the failed addresses, folded into the ring's: equal to the ring's own
+  // fingerprint while none is failed (rings persisted before failover existed still match).
+  uint64_t fp = ring.fingerprint();
+  for (const std::string& a : failed) {
+    uint64_t h = 1469598103934665603ull;
+    for (char c : a) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    fp = (fp ^ h) * 1099511628211ull;
+  }
+  return fp;
+}
+
+hashring::HashRing Cluster::live_ring(std::span<const hashring::Member> members,
+                                      const std::vector<std::string>& failed) const {
+  hashring::HashRing ring(ring_.scheme(), ring_.replicas());
+  std::vector<hashring::Member> live;
+  for (const auto& m : members) {
+    if (!list_contains(failed, m.address)) live.push_back(m);
+  }
+  ring.set_members(live);
+  return ring;
+}
+
+hashring::HashRing Cluster::kept_keys_ring() const {
+  if (!is_failed(self_)) return routing_;
+  std::vector<std::string> others = failed_;
+  std::erase(others, self_);
+  return live_ring(ring_.nodes(), others);
+}
+
+bool Cluster::lease_valid() const {
+  if (!failover_enabled() || !started_) return true;
+  return restart_check_ == RestartCheck::kNone && uv_now(loop_) < lease_until_;
+}
+
+bool Cluster::lease_pending() const {
+  if (lease_valid()) return false;
+  if (restart_check_ != RestartCheck::kNone) return true;
+  return lease_lost_since_ != 0 && uv_now(loop_) - lease_lost_since_ < lease_ms_;
+}
+
+void Cluster::check_after_restart() {
+  if (!failover_enabled() || options_.replication_factor < 2 || ring_.size() < 2 ||
+      is_failed(self_)) {
+    return;
+  }
+  restart_check_ = RestartCheck::kAsking;
+  replication_->hold_streams(true);
+}
+
+void Cluster::drive_restart_check() {
+  if (restart_check_ == RestartCheck::kNone || !started_) return;
+  const uint64_t now = uv_now(loop_);
+  if (restart_check_since_ == 0) restart_check_since_ = now;
+  auto done = [this](std::string_view why) {
+    spdlog::warn("after the restart: {}", why);
+    restart_check_ = RestartCheck::kNone;
+    seen_answers_.clear();
+    seen_asked_.clear();
+    replication_->hold_streams(false);
+    update_lease();
+    if (host_) host_->release_held();
+  };
+  if (is_failed(self_)) return done("failed over; it is restored once the others copy it its keys");
+  // Long enough for a failover and its lease wait, and then some.
+  const uint64_t give_up_ms = std::max<uint64_t>(5000, 4 * lease_ms_);
+  if (now - restart_check_since_ > give_up_ms) {
+    return done("no member failed this node over in time; serving the keys it holds");
+  }
+  if (restart_check_ == RestartCheck::kAsking) {
+    size_t live_peers = 0;
+    for (size_t i = 0; i < ring_.size(); ++i) {
+      if (i == self_full_ || peers_[i] == nullptr || is_failed(peers_[i]->address)) continue;
+      live_peers++;
+      if (seen_answers_.count(peers_[i]->address) != 0 || !peers_[i]->up) continue;
+      const std::string address = peers_[i]->address;
+      if (!seen_asked_.insert(address).second) continue;
+      control(address, {"RINGKV.RING", "SEEN", self_},
+              [this, address](std::string_view reply, bool ok) {
+                seen_asked_.erase(address);
+                if (!ok || restart_check_ != RestartCheck::kAsking) return;
+                if (reply == "+1\r\n") {
+                  spdlog::warn(
+                      "restarted while {} held copies of this node's keys: asking to be failed "
+                      "over and restored from them",
+                      address);
+                  restart_check_ = RestartCheck::kReturning;
+                  drive_restart_check();
+                } else {
+                  seen_answers_.insert(address);
+                }
+              });
+    }
+    if (restart_check_ == RestartCheck::kAsking && seen_answers_.size() >= live_peers) {
+      return done("no member held copies of this node's keys");
+    }
+    // Peers down since the start answer nothing: after a while, those that answered decide.
+    if (restart_check_ == RestartCheck::kAsking && now - restart_check_since_ > 2 * lease_ms_ &&
+        !seen_answers_.empty()) {
+      return done("no member that answers held copies of this node's keys");
+    }
+    return;
+  }
+  // Returning: the member that proposes failovers (not this node) fails it over.
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    if (i == self_full_ || peers_[i] == nullptr || is_failed(peers_[i]->address)) continue;
+    if (!peers_[i]->up) continue;
+    control(peers_[i]->address, {"RINGKV.RING", "RETURNING", self_, std::to_string(ring_version_)},
+            [](std::string_view, bool) {});
+    break;
+  }
+}
+
+bool Cluster::fenced(std::string_view address, std::string_view link_fingerprint) const {
+  if (!failover_enabled()) return false;
+  // A failover of it is prepared here: its pings no longer renew its lease.
+  if (pending_ && list_contains(pending_failed_, address) && !is_failed(address)) return true;
+  // Failed over, and still on the ring it had before (it does not know yet).
+  return is_failed(address) && link_fingerprint != fingerprint_hex(view_fingerprint());
+}
+
+void Cluster::update_lease() {
+  if (!failover_enabled()) return;
+  const uint64_t now = uv_now(loop_);
+  // This node and `need` peers make a majority of the members.
+  const size_t need = ring_.size() / 2;
+  std::vector<uint64_t> grants;
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    if (i != self_full_ && peers_[i] != nullptr && peers_[i]->granted_ms != 0) {
+      grants.push_back(peers_[i]->granted_ms);
+    }
+  }
+  std::sort(grants.begin(), grants.end(), std::greater<>());
+  if (need == 0) {
+    lease_until_ = UINT64_MAX;
+  } else if (grants.size() >= need) {
+    lease_until_ = grants[need - 1] + lease_ms_;
+  } else {
+    lease_until_ = 0;
+  }
+  const bool valid = now < lease_until_;
+  if (valid && lease_lost_since_ != 0) {
+    if (lease_held_) spdlog::warn("a majority of the members answers again");
+    lease_held_ = true;
+    lease_lost_since_ = 0;
+    if (host_) host_->release_held();
+  } else if (!valid && lease_lost_since_ == 0) {
+    lease_lost_since_ = now;
+    spdlog::warn(
+        "fewer than a majority of the members answered within {} ms: this node serves none of "
+        "its keys until they do",
+        lease_ms_);
+  } else if (!valid && now - lease_lost_since_ >= lease_ms_ && host_) {
+    // Requests that waited for the lease are answered now (with an error).
+    host_->release_held();
+  }
+}
+
+std::string Cluster::proposer() const {
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    const std::string& a = ring_.nodes()[i].address;
+    if (is_failed(a)) continue;
+    if (i == self_full_ || (peers_[i] != nullptr && peers_[i]->up)) return a;
+  }
+  return self_;
+}
+
+void Cluster::maybe_fail_over() {
+  // Only a node in touch with a majority proposes (one cut off, or just restarted on an old
+  // ring, sees everybody down).
+  if (!failover_enabled() || !started_ || change_ || phase_ != Phase::kIdle || !lease_valid()) {
+    return;
+  }
+  if (is_failed(self_) || proposer() != self_) return;
+  std::vector<std::string> newly;
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    if (i == self_full_ || peers_[i] == nullptr) continue;
+    const PeerState& p = *peers_[i];
+    if (!p.up && !is_failed(p.address)) newly.push_back(p.address);
+  }
+  if (!newly.empty()) start_failover(newly, false);
+}
+
+void Cluster::start_failover(const std::vector<std::string>& newly, bool requested) {
+  std::vector<std::string> failed = failed_;
+  failed.insert(failed.end(), newly.begin(), newly.end());
+  std::sort(failed.begin(), failed.end());
+  auto c = std::make_unique<Coordination>();
+  c->kind = Coordination::kFailover;
+  c->version = ring_version_ + 1;
+  c->members.assign(ring_.nodes().begin(), ring_.nodes().end());
+  c->failed = failed;
+  if (requested) c->requested = newly;
+  for (const auto& m : ring_.nodes()) {
+    if (!list_contains(failed, m.address)) c->participants.push_back(m.address);
+  }
+  c->step_started_ms = uv_now(loop_);
+  change_ = std::move(c);
+  spdlog::warn("failing over {} (ring version {}{})", members_list_text(newly), change_->version,
+               requested ? ", as it asked after a restart" : "");
+  drive_change();
+}
+
+void Cluster::maybe_restore() {
+  if (!failover_enabled() || !started_ || change_ || phase_ != Phase::kIdle || !lease_valid()) {
+    return;
+  }
+  if (failed_.empty() || is_failed(self_) || proposer() != self_) return;
+  std::vector<std::string> back;
+  for (const std::string& a : failed_) {
+    const size_t i = ring_.index_of(a);
+    if (i != hashring::HashRing::kNoNode && peers_[i] != nullptr && peers_[i]->up &&
+        peers_[i]->refused_by_peer.empty()) {
+      back.push_back(a);
+    }
+  }
+  if (back.empty()) return;
+  // A restore copies keys like a join: every live member takes part.
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    if (i == self_full_ || peers_[i] == nullptr || is_failed(peers_[i]->address)) continue;
+    if (!peers_[i]->up) return;
+  }
+  auto c = std::make_unique<Coordination>();
+  c->kind = Coordination::kRestore;
+  c->version = ring_version_ + 1;
+  c->members.assign(ring_.nodes().begin(), ring_.nodes().end());
+  for (const std::string& a : failed_) {
+    if (!list_contains(back, a)) c->failed.push_back(a);
+  }
+  for (const auto& m : ring_.nodes()) {
+    if (!list_contains(c->failed, m.address)) c->participants.push_back(m.address);
+  }
+  c->step_started_ms = uv_now(loop_);
+  change_ = std::move(c);
+  spdlog::warn("restoring {}: it answers again (ring version {})", members_list_text(back),
+               change_->version);
+  drive_change();
+}
+
+std::string Cluster::ring_text() const {
+  std::string out = "+" + std::to_string(ring_version_) + " " + members_list_text(failed_);
+  for (const auto& m : ring_.nodes()) out += " " + m.address + "=" + std::to_string(m.weight);
+  return out + "\r\n";
+}
+
+void Cluster::catch_up_ring() {
+  if (change_) return;
+  for (PeerState* p : peers_) {
+    if (p == nullptr || !ring_mismatch(*p)) continue;
+    control(p->address, {"RINGKV.RING", "GET"}, [this](std::string_view reply, bool ok) {
+      if (!ok || change_) return;
+      const std::vector<std::string_view> w = common::split_words(line_text(reply));
+      if (w.size() < 3) return;
+      const std::optional<int64_t> version = common::parse_integer(w[0]);
+      if (!version || *version <= static_cast<int64_t>(ring_version_)) return;
+      std::vector<std::string> failed = parse_members_list(w[1]);
+      std::vector<hashring::Member> members;
+      for (size_t i = 2; i < w.size(); ++i) {
+        std::optional<hashring::Member> m = hashring::parse_member(w[i]);
+        if (!m) return;
+        members.push_back(*m);
+      }
+      spdlog::warn("the ring changed to version {} while this node was away; taking it up",
+                   *version);
+      // A change prepared here meanwhile is over, one way or the other.
+      end_pending();
+      close_migration_links();
+      apply_ring(std::move(members), std::move(failed), static_cast<uint64_t>(*version));
+      save_ring();
+      reroute_blocking();
+      if (host_) {
+        host_->copy_end(kept_keys_ring(), self_);
+        host_->release_held();
+      }
+    });
+  }
+}
+
+}  // namespace ringkv::cluster

@@ -1,0 +1,633 @@
+// Replication: the primary's streams to its replicas and the replica's view of its primaries
+// (see replication.h).
+#include "cluster/replication.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "common/numbers.h"
+#include "common/secret.h"
+#include "engine/command.h"
+#include "protocol/request_writer.h"
+
+namespace ringkv::cluster {
+namespace {
+
+// Reconnect delays after a stream's link failed.
+constexpr uint64_t kMinBackoffMs = 50;
+constexpr uint64_t kMaxBackoffMs = 1000;
+// How often deadlines and reconnects are looked at.
+constexpr uint64_t kTickMs = 10;
+// A replica that leaves this much unacknowledged is dropped (it copies again once it is back),
+// as Redis's client-output-buffer-limit for replicas.
+constexpr uint64_t kMaxUnackedBytes = 256ull << 20;
+// Frames a full copy may have outstanding before it waits for acknowledgements.
+constexpr uint64_t kSnapshotWindow = 2048;
+constexpr uint64_t kSnapshotWindowBytes = 8ull << 20;
+
+std::string request(std::span<const std::string_view> args) {
+  std::string f;
+  protocol::append_request(f, args);
+  return f;
+}
+
+std::string request(std::initializer_list<std::string_view> args) {
+  return request(std::span<const std::string_view>(args.begin(), args.size()));
+}
+
+// A replication id as Redis prints one: 40 random hex digits.
+std::string random_replid() { return common::random_hex(20); }
+
+std::optional<uint64_t> parse_u64(std::string_view text) {
+  const std::optional<int64_t> v = common::parse_integer(text);
+  if (!v || *v < 0) return std::nullopt;
+  return static_cast<uint64_t>(*v);
+}
+
+}  // namespace
+
+struct Replication::Waiter {
+  size_t need = 0;
+  size_t acked = 0;
+  size_t open = 0;  // parts neither acknowledged nor lost with their replica
+  bool give_up = false;
+  bool fired = false;
+  std::function<void(size_t, bool)> done;
+  std::multimap<uint64_t, std::shared_ptr<Waiter>>::iterator pos;  // in waiters_
+};
+
+void Replication::fire(const std::shared_ptr<Waiter>& w) {
+  if (w->fired) return;
+  w->fired = true;
+  auto keep = w;  // erasing its entry must not destroy it while it runs
+  waiters_.erase(w->pos);
+  auto cb = std::move(keep->done);
+  cb(keep->acked, keep->acked >= keep->need);
+}
+
+struct Replication::Stream {
+  enum class State { kDisconnected, kHello, kOnline };
+
+  uint64_t id = 0;
+  std::string target;
+  std::string replid = random_replid();
+  uint64_t next = 1;   // the offset the next frame gets
+  uint64_t sent = 0;   // the last offset written to the current link
+  uint64_t acked = 0;  // the last offset the replica acknowledged
+  std::deque<std::string> backlog;
+  uint64_t backlog_first = 1;  // offset of backlog.front()
+  size_t backlog_bytes = 0;
+  State state = State::kDisconnected;
+  std::unique_ptr<PeerLink> link;
+  uint64_t gen = 0;  // callbacks of older links are ignored
+  uint64_t retry_at_ms = 0;
+  uint64_t backoff_ms = 0;
+  uint64_t hello_next = 0;  // `next` when HELLO was sent
+  bool snapshot = false;    // a full copy is being sent
+  bool synced = false;      // the replica acknowledged the end of its full copy
+  uint64_t synced_offset = 0;
+  bool in_block = false;  // MULTI sent for the block open now
+  std::deque<uint32_t> unacked_sizes;
+  uint64_t unacked_bytes = 0;
+  uint64_t last_ack_ms = 0;
+  std::deque<std::pair<uint64_t, std::weak_ptr<Waiter>>> waiting;  // by offset
+  uint64_t full_syncs = 0;
+  uint64_t partial_syncs = 0;
+  std::string last_failure;
+};
+
+Replication::Replication(Env env, std::string self, size_t factor, size_t backlog_bytes)
+    : env_(std::move(env)),
+      self_(std::move(self)),
+      factor_(std::max<size_t>(1, factor)),
+      backlog_limit_(backlog_bytes) {}
+
+Replication::~Replication() = default;
+
+void Replication::start() {
+  if (!enabled() || started_) return;
+  started_ = true;
+  uv_timer_init(env_.loop, &timer_);
+  timer_.data = this;
+  uv_timer_start(
+      &timer_, [](uv_timer_t* t) { static_cast<Replication*>(t->data)->tick(); }, kTickMs, kTickMs);
+}
+
+void Replication::stop() {
+  if (!started_) return;
+  started_ = false;
+  uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
+  for (auto& [address, s] : streams_) {
+    if (s->link) s->link->close(LinkErrorKind::kShutdown);
+  }
+}
+
+void Replication::flush() {
+  for (auto& [address, s] : streams_) {
+    if (s->link && s->link->needs_flush()) s->link->flush();
+  }
+}
+
+Replication::Stream* Replication::stream_to(std::string_view address) const {
+  auto it = streams_.find(address);
+  return it == streams_.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> Replication::compute_targets() const {
+  // With multi-probe hashing any member may follow this node in some key's preference list: a
+  // stream to each (one that replicates none of its keys stays idle).
+  std::vector<std::string> targets;
+  if (self_index_ == hashring::HashRing::kNoNode) return targets;
+  for (const auto& m : routing_.nodes()) {
+    if (m.address != self_) targets.push_back(m.address);
+  }
+  return targets;
+}
+
+void Replication::set_routing(const hashring::HashRing& routing, uint64_t version) {
+  if (!enabled()) return;
+  const bool changed = routing.fingerprint() != routing_.fingerprint() || version != ring_version_;
+  routing_ = routing;
+  ring_version_ = version;
+  self_index_ = routing_.index_of(self_);
+  if (!changed) return;
+  const std::vector<std::string> targets = compute_targets();
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    if (std::find(targets.begin(), targets.end(), it->first) == targets.end()) {
+      Stream& s = *it->second;
+      spdlog::info("replication: {} no longer replicates keys of this node", s.target);
+      if (host_ && s.snapshot) host_->snapshot_stop(s.target);
+      if (s.link) retired_.push_back(std::move(s.link));
+      abandon_waits(s);
+      streams_by_id_.erase(s.id);
+      it = streams_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const std::string& t : targets) {
+    if (auto* s = stream_to(t)) {
+      // The replica holds other keys now: it copies again under the new ring.
+      link_failed(*s, "the ring changed");
+      s->retry_at_ms = 0;
+      continue;
+    }
+    auto s = std::make_unique<Stream>();
+    s->id = next_stream_id_++;
+    s->target = t;
+    streams_by_id_[s->id] = s.get();
+    spdlog::info("replication: {} replicates keys of this node", t);
+    streams_.emplace(t, std::move(s));
+  }
+}
+
+void Replication::abandon_waits(Stream& s) {
+  // Its acknowledgements will not come: a wait that needs them ends now, not at its deadline.
+  std::deque<std::pair<uint64_t, std::weak_ptr<Waiter>>> waiting;
+  waiting.swap(s.waiting);
+  for (auto& [offset, weak] : waiting) {
+    std::shared_ptr<Waiter> w = weak.lock();
+    if (!w || w->fired) continue;
+    w->open--;
+    if (w->give_up && w->acked + w->open < w->need) fire(w);
+  }
+}
+
+void Replication::peer_state_changed(const std::string& address, bool up) {
+  Stream* s = stream_to(address);
+  if (s == nullptr) return;
+  if (!up) {
+    link_failed(*s, "peer down");
+    abandon_waits(*s);
+  } else {
+    s->backoff_ms = 0;
+    s->retry_at_ms = 0;
+  }
+}
+
+bool Replication::replicas_of(std::string_view key, std::vector<std::string_view>& targets) const {
+  targets.clear();
+  std::vector<size_t> pref;
+  routing_.preference(key, factor_, pref);
+  if (pref.empty() || pref[0] != self_index_) return false;
+  for (size_t k = 1; k < pref.size(); ++k) targets.push_back(routing_.nodes()[pref[k]].address);
+  return true;
+}
+
+void Replication::feed(std::span<const std::string_view> argv) {
+  if (!enabled() || streams_.empty() || argv.empty()) return;
+  std::string error;
+  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+  if (spec == nullptr) return;
+  std::vector<size_t>& keys = key_scratch_;
+  engine::key_positions(*spec, argv, keys);
+  if (keys.empty()) {
+    // FLUSHALL / FLUSHDB: each replica drops what it holds of this node's keys (other primaries'
+    // keys there are theirs to flush). Any other keyless record goes everywhere.
+    const bool flush = spec->name == "flushall" || spec->name == "flushdb";
+    const std::string frame = flush ? request({"RINGKV.REPL", "FLUSH"}) : request(argv);
+    for (auto& [address, s] : streams_) {
+      if (flush && s->in_block) {
+        // Not queued inside the replica's MULTI: the block is closed around it.
+        append(*s, request({"EXEC"}));
+        append(*s, frame);
+        append(*s, request({"MULTI"}));
+      } else {
+        append(*s, frame);
+      }
+    }
+    return;
+  }
+  // The replica set of the first key this node is the primary of; any other set makes it mixed.
+  std::vector<size_t>& first = first_scratch_;
+  std::vector<size_t>& pref = scratch_;
+  first.clear();
+  bool mixed = false;
+  size_t ours = 0;
+  for (size_t pos : keys) {
+    routing_.preference(argv[pos], factor_, pref);
+    if (pref.empty() || pref[0] != self_index_) {
+      // Not this node's (a leftover deleted, a replica's copy expiring): nothing to send.
+      mixed = true;
+      continue;
+    }
+    ours++;
+    if (first.empty()) {
+      first = pref;
+    } else if (first != pref) {
+      mixed = true;
+    }
+  }
+  if (ours == 0) return;
+  if (!mixed) {
+    if (first.size() < 2) return;
+    const std::string frame = request(argv);
+    for (size_t k = 1; k < first.size(); ++k) {
+      if (Stream* s = stream_to(routing_.nodes()[first[k]].address)) append(*s, frame);
+    }
+    return;
+  }
+  // Each key's state after the write, to that key's replicas.
+  if (ticket_depth_ > 0) ticket_.mixed = true;
+  std::vector<std::string_view> targets;
+  for (size_t pos : keys) {
+    const std::string_view key = argv[pos];
+    if (!replicas_of(key, targets)) continue;
+    for (std::string_view t : targets) {
+      Stream* s = stream_to(t);
+      if (s == nullptr || host_ == nullptr) continue;
+      std::string frame;
+      host_->append_key_frame(key, frame);
+      append(*s, std::move(frame));
+    }
+  }
+}
+
+void Replication::begin_block() { block_depth_++; }
+
+void Replication::end_block() {
+  if (--block_depth_ > 0) return;
+  for (auto& [address, s] : streams_) {
+    if (!s->in_block) continue;
+    s->in_block = false;
+    append(*s, request({"EXEC"}));
+  }
+}
+
+void Replication::append(Stream& s, std::string bytes) {
+  if (block_depth_ > 0 && !s.in_block) {
+    s.in_block = true;
+    append(s, request({"MULTI"}));
+  }
+  const uint64_t offset = s.next++;
+  if (s.state == Stream::State::kOnline) write_frame(s, offset, bytes);
+  s.backlog_bytes += bytes.size();
+  s.backlog.push_back(std::move(bytes));
+  while (s.backlog_bytes > backlog_limit_ && s.backlog.size() > 1) {
+    s.backlog_bytes -= s.backlog.front().size();
+    s.backlog.pop_front();
+    s.backlog_first++;
+  }
+  if (ticket_depth_ > 0) {
+    auto it = std::find_if(ticket_.parts.begin(), ticket_.parts.end(),
+                           [&](const auto& p) { return p.first == s.id; });
+    if (it == ticket_.parts.end()) {
+      ticket_.parts.emplace_back(s.id, offset);
+    } else {
+      it->second = offset;
+    }
+  }
+}
+
+void Replication::write_frame(Stream& s, uint64_t offset, const std::string& bytes) {
+  s.link->frame_buffer().append(bytes);
+  s.sent = offset;
+  s.unacked_sizes.push_back(static_cast<uint32_t>(bytes.size()));
+  s.unacked_bytes += bytes.size();
+  const uint64_t id = s.id;
+  const uint64_t gen = s.gen;
+  s.link->commit([this, id, gen, offset](std::string_view reply, const LinkError* error) {
+    auto it = streams_by_id_.find(id);
+    if (it == streams_by_id_.end() || it->second->gen != gen) return;
+    Stream& st = *it->second;
+    if (error != nullptr) return link_failed(st, error->reason());
+    if (!reply.empty() && reply[0] == '-') {
+      // The replica's copy differs from this node's (or its ring does): it copies everything
+      // again under a new stream id.
+      spdlog::error("replication: {} refused a write: {}", st.target,
+                    reply.substr(0, std::min<size_t>(reply.size(), 200)));
+      st.replid = random_replid();
+      return link_failed(st, "a write was refused");
+    }
+    acked(st, offset);
+  });
+  if (s.unacked_bytes > std::max<uint64_t>(kMaxUnackedBytes, 8 * backlog_limit_)) {
+    link_failed(s, "too far behind");
+  }
+}
+
+void Replication::acked(Stream& s, uint64_t offset) {
+  s.acked = std::max(s.acked, offset);
+  if (!s.unacked_sizes.empty()) {
+    s.unacked_bytes -= std::min<uint64_t>(s.unacked_bytes, s.unacked_sizes.front());
+    s.unacked_sizes.pop_front();
+  }
+  s.last_ack_ms = uv_now(env_.loop);
+  if (s.synced_offset != 0 && s.acked >= s.synced_offset) {
+    if (!s.synced) spdlog::info("replication: {} has a full copy of its keys", s.target);
+    s.synced = true;
+    s.synced_offset = 0;
+  }
+  if (s.snapshot && host_ != nullptr && has_room(s.target)) host_->stream_ready(s.target);
+  while (!s.waiting.empty() && s.waiting.front().first <= s.acked) {
+    std::shared_ptr<Waiter> w = s.waiting.front().second.lock();
+    s.waiting.pop_front();
+    if (!w || w->fired) continue;
+    w->open--;
+    if (++w->acked >= w->need) fire(w);
+  }
+}
+
+void Replication::link_failed(Stream& s, std::string_view why) {
+  if (s.state == Stream::State::kDisconnected) return;
+  if (s.last_failure != why) {
+    spdlog::warn("replication: stream to {} interrupted: {}", s.target, why);
+    s.last_failure = std::string(why);
+  }
+  s.state = Stream::State::kDisconnected;
+  s.gen++;
+  // Possibly inside one of the link's own callbacks: closed and destroyed at the next tick.
+  if (s.link) retired_.push_back(std::move(s.link));
+  s.unacked_sizes.clear();
+  s.unacked_bytes = 0;
+  s.in_block = false;
+  s.backoff_ms = std::min(kMaxBackoffMs, std::max(kMinBackoffMs, s.backoff_ms * 2));
+  s.retry_at_ms = uv_now(env_.loop) + s.backoff_ms;
+}
+
+void Replication::connect(Stream& s) {
+  if (!env_.peer_up(s.target)) return;
+  s.gen++;
+  s.link = env_.make_link(s.target);
+  s.state = Stream::State::kHello;
+  s.hello_next = s.next;
+  const uint64_t first = s.backlog.empty() ? s.next : s.backlog_first;
+  s.link->send(request({"RINGKV.REPL", "HELLO", self_, s.replid, std::to_string(ring_version_),
+                        std::to_string(first), std::to_string(s.next)}),
+               [this, id = s.id, gen = s.gen](std::string_view reply, const LinkError* error) {
+                 auto it = streams_by_id_.find(id);
+                 if (it == streams_by_id_.end() || it->second->gen != gen) return;
+                 if (error != nullptr) return link_failed(*it->second, error->reason());
+                 on_hello_reply(*it->second, gen, reply);
+               });
+  s.link->flush();
+}
+
+void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply) {
+  (void)gen;
+  std::string_view text = reply.size() >= 3 ? reply.substr(1, reply.size() - 3) : reply;
+  uint64_t from = 0;
+  bool full = false;
+  if (reply.starts_with("+CONTINUE ")) {
+    const std::optional<uint64_t> n = parse_u64(text.substr(9));
+    if (!n || *n + 1 < s.backlog_first || *n >= s.next) {
+      s.replid = random_replid();
+      return link_failed(s, "the replica's offset is not in the backlog");
+    }
+    from = *n;
+    s.partial_syncs++;
+  } else if (reply == "+FULL\r\n") {
+    from = s.hello_next - 1;
+    if (from + 1 < s.backlog_first) return link_failed(s, "writes during the handshake overflowed");
+    full = true;
+    s.full_syncs++;
+  } else {
+    return link_failed(s, "unexpected answer to HELLO: " + std::string(text.substr(0, 120)));
+  }
+  s.state = Stream::State::kOnline;
+  s.backoff_ms = 0;
+  s.last_failure.clear();
+  s.sent = from;
+  s.acked = from;
+  s.last_ack_ms = uv_now(env_.loop);
+  for (uint64_t off = std::max(from + 1, s.backlog_first); off < s.next; ++off) {
+    write_frame(s, off, s.backlog[off - s.backlog_first]);
+    if (s.state != Stream::State::kOnline) return;
+  }
+  spdlog::info("replication: stream to {} {} at offset {}", s.target,
+               full ? "copies every key again" : "continues", from);
+  if (full) {
+    s.synced = false;
+    s.synced_offset = 0;
+    s.snapshot = host_ != nullptr;
+    if (host_) host_->snapshot_start(s.target);
+  }
+}
+
+bool Replication::has_room(const std::string& target) const {
+  const Stream* s = stream_to(target);
+  return s != nullptr && s->state == Stream::State::kOnline &&
+         s->next - 1 - s->acked < kSnapshotWindow && s->unacked_bytes < kSnapshotWindowBytes;
+}
+
+void Replication::send_key(const std::string& target, std::string_view key) {
+  Stream* s = stream_to(target);
+  if (s == nullptr || host_ == nullptr) return;
+  std::string frame;
+  host_->append_key_frame(key, frame);
+  append(*s, std::move(frame));
+}
+
+void Replication::snapshot_done(const std::string& target) {
+  Stream* s = stream_to(target);
+  if (s == nullptr) return;
+  s->snapshot = false;
+  s->synced_offset = s->next;
+  append(*s, request({"RINGKV.REPL", "SYNCED"}));
+}
+
+void Replication::begin_ticket() {
+  if (ticket_depth_++ == 0) ticket_ = ReplTicket{};
+}
+
+ReplTicket Replication::take_ticket() {
+  if (ticket_depth_ > 0 && --ticket_depth_ > 0) return {};
+  return std::move(ticket_);
+}
+
+ReplTicket Replication::ticket_for(std::string_view key) const {
+  ReplTicket t;
+  std::vector<std::string_view> targets;
+  if (!replicas_of(key, targets)) return t;
+  for (std::string_view address : targets) {
+    if (const Stream* s = stream_to(address)) t.parts.emplace_back(s->id, s->next - 1);
+  }
+  return t;
+}
+
+size_t Replication::acknowledged(const ReplTicket& ticket) const {
+  size_t n = 0;
+  for (const auto& [id, offset] : ticket.parts) {
+    auto it = streams_by_id_.find(id);
+    if (it != streams_by_id_.end() && it->second->acked >= offset) n++;
+  }
+  return n;
+}
+
+void Replication::wait(const ReplTicket& ticket, size_t need, uint64_t deadline_ms, bool give_up,
+                       std::function<void(size_t, bool)> done) {
+  auto w = std::make_shared<Waiter>();
+  w->give_up = give_up;
+  w->need = ticket.mixed ? ticket.parts.size() : need;
+  w->done = std::move(done);
+  for (const auto& [id, offset] : ticket.parts) {
+    auto it = streams_by_id_.find(id);
+    if (it == streams_by_id_.end()) continue;
+    Stream& s = *it->second;
+    if (s.acked >= offset) {
+      w->acked++;
+    } else if (env_.peer_up(s.target)) {
+      s.waiting.emplace_back(offset, w);
+      w->open++;
+    }
+  }
+  // Without a deadline it may wait for ever (WAIT n 0, as Redis), but not for replicas known
+  // down when they are needed.
+  w->pos = waiters_.emplace(deadline_ms == 0 ? UINT64_MAX : deadline_ms, w);
+  if (w->acked >= w->need || (give_up && w->acked + w->open < w->need)) fire(w);
+}
+
+void Replication::check_deadlines() {
+  const uint64_t now = uv_now(env_.loop);
+  while (!waiters_.empty() && waiters_.begin()->first <= now) fire(waiters_.begin()->second);
+}
+
+void Replication::tick() {
+  for (auto& link : retired_) link->close(LinkErrorKind::kAbandoned);
+  retired_.clear();
+  check_deadlines();
+  const uint64_t now = uv_now(env_.loop);
+  if (streams_held_) return;
+  for (auto& [address, s] : streams_) {
+    if (s->state == Stream::State::kDisconnected && now >= s->retry_at_ms) connect(*s);
+  }
+}
+
+std::string Replication::on_frame(std::span<const std::string_view> args, uint64_t conn_id,
+                                  std::string& primary) {
+  if (args.empty()) return "-ERR RINGKV.REPL needs a subcommand\r\n";
+  const std::string_view sub = args[0];
+  if (common::equals_ignore_case(sub, "hello")) {
+    if (args.size() != 6) return "-ERR RINGKV.REPL HELLO needs 5 arguments\r\n";
+    const std::optional<uint64_t> version = parse_u64(args[3]);
+    const std::optional<uint64_t> first = parse_u64(args[4]);
+    const std::optional<uint64_t> next = parse_u64(args[5]);
+    if (!version || !first || !next || *next < 1) return "-ERR bad RINGKV.REPL HELLO\r\n";
+    // Both ends must route by the same ring, or this node could drop keys it owns under the
+    // primary's (a change committed there and not yet here): the primary tries again.
+    if (*version != ring_version_) {
+      return "-TRYAGAIN ring version " + std::to_string(*version) + " there, " +
+             std::to_string(ring_version_) + " here\r\n";
+    }
+    if (!routing_.contains(args[1])) {
+      return "-ERR " + std::string(args[1]) + " is not a member of this node's ring\r\n";
+    }
+    primary = std::string(args[1]);
+    Source& src = sources_[primary];
+    src.last_frame_ms = uv_now(env_.loop);
+    // Frames still arriving on an older connection of this primary no longer count.
+    src.conn = conn_id;
+    if (src.replid == args[2] && src.ring_version == *version && src.offset + 1 >= *first &&
+        src.offset < *next) {
+      return "+CONTINUE " + std::to_string(src.offset) + "\r\n";
+    }
+    if (host_) host_->drop_keys_of(primary);
+    src = Source{std::string(args[2]), *version, *next - 1, false, uv_now(env_.loop), conn_id};
+    return "+FULL\r\n";
+  }
+  if (!stream_current(primary, conn_id)) return "-ERR not the current stream of its primary\r\n";
+  if (common::equals_ignore_case(sub, "synced")) {
+    Source& src = sources_[primary];
+    src.synced = true;
+    frame_applied(primary);
+    return "+OK\r\n";
+  }
+  if (common::equals_ignore_case(sub, "flush")) {
+    if (host_) host_->drop_keys_of(primary);
+    frame_applied(primary);
+    return "+OK\r\n";
+  }
+  return "-ERR unknown RINGKV.REPL subcommand\r\n";
+}
+
+bool Replication::replicated(std::string_view primary) const {
+  return sources_.find(primary) != sources_.end();
+}
+
+bool Replication::stream_current(const std::string& primary, uint64_t conn_id) const {
+  auto it = sources_.find(primary);
+  return it != sources_.end() && it->second.conn == conn_id;
+}
+
+void Replication::frame_applied(const std::string& primary) {
+  auto it = sources_.find(primary);
+  if (it == sources_.end()) return;
+  it->second.offset++;
+  it->second.last_frame_ms = uv_now(env_.loop);
+}
+
+std::vector<ReplicaStatus> Replication::replicas() const {
+  std::vector<ReplicaStatus> out;
+  const uint64_t now = started_ ? uv_now(env_.loop) : 0;
+  for (const auto& [address, s] : streams_) {
+    ReplicaStatus r;
+    r.address = address;
+    r.state = s->state == Stream::State::kOnline  ? (s->synced ? "online" : "sync")
+              : s->state == Stream::State::kHello ? "connecting"
+                                                  : "disconnected";
+    r.offset = s->next - 1;
+    r.acked = s->acked;
+    r.lag_ms = s->acked + 1 < s->next && now > s->last_ack_ms ? now - s->last_ack_ms : 0;
+    r.full_syncs = s->full_syncs;
+    r.partial_syncs = s->partial_syncs;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<SourceStatus> Replication::sources() const {
+  std::vector<SourceStatus> out;
+  for (const auto& [address, src] : sources_) {
+    out.push_back(SourceStatus{address, src.synced, src.offset, src.last_frame_ms});
+  }
+  return out;
+}
+
+uint64_t Replication::total_offset() const {
+  uint64_t total = 0;
+  for (const auto& [address, s] : streams_) total += s->next - 1;
+  return total;
+}
+
+}  // namespace ringkv::cluster

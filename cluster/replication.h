@@ -1,0 +1,239 @@
+// Replication: with `replication-factor` N, each key lives on its primary (its owner on the
+// routing ring) and on its replicas, the next N-1 distinct members clockwise (its preference
+// list). A primary sends every write it records — the effective forms the append-only file gets —
+// to the replicas of the keys written, over one stream per replica:
+//
+//   a dedicated peer link whose frames are numbered by the stream (its offsets, from 1), run by
+//   the replica in order and acknowledged by their replies;
+//   RINGKV.REPL HELLO <primary> <replid> <ring version> <first> <next> opens each connection:
+//   the replica answers +CONTINUE <offset> when it has this stream up to an offset the backlog
+//   (the last repl-backlog-size bytes of frames) still holds — a partial resync — or +FULL after
+//   dropping its copies of the primary's keys, and the primary then sends every key the replica
+//   should hold (RESTORE ... REPLACE ABSTTL frames, made by the host) among the new writes, ending
+//   with RINGKV.REPL SYNCED;
+//   a ring change (the keys a replica holds change) opens every stream again, so replicas copy
+//   again under the new ring.
+//
+// A write whose keys have different replicas (a multi-key command over keys of one primary) is
+// sent as the state of each key to that key's replicas. MULTI/EXEC blocks (transactions, scripts)
+// stay blocks on every replica that gets part of them.
+//
+// Acknowledgements make `replica-acks` and WAIT possible: a ticket names the offsets one
+// command's writes reached on each stream; wait() calls back once enough of them are acknowledged
+// or a deadline passes.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/peer_link.h"
+#include "hashring/hash_ring.h"
+
+namespace ringkv::cluster {
+
+// The frame that opens a replication stream on a relay-mode peer link, and the replica's
+// special frames: RINGKV.REPL HELLO|SYNCED|FLUSH ...
+inline constexpr std::string_view kReplFrame = "ringkv.repl";
+// A primary asks how many replicas have a key's writes: RINGKV.WAIT <key> <numreplicas>
+// <timeout ms> (WAIT relayed to the node that ran the client's last write).
+inline constexpr std::string_view kWaitFrame = "ringkv.wait";
+
+// The server's data side of replication.
+class ReplicationHost {
+ public:
+  virtual ~ReplicationHost() = default;
+  // Appends to `frame` a request that makes a replica's copy of `key` equal to this node's:
+  // RESTORE key <absolute ttl> <payload> REPLACE ABSTTL, or DEL key when it does not exist.
+  virtual void append_key_frame(std::string_view key, std::string& frame) = 0;
+  // Starts (again, from the beginning) the full copy to `target`: every key this node is the
+  // primary of and `target` replicates, each through Replication::send_key(target, key), paced by
+  // Replication::has_room(target), then Replication::snapshot_done(target).
+  virtual void snapshot_start(const std::string& target) = 0;
+  // The copy to `target` is no longer wanted (the stream closed for good).
+  virtual void snapshot_stop(const std::string& target) = 0;
+  // The stream to `target` has room again for a copy waiting for it.
+  virtual void stream_ready(const std::string& target) = 0;
+  // Replica side: deletes every key this node holds whose primary is `primary` (its full copy
+  // follows, or it flushed its keys).
+  virtual void drop_keys_of(std::string_view primary) = 0;
+};
+
+// The offsets one command's writes reached on the streams, to wait for their acknowledgement.
+struct ReplTicket {
+  std::vector<std::pair<uint64_t, uint64_t>> parts;  // (stream id, offset)
+  bool mixed = false;  // the writes had different replica sets: every part counts
+  bool empty() const { return parts.empty(); }
+};
+
+// One replica stream's state, for INFO, ROLE and CLUSTER NODES.
+struct ReplicaStatus {
+  std::string address;
+  std::string state;    // "online", "sync" (full copy running), "connecting", "disconnected"
+  uint64_t offset = 0;  // frames sent so far (the stream's offset)
+  uint64_t acked = 0;   // frames the replica acknowledged
+  uint64_t lag_ms = 0;  // since the last acknowledgement while frames were outstanding
+  uint64_t full_syncs = 0;
+  uint64_t partial_syncs = 0;
+};
+
+// A primary this node replicates, as the replica sees it.
+struct SourceStatus {
+  std::string address;
+  bool synced = false;  // a full copy (or the stream since it) is complete
+  uint64_t offset = 0;
+  uint64_t last_frame_ms = 0;  // loop time of its last frame
+};
+
+class Replication {
+ public:
+  struct Env {
+    uv_loop_t* loop;
+    // Opens a relay-mode peer link (the cluster handshake included) to a member.
+    std::function<std::unique_ptr<PeerLink>(const std::string& address)> make_link;
+    // Whether health checks see the member up.
+    std::function<bool(const std::string& address)> peer_up;
+  };
+
+  Replication(Env env, std::string self, size_t factor, size_t backlog_bytes);
+  ~Replication();
+  Replication(const Replication&) = delete;
+  Replication& operator=(const Replication&) = delete;
+
+  void set_host(ReplicationHost* host) { host_ = host; }
+  void start();
+  void stop();
+  // Writes what the streams queued in this loop iteration (one write per link).
+  void flush();
+  // While held, no stream opens (this node does not know yet whether its keys are current: a
+  // full copy from it would replace newer ones).
+  void hold_streams(bool held) { streams_held_ = held; }
+
+  size_t factor() const { return factor_; }
+  bool enabled() const { return factor_ > 1; }
+
+  // The ring keys are routed by changed (membership, failover): streams to members that no
+  // longer replicate this node's keys close, new ones open, and every stream opens again with
+  // the new version (replicas copy again what they now hold).
+  void set_routing(const hashring::HashRing& routing, uint64_t version);
+  // A member's health changed: a stream to a member known down stops trying.
+  void peer_state_changed(const std::string& address, bool up);
+
+  // Whether this node is the primary of `key`; then `targets` gets its replicas' addresses.
+  bool replicas_of(std::string_view key, std::vector<std::string_view>& targets) const;
+  // The primary of `key` on the routing ring.
+  std::string_view primary_of(std::string_view key) const { return routing_.owner_of(key); }
+
+  // Primary side.
+  // One recorded write (its table name and arguments): sent to the replicas of its keys.
+  void feed(std::span<const std::string_view> argv);
+  // The records fed between these calls form one MULTI/EXEC block on every replica.
+  void begin_block();
+  void end_block();
+  // Collects the offsets of the writes fed from now on into a ticket (nested calls share the
+  // outermost's); take_ticket() ends it.
+  void begin_ticket();
+  ReplTicket take_ticket();
+  // Calls `done(acknowledged, enough)` once `need` parts of `ticket` are acknowledged (every
+  // part when it is mixed), or at `deadline_ms` (loop time; 0 = never) with what is
+  // acknowledged then — or, with `give_up`, as soon as replicas known down leave too few.
+  void wait(const ReplTicket& ticket, size_t need, uint64_t deadline_ms, bool give_up,
+            std::function<void(size_t acknowledged, bool enough)> done);
+  // How many parts of `ticket` are acknowledged now.
+  size_t acknowledged(const ReplTicket& ticket) const;
+  // The ticket of everything sent so far to the replicas of `key` (WAIT relayed for a key).
+  ReplTicket ticket_for(std::string_view key) const;
+  // Full copy: room on the stream to `target` for another key; sending one; the end.
+  bool has_room(const std::string& target) const;
+  void send_key(const std::string& target, std::string_view key);
+  void snapshot_done(const std::string& target);
+
+  // Replica side: a RINGKV.REPL frame (its arguments after the name) on connection `conn_id`,
+  // whose stream is `primary`'s ("" until HELLO named it). Returns the reply; HELLO sets
+  // `primary` and makes this connection the primary's current stream.
+  std::string on_frame(std::span<const std::string_view> args, uint64_t conn_id,
+                       std::string& primary);
+  // Whether this node has held copies of `primary`'s keys (a stream from it opened here since
+  // this node started).
+  bool replicated(std::string_view primary) const;
+  // Whether `conn_id` carries `primary`'s current stream (frames of an older one are refused).
+  bool stream_current(const std::string& primary, uint64_t conn_id) const;
+  // A frame of `primary`'s stream ran here (its offset advances).
+  void frame_applied(const std::string& primary);
+  // Whether `primary` may write `key` here: it is the key's primary on this node's ring.
+  bool accepts_write(const std::string& primary, std::string_view key) const {
+    return routing_.owner_of(key) == primary;
+  }
+
+  std::vector<ReplicaStatus> replicas() const;
+  std::vector<SourceStatus> sources() const;
+  // Offset totals for INFO replication (frames sent over every stream).
+  uint64_t total_offset() const;
+  uint64_t backlog_bytes() const { return backlog_limit_; }
+
+ private:
+  struct Stream;
+  struct Waiter;
+  struct Source {
+    std::string replid;
+    uint64_t ring_version = 0;
+    uint64_t offset = 0;
+    bool synced = false;
+    uint64_t last_frame_ms = 0;
+    uint64_t conn = 0;  // the connection of its current stream
+  };
+
+  Stream* stream_to(std::string_view address) const;
+  // Appends one frame to `s` (numbered, kept in the backlog, written when online); `bytes` is a
+  // complete request. Adds its offset to the open ticket.
+  void append(Stream& s, std::string bytes);
+  void write_frame(Stream& s, uint64_t offset, const std::string& bytes);
+  void connect(Stream& s);
+  void on_hello_reply(Stream& s, uint64_t gen, std::string_view reply);
+  void link_failed(Stream& s, std::string_view why);
+  void acked(Stream& s, uint64_t offset);
+  void check_deadlines();
+  // Ends the waits that needed acknowledgements of `s`'s replica (it is down or gone).
+  void abandon_waits(Stream& s);
+  void fire(const std::shared_ptr<Waiter>& w);
+  void tick();
+  // The addresses this node's keys are replicated to on the current routing ring.
+  std::vector<std::string> compute_targets() const;
+
+  Env env_;
+  std::string self_;
+  size_t factor_;
+  size_t backlog_limit_;
+  ReplicationHost* host_ = nullptr;
+  hashring::HashRing routing_;
+  uint64_t ring_version_ = 0;
+  size_t self_index_ = hashring::HashRing::kNoNode;
+  std::map<std::string, std::unique_ptr<Stream>, std::less<>> streams_;
+  uint64_t next_stream_id_ = 1;
+  std::map<uint64_t, Stream*> streams_by_id_;
+  std::map<std::string, Source, std::less<>> sources_;
+  int block_depth_ = 0;
+  int ticket_depth_ = 0;
+  ReplTicket ticket_;
+  // Waiters by deadline (earliest first; UINT64_MAX for none).
+  std::multimap<uint64_t, std::shared_ptr<Waiter>> waiters_;
+  // Links given up, possibly from inside their own callbacks: destroyed at the next tick.
+  std::vector<std::unique_ptr<PeerLink>> retired_;
+  uv_timer_t timer_;  // deadlines and reconnects
+  bool started_ = false;
+  bool streams_held_ = false;
+  std::vector<size_t> scratch_;
+  std::vector<size_t> first_scratch_;
+  std::vector<size_t> key_scratch_;
+};
+
+}  // namespace ringkv::cluster

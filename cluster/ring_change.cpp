@@ -1,0 +1,363 @@
+// Cluster: the coordinator of a ring change — CLUSTER JOIN / LEAVE / SETWEIGHT, and the failovers
+// and restores failover.cpp starts — driving every participant through the steps membership.h
+// describes with RINGKV.RING control frames.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "cluster/ring_change_state.h"
+#include "protocol/request_writer.h"
+
+namespace ringkv::cluster {
+namespace {
+
+// How often the coordinator looks at its participants while a change runs.
+constexpr uint64_t kDriveMs = 20;
+// A pause (or flush) that has not taken hold everywhere by then aborts the change.
+constexpr uint64_t kPauseLimitMs = 10000;
+// Consecutive failed rounds (a participant unreachable) before a change aborts.
+constexpr int kFailureLimit = 50;
+
+}  // namespace
+
+void Cluster::control(const std::string& address, std::vector<std::string> args,
+                      std::function<void(std::string_view reply, bool ok)> cb) {
+  if (address == self_) {
+    std::vector<std::string_view> views(args.begin() + 1, args.end());
+    const std::string reply = ring_control(views);
+    cb(reply, reply[0] == '+');
+    return;
+  }
+  auto& link = control_links_[address];
+  if (!link) {
+    link = make_link(peer(address),
+                     LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
+                                 static_cast<uint64_t>(options_.request_timeout_ms),
+                                 static_cast<uint64_t>(options_.connect_timeout_ms)},
+                     true);
+  }
+  std::string& f = link->frame_buffer();
+  protocol::append_request_header(f, args.size());
+  for (const auto& a : args) protocol::append_request_bulk(f, a);
+  link->commit([cb = std::move(cb)](std::string_view reply, const LinkError* error) {
+    if (error != nullptr) {
+      cb(error->text(), false);
+    } else {
+      cb(reply, !reply.empty() && reply[0] == '+');
+    }
+  });
+  link->flush();
+}
+
+void Cluster::change_ring(const RingChangeRequest& request, ReplyDone done) {
+  auto fail = [&](std::string text) { done(error_reply("ERR " + text)); };
+  if (change_ || phase_ != Phase::kIdle) {
+    return fail(
+        "a ring change is already in progress; try again when CLUSTER INFO shows "
+        "cluster_migration_state:idle");
+  }
+  const bool member = ring_.contains(request.address);
+  if (request.kind == RingChangeRequest::kJoin && member) {
+    return fail(request.address + " is already a member");
+  }
+  if (request.kind != RingChangeRequest::kJoin && !member) {
+    return fail(request.address + " is not a member");
+  }
+  if (request.kind == RingChangeRequest::kLeave && ring_.size() == 1) {
+    return fail("cannot remove the last member");
+  }
+  if (request.kind == RingChangeRequest::kSetWeight &&
+      ring_.nodes()[ring_.index_of(request.address)].weight == request.weight) {
+    return fail(request.address + " already has weight " + std::to_string(request.weight));
+  }
+  // Every member must take part: none may be down or refusing links (except a forced leaver),
+  // nor failed over (restored first, or forced out).
+  for (const std::string& a : failed_) {
+    if (request.force && a == request.address) continue;
+    return fail("member " + a +
+                " is failed over; a ring change needs every member (it is restored once it "
+                "answers again; CLUSTER LEAVE <addr> FORCE removes it for good)");
+  }
+  for (size_t i = 0; i < ring_.size(); ++i) {
+    if (i == self_full_) continue;
+    const PeerState& p = *peers_[i];
+    if (request.force && p.address == request.address) continue;
+    if (!p.up || !p.refused_by_peer.empty()) {
+      return fail("member " + p.address + " is " + (p.up ? "refusing links" : "down") +
+                  "; a ring change needs every member (CLUSTER LEAVE <addr> FORCE removes a "
+                  "member that is down for good)");
+    }
+  }
+  if (request.force && request.address == self_) return fail("a node cannot force itself out");
+  auto c = std::make_unique<Coordination>();
+  c->version = ring_version_ + 1;
+  c->members.assign(ring_.nodes().begin(), ring_.nodes().end());
+  if (request.kind == RingChangeRequest::kJoin) {
+    c->members.push_back({request.address, request.weight});
+  } else if (request.kind == RingChangeRequest::kLeave) {
+    std::erase_if(c->members, [&](const auto& m) { return m.address == request.address; });
+  } else {
+    for (auto& m : c->members) {
+      if (m.address == request.address) m.weight = request.weight;
+    }
+  }
+  std::sort(c->members.begin(), c->members.end(),
+            [](const auto& a, const auto& b) { return a.address < b.address; });
+  for (const auto& m : ring_.nodes()) {
+    if (!(request.force && m.address == request.address)) c->participants.push_back(m.address);
+  }
+  // A forced leaver that was failed over is no longer failed: it is gone.
+  c->failed = failed_;
+  std::erase(c->failed, request.address);
+  if (request.kind == RingChangeRequest::kJoin) c->participants.push_back(request.address);
+  c->done = std::move(done);
+  c->step_started_ms = uv_now(loop_);
+  change_ = std::move(c);
+  spdlog::info("ring change to version {} started: {}", change_->version,
+               members_text(change_->members));
+  if (request.kind == RingChangeRequest::kJoin) {
+    // The candidate must be reachable, pass the handshake and hold no keys.
+    control(request.address, {"RINGKV.RING", "STATE"}, [this](std::string_view reply, bool ok) {
+      if (!change_) return;
+      if (!ok) return finish_change("cannot reach the node to join: " + failure_text(reply));
+      const std::optional<ChangeState> s = ChangeState::parse(reply);
+      if (!s) {
+        return finish_change("the node to join gave an unexpected state: " + std::string(reply));
+      }
+      if (s->phase != "idle" || s->keys != 0 || s->members != 1) {
+        return finish_change("the node to join must be an empty node of its own (it has " +
+                             std::to_string(s->keys) + " keys and " + std::to_string(s->members) +
+                             " members)");
+      }
+      drive_change();
+    });
+    return;
+  }
+  drive_change();
+}
+
+void Cluster::finish_change(std::string error) {
+  if (!change_) return;
+  Coordination& c = *change_;
+  if (!error.empty()) {
+    spdlog::error("ring change to version {} failed: {}", c.version, error);
+    last_change_ = "failed: " + error;
+    // Nothing is committed anywhere: every participant drops the change.
+    if (c.prepare_sent) {
+      for (const auto& a : c.participants) {
+        control(a, {"RINGKV.RING", "ABORT", std::to_string(c.version)},
+                [](std::string_view, bool) {});
+      }
+    }
+    if (c.done) c.done(error_reply("ERR " + error));
+  } else {
+    spdlog::info("ring change to version {} done", c.version);
+    last_change_ = "ok";
+  }
+  change_.reset();
+  uv_timer_stop(&change_timer_);
+}
+
+void Cluster::schedule_change() {
+  uv_timer_start(
+      &change_timer_, [](uv_timer_t* t) { static_cast<Cluster*>(t->data)->drive_change(); },
+      kDriveMs, 0);
+}
+
+void Cluster::drive_change() {
+  if (!change_ || change_->waiting > 0) return;
+  Coordination& c = *change_;
+  const uint64_t now = uv_now(loop_);
+  if ((c.step == Coordination::kQuiescing || c.step == Coordination::kFlushWait) &&
+      now - c.step_started_ms > kPauseLimitMs) {
+    return finish_change("the cluster did not pause within " + std::to_string(kPauseLimitMs) +
+                         " ms");
+  }
+  if (c.step == Coordination::kLeaseWait) {
+    // A failover: the failed member's lease ends before its keys are served elsewhere.
+    if (now < c.step_started_ms) {
+      uv_timer_start(
+          &change_timer_, [](uv_timer_t* t) { static_cast<Cluster*>(t->data)->drive_change(); },
+          c.step_started_ms - now, 0);
+      return;
+    }
+    c.step = Coordination::kCommitting;
+    c.failures = 0;
+  }
+  std::vector<std::string> args{"RINGKV.RING"};
+  switch (c.step) {
+    case Coordination::kPreparing:
+      args.push_back("PREPARE");
+      args.push_back(std::to_string(c.version));
+      args.push_back(fingerprint_hex(view_fingerprint()));
+      args.push_back(self_);
+      {
+        // A member failed over at its own request is marked with '!': nobody need see it down.
+        std::vector<std::string> marked = c.failed;
+        for (std::string& a : marked) {
+          if (list_contains(c.requested, a)) a = "!" + a;
+        }
+        args.push_back(members_list_text(marked));
+      }
+      for (const auto& m : c.members) args.push_back(m.address + "=" + std::to_string(m.weight));
+      c.prepare_sent = true;
+      break;
+    case Coordination::kCopying:
+      args.insert(args.end(), {"COPY", std::to_string(c.version)});
+      break;
+    case Coordination::kResolving:
+    case Coordination::kQuiescing:
+    case Coordination::kFlushWait:
+    case Coordination::kLeaseWait:
+      args.push_back("STATE");
+      break;
+    case Coordination::kPausing:
+      args.insert(args.end(), {"PAUSE", std::to_string(c.version)});
+      break;
+    case Coordination::kFlushing:
+      args.insert(args.end(), {"FLUSH", std::to_string(c.version)});
+      break;
+    case Coordination::kCommitting:
+      args.insert(args.end(), {"COMMIT", std::to_string(c.version)});
+      break;
+  }
+  const auto& parts = c.participants;
+  if (c.committed.size() != parts.size()) c.committed.assign(parts.size(), false);
+  c.round_ready = true;
+  c.round_failed = false;
+  c.round_ok = 0;
+  c.failure.clear();
+  const Coordination::Step step = c.step;
+  const bool committing = step == Coordination::kCommitting;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!committing || !c.committed[i]) ++c.waiting;
+  }
+  const uint64_t version = c.version;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (committing && c.committed[i]) continue;
+    control(parts[i], args, [this, i, step, version](std::string_view reply, bool ok) {
+      if (!change_ || change_->version != version || change_->step != step) return;
+      Coordination& cc = *change_;
+      if (ok) cc.round_ok++;
+      if (!ok) {
+        cc.round_failed = true;
+        if (cc.failure.empty()) cc.failure = cc.participants[i] + ": " + failure_text(reply);
+      } else if (step == Coordination::kCommitting) {
+        cc.committed[i] = true;
+      } else if (step == Coordination::kResolving) {
+        const std::optional<ChangeState> s = ChangeState::parse(reply);
+        if (s && s->version >= version) cc.some_committed = true;
+      } else if (step == Coordination::kCopying || step == Coordination::kQuiescing ||
+                 step == Coordination::kFlushWait) {
+        const std::optional<ChangeState> s = ChangeState::parse(reply);
+        if (s && s->copied == 'x' && cc.failure.empty()) {
+          cc.round_failed = true;
+          cc.fatal = true;
+          cc.failure = cc.participants[i] + ": copying its keys to their new owners failed";
+        }
+        const bool ready =
+            s && (step == Coordination::kCopying     ? s->copied == '1'
+                  : step == Coordination::kQuiescing ? s->phase == "paused" && s->in_flight == 0
+                                                     : s->flushed);
+        if (!ready) cc.round_ready = false;
+      }
+      if (--cc.waiting == 0) change_round_done();
+    });
+  }
+}
+
+void Cluster::change_round_done() {
+  Coordination& c = *change_;
+  const uint64_t now = uv_now(loop_);
+  auto next = [&](Coordination::Step step) {
+    c.step = step;
+    c.step_started_ms = now;
+    c.failures = 0;
+    drive_change();
+  };
+  if (c.kind == Coordination::kFailover) return failover_round_done();
+  if (c.round_failed) {
+    // Before anything is committed a failure aborts (after a few tries for the polls); once a
+    // member committed, the others are told again until they do.
+    // Resolving needs every member's answer: it waits for them (a member that is down keeps the
+    // change waiting, holding keyed requests, until it is back).
+    if (c.step == Coordination::kResolving) return schedule_change();
+    if (c.step == Coordination::kPreparing || c.fatal ||
+        (c.step != Coordination::kCommitting && ++c.failures >= kFailureLimit)) {
+      return finish_change(c.failure);
+    }
+    spdlog::warn("ring change to version {}: {}; retrying", c.version, c.failure);
+    return schedule_change();
+  }
+  switch (c.step) {
+    case Coordination::kResolving:
+      return next(c.some_committed ? Coordination::kCommitting : Coordination::kPreparing);
+    case Coordination::kPreparing:
+      // Every member accepted the new ring version: the command's reply; keys move now.
+      if (c.done) c.done("+OK\r\n");
+      c.done = nullptr;
+      return next(Coordination::kCopying);
+    case Coordination::kCopying:
+      if (c.round_ready) return next(Coordination::kPausing);
+      return schedule_change();
+    case Coordination::kPausing:
+      return next(Coordination::kQuiescing);
+    case Coordination::kQuiescing:
+      if (c.round_ready) return next(Coordination::kFlushing);
+      return schedule_change();
+    case Coordination::kFlushing:
+      return next(Coordination::kFlushWait);
+    case Coordination::kFlushWait:
+      if (c.round_ready) return next(Coordination::kCommitting);
+      return schedule_change();
+    case Coordination::kCommitting:
+      return finish_change({});
+    case Coordination::kLeaseWait:
+      return;
+  }
+}
+
+void Cluster::failover_round_done() {
+  // A majority of the members decides; the others learn how it ended from this node (or from
+  // any member, by their ring version) once they answer again.
+  Coordination& c = *change_;
+  const uint64_t now = uv_now(loop_);
+  const size_t majority = ring_.size() / 2 + 1;
+  size_t committed = 0;
+  for (bool b : c.committed) committed += b ? 1 : 0;
+  switch (c.step) {
+    case Coordination::kResolving:
+      if (c.round_ok < majority) return schedule_change();
+      c.step = c.some_committed ? Coordination::kCommitting : Coordination::kPreparing;
+      break;
+    case Coordination::kPreparing:
+      if (c.round_ok < majority) {
+        return finish_change("failing over " + members_list_text(c.failed) + ": " +
+                             std::to_string(c.round_ok) + " of the " +
+                             std::to_string(ring_.size()) +
+                             " members agreed, a majority is needed (" + c.failure + ")");
+      }
+      // Every member that agreed stopped granting the failed member its lease; once that lease
+      // has surely ended nobody else serves its keys (a cache too: no stale reads from a node
+      // that was only hung). A member that asked for it serves nothing meanwhile.
+      c.step = Coordination::kLeaseWait;
+      c.step_started_ms = now + (c.requested.empty() ? lease_ms_ : 0);
+      break;
+    case Coordination::kCommitting:
+      if (committed >= majority) return finish_change({});
+      if (++c.failures >= kFailureLimit) {
+        // The change stays committed where it was: the rest catch up by the ring version.
+        return finish_change({});
+      }
+      return schedule_change();
+    default:
+      return finish_change("unexpected step of a failover");
+  }
+  c.failures = 0;
+  drive_change();
+}
+
+}  // namespace ringkv::cluster

@@ -1,0 +1,79 @@
+// Internals shared by the two sides of a ring change: the participant (membership.cpp) and the
+// coordinator (ring_change.cpp) — the state a participant reports and the texts both log.
+#pragma once
+
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/cluster_internal.h"
+#include "common/numbers.h"
+#include "hashring/hash_ring.h"
+
+namespace ringkv::cluster {
+
+inline std::string members_text(const std::vector<hashring::Member>& members) {
+  std::string out;
+  for (const auto& m : members) {
+    if (!out.empty()) out += ' ';
+    out += m.address + "=" + std::to_string(m.weight);
+  }
+  return out;
+}
+
+// A node's answer to RINGKV.RING STATE (and COPY), one simple string:
+//   +<version> <phase> <copied> <flushed> <relays in flight> <keys> <members> <pending version>
+//    <coordinating>
+struct ChangeState {
+  uint64_t version = 0;    // the ring it runs by
+  std::string_view phase;  // idle, prepared, paused or switching
+  char copied = '1';       // '1' done (or nothing to copy), '0' going on, 'x' failed or unknown
+  bool flushed = true;     // the flush was sent and acknowledged (or nothing to flush)
+  uint64_t in_flight = 0;  // relayed requests awaiting replies
+  uint64_t keys = 0;       // keys it holds
+  uint64_t members = 0;    // members of its ring
+  uint64_t pending = 0;    // the version a prepared change moves to; 0 for none
+  bool coordinating = false;
+
+  std::string text() const {
+    return "+" + std::to_string(version) + " " + std::string(phase) + " " + copied + " " +
+           (flushed ? "1" : "0") + " " + std::to_string(in_flight) + " " + std::to_string(keys) +
+           " " + std::to_string(members) + " " + std::to_string(pending) + " " +
+           (coordinating ? "1" : "0") + "\r\n";
+  }
+
+  static std::optional<ChangeState> parse(std::string_view reply) {
+    if (reply.empty() || reply[0] != '+') return std::nullopt;
+    const std::vector<std::string_view> w = common::split_words(line_text(reply));
+    if (w.size() != 9 || w[2].size() != 1) return std::nullopt;
+    // The numeric words: version, relays in flight, keys, members, pending version.
+    constexpr size_t kAt[] = {0, 4, 5, 6, 7};
+    uint64_t n[std::size(kAt)];
+    for (size_t i = 0; i < std::size(kAt); ++i) {
+      const std::optional<int64_t> v = common::parse_integer(w[kAt[i]]);
+      if (!v || *v < 0) return std::nullopt;
+      n[i] = static_cast<uint64_t>(*v);
+    }
+    ChangeState s;
+    s.version = n[0];
+    s.phase = w[1];
+    s.copied = w[2][0];
+    s.flushed = w[3] == "1";
+    s.in_flight = n[1];
+    s.keys = n[2];
+    s.members = n[3];
+    s.pending = n[4];
+    s.coordinating = w[8] == "1";
+    return s;
+  }
+};
+
+// The text of a failed control request: an error reply's, or the link's error.
+inline std::string failure_text(std::string_view reply) {
+  return std::string(!reply.empty() && reply[0] == '-' ? line_text(reply) : reply);
+}
+
+}  // namespace ringkv::cluster

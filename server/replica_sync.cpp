@@ -1,0 +1,99 @@
+// ReplicaSync: full copies to replicas and dropping a primary's keys (see replica_sync.h).
+#include "server/replica_sync.h"
+
+#include <spdlog/spdlog.h>
+
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "common/clock.h"
+#include "engine/keyspace/store.h"
+#include "server/key_frame.h"
+#include "server/server.h"
+
+namespace ringkv::server {
+namespace {
+
+// Work per loop turn for each copy: keys looked at, and time, whichever ends first.
+constexpr size_t kBatchKeys = 256;
+constexpr int64_t kBatchBudgetUs = 2000;
+
+}  // namespace
+
+ReplicaSync::ReplicaSync(Server& server)
+    : server_(server), task_(server.loop(), [this] { return step(); }) {}
+
+ReplicaSync::~ReplicaSync() = default;
+
+void ReplicaSync::stop() { task_.stop(); }
+
+void ReplicaSync::append_key_frame(std::string_view key, std::string& frame) {
+  server::append_key_frame(frame, {}, key, server_.store().peek(key));
+}
+
+void ReplicaSync::snapshot_start(const std::string& target) {
+  snapshots_[target] = 0;
+  task_.wake();
+}
+
+void ReplicaSync::snapshot_stop(const std::string& target) { snapshots_.erase(target); }
+
+void ReplicaSync::stream_ready(const std::string& target) {
+  if (snapshots_.count(target) != 0) task_.wake();
+}
+
+void ReplicaSync::drop_keys_of(std::string_view primary) {
+  engine::Store& store = server_.store();
+  const cluster::Replication& repl = server_.cluster()->replication();
+  std::vector<std::string> gone;
+  store.for_each([&](const engine::Entry& e) {
+    if (repl.primary_of(e.key()) == primary) gone.emplace_back(e.key());
+  });
+  for (const std::string& k : gone) {
+    if (store.erase(k)) server_.key_dropped(k);
+  }
+  if (!gone.empty()) {
+    spdlog::info("replication: dropped {} keys of {} before copying them again", gone.size(),
+                 primary);
+  }
+}
+
+bool ReplicaSync::step() {
+  engine::Store& store = server_.store();
+  store.set_now(server_.unix_now_ms());
+  cluster::Replication& repl = server_.cluster()->replication();
+  std::vector<std::string_view> targets;
+  std::vector<std::string> done;
+  bool more = false;
+  for (auto& [target, cursor] : snapshots_) {
+    const int64_t start = common::monotonic_us();
+    bool finished = false;
+    while (repl.has_room(target) && common::monotonic_us() - start < kBatchBudgetUs) {
+      std::vector<std::string> keys;
+      cursor = store.scan(cursor, kBatchKeys, [&](const engine::Entry& e) {
+        if (!repl.replicas_of(e.key(), targets)) return;
+        for (std::string_view t : targets) {
+          if (t == target) keys.emplace_back(e.key());
+        }
+      });
+      for (const std::string& k : keys) repl.send_key(target, k);
+      if (cursor == 0) {
+        finished = true;
+        break;
+      }
+    }
+    if (finished) {
+      done.push_back(target);
+    } else if (repl.has_room(target)) {
+      more = true;  // out of time, not of room
+    }
+  }
+  for (const std::string& target : done) {
+    snapshots_.erase(target);
+    repl.snapshot_done(target);
+  }
+  // A copy waiting for room is woken by stream_ready().
+  return more;
+}
+
+}  // namespace ringkv::server

@@ -1,0 +1,193 @@
+"""A network partition under replication: 3 nodes (replication-factor 2, replica-acks 0) in
+network namespaces of their own, as test_netns sets them up. Writers in the hub namespace write
+through nodes 1 and 2; a writer inside node 3's namespace writes node 3's keys through node 3
+itself. Node 3's link is cut (its interface down):
+
+- node 3, cut off from the majority, stops accepting writes and answering reads for its keys
+  within its lease (health-interval x (failure-limit + 1)) — CLUSTERDOWN, never a stale value;
+- the majority fails it over; the first write the majority accepts for node 3's keys comes after
+  the last one node 3 accepted: no two members ever accept writes for the same key at once;
+- once the link is back node 3 takes up the newer ring, is restored, and every key read through
+  every node holds the last write acknowledged by the majority side.
+
+Needs root and `ip` (skipped otherwise).
+
+    sudo /usr/bin/python3 test_partition.py --server build/ringkv-server [--seed N]
+"""
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+import redis  # noqa: E402
+import test_netns as ns  # noqa: E402
+
+HEALTH_MS = 200
+FAILURE_LIMIT = 3
+LEASE_S = HEALTH_MS * (FAILURE_LIMIT + 1) / 1000.0
+
+
+class Writer(threading.Thread):
+    """SETs `keys` with increasing versions through host:port, from inside network namespace
+    `netns` (None: the hub); records every acknowledged write's (start, end, key, version) and
+    every reply error."""
+
+    def __init__(self, net, netns, host, port, keys, counter, stop):
+        super().__init__(daemon=True)
+        self.net, self.netns, self.host, self.port = net, netns, host, port
+        self.keys, self.counter, self.stop = keys, counter, stop
+        self.acked = []
+        self.errors = []
+        self.reads = []  # (start, key, value or error) of reads
+
+    def run(self):
+        if self.netns is not None:
+            self.net._setns("/run/netns/" + self.netns)
+        r = redis.Redis(host=self.host, port=self.port, socket_timeout=2)
+        rng = random.Random(self.port)
+        while not self.stop.is_set():
+            key = rng.choice(self.keys)
+            with self.counter[1]:
+                self.counter[0] += 1
+                version = self.counter[0]
+            start = time.monotonic()
+            try:
+                r.set(key, version)
+                self.acked.append((start, time.monotonic(), key, version))
+            except redis.RedisError as e:
+                self.errors.append((start, str(e)[:80]))
+                time.sleep(0.01)
+            try:
+                self.reads.append((time.monotonic(), key, r.get(key)))
+            except redis.RedisError as e:
+                self.reads.append((time.monotonic(), key, str(e)[:80]))
+
+
+def main():
+    p = harness.arg_parser(__doc__)
+    p.add_argument("--seed", type=int, default=None)
+    args = p.parse_args()
+    harness.seeded_rng(args.seed)
+    report = harness.Report("test_partition")
+    if os.geteuid() != 0:
+        report.skip("needs root to create network namespaces")
+    if shutil.which("ip") is None:
+        report.skip("needs the `ip` command (iproute2)")
+    binary = os.path.abspath(args.server)
+    net = ns.Network()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    cluster = None
+    try:
+        try:
+            net.create()
+        except subprocess.CalledProcessError as e:
+            net.destroy()
+            report.skip("cannot set up network namespaces: `%s` failed: %s" % (
+                " ".join(e.cmd), (e.stderr or "").strip()))
+        net.enter_hub()
+        opts = {"health-interval": HEALTH_MS, "failure-limit": FAILURE_LIMIT,
+                "replication-factor": 2}
+        cluster = harness.Cluster(binary, 3, name="partition", hosts=net.hosts,
+                                  prefixes=net.prefixes(), request_timeout=1000,
+                                  cluster_options=opts,
+                                  extra="[security]\nprotected-mode = false\n").start()
+        hosts, ports, addrs = cluster.hosts, cluster.ports, cluster.addresses
+        keys = ["p:%d" % i for i in range(600)]
+        owner = dict(zip(keys, ns.owners(hosts[0], ports[0], keys)))
+        cut_keys = [k for k in keys if owner[k] == addrs[2]]
+        other_keys = [k for k in keys if owner[k] != addrs[2]]
+        counter = [0, threading.Lock()]
+        stop = threading.Event()
+        # Node 3's keys through node 3 (from inside its namespace) and through node 1; the
+        # others' through node 2.
+        inside = Writer(net, net.node_ns[2], hosts[2], ports[2], cut_keys, counter, stop)
+        outside = Writer(net, None, hosts[0], ports[0], cut_keys, counter, stop)
+        others = Writer(net, None, hosts[1], ports[1], other_keys, counter, stop)
+        writers = [inside, outside, others]
+        for w in writers:
+            w.start()
+        try:
+            time.sleep(1.5)
+            t_cut = time.monotonic()
+            net.link(2, "down")
+            time.sleep(LEASE_S + 3.0)
+            t_heal = time.monotonic()
+            net.link(2, "up")
+            time.sleep(2.0)
+        finally:
+            stop.set()
+            for w in writers:
+                w.join()
+
+        # Writes in flight when the link went down may still complete: from 0.1 s after the cut.
+        t_cut += 0.1
+        last_inside = max((end for start, end, k, v in inside.acked if t_cut <= start < t_heal),
+                          default=None)
+        first_outside = min((end for start, end, k, v in outside.acked
+                             if t_cut <= start < t_heal), default=None)
+        print("    cut at 0: node 3 last accepted a write at %s, the majority first accepted "
+              "one of its keys at %s (lease %.1f s)" % (
+                  "-" if last_inside is None else "%.3f" % (last_inside - t_cut),
+                  "-" if first_outside is None else "%.3f" % (first_outside - t_cut), LEASE_S),
+              flush=True)
+        report.check(last_inside is None or last_inside - t_cut <= LEASE_S + 0.3,
+                     "node 3 stops accepting writes within its lease of being cut off",
+                     repr(None if last_inside is None else last_inside - t_cut))
+        report.check(first_outside is not None and first_outside - t_cut <= 3.0,
+                     "the majority serves node 3's keys within 3 s of the cut",
+                     repr(None if first_outside is None else first_outside - t_cut))
+        report.check(last_inside is None or first_outside is None or last_inside < first_outside,
+                     "no overlap: node 3's last accepted write comes before the majority's first")
+        refusals = [e for s, e in inside.errors if s > t_cut + LEASE_S + 0.3 and s < t_heal]
+        report.check(refusals and all(e.startswith("CLUSTERDOWN") or "Timeout" in e
+                                      for e in refusals),
+                     "cut off, node 3 refuses its keys (CLUSTERDOWN)", repr(refusals[:3]))
+        # Reads through node 3 after the majority took over: never a value, only refusals.
+        stale = [(t, k, v) for t, k, v in inside.reads
+                 if first_outside is not None and first_outside < t < t_heal and
+                 isinstance(v, bytes)]
+        report.check(not stale, "cut off, node 3 answers no read of its keys once the majority "
+                     "serves them", repr(stale[:3]))
+
+        # Healed: every key holds the last write the majority acknowledged.
+        def cluster_info():
+            text = harness.parse_reply(ns.call(hosts[0], ports[0], "CLUSTER", "INFO")).decode()
+            return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            info = cluster_info()
+            if info.get("cluster_failed") == "0" and info.get("cluster_migration_state") == "idle":
+                break
+            time.sleep(0.2)
+        report.equal(cluster_info().get("cluster_failed"), "0", "after the heal node 3 is "
+                     "restored")
+        acked = {}
+        for w in (outside, others):
+            for start, end, k, v in w.acked:
+                acked[k] = max(acked.get(k, 0), v)
+        for i in range(3):
+            r = redis.Redis(host=hosts[i], port=ports[i], socket_timeout=10)
+            values = r.mget(sorted(acked))
+            bad = [(k, v) for k, v in zip(sorted(acked), values)
+                   if v is None or int(v) < acked[k]]
+            report.check(not bad, "after the heal, every key read through node %d holds the "
+                         "majority's last acknowledged write" % (i + 1), repr(bad[:3]))
+    finally:
+        if cluster is not None:
+            cluster.cleanup()
+        left = net.destroy()
+    report.equal(left + net.remaining(), [], "every namespace the test created is gone")
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,464 @@
+"""Replication and failover, Jepsen style: clients keep a model of every acknowledged write,
+faults are injected on purpose (kill -9, SIGSTOP), and every key is checked against the model.
+
+- basics (replication-factor 2, 3 nodes): every key lives on exactly the members CLUSTER COPIES
+  names, with the primary's value; DBSIZE counts each key once, INFO keyspace counts the copies;
+  WAIT, ROLE and INFO replication; a replica restarted empty copies everything again.
+- kill -9 of a primary under writes on every node (replication-factor 2, replica-acks 1): its keys
+  are readable and writable through every survivor within 3 s (health-interval 200 ms,
+  failure-limit 3), no acknowledged write is lost, and once it restarts it is restored: every
+  key has its copies again and every node answers the last acknowledged value.
+- SIGSTOP of a primary (replication-factor 3, 4 nodes, replica-acks 1): failed over while hung;
+  after SIGCONT no read through it ever returns a value older than an acknowledged write, and it
+  is restored.
+- replica-acks 0: the writes lost by a kill -9 are counted and reported, never more than were
+  unacknowledged by a replica.
+- eject mode without replicas (a cache): SET k v1, SIGSTOP its owner, SET k v2 through another
+  node, SIGCONT: every read gives v2, never v1 (the stand-in hands its writes back).
+- a ring change under replication (3 -> 4 -> 3 members, replication-factor 2): every key ends
+  with its two copies on the right members.
+
+    /usr/bin/python3 test_replication.py --server build/ringkv-server [--seed N]
+"""
+
+import os
+import random
+import signal
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+import redis  # noqa: E402
+
+HEALTH = {"health-interval": 200, "failure-limit": 3}
+FAILOVER_LIMIT = 3.0  # seconds from the fault to the first successful write, per the issue
+
+
+def client(port, timeout=5):
+    return redis.Redis(host="127.0.0.1", port=port, socket_timeout=timeout)
+
+
+def cluster_info(port):
+    return harness.info_fields(port, "CLUSTER", "INFO")
+
+
+def pipelined(port, requests):
+    """The replies to `requests` (argv tuples) sent in one pipeline."""
+    pipe = client(port, timeout=30).pipeline(transaction=False)
+    for argv in requests:
+        pipe.execute_command(*argv)
+    return pipe.execute()
+
+
+def keyspace_keys(port):
+    """db0's key count from the node's INFO keyspace: every copy it holds."""
+    db0 = harness.info_fields(port, "INFO", "keyspace").get("db0", "keys=0")
+    return int(db0.split(",")[0].split("=")[1])
+
+
+class PeerSession:
+    """A connection introduced as a peer's relay link: it runs commands on the node itself
+    (never relayed), so it reads the copy a node holds."""
+
+    def __init__(self, port):
+        fingerprint = cluster_info(port)["cluster_ring_fingerprint"]
+        self.c = harness.RespClient(port)
+        hello = self.c.call("RINGKV.PEER", "127.0.0.1:1", fingerprint)
+        assert hello == b"+%s\r\n" % fingerprint.encode(), hello
+
+    def call(self, *args):
+        return harness.parse_reply(self.c.call(*args))
+
+    def close(self):
+        self.c.close()
+
+
+def settle(ports, timeout=30):
+    """Waits until every node agrees on one ring version, with nothing failed, migrating or
+    syncing (every replica stream online); returns the version."""
+    deadline = time.time() + timeout * harness.timeout_scale()
+    last = None
+    while time.time() < deadline:
+        try:
+            infos = [cluster_info(p) for p in ports]
+            repl = [harness.info_fields(p, "INFO", "replication") for p in ports]
+        except (OSError, redis.RedisError, AssertionError):
+            time.sleep(0.1)
+            continue
+        last = [(i.get("cluster_ring_version"), i.get("cluster_migration_state"),
+                 i.get("cluster_failed", "0"), i.get("cluster_state")) for i in infos]
+        streams_ok = all(
+            all("state=online" in v for k, v in r.items() if k.startswith("slave")) and
+            all("state=synced" in v for k, v in r.items() if k.startswith("primary"))
+            for r in repl)
+        if (len({v for v, _, _, _ in last}) == 1 and
+                all(m == "idle" and f == "0" and s == "ok" for _, m, f, s in last) and streams_ok):
+            return int(last[0][0])
+        time.sleep(0.1)
+    raise AssertionError("cluster did not settle: %s" % last)
+
+
+def check_copies(report, ports, keys, rf, label):
+    """Every key that exists is held by exactly the members CLUSTER COPIES names (rf of them),
+    each copy equal to the primary's (DUMP payloads and TTLs); one that does not (a write never
+    acknowledged) is held by none."""
+    by_addr = {"127.0.0.1:%d" % p: p for p in ports}
+    sessions = {p: PeerSession(p) for p in ports}
+    try:
+        copies = pipelined(ports[0], [("CLUSTER", "COPIES", k) for k in keys])
+        exists = pipelined(ports[0], [("EXISTS", k) for k in keys])
+        wrong, differ = [], []
+        for key, names, there in zip(keys, copies, exists):
+            names = [n.decode() for n in names]
+            held = [p for p in ports if sessions[p].call("EXISTS", key) == 1]
+            expect = sorted(by_addr[n] for n in names) if there else []
+            if not there:
+                if held:
+                    wrong.append((key, "deleted", held))
+                continue
+            if len(names) != rf or sorted(held) != expect:
+                wrong.append((key, names, held))
+                continue
+            dumps = {sessions[p].call("DUMP", key) for p in held}
+            ttls = {round(sessions[p].call("PEXPIRETIME", key) / 1000.0) for p in held}
+            if len(dumps) != 1 or len(ttls) != 1:
+                differ.append(key)
+        report.check(not wrong, "%s: every key is held by exactly its %d copies' members" %
+                     (label, rf), repr(wrong[:3]))
+        report.check(not differ, "%s: every copy equals its primary's (value and TTL)" % label,
+                     repr(differ[:3]))
+    finally:
+        for s in sessions.values():
+            s.close()
+
+
+class Model:
+    """Acknowledged and sent versions per key; versions only grow."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.acked = {}
+        self.sent = {}
+        self.version = 0
+        self.failures = 0
+        self.writes = 0
+
+    def next_version(self):
+        with self.lock:
+            self.version += 1
+            return self.version
+
+
+class Writer(threading.Thread):
+    """Writes its keys with increasing versions through one node; a failed write is not
+    acknowledged (its outcome is unknown). Records when writes to `watch` keys succeed."""
+
+    def __init__(self, model, port, name, rng, nkeys, stop):
+        super().__init__(daemon=True)
+        self.model, self.port, self.rng, self.stop = model, port, rng, stop
+        self.keys = ["%s:%d" % (name, i) for i in range(nkeys)]
+        self.successes = []  # (monotonic start, end, key) of acknowledged writes
+
+    def run(self):
+        r = client(self.port, timeout=3)
+        while not self.stop.is_set():
+            key = self.rng.choice(self.keys)
+            version = self.model.next_version()
+            with self.model.lock:
+                self.model.sent[key] = version
+            started = time.monotonic()
+            try:
+                r.set(key, version)
+            except Exception:  # noqa: BLE001 - unknown outcome
+                with self.model.lock:
+                    self.model.failures += 1
+                time.sleep(0.01)
+                continue
+            with self.model.lock:
+                self.model.acked[key] = max(self.model.acked.get(key, 0), version)
+                self.model.writes += 1
+            self.successes.append((started, time.monotonic(), key))
+
+
+def check_model(report, ports, model, label, strict=True):
+    """Every key read through every node in `ports` is a version that was sent, and (strict) not
+    older than the last acknowledged one. Returns the keys whose acknowledged write was lost."""
+    with model.lock:
+        acked, sent = dict(model.acked), dict(model.sent)
+    keys = sorted(sent)
+    lost = set()
+    for port in ports:
+        values = client(port, timeout=20).mget(keys)
+        bad = []
+        for k, v in zip(keys, values):
+            got = None if v is None else int(v)
+            if got is not None and got > sent[k]:
+                bad.append((k, got, "never sent"))
+            elif k in acked and (got is None or got < acked[k]):
+                lost.add(k)
+                if strict:
+                    bad.append((k, got, "acked %d" % acked[k]))
+        report.check(not bad, "%s: every key read through %d holds its last acknowledged write" %
+                     (label, port), repr(bad[:5]))
+    return lost
+
+
+def start_writers(model, ports, rng, stop, nkeys=200):
+    writers = [Writer(model, p, "w%d" % i, random.Random(rng.random()), nkeys, stop)
+               for i, p in enumerate(ports)]
+    for w in writers:
+        w.start()
+    return writers
+
+
+def check_basics(report, binary):
+    opts = dict(HEALTH, **{"replication-factor": 2})
+    with harness.Cluster(binary, 3, name="repl-basics", cluster_options=opts) as c:
+        ports = c.ports
+        r = client(ports[0])
+        n = harness.scaled(3000, 300)
+        pipe = r.pipeline(transaction=False)
+        for i in range(n):
+            kind = i % 5
+            if kind == 0:
+                pipe.set("s:%d" % i, "v%d" % i, ex=1000 + i)
+            elif kind == 1:
+                pipe.rpush("l:%d" % i, *range(i % 7 + 1))
+            elif kind == 2:
+                pipe.hset("h:%d" % i, mapping={"f%d" % j: j for j in range(i % 5 + 1)})
+            elif kind == 3:
+                pipe.zadd("z:%d" % i, {"m%d" % j: j for j in range(i % 4 + 1)})
+            else:
+                pipe.sadd("t:%d" % i, *range(i % 6 + 1))
+        pipe.execute()
+        keys = [k.decode() for k in r.keys("*")]
+        report.equal(len(keys), n, "basics: KEYS * lists every key once")
+        settle(ports)
+        report.equal(r.dbsize(), n, "basics: DBSIZE counts each key once")
+        held = sum(keyspace_keys(p) for p in ports)
+        report.equal(held, 2 * n, "basics: INFO keyspace counts the copies (2 per key)")
+        check_copies(report, ports, keys, 2, "basics")
+
+        # WAIT for a write of this connection, through a node that relays it and locally.
+        conn = client(ports[1])
+        for k in ("wait:a", "wait:b", "wait:c"):
+            conn.set(k, 1)
+            report.equal(conn.execute_command("WAIT", 1, 0), 1, "basics: WAIT 1 0 after SET %s "
+                         "returns 1 replica" % k)
+        started = time.monotonic()
+        report.equal(conn.execute_command("WAIT", 2, 150), 1, "basics: WAIT 2 150 returns the "
+                     "one replica a key has")
+        report.check(time.monotonic() - started >= 0.14, "basics: WAIT 2 150 waited its timeout")
+        report.equal(client(ports[2]).execute_command("WAIT", 0, 0), 1, "basics: WAIT on a "
+                     "connection that wrote nothing: every replica has it")
+        mset = client(ports[2])
+        mset.mset({"wm:%d" % i: i for i in range(20)})
+        report.equal(mset.execute_command("WAIT", 1, 1000), 1, "basics: WAIT after an MSET split "
+                     "over every node")
+
+        role = r.execute_command("ROLE")
+        report.equal(role[0], b"master", "basics: ROLE says master")
+        report.equal(len(role[2]), 2, "basics: ROLE lists the two other members as replicas")
+        info = harness.info_fields(ports[0], "INFO", "replication")
+        report.equal((info.get("role"), info.get("connected_slaves"), info.get("replication_factor")),
+                     ("master", "2", "2"), "basics: INFO replication role, replicas, factor")
+        report.check("slave0" in info and "primary0" in info, "basics: INFO replication lists the "
+                     "replicas of this node's keys and the primaries whose keys it holds",
+                     repr(sorted(info)))
+
+        # A replica restarted empty (no append-only file) copies everything again.
+        c.kill(2)
+        c.restart(2)
+        settle(ports)
+        check_copies(report, ports, keys[:500], 2, "basics after a restart")
+        report.equal(client(ports[2]).mget(keys[:50]), r.mget(keys[:50]),
+                     "basics: the restarted node answers like the others")
+
+
+def first_success_after(writers, t_fault, keys):
+    """How long after t_fault the first acknowledged write to one of `keys` sent after it
+    completed, per writer."""
+    out = []
+    for w in writers:
+        times = [end for start, end, k in list(w.successes) if start > t_fault and k in keys]
+        out.append(min(times) - t_fault if times else None)
+    return out
+
+
+def owners(port, keys):
+    replies = pipelined(port, [("CLUSTER", "OWNER", k) for k in keys])
+    return dict(zip(keys, (o.decode() for o in replies)))
+
+
+def check_fault(report, binary, rng, n_nodes, rf, acks, fault, label):
+    """Writers on every node; `fault` ("kill" or "stop") hits a random node after 1 s; measures
+    the failover, restores the node and checks the model (strictly when acks >= 1). Returns the
+    number of acknowledged writes lost."""
+    opts = dict(HEALTH, **{"replication-factor": rf, "replica-acks": acks})
+    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
+    with harness.Cluster(binary, n_nodes, name="repl-%s" % label, cluster_options=opts,
+                         extra=persist) as c:
+        ports = c.ports
+        settle(ports)
+        victim = rng.randrange(n_nodes)
+        survivors = [p for i, p in enumerate(ports) if i != victim]
+        model = Model()
+        stop = threading.Event()
+        writers = start_writers(model, ports, rng, stop)
+        try:
+            time.sleep(1.0)
+            all_keys = sorted(model.sent)
+            owner = owners(ports[0], all_keys)
+            victim_keys = {k for k in all_keys if owner[k] == c.nodes[victim].address}
+            t_fault = time.monotonic()
+            if fault == "kill":
+                c.kill(victim)
+            else:
+                c.kill(victim, signal.SIGSTOP)
+            time.sleep(FAILOVER_LIMIT + 1.0)
+            firsts = first_success_after(
+                [w for i, w in enumerate(writers) if i != victim], t_fault, victim_keys)
+            print("    %s: writes to the failed node's keys resumed after %s s through the "
+                  "survivors" % (label, ", ".join("-" if f is None else "%.2f" % f
+                                                  for f in firsts)), flush=True)
+            report.check(all(f is not None and f <= FAILOVER_LIMIT for f in firsts),
+                         "%s: the failed node's keys are writable through every survivor within "
+                         "%.0f s" % (label, FAILOVER_LIMIT), repr(firsts))
+            report.check(all(cluster_info(p).get("cluster_failed") == "1" for p in survivors),
+                         "%s: every survivor has the node failed over" % label)
+            if fault == "stop":
+                # Back from a hang: it must not answer anything older than acknowledged.
+                c.kill(victim, signal.SIGCONT)
+                stale = []
+                floor_model = dict(model.acked)
+                r = client(ports[victim], timeout=10)
+                deadline = time.monotonic() + 2.0
+                while time.monotonic() < deadline:
+                    keys = rng.sample(sorted(floor_model), min(50, len(floor_model)))
+                    try:
+                        values = r.mget(keys)
+                    except redis.RedisError:
+                        continue
+                    for k, v in zip(keys, values):
+                        if v is None or int(v) < floor_model[k]:
+                            stale.append((k, v, floor_model[k]))
+                report.check(not stale, "%s: reads through the node back from SIGSTOP never "
+                             "return a value older than an acknowledged write" % label,
+                             repr(stale[:5]))
+            else:
+                c.restart(victim)
+            time.sleep(0.5)
+        finally:
+            stop.set()
+            for w in writers:
+                w.join()
+        settle(ports, timeout=60)
+        print("    %s: %d writes acknowledged, %d failed or unknown" %
+              (label, model.writes, model.failures), flush=True)
+        lost = check_model(report, ports, model, label, strict=acks >= 1)
+        check_copies(report, ports, sorted(model.sent)[:300], rf, label)
+        return len(lost), len(model.acked)
+
+
+def check_eject_cache(report, binary):
+    opts = dict(HEALTH, **{"on-peer-down": "eject"})
+    with harness.Cluster(binary, 3, name="repl-eject", cluster_options=opts) as c:
+        ports = c.ports
+        settle(ports)
+        # A key owned by node 3.
+        key = next(k for k in ("k%d" % i for i in range(1000))
+                   if owners(ports[0], [k])[k] == c.nodes[2].address)
+        client(ports[0]).set(key, "v1")
+        c.kill(2, signal.SIGSTOP)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                if client(ports[1]).set(key, "v2"):
+                    break
+            except redis.RedisError:
+                time.sleep(0.05)
+        report.equal(client(ports[1]).get(key), b"v2", "eject: SET k v2 taken by a stand-in")
+        c.kill(2, signal.SIGCONT)
+        seen = set()
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            for p in ports:
+                try:
+                    seen.add(client(p).get(key))
+                except redis.RedisError as e:
+                    seen.add(str(e).split()[0])
+            time.sleep(0.02)
+        report.check(b"v1" not in seen, "eject: after SIGCONT no read returns v1, the write the "
+                     "stand-in overwrote", repr(seen))
+        settle(ports)
+        report.equal([client(p).get(key) for p in ports], [b"v2"] * 3,
+                     "eject: once restored every node answers v2")
+        c.kill(2, signal.SIGSTOP)
+        time.sleep(2.0)
+        report.equal(client(ports[0]).get(key), None, "eject: stopped again, the stand-in has "
+                     "nothing for it (a cache)")
+        c.kill(2, signal.SIGCONT)
+
+
+def check_ring_change(report, binary, rng):
+    opts = dict(HEALTH, **{"replication-factor": 2})
+    with harness.Cluster(binary, 3, name="repl-ring", cluster_options=opts) as c:
+        ports = list(c.ports)
+        settle(ports)
+        cand_port = harness.free_ports(1)[0]
+        text = harness.cluster_config(cand_port, [cand_port], cluster_options=opts)
+        cand = harness.ClusterNode(binary, cand_port, text, "repl-ring-candidate")
+        cand.start()
+        try:
+            model = Model()
+            stop = threading.Event()
+            # Writers on the members that stay (a member that left serves its own ring of one).
+            writers = start_writers(model, ports[:2], rng, stop, nkeys=300)
+            try:
+                time.sleep(0.5)
+                client(ports[0]).execute_command("CLUSTER", "JOIN", cand.address)
+                settle(ports + [cand_port], timeout=60)
+                client(ports[1]).execute_command("CLUSTER", "LEAVE", c.nodes[2].address)
+                members = ports[:2] + [cand_port]
+                settle(members, timeout=60)
+            finally:
+                stop.set()
+                for w in writers:
+                    w.join()
+            settle(members)
+            check_model(report, members, model, "3 -> 4 -> 3")
+            check_copies(report, members, sorted(model.sent), 2, "3 -> 4 -> 3")
+            report.equal(client(ports[2]).dbsize(), 0, "3 -> 4 -> 3: the member that left "
+                         "holds nothing")
+        finally:
+            cand.cleanup()
+
+
+def main():
+    p = harness.arg_parser(__doc__)
+    p.add_argument("--seed", type=int, default=None)
+    args = p.parse_args()
+    rng, _ = harness.seeded_rng(args.seed)
+    report = harness.Report("test_replication")
+    print("basics (replication-factor 2)", flush=True)
+    check_basics(report, args.server)
+    print("kill -9 of a primary (replication-factor 2, replica-acks 1)", flush=True)
+    check_fault(report, args.server, rng, 3, 2, 1, "kill", "kill")
+    print("SIGSTOP of a primary (replication-factor 3, 4 nodes, replica-acks 1)", flush=True)
+    check_fault(report, args.server, rng, 4, 3, 1, "stop", "stop")
+    print("kill -9 with replica-acks 0", flush=True)
+    lost, acked = check_fault(report, args.server, rng, 3, 2, 0, "kill", "async")
+    print("    async: %d of %d keys lost their last acknowledged write" % (lost, acked),
+          flush=True)
+    print("eject mode without replicas: the stand-in's writes are handed back", flush=True)
+    check_eject_cache(report, args.server)
+    print("3 -> 4 -> 3 under replication", flush=True)
+    check_ring_change(report, args.server, rng)
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
