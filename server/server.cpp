@@ -9,7 +9,6 @@
 
 #include "cluster/ring_file.h"
 #include "common/glob.h"
-#include "common/secret.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
 #include "engine/rdb/rdb_format.h"
@@ -123,7 +122,6 @@ int Server::serve() {
 
   uv_timer_init(loop_, &block_timer_);
   block_timer_.data = this;
-  replid_ = common::random_hex(20);
 
   uv_check_init(loop_, &flush_check_);
   flush_check_.data = this;

@@ -95,6 +95,8 @@ void Server::sync(engine::CommandContext& ctx, bool psync) {
                transfer->stream->fork_usec());
   // The client's later requests wait; what it sends now is the handshake's end.
   conn->block();
+  // Made at the first PSYNC (as random as Redis's, new at each start).
+  if (replid_.empty()) replid_ = common::random_hex(20);
   if (psync) ctx.reply.raw("+FULLRESYNC " + replid_ + " 0\r\n");
   if (transfer->eof_mark) {
     transfer->mark = common::random_hex(20);
