@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/numbers.h"
 #include "conf/params.h"
 
 namespace ringkv::conf {
@@ -228,6 +229,7 @@ std::string set_parameters(Config& config,
              "'";
     }
     if (row->immutable_in_redis) return set_failed(name, "can't set immutable config");
+    if (row->protected_in_redis) return set_failed(name, "can't set protected config");
     if (std::find(chosen.begin(), chosen.end(), row) != chosen.end()) {
       return set_failed(name, "duplicate parameter");
     }
@@ -245,6 +247,24 @@ std::string set_parameters(Config& config,
   }
   config = std::move(next);
   return {};
+}
+
+bool parse_save_rules(std::string_view text, std::vector<std::pair<int64_t, int64_t>>& rules) {
+  rules.clear();
+  if (text.empty()) return true;
+  std::vector<int64_t> numbers;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    auto v = common::parse_integer(text.substr(start, end - start));
+    if (!v || *v < 0) return false;
+    numbers.push_back(*v);
+    start = end + 1;
+  }
+  if (numbers.size() % 2 != 0) return false;
+  for (size_t i = 0; i < numbers.size(); i += 2) rules.emplace_back(numbers[i], numbers[i + 1]);
+  return true;
 }
 
 }  // namespace ringkv::conf

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -82,7 +83,7 @@ inline constexpr const char* kFsyncAlways = "always";
 inline constexpr const char* kFsyncEverysec = "everysec";
 inline constexpr const char* kFsyncNo = "no";
 
-// The append-only file (Redis's parameter names).
+// The append-only file and RDB snapshots (Redis's parameter names).
 struct PersistenceOptions {
   bool appendonly = false;                   // log every write and replay the log at start-up
   std::string appendfsync = kFsyncEverysec;  // always, everysec or no
@@ -90,9 +91,18 @@ struct PersistenceOptions {
   std::string appendfilename = "appendonly.aof";
   int64_t auto_aof_rewrite_percentage = 100;             // rewrite when grown by this % (0 = off)
   int64_t auto_aof_rewrite_min_size = 64 * 1024 * 1024;  // ... and at least this big (bytes)
-  bool aof_load_truncated = true;  // start with a truncated last record dropped (else refuse)
-  std::string save;                // snapshot rules, always "" (CONFIG GET save for tools)
+  bool aof_load_truncated = true;       // start with a truncated last record dropped (else refuse)
+  bool aof_use_rdb_preamble = true;     // a rewrite writes the data as an RDB, then commands follow
+  std::string save;                     // snapshot rules: "seconds changes ..." pairs; "" = none
+  std::string dbfilename = "dump.rdb";  // the RDB file inside dir
+  bool rdbcompression = true;           // LZF-compress strings over 20 bytes in RDB and DUMP
+  bool rdbchecksum = true;              // end RDB files with a CRC64 (else 8 zero bytes)
 };
+
+// Parses a `save` value ("3600 1 300 100", or "" for none) into (seconds, changes) pairs, as
+// Redis reads it: non-negative integers separated by single spaces, an even count. False when
+// it is not that.
+bool parse_save_rules(std::string_view text, std::vector<std::pair<int64_t, int64_t>>& rules);
 
 // Who may use the node and which commands exist.
 struct SecurityOptions {

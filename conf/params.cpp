@@ -55,8 +55,21 @@ Reason check_file_name(std::string_view text) {
   return {};
 }
 
-Reason check_no_snapshots(std::string_view text) {
-  return text.empty() ? Reason{} : "ringkv takes no snapshots: only \"\" is accepted";
+// The `save` rules: pairs of seconds and changes, Redis's reason from CONFIG SET.
+template <typename G>
+Row save_row(const Head& h, Field<G, std::string> field) {
+  Row row = string_row(h, field, [](std::string_view text) -> Reason {
+    std::vector<std::pair<int64_t, int64_t>> rules;
+    if (parse_save_rules(text, rules)) return {};
+    return "expected pairs of seconds and changes such as \"3600 1 300 100\", got " + quoted(text);
+  });
+  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
+    std::vector<std::pair<int64_t, int64_t>> rules;
+    if (!parse_save_rules(text, rules)) return "Invalid save parameters";
+    field(c) = std::string(text);
+    return {};
+  };
+  return row;
 }
 
 Reason check_self(std::string_view text) { return text.empty() ? Reason{} : check_address(text); }
@@ -277,6 +290,11 @@ Row rename_row(const Head& h) {
   return row;
 }
 
+Row protected_in_redis(Row row) {
+  row.protected_in_redis = true;
+  return row;
+}
+
 }  // namespace
 
 std::string toml_quote(std::string_view text) {
@@ -442,10 +460,11 @@ const std::vector<Row>& rows() {
                       "When the file is fsynced: always (before replies), everysec or no (the OS)"},
                  Field<P, std::string>{kPersistence, &P::appendfsync},
                  {kFsyncEverysec, kFsyncAlways, kFsyncNo}, {}),
-        string_row(
+        protected_in_redis(string_row(
             Head{"persistence", "dir", "--dir", "dir", false,
-                 "Directory of the append-only file (and its rewrites) and of the ring file"},
-            Field<P, std::string>{kPersistence, &P::dir}, check_not_empty),
+                 "Directory of the append-only file (and its rewrites), the RDB file and the ring "
+                 "file"},
+            Field<P, std::string>{kPersistence, &P::dir}, check_not_empty)),
         immutable_in_redis(
             string_row(Head{"persistence", "appendfilename", "--appendfilename", "appendfilename",
                             false, "Name of the append-only file inside dir"},
@@ -462,9 +481,26 @@ const std::vector<Row>& rows() {
             Head{"persistence", "aof-load-truncated", "--aof-load-truncated", "aof-load-truncated",
                  true, "Start with an incomplete last record cut off (no: refuse to start)"},
             Field<P, bool>{kPersistence, &P::aof_load_truncated}),
-        string_row(Head{"persistence", "save", "--save", "save", false,
-                        "Snapshot rules; ringkv takes no snapshots, so only \"\" (none)"},
-                   Field<P, std::string>{kPersistence, &P::save}, check_no_snapshots),
+        bool_row(Head{"persistence", "aof-use-rdb-preamble", "--aof-use-rdb-preamble",
+                      "aof-use-rdb-preamble", true,
+                      "A rewrite writes the data as an RDB, then the commands that follow"},
+                 Field<P, bool>{kPersistence, &P::aof_use_rdb_preamble}),
+        save_row(Head{"persistence", "save", "--save", "save", true,
+                      "Snapshot rules: \"seconds changes ...\" pairs (BGSAVE after that many "
+                      "changes within that many seconds); \"\" = none"},
+                 Field<P, std::string>{kPersistence, &P::save}),
+        protected_in_redis(
+            string_row(Head{"persistence", "dbfilename", "--dbfilename", "dbfilename", false,
+                            "Name of the RDB file inside dir (SAVE, BGSAVE, loaded at start-up "
+                            "without the append-only file)"},
+                       Field<P, std::string>{kPersistence, &P::dbfilename}, check_file_name)),
+        bool_row(Head{"persistence", "rdbcompression", "--rdbcompression", "rdbcompression", true,
+                      "LZF-compress strings over 20 bytes in RDB files and DUMP payloads"},
+                 Field<P, bool>{kPersistence, &P::rdbcompression}),
+        immutable_in_redis(
+            bool_row(Head{"persistence", "rdbchecksum", "--rdbchecksum", "rdbchecksum", false,
+                          "End RDB files with a CRC64 checksum (no: zero, not checked on load)"},
+                     Field<P, bool>{kPersistence, &P::rdbchecksum})),
         string_row(Head{"security", "requirepass", "--requirepass", "requirepass", true,
                         "Password clients must AUTH with (empty = none)"},
                    Field<Sec, std::string>{kSecurity, &Sec::requirepass}, nullptr),

@@ -28,6 +28,8 @@ struct Row {
   // Redis itself refuses CONFIG SET of it, before looking at the value (logfile). Parameters
   // Redis can change but ringkv cannot (bind, port) are refused only once the value is valid.
   bool immutable_in_redis = false;
+  // Redis refuses CONFIG SET of it as a protected config (dir, dbfilename), before the value.
+  bool protected_in_redis = false;
   bool repeatable = false;       // the flag may be given several times, values accumulate
   std::string_view description;  // one line: --help, --print-config comments, CONFIG docs
   // Validates a TOML value and stores it; a rejection names the reason in ringkv's words.

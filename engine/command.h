@@ -49,9 +49,10 @@ enum CommandFlag : uint32_t {
   kFast = 1u << 11,             // "fast"
   kNoAuth = 1u << 12,           // "no_auth"
   kNoMandatoryKeys = 1u << 13,  // "no_mandatory_keys"
-  kNoMulti = 1u << 14,          // "no_multi"
-  kAllowBusy = 1u << 15,        // "allow_busy" (COMMAND INFO prints "movablekeys" before it)
-  kMayReplicate = 1u << 16,     // "may_replicate" (hidden by COMMAND INFO, as in Redis)
+  kNoAsyncLoading = 1u << 14,   // "no_async_loading"
+  kNoMulti = 1u << 15,          // "no_multi"
+  kAllowBusy = 1u << 16,        // "allow_busy" (COMMAND INFO prints "movablekeys" before it)
+  kMayReplicate = 1u << 17,     // "may_replicate" (hidden by COMMAND INFO, as in Redis)
   // ringkv's own routing flags (not reported by COMMAND INFO):
   kKeyspaceWide = 1u << 20,  // acts on every key (DBSIZE, KEYS, SCAN, FLUSHALL, RANDOMKEY…)
   kSplittable = 1u << 21,    // multi-key command that may be split per owner (MGET, MSET, DEL…)
@@ -216,6 +217,9 @@ class ServerControl {
   // ACL SETUSER changed `user`'s channels: its subscribers to channels it may no longer use are
   // disconnected.
   virtual void user_channels_changed(const acl::User& /*user*/) {}
+  // CLUSTER IMPORT host:port [AUTH password] | STOP [host:port]: answers through ctx. False when
+  // this node is not part of a cluster.
+  virtual bool cluster_import(CommandContext& /*ctx*/) { return false; }
   // Begin an orderly shutdown after this command's reply is flushed.
   virtual void shutdown() = 0;
   // BGREWRITEAOF: starts (or schedules) a rewrite of the append-only file and writes Redis's
@@ -226,6 +230,17 @@ class ServerControl {
         "for more information.");
   }
   virtual int64_t last_save_unix() const = 0;
+  // SAVE and BGSAVE [SCHEDULE]: write Redis's reply for the outcome.
+  virtual void save_snapshot(protocol::ReplyWriter& reply) { reply.error("ERR"); }
+  virtual void background_save(bool /*schedule*/, protocol::ReplyWriter& reply) {
+    reply.error("ERR");
+  }
+  // SHUTDOWN's save step, before shutdown(): saves the RDB file when `save` (SHUTDOWN SAVE), or
+  // when save rules are set and not `nosave`. False when a wanted save failed.
+  virtual bool save_before_shutdown(bool /*save*/, bool /*nosave*/) { return true; }
+  // REPLCONF, and SYNC/PSYNC (`psync`): a tool asks for a snapshot of this node.
+  virtual void replconf(CommandContext& ctx);
+  virtual void sync(CommandContext& ctx, bool psync);
   // WAIT numreplicas timeout (arguments checked): answers through ctx, possibly later (the
   // server keeps the client's place in its replies), with how many replicas have the client's
   // last write.

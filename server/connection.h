@@ -137,6 +137,14 @@ class Connection final : public engine::ClientSession {
   };
   std::vector<LastWrite>& last_writes() { return last_writes_; }
 
+  // What a tool announced with REPLCONF before SYNC/PSYNC (see server/snapshot_sync.h).
+  struct ReplicaHandshake {
+    bool capa_eof = false;        // takes a snapshot of unknown length, ended by a marker
+    bool rdb_only = false;        // wants the snapshot only, no command stream after it
+    bool listening_port = false;  // announced itself as a replica (REPLICAOF)
+  };
+  ReplicaHandshake& replica_handshake() { return replica_; }
+
   // Re-reads the per-client limits from the server's configuration (after CONFIG SET).
   void apply_limits();
 
@@ -261,6 +269,7 @@ class Connection final : public engine::ClientSession {
   // Logged in: by AUTH, or at connection when the default user is on and takes no password.
   bool authenticated_ = false;
   Transaction transaction_;
+  ReplicaHandshake replica_;
   // Loop time the output first reached the soft limit; 0 while it is under it.
   uint64_t soft_limit_since_ms_ = 0;
   bool flush_scheduled_ = false;

@@ -194,17 +194,17 @@ std::string Server::info(std::span<const std::string_view> sections) {
     section("Persistence");
     field(out, "loading", "0");
     field(out, "async_loading", "0");
-    field(out, "rdb_changes_since_last_save", "0");
-    field(out, "rdb_bgsave_in_progress", "0");
-    field(out, "rdb_last_save_time", start_unix_);
-    // No snapshot has been taken: Redis's values for a server that never saved one.
-    field(out, "rdb_last_bgsave_status", "ok");
-    field(out, "rdb_last_bgsave_time_sec", "-1");
-    field(out, "rdb_current_bgsave_time_sec", "-1");
-    field(out, "rdb_saves", "0");
-    field(out, "rdb_last_cow_size", "0");
-    field(out, "rdb_last_load_keys_expired", "0");
-    field(out, "rdb_last_load_keys_loaded", "0");
+    rdb_.set_changes(changes_);
+    const persistence::RdbInfo rdb = rdb_.info(now_ms);
+    field(out, "rdb_changes_since_last_save", rdb.changes_since_last_save);
+    field(out, "rdb_bgsave_in_progress", int64_t{rdb.bgsave_in_progress});
+    field(out, "rdb_last_save_time", rdb.last_save_time);
+    field(out, "rdb_last_bgsave_status", rdb.last_bgsave_ok ? "ok" : "err");
+    field(out, "rdb_last_bgsave_time_sec", rdb.last_bgsave_time_sec);
+    field(out, "rdb_current_bgsave_time_sec", rdb.current_bgsave_time_sec);
+    field(out, "rdb_saves", rdb.saves);
+    field(out, "rdb_last_load_keys_expired", rdb.last_load_keys_expired);
+    field(out, "rdb_last_load_keys_loaded", rdb.last_load_keys_loaded);
     const persistence::AofInfo aof = aof_.info(now_ms);
     field(out, "aof_enabled", int64_t{aof.enabled});
     field(out, "aof_rewrite_in_progress", int64_t{aof.rewrite_in_progress});
@@ -395,8 +395,13 @@ void Server::info_stats(std::string& out, uint64_t now_ms) {
   field(out, "pubsub_patterns", pubsub_.pattern_count());
   field(out, "pubsubshard_channels", pubsub_.shard_channel_total());
   const persistence::AofInfo forks = aof_.info(now_ms);
-  field(out, "latest_fork_usec", forks.latest_fork_usec);
-  field(out, "total_forks", forks.total_forks);
+  const persistence::RdbInfo rdb_forks = rdb_.info(now_ms);
+  // The latest fork of either kind (Redis keeps one figure for every child).
+  field(out, "latest_fork_usec",
+        rdb_forks.forks > 0 && rdb_forks.last_fork_ms >= forks.last_fork_ms
+            ? rdb_forks.latest_fork_usec
+            : forks.latest_fork_usec);
+  field(out, "total_forks", forks.total_forks + rdb_forks.forks + sync_forks_);
   field(out, "migrate_cached_sockets", "0");
   field(out, "slave_expires_tracked_keys", "0");
   for (const char* name :

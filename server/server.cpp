@@ -12,6 +12,7 @@
 #include "common/secret.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
+#include "engine/rdb/rdb_format.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 
@@ -40,6 +41,8 @@ Server::Server(conf::Config config)
   store_.set_eviction_listener([this](std::string_view key) { key_dropped(key); });
   apply_memory_config();
   users_.set_default_password(config_.security.requirepass);
+  engine::rdb::set_compression(config_.persistence.rdbcompression);
+  aof_.set_preamble_options([this] { return rdb_.save_options(unix_now_ms()); });
   scripts_ = std::make_unique<engine::ScriptEngine>(this);
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   // A node is part of a cluster when it has peers, was given its own address (a ring of one
@@ -139,11 +142,17 @@ void Server::close_stalled_handshakes(uint64_t now) {
 }
 
 int Server::serve() {
-  // The data is back before the first client can see it.
-  if (!aof_.load_and_open(
-          [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                 protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
-    return 1;
+  // The data is back before the first client can see it: from the append-only file when it is
+  // on (it holds the latest writes), else from the RDB file, as Redis chooses.
+  if (config_.persistence.appendonly) {
+    if (!aof_.load_and_open(
+            [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                   protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
+      return 1;
+    }
+  } else {
+    if (!rdb_.load()) return 1;
+    if (cluster_ && store_.size() > 0) warn_foreign_keys();
   }
   if (!load_acl_file()) return 1;
   if (!listen()) {
@@ -200,6 +209,22 @@ int Server::serve() {
   uv_loop_close(loop_);
   spdlog::info("ringkv is now ready to exit, bye bye");
   return 0;
+}
+
+void Server::warn_foreign_keys() {
+  // A file copied from a redis-server (or from another member) holds keys of other owners: they
+  // load, but no client request reaches them here.
+  size_t foreign = 0;
+  const std::string& self = cluster_->self_address();
+  store_.for_each([&](const engine::Entry& e) {
+    if (cluster_->routing_ring().owner_of(e.key()) != self) foreign++;
+  });
+  if (foreign == 0) return;
+  spdlog::warn(
+      "{} of the {} keys loaded belong to other members of the ring and are not served here: "
+      "to bring a whole dataset into a cluster use CLUSTER IMPORT from a redis-server (it "
+      "routes each key to its owner)",
+      foreign, store_.size());
 }
 
 void Server::on_connection(uv_stream_t* listener, int status) {
@@ -300,6 +325,8 @@ void Server::user_channels_changed(const engine::acl::User& user) {
 void Server::on_connection_closed(Connection* conn) {
   clients_.remove(conn);
   blocked_.remove(conn->id());
+  // A snapshot's child stops with its client.
+  syncs_.erase(conn->id());
   unwatch_all(*conn);
   pubsub_.remove_client(conn->id());
   if (conn->monitoring()) std::erase(monitors_, conn->id());
@@ -336,7 +363,7 @@ void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
     reply.error(kRunning);
     return;
   }
-  if (in_exec_) {
+  if (in_exec_ || rdb_.bgsave_in_progress()) {
     // As Redis: not forked in the middle of a transaction, but right after it.
     aof_.schedule_rewrite();
     reply.simple("Background append only file rewriting scheduled");
@@ -355,6 +382,49 @@ void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
           "information.");
       break;
   }
+}
+
+void Server::save_snapshot(protocol::ReplyWriter& reply) {
+  if (rdb_.bgsave_in_progress()) {
+    reply.error("ERR Background save already in progress");
+    return;
+  }
+  rdb_.set_changes(changes_);
+  if (rdb_.save(unix_now_ms()).empty()) {
+    reply.ok();
+  } else {
+    reply.error("ERR");
+  }
+}
+
+void Server::background_save(bool schedule, protocol::ReplyWriter& reply) {
+  if (rdb_.bgsave_in_progress()) {
+    reply.error("ERR Background save already in progress");
+    return;
+  }
+  if (aof_.rewrite_in_progress() || in_exec_) {
+    if (schedule || in_exec_) {
+      rdb_.schedule_bgsave();
+      reply.simple("Background saving scheduled");
+    } else {
+      reply.error(
+          "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
+          "SCHEDULE in order to schedule a BGSAVE whenever possible.");
+    }
+    return;
+  }
+  rdb_.set_changes(changes_);
+  if (rdb_.bgsave(uv_now(loop_), unix_now_ms()) == persistence::BgsaveStart::kStarted) {
+    reply.simple("Background saving started");
+  } else {
+    reply.error("ERR");
+  }
+}
+
+bool Server::save_before_shutdown(bool save, bool nosave) {
+  shutdown_save_done_ = true;
+  rdb_.set_changes(changes_);
+  return rdb_.shutdown(save, nosave, unix_now_ms());
 }
 
 void Server::key_ready(std::string_view key) {
@@ -468,45 +538,6 @@ size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
   return clients_.kill(filter);
 }
 
-std::string Server::cluster_info() { return cluster_ ? cluster_->info_text() : std::string(); }
-
-std::string Server::cluster_nodes() {
-  return cluster_ ? cluster_->nodes_text(store_.size()) : std::string();
-}
-
-bool Server::cluster_change(engine::CommandContext& ctx) {
-  if (!cluster_) return false;
-  cluster::RingChangeRequest request;
-  std::string error;
-  if (!cluster::parse_ring_change(ctx.argv.subspan(1), request, error)) {
-    ctx.reply.error(error);
-    return true;
-  }
-  // The reply comes when every member has accepted the change (or it failed).
-  auto& conn = *static_cast<Connection*>(ctx.client);
-  Connection::ReplySlot slot = conn.reserve_reply();
-  conn.block();
-  cluster_->change_ring(request, [this, slot](std::string_view reply) {
-    count_error_reply(reply);
-    slot.fill(reply, true);
-  });
-  return true;
-}
-
-std::vector<std::string> Server::cluster_copies(std::string_view key) {
-  std::vector<std::string> out;
-  if (!cluster_) return out;
-  const hashring::HashRing& ring = cluster_->routing_ring();
-  std::vector<size_t> pref;
-  ring.preference(key, cluster_->replication().factor(), pref);
-  for (size_t i : pref) out.push_back(ring.nodes()[i].address);
-  return out;
-}
-
-std::string Server::cluster_owner(std::string_view key) {
-  return cluster_ ? std::string(cluster_->routing_ring().owner_of(key)) : std::string();
-}
-
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
 
 void Server::cron() {
@@ -532,6 +563,13 @@ void Server::cron() {
   store_.rehash_step(1000);
   aof_.cron(now);
   if (tls_listening_) close_stalled_handshakes(now);
+  aof_.cron(now, rdb_.bgsave_in_progress());
+  rdb_.set_changes(changes_);
+  rdb_.cron(now, unix_now_ms(), aof_.rewrite_in_progress());
+  if (!imports_.empty() && now - last_import_cron_ms_ >= 1000) {
+    last_import_cron_ms_ = now;
+    for (auto& source : imports_) source->cron(now);
+  }
 
   if (config_.server.timeout > 0) {
     uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
@@ -586,10 +624,15 @@ void Server::begin_shutdown() {
   if (tls_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&tls_listener_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
+  for (auto& source : imports_) {
+    if (source->state() != ImportSource::State::kStopped) source->stop();
+  }
   if (cluster_) cluster_->stop();
   if (migration_) migration_->stop();
   if (replica_sync_) replica_sync_->stop();
   aof_.shutdown(uv_now(loop_));
+  // A signal saves as SHUTDOWN without arguments does: when save rules are set.
+  if (!shutdown_save_done_) save_before_shutdown(false, false);
   clients_.for_each([](Connection& conn) { conn.close_when_flushed(); });
   // Clients that do not take their last replies are closed after a grace period.
   uv_timer_stop(&cron_timer_);
@@ -611,6 +654,7 @@ void Server::maybe_finish_shutdown() {
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
   input_task_->stop();
+  end_syncs();
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&cron_timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&cron_timer_), nullptr);
   }
@@ -684,6 +728,7 @@ std::string Server::config_rewrite() {
 
 void Server::apply_runtime_config() {
   spdlog::set_level(spdlog::level::from_str(config_.log.level));
+  engine::rdb::set_compression(config_.persistence.rdbcompression);
   apply_memory_config();
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   clients_.for_each([](Connection& conn) { conn.apply_limits(); });

@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -22,15 +23,18 @@
 #include "engine/scripting/script_engine.h"
 #include "engine/stats/observability.h"
 #include "persistence/aof.h"
+#include "persistence/rdb_snapshots.h"
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
 #include "server/client_registry.h"
 #include "server/idle_task.h"
+#include "server/import.h"
 #include "server/migration.h"
 #include "server/pipeline.h"
 #include "server/pubsub.h"
 #include "server/replica_sync.h"
 #include "server/shard_interests.h"
+#include "server/snapshot_sync.h"
 #include "server/string_map.h"
 
 namespace ringkv::server {
@@ -129,12 +133,25 @@ class Server final : public engine::ServerControl,
   bool auth_required(const Connection& conn) const;
   void shutdown() override;
   void rewrite_append_only_file(protocol::ReplyWriter& reply) override;
-  int64_t last_save_unix() const override { return start_unix_; }
+  int64_t last_save_unix() const override { return rdb_.last_save_unix(); }
+  void save_snapshot(protocol::ReplyWriter& reply) override;
+  void background_save(bool schedule, protocol::ReplyWriter& reply) override;
+  bool save_before_shutdown(bool save, bool nosave) override;
+  // snapshot_sync.cpp
+  void replconf(engine::CommandContext& ctx) override;
+  void sync(engine::CommandContext& ctx, bool psync) override;
   std::string cluster_info() override;
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
   std::vector<std::string> cluster_copies(std::string_view key) override;
   bool cluster_change(engine::CommandContext& ctx) override;
+  bool cluster_import(engine::CommandContext& ctx) override;
+
+  // Runs argv on the node that owns its keys (here, or relayed to a peer on the links of client
+  // `client_id`, so one caller's commands reach each peer in order) and hands its reply to `done`
+  // (at once when it ran here). For imports, which have no client connection.
+  void run_routed(uint64_t client_id, std::span<const std::string_view> argv,
+                  std::function<void(std::string_view reply)> done);
 
   engine::ScriptEngine* script_engine() override { return scripts_.get(); }
 
@@ -215,6 +232,8 @@ class Server final : public engine::ServerControl,
   // Whether a client's command passes the ACL; answers the refusal (NOPERM, logged) otherwise.
   bool refused_by_acl(const Origin& origin, const engine::CommandSpec& spec,
                       std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  // After loading at start-up in a cluster: logs how many keys belong to other members.
+  void warn_foreign_keys();
   // Protected mode turns this new client away.
   bool protected_from(const Connection& conn) const;
   // Answers a command (the row `spec`, if it resolved) that cannot run with `error`: a
@@ -243,6 +262,12 @@ class Server final : public engine::ServerControl,
   void setup_shard_pubsub();
   void refresh_shard_interests();
   bool shard_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  // Snapshots for tools (snapshot_sync.cpp): a chunk for client `id`, the snapshot's end, the
+  // timer that resumes transfers whose clients took their output, and the end of all of them.
+  void sync_data(uint64_t id, std::string_view chunk);
+  void sync_ended(uint64_t id, bool ok, const std::string& error);
+  void resume_syncs();
+  void end_syncs();
   void begin_shutdown();
   // Closes the last handles once shutdown has begun and every client is gone.
   void maybe_finish_shutdown();
@@ -368,6 +393,19 @@ class Server final : public engine::ServerControl,
   engine::Evictor evictor_;
   engine::EvictionLimits eviction_limits_;
   persistence::AppendOnlyFile aof_{store_, config_.persistence};
+  persistence::RdbSnapshots rdb_{store_, config_.persistence, config_.memory};
+  // SHUTDOWN decided whether to save (save_before_shutdown): the shutdown itself does not again.
+  bool shutdown_save_done_ = false;
+  // Snapshots on their way to tools, by client id (snapshot_sync.cpp).
+  std::unordered_map<uint64_t, std::unique_ptr<SyncTransfer>> syncs_;
+  uv_timer_t sync_timer_;
+  bool sync_timer_ready_ = false;
+  std::string replid_;  // PSYNC's +FULLRESYNC replication id, new at each start as in Redis
+  uint64_t sync_forks_ = 0;
+  // CLUSTER IMPORT sources, running or stopped (import.cpp).
+  std::vector<std::unique_ptr<ImportSource>> imports_;
+  uint64_t last_import_cron_ms_ = 0;
+  uint64_t latest_sync_fork_usec_ = 0;
   // Reports of changed keys and flushes so far: a handler that moved it changed data.
   uint64_t changes_ = 0;
   bool in_exec_ = false;        // running EXEC's commands

@@ -23,9 +23,10 @@ using protocol::ReplyWriter;
 
 // Flag names in the order COMMAND INFO lists them (the order of the CommandFlag bits).
 constexpr std::string_view kFlagNames[] = {
-    "write",    "readonly",          "denyoom", "admin",        "pubsub",       "noscript",
-    "blocking", "loading",           "stale",   "skip_monitor", "skip_slowlog", "fast",
-    "no_auth",  "no_mandatory_keys", "no_multi"};
+    "write",   "readonly",          "denyoom",          "admin",
+    "pubsub",  "noscript",          "blocking",         "loading",
+    "stale",   "skip_monitor",      "skip_slowlog",     "fast",
+    "no_auth", "no_mandatory_keys", "no_async_loading", "no_multi"};
 constexpr std::string_view kAllowBusyName = "allow_busy";
 
 constexpr std::string_view kCommandHelp[] = {
@@ -189,7 +190,8 @@ void write_command_info(ReplyWriter& reply, const CommandSpec& spec) {
 void write_command_docs(ReplyWriter& reply, const CommandSpec& spec) {
   std::vector<DocArg> args;
   parse_syntax(spec.syntax, args);
-  // Redis leaves out a complexity it does not document (MONITOR).
+  // Redis leaves out a complexity it does not document (MONITOR) and gives some internal
+  // commands (SYNC, PSYNC) none.
   reply.map(3 + !spec.complexity.empty() + !spec.doc_flags.empty() +
             !spec.deprecated_since.empty() + !spec.replaced_by.empty() + !spec.history.empty() +
             !args.empty() + !spec.subcommands.empty());

@@ -1,5 +1,6 @@
 // Server administration: CLUSTER (INFO, NODES, OWNER), CONFIG (GET, SET, RESETSTAT), TIME,
-// BGREWRITEAOF, LASTSAVE and SHUTDOWN. Process-wide state is reached through ctx.server
+// BGREWRITEAOF, SAVE, BGSAVE, LASTSAVE, SHUTDOWN, and the replication handshake tools use for a
+// snapshot (REPLCONF, SYNC, PSYNC). Process-wide state is reached through ctx.server
 // (ServerControl).
 #include "engine/commands/server.h"
 
@@ -56,6 +57,9 @@ constexpr std::string_view kClusterHelp[] = {
     "    that is down for good at once (its keys are lost).",
     "SETWEIGHT <host:port> <weight>",
     "    Change a member's weight; the keys whose owner changes move in the background.",
+    "IMPORT <host:port> [AUTH <password>]",
+    "    Replicate a running redis-server into the cluster: its snapshot, then its writes,",
+    "    each key on its owner, until IMPORT STOP [<host:port>].",
     "HELP",
     "    Prints this help.",
 };
@@ -154,6 +158,10 @@ static void cmd_cluster_change(CommandContext& ctx) {
   if (!ctx.server->cluster_change(ctx)) ctx.reply.error(kClusterDisabled);
 }
 
+static void cmd_cluster_import(CommandContext& ctx) {
+  if (!ctx.server->cluster_import(ctx)) ctx.reply.error(kClusterDisabled);
+}
+
 static void cmd_cluster_help(CommandContext& ctx) { reply_help(ctx.reply, kClusterHelp); }
 
 // CLUSTER DIGEST: every node runs it and answers its own keys' DEBUG DIGEST; the cluster
@@ -187,16 +195,36 @@ static void cmd_bgrewriteaof(CommandContext& ctx) {
   ctx.server->rewrite_append_only_file(ctx.reply);
 }
 
+static void cmd_save(CommandContext& ctx) { ctx.server->save_snapshot(ctx.reply); }
+
+static void cmd_bgsave(CommandContext& ctx) {
+  bool schedule = false;
+  if (ctx.argv.size() > 1) {
+    if (ctx.argv.size() != 2 || !equals_ignore_case(ctx.argv[1], "schedule")) {
+      ctx.reply.error(protocol::err::kSyntax);
+      return;
+    }
+    schedule = true;
+  }
+  ctx.server->background_save(schedule, ctx.reply);
+}
+
+static void cmd_replconf(CommandContext& ctx) { ctx.server->replconf(ctx); }
+static void cmd_sync(CommandContext& ctx) { ctx.server->sync(ctx, false); }
+static void cmd_psync(CommandContext& ctx) { ctx.server->sync(ctx, true); }
+
 static void cmd_shutdown(CommandContext& ctx) {
-  bool nosave = false, save = false, flagged = false, abort = false;
+  bool nosave = false, save = false, flagged = false, abort = false, force = false;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
     std::string_view opt = ctx.argv[i];
     if (equals_ignore_case(opt, "nosave")) {
       nosave = flagged = true;
     } else if (equals_ignore_case(opt, "save")) {
       save = flagged = true;
-    } else if (equals_ignore_case(opt, "now") || equals_ignore_case(opt, "force")) {
+    } else if (equals_ignore_case(opt, "now")) {
       flagged = true;
+    } else if (equals_ignore_case(opt, "force")) {
+      force = flagged = true;
     } else if (equals_ignore_case(opt, "abort")) {
       abort = true;
     } else {
@@ -209,8 +237,14 @@ static void cmd_shutdown(CommandContext& ctx) {
     return;
   }
   if (abort) {
-    // ringkv never waits for replicas or a save, so there is no pending shutdown to abort.
+    // ringkv never waits for replicas, and saves synchronously, so there is no pending shutdown
+    // to abort.
     ctx.reply.error("ERR No shutdown in progress.");
+    return;
+  }
+  // As Redis: a failed save stops the shutdown, unless FORCE.
+  if (!ctx.server->save_before_shutdown(save, nosave) && !force) {
+    ctx.reply.error("ERR Errors trying to SHUTDOWN. Check logs.");
     return;
   }
   ctx.server->shutdown();
@@ -346,6 +380,19 @@ constexpr CommandSpec kClusterSubcommands[] = {
                    "nodes",
      .syntax = "key<string>",
      .acl_categories = "slow"},
+    {.name = "import",
+     .arity = -3,
+     .flags = kAdmin | kNoscript | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_import,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Replicate a running redis-server into the cluster, or stop importing",
+     .complexity = "O(N) where N is the number of keys and writes imported",
+     .syntax = "address<string> [AUTH=password<string>]",
+     .acl_categories = "admin slow dangerous"},
     {.name = "join",
      .arity = -3,
      .flags = kAdmin | kNoscript | kNoMulti,
@@ -531,10 +578,81 @@ constexpr CommandSpec kServerCommands[] = {
      .syntax = "[nosave_save: NOSAVE | SAVE] [NOW]@7.0.0 [FORCE]@7.0.0 [ABORT]@7.0.0",
      .acl_categories = "admin slow dangerous",
      .history = "7.0.0|Added the `NOW`, `FORCE` and `ABORT` modifiers."},
+    {.name = "save",
+     .arity = 1,
+     .flags = kAdmin | kNoscript | kNoAsyncLoading | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_save,
+     .group = "server",
+     .since = "1.0.0",
+     .summary = "Synchronously save the dataset to disk",
+     .complexity = "O(N) where N is the total number of keys in all databases",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous"},
+    {.name = "bgsave",
+     .arity = -1,
+     .flags = kAdmin | kNoscript | kNoAsyncLoading,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_bgsave,
+     .group = "server",
+     .since = "1.0.0",
+     .summary = "Asynchronously save the dataset to disk",
+     .complexity = "O(1)",
+     .syntax = "[SCHEDULE]@3.2.2",
+     .acl_categories = "admin slow dangerous",
+     .history = "3.2.2|Added the `SCHEDULE` option."},
+    {.name = "replconf",
+     .arity = -1,
+     .flags = kAdmin | kNoscript | kLoading | kStale | kAllowBusy,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_replconf,
+     .group = "server",
+     .since = "3.0.0",
+     .summary = "An internal command for configuring the replication stream",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous",
+     .doc_flags = "syscmd"},
+    {.name = "sync",
+     .arity = 1,
+     .flags = kAdmin | kNoscript | kNoAsyncLoading | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_sync,
+     .group = "server",
+     .since = "1.0.0",
+     .summary = "Internal command used for replication",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous"},
+    {.name = "psync",
+     .arity = -3,
+     .flags = kAdmin | kNoscript | kNoAsyncLoading | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_psync,
+     .group = "server",
+     .since = "2.8.0",
+     .summary = "Internal command used for replication",
+     .syntax = "replicationid<string> offset<integer>",
+     .acl_categories = "admin slow dangerous"},
 };
 
 }  // namespace
 
 std::span<const CommandSpec> server_commands() { return kServerCommands; }
+
+void ServerControl::replconf(CommandContext& ctx) { ctx.reply.ok(); }
+
+void ServerControl::sync(CommandContext& ctx, bool /*psync*/) {
+  ctx.reply.error("ERR snapshots are not available here");
+}
 
 }  // namespace ringkv::engine

@@ -44,6 +44,7 @@ INFO_LEFT_OUT = {
     # What a child process copied on write: ringkv's rewrite child does not measure it.
     "current_cow_peak", "current_cow_size", "current_cow_size_age", "current_fork_perc",
     "current_save_keys_processed", "current_save_keys_total", "aof_last_cow_size",
+    "rdb_last_cow_size",
     # Estimates of Redis's own expiry and eviction loops, which ringkv's do not compute.
     "expired_stale_perc", "expired_time_cap_reached_count", "total_eviction_exceeded_time",
     "current_eviction_exceeded_time",

@@ -327,7 +327,8 @@ def test_crashes(report, binary, rng, rounds):
 
 def test_auto_rewrite(report, binary):
     """The file grows past auto-aof-rewrite-min-size while automatic rewrites are off; turning
-    them on (CONFIG SET) makes the next cron rewrite it down to one SET."""
+    them on (CONFIG SET) makes the next cron rewrite it down to one key (an RDB preamble by
+    default: its header and aux fields take about 110 bytes, the key 25)."""
     server = ringkv(binary, extra=["--auto-aof-rewrite-min-size", "200kb",
                                    "--auto-aof-rewrite-percentage", "0"], name="aof-auto")
     with server:
@@ -344,7 +345,7 @@ def test_auto_rewrite(report, binary):
             time.sleep(0.05)
         fields = wait_rewrite_done(report, server.port, "auto rewrite")
         report.equal(fields["aof_rewrites"], "1", "auto rewrite: the grown file was rewritten")
-        report.check(int(fields["aof_current_size"]) < 100, "auto rewrite: down to one SET",
+        report.check(int(fields["aof_current_size"]) < 160, "auto rewrite: down to one key",
                      fields["aof_current_size"])
         restart(server, signal.SIGKILL)
         report.equal(call(server.port, "GET", "same"), b"v" * 20, "auto rewrite: data kept")
