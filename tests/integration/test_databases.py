@@ -170,6 +170,22 @@ def scenarios(port):
     time.sleep(0.2)
     obs("move to its db", b, "MOVE", "q3", "1")
     out.append(("served by move", a.read()))
+    # MONITOR shows each command's database (the new one for SELECT), scripts' too.
+    mon = RespClient(port)
+    mon.call("MONITOR")
+    a.call("SELECT", "4")
+    a.call("SET", "mk", "v")
+    a.call("EVAL", "redis.call('select', 5) return redis.call('get', 'mk')", "0")
+    a.call("SELECT", "0")
+    lines = b""
+    for _ in range(50):
+        lines += mon.read_available(0.1)[0]
+        if lines.count(b"\r\n") >= 6:
+            break
+    shown = [line.split(b" ", 1)[1] for line in lines.split(b"\r\n") if line]
+    out.append(("monitor", b"\n".join(x.split(b"]", 1)[0].split(b" ")[0] + x.split(b"]", 1)[1]
+                                       for x in shown)))
+    mon.close()
     obs("flushall", a, "FLUSHALL")
     obs("info keyspace empty", a, "INFO", "keyspace")
     a.close()
