@@ -41,6 +41,7 @@ Server::Server(conf::Config config)
     dbs_[db].set_expiry_listener([this, db](std::string_view key) { key_dropped(db, key); });
     dbs_[db].set_eviction_listener([this, db](std::string_view key) { key_dropped(db, key); });
   }
+  watchers_.resize(static_cast<size_t>(dbs_.count()));
   apply_memory_config();
   users_.set_default_password(config_.security.requirepass);
   engine::rdb::set_compression(config_.persistence.rdbcompression);

@@ -446,7 +446,7 @@ class Server final : public engine::ServerControl,
   BlockedClients blocked_;
   // WATCHed keys → the clients watching them.
   // WATCHed keys by database: the clients watching each.
-  std::vector<StringMap<std::vector<uint64_t>>> watchers_{dbs_.count()};
+  std::vector<StringMap<std::vector<uint64_t>>> watchers_;
   ClientRegistry clients_;
   PubSubRegistry pubsub_{clients_};
   ShardInterests shard_interests_;
