@@ -101,6 +101,7 @@ class PeerLink {
   struct Request {
     ReplyCallback on_reply;  // empty once the request timed out (its reply is then dropped)
     uint64_t deadline_ms;
+    bool written = false;  // its frame went to the socket (the peer may have run it)
   };
 
   void connect();

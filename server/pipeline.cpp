@@ -38,6 +38,16 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     migration_->hold(conn);
     return false;
   }
+  // A key locked by a cross-node transaction: the request waits for it (not a peer's ring-change
+  // or replication frames, which are copies, not requests).
+  if (!locks_.empty() && !conn.control_link() && conn.replication_source().empty()) {
+    const LockCheck check = check_locks(conn, argv, writer);
+    if (check == LockCheck::kHeld) return false;
+    if (check == LockCheck::kAnswered) {
+      stats_.total_commands_processed++;
+      return true;
+    }
+  }
   stats_.total_commands_processed++;
   if (!conn.is_peer()) {
     run(Origin::client(conn), argv, writer);
@@ -57,6 +67,11 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
   if (conn.control_link()) {
     writer.error("ERR a control link carries RINGKV.RING frames only");
     return true;
+  }
+  if (engine::equals_ignore_case(argv[0], cluster::kTxnFrame)) {
+    if (txn_frame(conn, argv.subspan(1), writer)) return true;
+    stats_.total_commands_processed--;  // run again when its keys are released
+    return false;
   }
   if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kMigrateFrame)) {
     const std::optional<int64_t> version = common::parse_integer(argv[1]);
@@ -196,6 +211,9 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
                    std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
   cluster::Route route = cluster_->router().route(spec, argv);
   if (route.kind == cluster::RouteKind::kLocal) return false;
+  if (config_.cluster.atomic_multikey && relay_atomic(conn, spec, argv, route, writer)) {
+    return true;
+  }
   note_relayed_write(conn, spec, argv, route);
   Connection::ReplySlot slot = conn.reserve_reply();
   store_.set_now(unix_now_ms());

@@ -51,6 +51,7 @@ Server::Server(conf::Config config)
     migration_ = std::make_unique<Migration>(*this);
     replica_sync_ = std::make_unique<ReplicaSync>(*this);
     cluster_->replication().set_host(replica_sync_.get());
+    cluster_->set_txn_host(this);
     // Only an append-only file fsynced at every write holds every write this node acknowledged.
     if (!(config_.persistence.appendonly &&
           config_.persistence.appendfsync == conf::kFsyncAlways)) {
@@ -113,6 +114,8 @@ int Server::serve() {
 
   uv_timer_init(loop_, &block_timer_);
   block_timer_.data = this;
+  uv_timer_init(loop_, &lock_timer_);
+  lock_timer_.data = this;
 
   input_task_ = std::make_unique<IdleTask>(loop_, [this] {
     std::vector<uint64_t> ids;
@@ -178,6 +181,7 @@ void Server::on_connection_closed(Connection* conn) {
   clients_.remove(conn);
   blocked_.remove(conn->id());
   unwatch_all(*conn);
+  locks_closed(conn->id());
   pubsub_.remove_client(conn->id());
   if (cluster_) cluster_->client_closed(conn->id());
   // Nulled, not erased: flush_dirty may be walking the list (a busy script runs the loop from
@@ -465,6 +469,7 @@ void Server::maybe_finish_shutdown() {
   // The last handles: with them closed the loop runs out of work and run() returns.
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&lock_timer_), nullptr);
   input_task_->stop();
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&cron_timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&cron_timer_), nullptr);
