@@ -31,7 +31,9 @@ def instructions(binary, kind, test, requests, pipeline, clients):
     """Total instructions callgrind counted for one server process (test None: no traffic)."""
     out = tempfile.NamedTemporaryFile(prefix="callgrind.", delete=False).name
     prefix = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
-    with harness.ServerProcess(binary, kind=kind, name=kind, prefix=prefix) as srv:
+    # Started under callgrind a server takes seconds to answer, more on a loaded machine.
+    with harness.ServerProcess(binary, kind=kind, name=kind, prefix=prefix).start(timeout=120) \
+            as srv:
         if test is not None:
             subprocess.run(["redis-benchmark", "-h", "127.0.0.1", "-p", str(srv.port), "-c",
                             str(clients), "-r", "100000", "-n", str(requests), "-P",

@@ -2,8 +2,10 @@
 """Single-node benchmark: ringkv-server against redis-server on the same machine, same run.
 
 Throughput and latency: redis-benchmark runs SET, GET, INCR, MSET (10 keys), LPUSH, LPOP, SADD,
-HSET, ZADD and LRANGE_100, and as custom commands SETBIT and BITCOUNT on small bitmaps and PFADD
-and PFCOUNT on one HyperLogLog, with -c 50
+HSET, ZADD and LRANGE_100, and as custom commands SETBIT and BITCOUNT on small bitmaps, PFADD
+and PFCOUNT on one HyperLogLog, XADD (3 small fields) and XRANGE (10 entries) on one stream, and
+GEOADD (points spread over a 10x10 degree square) and GEOSEARCH (the 10 nearest within 20 km)
+on one geo set, with -c 50
 -r 100000 against each server, interleaved (ringkv, redis, ringkv, redis, ...) so drift of the
 machine affects both alike, unpipelined (-P 1) and pipelined (-P 16). The best round per server
 is reported (the least disturbed one). Memory: one million small keys (16-byte values, every
@@ -33,7 +35,13 @@ TESTS = [("SET", "set"), ("GET", "get"), ("INCR", "incr"), ("MSET (10 keys)", "m
 # below -r, which is no valid bit offset, so it varies the bitmap key and the HLL element only.
 CUSTOM = [("SETBIT", ["SETBIT", "bits:__rand_int__", "100", "1"]),
           ("BITCOUNT", ["BITCOUNT", "bits:__rand_int__"]),
-          ("PFADD", ["PFADD", "hll", "e:__rand_int__"]), ("PFCOUNT", ["PFCOUNT", "hll"])]
+          ("PFADD", ["PFADD", "hll", "e:__rand_int__"]), ("PFCOUNT", ["PFCOUNT", "hll"]),
+          ("XADD", ["XADD", "stream", "*", "a", "__rand_int__", "b", "2", "c", "3"]),
+          ("XRANGE", ["XRANGE", "stream", "-", "+", "COUNT", "10"]),
+          # "000000012345e-4" is 1.2345: longitudes and latitudes in [0, 10).
+          ("GEOADD", ["GEOADD", "geo", "__rand_int__e-4", "__rand_int__e-4", "m:__rand_int__"]),
+          ("GEOSEARCH", ["GEOSEARCH", "geo", "FROMLONLAT", "5", "5", "BYRADIUS", "20", "km",
+                         "ASC", "COUNT", "10"])]
 
 
 def run_benchmark(port, tests, requests, pipeline, clients):

@@ -296,6 +296,18 @@ void Cluster::send_to(size_t node, const engine::CommandSpec& spec,
   });
 }
 
+void Cluster::send_frame(std::string_view address, std::span<const std::string_view> argv) {
+  // Subscribers leaving during shutdown must not reopen links.
+  if (!started_) return;
+  const size_t node = routing_.index_of(address);
+  if (node == hashring::HashRing::kNoNode || node == router_.self()) return;
+  PeerState& peer = *peers_[routing_to_full_[node]];
+  if (unavailable_error(peer)) return;
+  PeerLink& link = peer.pool.link_for(0);
+  append_command(link.frame_buffer(), argv, false);
+  link.commit([](std::string_view, const LinkError*) {});
+}
+
 void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
                       std::span<const std::string_view> argv, uint64_t client_id,
                       protocol::RespVersion resp, ReplyDone done) {

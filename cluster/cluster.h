@@ -54,6 +54,14 @@ inline constexpr std::string_view kControlLink = "control";
 inline constexpr std::string_view kMigrateFrame = "ringkv.migrate";
 // Prefix of a relayed request whose reply must be RESP3: RINGKV.RESP3 <command...>.
 inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
+// Sharded pub/sub between nodes (server/shard_interests.h): a node tells a shard channel's
+// owner how many subscribers it has there, RINGKV.SHARDSUB <its address> <channel> <count>...,
+// and the owner forwards each SPUBLISH to such nodes, RINGKV.SHARDMSG <channel> <message>.
+inline constexpr std::string_view kShardSubscribers = "ringkv.shardsub";
+inline constexpr std::string_view kShardMessage = "ringkv.shardmsg";
+// Prefix of a relayed script (EVAL, EVALSHA...): RINGKV.AS <user> <command...>. The peer runs the
+// script's redis.call()s with that ACL user's rights, as the caller's node would have.
+inline constexpr std::string_view kUserPrefix = "ringkv.as";
 
 inline constexpr std::string_view kCrossSlotError =
     "CROSSSLOT Keys in request don't hash to the same node";
@@ -104,6 +112,11 @@ class Cluster {
   // A client went away: its blocking requests on peers are abandoned (their links closed, which
   // unblocks it there too), and so is its transaction on a peer (and any handshake challenge).
   void client_closed(uint64_t client_id);
+  // Sends an internal frame (RINGKV.SHARDSUB, RINGKV.SHARDMSG) to the member at `address` on a
+  // pooled link, not waiting for its answer. Dropped when the address is this node, not on the
+  // routing ring, or known down, and once the cluster stopped: such frames are repeated or lose
+  // nothing that can be saved.
+  void send_frame(std::string_view address, std::span<const std::string_view> argv);
 
   // Transactions whose keys live on a peer: WATCH and the whole MULTI ... EXEC block travel on a
   // link of the client's own to that peer, which keeps the WATCHes and runs the block atomically.
@@ -152,6 +165,10 @@ class Cluster {
 
   // Membership (membership.cpp). The server's data side of ring changes; set before start().
   void set_host(MembershipHost* host);
+  // tls-cluster: every peer link opened from now on uses the context `tls` returns.
+  void set_tls(std::function<std::shared_ptr<const common::TlsContext>()> tls) {
+    tls_ = std::move(tls);
+  }
   // CLUSTER JOIN / LEAVE / SETWEIGHT, coordinated by this node: `done` gets +OK once every member
   // has accepted the new ring version (the keys then move in the background), or the error
   // (nothing changed).
@@ -450,6 +467,7 @@ class Cluster {
   uint64_t relay_errors_ = 0;
   uint64_t split_ = 0;
   uint64_t fanout_ = 0;
+  std::function<std::shared_ptr<const common::TlsContext>()> tls_;  // tls-cluster, else empty
 };
 
 }  // namespace ringkv::cluster

@@ -98,6 +98,7 @@ class Cluster::LinkHandshake final : public PeerHandshake {
 
 std::unique_ptr<PeerLink> Cluster::make_link(PeerState& peer, LinkOptions options, bool control) {
   PeerState* ps = &peer;
+  options.tls = tls_;
   return std::make_unique<PeerLink>(loop_, peer.address, options, [this, ps, control] {
     return std::make_unique<LinkHandshake>(*this, *ps, control);
   });

@@ -2,6 +2,7 @@
 // health state, the ring's parameters and the relay counters.
 #include <uv.h>
 
+#include <cstdio>
 #include <string>
 
 #include "cluster/cluster.h"
@@ -129,7 +130,10 @@ std::string Cluster::nodes_text(size_t self_keys) const {
 }
 
 std::string Cluster::info_section() const {
-  std::string out = "cluster_enabled:1\r\n";
+  // Redis Cluster's protocol (slots, MOVED) is not spoken here: cluster-aware tools and
+  // clients (redis-cli --cluster, redis-py's RedisCluster) must treat each node as the
+  // standalone server it looks like to a client, which any node is (it answers every key).
+  std::string out = "cluster_enabled:0\r\n";
   out += "cluster_members:" + std::to_string(ring_.size()) + "\r\n";
   out += "cluster_ring_version:" + std::to_string(ring_version_) + "\r\n";
   const CopyProgress progress = host_ ? host_->copy_progress() : CopyProgress{};
@@ -147,9 +151,14 @@ std::string Cluster::info_section() const {
   for (const auto& p : peers_) {
     if (!p) continue;
     const PoolTotals t = p->pool.totals();
+    char per_reply[32];
+    std::snprintf(
+        per_reply, sizeof per_reply, "%.2f",
+        t.replies == 0 ? 0.0 : static_cast<double>(t.reply_usec) / static_cast<double>(t.replies));
     out += "peer" + std::to_string(n++) + ":addr=" + p->address + "," + health_fields(*p) +
            ",requests=" + std::to_string(t.requests) + ",errors=" + std::to_string(t.errors) +
-           ",in_flight=" + std::to_string(t.in_flight) + "\r\n";
+           ",in_flight=" + std::to_string(t.in_flight) + ",replies=" + std::to_string(t.replies) +
+           ",usec_per_reply=" + per_reply + "\r\n";
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <random>
 #include <unordered_set>
 
+#include "engine/keyspace/digest.h"
 #include "protocol/reply_reader.h"
 
 namespace ringkv::cluster {
@@ -151,6 +152,14 @@ std::string ReplyMerge::merge() const {
     }
     case Kind::kSame:
       return replies_.empty() ? out : replies_[0];
+    case Kind::kDigest: {
+      std::vector<std::string_view> digests;
+      for (const auto& v : values) digests.push_back(v.text);
+      const std::string combined = engine::combine_digests(digests);
+      if (combined.empty()) return error_reply("ERR malformed digest from a peer");
+      w.simple(combined);
+      break;
+    }
     case Kind::kAllTrue: {
       const size_t n = values.empty() ? 0 : values[0].elements.size();
       w.array(n);

@@ -66,7 +66,7 @@ void PeerLink::commit(ReplyCallback on_reply) {
   }
   const uint64_t deadline = options_.request_timeout_ms == 0 ? std::numeric_limits<uint64_t>::max()
                                                              : now + options_.request_timeout_ms;
-  inflight_.push_back(Request{std::move(on_reply), deadline});
+  inflight_.push_back(Request{std::move(on_reply), deadline, uv_hrtime()});
   out_requests_++;
   if (state_ == State::kIdle || state_ == State::kBackoff) connect();
 }
@@ -127,7 +127,11 @@ void PeerLink::on_connected(int status) {
           }
           return;
         }
-        self->in_end_ += static_cast<size_t>(nread);
+        if (self->tls_ != nullptr) {
+          if (!self->decrypt_input(static_cast<size_t>(nread))) return;
+        } else {
+          self->in_end_ += static_cast<size_t>(nread);
+        }
         self->on_data();
       });
   if (rc != 0) {
@@ -136,7 +140,18 @@ void PeerLink::on_connected(int status) {
   }
   // Requests stay queued in out_ until the peer accepted the link.
   state_ = State::kHandshaking;
+  if (options_.tls) {
+    if (std::shared_ptr<const common::TlsContext> context = options_.tls()) {
+      tls_ = std::make_unique<common::TlsChannel>(std::move(context),
+                                                  common::TlsChannel::Role::kConnect);
+      if (!tls_->start()) {
+        fail(LinkErrorKind::kUnreachable, "TLS handshake failed: " + tls_->error());
+        return;
+      }
+    }
+  }
   handshake_ = make_handshake_();
+  // On TLS the peer handshake's first frame waits in the channel until TLS is set up.
   write(handshake_->open());
 }
 
@@ -172,6 +187,8 @@ void PeerLink::on_data() {
     }
     Request req = std::move(inflight_.front());
     inflight_.pop_front();
+    stats_.replies++;
+    stats_.reply_usec += (uv_hrtime() - req.sent_ns) / 1000;
     if (req.on_reply) req.on_reply(reply, nullptr);
     // A callback may have failed the link (and cleared the buffers).
     if (socket_ == nullptr) return;
@@ -213,7 +230,41 @@ void PeerLink::start_write() {
   write(std::move(data));
 }
 
+bool PeerLink::decrypt_input(size_t n) {
+  const std::string cipher(in_.data() + in_end_, n);
+  std::string plain;
+  const bool ok = tls_->receive(cipher, plain);
+  std::string handshake;
+  tls_->take_output(handshake);
+  if (!handshake.empty()) write_raw(std::move(handshake));
+  if (!ok || socket_ == nullptr) {
+    if (socket_ != nullptr) {
+      fail(tls_->error().empty() ? LinkErrorKind::kClosed : LinkErrorKind::kUnreachable,
+           "TLS: " + tls_->error());
+    }
+    return false;
+  }
+  reserve_input(plain.size());
+  std::memcpy(in_.data() + in_end_, plain.data(), plain.size());
+  in_end_ += plain.size();
+  return true;
+}
+
 void PeerLink::write(std::string data) {
+  if (tls_ == nullptr) {
+    write_raw(std::move(data));
+    return;
+  }
+  if (!tls_->send(data)) {
+    fail(LinkErrorKind::kUnreachable, "TLS: " + tls_->error());
+    return;
+  }
+  std::string cipher;
+  tls_->take_output(cipher);
+  if (!cipher.empty()) write_raw(std::move(cipher));
+}
+
+void PeerLink::write_raw(std::string data) {
   auto* wr = new WriteRequest;
   wr->data = std::move(data);
   wr->req.data = socket_;
@@ -235,6 +286,11 @@ void PeerLink::write(std::string data) {
 void PeerLink::reset_backoff() {
   backoff_ms_ = 0;
   if (state_ == State::kBackoff) state_ = State::kIdle;
+  // A connection opened while the peer was hung (its handshake waiting in the peer's socket)
+  // gets a fresh window now that the peer answers, instead of timing out at the next check.
+  if (state_ == State::kConnecting || state_ == State::kHandshaking) {
+    connect_started_ms_ = uv_now(loop_);
+  }
 }
 
 void PeerLink::check_timeouts(uint64_t now_ms) {
@@ -299,6 +355,7 @@ void PeerLink::fail(LinkErrorKind kind, std::string_view detail) {
   in_start_ = in_end_ = 0;
   scanner_.reset();
   handshake_.reset();
+  tls_.reset();
   std::deque<Request> failed;
   failed.swap(inflight_);
   for (Request& req : failed) {

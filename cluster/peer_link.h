@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cluster/link_error.h"
+#include "common/tls.h"
 #include "protocol/reply_reader.h"
 
 namespace ringkv::cluster {
@@ -27,6 +28,9 @@ struct LinkOptions {
   uint64_t connect_timeout_ms = 1000;
   uint64_t request_timeout_ms = 5000;  // 0 = requests wait for their reply however long it takes
   uint64_t max_backoff_ms = 5000;      // longest wait before reconnecting after a failure
+  // tls-cluster: the TLS context a new connection uses (the current one when it connects); a
+  // null function or context means plain text.
+  std::function<std::shared_ptr<const common::TlsContext>()> tls = nullptr;
 };
 
 // Per-link counters for INFO cluster and CLUSTER NODES.
@@ -34,6 +38,8 @@ struct LinkStats {
   uint64_t requests = 0;
   uint64_t errors = 0;  // requests failed by the link (not error replies from the peer)
   uint64_t connects = 0;
+  uint64_t replies = 0;     // requests the peer answered
+  uint64_t reply_usec = 0;  // their round trips added up (from commit to reply, microseconds)
 };
 
 // What the handshake wants next after one of its replies.
@@ -80,7 +86,8 @@ class PeerLink {
 
   // Writes the frames queued since the last flush (one write per loop iteration).
   void flush();
-  // Forgets the reconnect delay after failures (the peer is known to answer again).
+  // Forgets the reconnect delay after failures, and restarts the connect timeout of a
+  // connection being opened (the peer is known to answer again).
   void reset_backoff();
   // Closes the link, failing everything queued or in flight with `kind`.
   void close(LinkErrorKind kind) { fail(kind); }
@@ -101,6 +108,7 @@ class PeerLink {
   struct Request {
     ReplyCallback on_reply;  // empty once the request timed out (its reply is then dropped)
     uint64_t deadline_ms;
+    uint64_t sent_ns;      // uv_hrtime() at commit: the round trip INFO cluster reports
     bool written = false;  // its frame went to the socket (the peer may have run it)
   };
 
@@ -116,8 +124,13 @@ class PeerLink {
   void fail_request(Request& req, const LinkError& error);
   // Writes the queued frames (out_).
   void start_write();
-  // Writes `data` now (a handshake frame; queued requests stay queued).
+  // Writes `data` now (a handshake frame; queued requests stay queued), encrypted on TLS links.
   void write(std::string data);
+  // Hands bytes to the socket as they are.
+  void write_raw(std::string data);
+  // On a TLS link: decrypts the `n` bytes just read at in_end_ in place of them; false when the
+  // link failed.
+  bool decrypt_input(size_t n);
 
   uv_loop_t* loop_;
   std::string address_;
@@ -129,6 +142,7 @@ class PeerLink {
 
   State state_ = State::kIdle;
   Socket* socket_ = nullptr;
+  std::unique_ptr<common::TlsChannel> tls_;  // this connection's TLS, on tls-cluster links
   uint64_t connect_started_ms_ = 0;
   uint64_t backoff_until_ms_ = 0;
   uint64_t backoff_ms_ = 0;

@@ -73,6 +73,8 @@ PoolTotals PeerPool::totals() const {
     if (!l) continue;
     t.requests += l->stats().requests;
     t.errors += l->stats().errors;
+    t.replies += l->stats().replies;
+    t.reply_usec += l->stats().reply_usec;
     t.in_flight += l->in_flight();
   }
   return t;

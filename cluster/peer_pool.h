@@ -20,6 +20,8 @@ struct PoolTotals {
   uint64_t requests = 0;
   uint64_t errors = 0;
   uint64_t in_flight = 0;
+  uint64_t replies = 0;
+  uint64_t reply_usec = 0;  // the replies' round trips added up
 };
 
 class PeerPool {

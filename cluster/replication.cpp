@@ -462,6 +462,10 @@ void Replication::send_key(const std::string& target, std::string_view key) {
   append(*s, std::move(frame));
 }
 
+void Replication::send_frame(const std::string& target, std::string request) {
+  if (Stream* s = stream_to(target)) append(*s, std::move(request));
+}
+
 void Replication::snapshot_done(const std::string& target) {
   Stream* s = stream_to(target);
   if (s == nullptr) return;

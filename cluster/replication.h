@@ -155,6 +155,8 @@ class Replication {
   // Full copy: room on the stream to `target` for another key; sending one; the end.
   bool has_room(const std::string& target) const;
   void send_key(const std::string& target, std::string_view key);
+  // One request (a slice of a big key) on the stream to `target`.
+  void send_frame(const std::string& target, std::string request);
   void snapshot_done(const std::string& target);
 
   // Replica side: a RINGKV.REPL frame (its arguments after the name) on connection `conn_id`,

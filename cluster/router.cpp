@@ -33,7 +33,7 @@ Route Router::route(const engine::CommandSpec& spec, std::span<const std::string
     }
   }
   if (single) {
-    if (owner != self_) r.kind = RouteKind::kRemote;
+    if (owner != self_ && !(spec.flags & engine::kSubscribesHere)) r.kind = RouteKind::kRemote;
     r.node = owner;
     return r;
   }

@@ -15,7 +15,18 @@ namespace ringkv::common {
 std::optional<int64_t> parse_integer(std::string_view text);
 
 // ASCII case-insensitive equality (command names, options, units).
-bool equals_ignore_case(std::string_view a, std::string_view b);
+inline bool equals_ignore_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  // ASCII case folding, as strcasecmp in the C locale Redis runs in (and no locale lookups:
+  // every command name and option goes through here).
+  for (size_t i = 0; i < a.size(); ++i) {
+    const unsigned char x = static_cast<unsigned char>(a[i]);
+    const unsigned char y = static_cast<unsigned char>(b[i]);
+    if (x == y) continue;
+    if ((x | 0x20) != (y | 0x20) || (x | 0x20) < 'a' || (x | 0x20) > 'z') return false;
+  }
+  return true;
+}
 
 // The space-separated words of `line` (runs of spaces count as one; none at either end).
 std::vector<std::string_view> split_words(std::string_view line);

@@ -30,6 +30,16 @@ void sha256(std::string_view text, unsigned char (&digest)[SHA256_DIGEST_LENGTH]
 
 }  // namespace
 
+std::string sha256_hex(std::string_view text) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  sha256(text, digest);
+  return to_hex(digest, sizeof(digest));
+}
+
+bool constant_time_equals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
 bool secret_equals(std::string_view given, std::string_view expected) {
   unsigned char a[SHA256_DIGEST_LENGTH];
   unsigned char b[SHA256_DIGEST_LENGTH];

@@ -13,6 +13,13 @@ namespace ringkv::common {
 // byte nor the expected secret's length.
 bool secret_equals(std::string_view given, std::string_view expected);
 
+// SHA-256 of `text` as 64 lowercase hex digits (ACL password digests, as Redis stores them).
+std::string sha256_hex(std::string_view text);
+
+// Whether two strings are equal, comparing every byte of equal-length strings without an early
+// exit (for digests, whose length is public).
+bool constant_time_equals(std::string_view a, std::string_view b);
+
 // HMAC-SHA256 of `message` keyed with `secret`, as 64 lowercase hex digits.
 std::string hmac_sha256_hex(std::string_view secret, std::string_view message);
 

@@ -2,7 +2,9 @@
 // walking the parameter table.
 #include "conf/config.h"
 
+#include <fcntl.h>
 #include <toml++/toml.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/numbers.h"
 #include "conf/params.h"
 
 namespace ringkv::conf {
@@ -115,8 +118,9 @@ void fill_derived(Config& config) {
   if (config.cluster.self.empty()) {
     const std::string& bind = config.server.bind;
     bool ipv6 = bind.find(':') != std::string::npos;
-    config.cluster.self =
-        (ipv6 ? "[" + bind + "]" : bind) + ":" + std::to_string(config.server.port);
+    // With tls-cluster, peers reach each other on their TLS ports.
+    const int port = config.tls.cluster ? config.server.tls_port : config.server.port;
+    config.cluster.self = (ipv6 ? "[" + bind + "]" : bind) + ":" + std::to_string(port);
   }
 }
 
@@ -143,6 +147,49 @@ std::string to_toml(const Config& config) {
     if (!body.empty()) out += "\n[" + std::string(section) + "]\n" + body;
   }
   return out;
+}
+
+std::string rewrite_file(const Config& config, const std::string& path) {
+  auto failed = [](const std::string& what) {
+    return "ERR Rewriting config file: " + what + ": " + std::strerror(errno);
+  };
+  // The comment block at the top of the file is the operator's: kept, except the line
+  // to_toml writes itself (so rewriting twice gives the same file).
+  const std::string body = to_toml(config);
+  const std::string own_header = body.substr(0, body.find('\n') + 1);
+  std::string header;
+  if (FILE* in = std::fopen(path.c_str(), "r")) {
+    char line[4096];
+    while (std::fgets(line, sizeof line, in) != nullptr && line[0] == '#') {
+      if (own_header != line) header += line;
+    }
+    std::fclose(in);
+  }
+  const std::string text = header + body;
+  const std::string temp = path + ".rewrite-" + std::to_string(::getpid());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return failed(temp);
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (!written || ::fsync(fd) != 0) {
+    const std::string error = failed(temp);
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return error;
+  }
+  ::close(fd);
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const std::string error = failed(path);
+    ::unlink(temp.c_str());
+    return error;
+  }
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return {};
 }
 
 std::span<const Parameter> parameters() {
@@ -182,6 +229,7 @@ std::string set_parameters(Config& config,
              "'";
     }
     if (row->immutable_in_redis) return set_failed(name, "can't set immutable config");
+    if (row->protected_in_redis) return set_failed(name, "can't set protected config");
     if (std::find(chosen.begin(), chosen.end(), row) != chosen.end()) {
       return set_failed(name, "duplicate parameter");
     }
@@ -199,6 +247,24 @@ std::string set_parameters(Config& config,
   }
   config = std::move(next);
   return {};
+}
+
+bool parse_save_rules(std::string_view text, std::vector<std::pair<int64_t, int64_t>>& rules) {
+  rules.clear();
+  if (text.empty()) return true;
+  std::vector<int64_t> numbers;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    auto v = common::parse_integer(text.substr(start, end - start));
+    if (!v || *v < 0) return false;
+    numbers.push_back(*v);
+    start = end + 1;
+  }
+  if (numbers.size() % 2 != 0) return false;
+  for (size_t i = 0; i < numbers.size(); i += 2) rules.emplace_back(numbers[i], numbers[i + 1]);
+  return true;
 }
 
 }  // namespace ringkv::conf

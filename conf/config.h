@@ -41,7 +41,8 @@ std::string load_file(const std::string& path, Config& config);
 // messages. Does not touch config.source_file.
 std::string load_string(std::string_view toml_text, std::string_view source_name, Config& config);
 
-// Fills values that default to others: an empty cluster.self becomes "bind:port".
+// Fills values that default to others: an empty cluster.self becomes "bind:port" (bind:tls-port
+// with tls-cluster).
 void fill_derived(Config& config);
 // Checks the parameters that limit each other (replica-acks against replication-factor); returns
 // "" or "section.key: reason".
@@ -49,6 +50,12 @@ std::string check_combinations(const Config& config);
 
 // The configuration as TOML with a comment per key; load_string of it yields the same Config.
 std::string to_toml(const Config& config);
+
+// CONFIG REWRITE: replaces the file `path` with the effective configuration (to_toml), keeping
+// the comment lines the file starts with, atomically (a temporary file, fsynced, renamed over
+// it, then the directory fsynced): a crash leaves the old file or the new one. Returns an empty
+// string, or Redis's error text ("ERR Rewriting config file: <reason>").
+std::string rewrite_file(const Config& config, const std::string& path);
 
 // One parameter CONFIG GET/SET knows, named as Redis names it.
 struct Parameter {

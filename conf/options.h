@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,7 +25,8 @@ struct OutputBufferLimit {
 // The listener and per-client limits (Redis's own parameter names in TOML and CONFIG).
 struct ServerOptions {
   std::string bind = "127.0.0.1";                  // IP address the listener binds to
-  int port = 7379;                                 // TCP port the listener binds to
+  int port = 7379;                                 // TCP port for plain-text clients (0 = none)
+  int tls_port = 0;                                // TCP port for TLS clients (0 = none)
   int64_t maxclients = 10000;                      // clients accepted at once
   int64_t timeout = 0;                             // idle client timeout in seconds, 0 = never
   int64_t proto_max_bulk_len = 512 * 1024 * 1024;  // longest bulk string a client may send (bytes)
@@ -85,7 +87,7 @@ inline constexpr const char* kFsyncAlways = "always";
 inline constexpr const char* kFsyncEverysec = "everysec";
 inline constexpr const char* kFsyncNo = "no";
 
-// The append-only file (Redis's parameter names).
+// The append-only file and RDB snapshots (Redis's parameter names).
 struct PersistenceOptions {
   bool appendonly = false;                   // log every write and replay the log at start-up
   std::string appendfsync = kFsyncEverysec;  // always, everysec or no
@@ -93,16 +95,46 @@ struct PersistenceOptions {
   std::string appendfilename = "appendonly.aof";
   int64_t auto_aof_rewrite_percentage = 100;             // rewrite when grown by this % (0 = off)
   int64_t auto_aof_rewrite_min_size = 64 * 1024 * 1024;  // ... and at least this big (bytes)
-  bool aof_load_truncated = true;  // start with a truncated last record dropped (else refuse)
-  std::string save;                // snapshot rules, always "" (CONFIG GET save for tools)
+  bool aof_load_truncated = true;       // start with a truncated last record dropped (else refuse)
+  bool aof_use_rdb_preamble = true;     // a rewrite writes the data as an RDB, then commands follow
+  std::string save;                     // snapshot rules: "seconds changes ..." pairs; "" = none
+  std::string dbfilename = "dump.rdb";  // the RDB file inside dir
+  bool rdbcompression = true;           // LZF-compress strings over 20 bytes in RDB and DUMP
+  bool rdbchecksum = true;              // end RDB files with a CRC64 (else 8 zero bytes)
 };
+
+// Parses a `save` value ("3600 1 300 100", or "" for none) into (seconds, changes) pairs, as
+// Redis reads it: non-negative integers separated by single spaces, an even count. False when
+// it is not that.
+bool parse_save_rules(std::string_view text, std::vector<std::pair<int64_t, int64_t>>& rules);
 
 // Who may use the node and which commands exist.
 struct SecurityOptions {
-  std::string requirepass;     // clients must AUTH with it; "" = no password
-  bool protected_mode = true;  // without a password, refuse non-loopback clients
+  std::string requirepass;       // the default user's password; "" = none (nopass)
+  bool protected_mode = true;    // without a password, refuse non-loopback clients
+  std::string aclfile;           // ACL users file for ACL LOAD/SAVE, loaded at start; "" = none
+  int64_t acllog_max_len = 128;  // entries the ACL LOG keeps
   // rename-command: original name → new name ("" disables the command).
   std::vector<std::pair<std::string, std::string>> rename_command;
+  // Who may run DEBUG: "no" (nobody, Redis 7.0's default), "yes", or "local" (loopback clients).
+  std::string enable_debug_command = "no";
+};
+
+// TLS for clients (tls-port) and, with `cluster`, for peer links (Redis's tls-* parameters).
+struct TlsOptions {
+  std::string cert_file;             // this node's certificate (PEM), for clients and peers
+  std::string key_file;              // its private key (PEM)
+  std::string key_file_pass;         // the key's passphrase, when it is encrypted
+  std::string ca_cert_file;          // CA certificates that sign clients' and peers' certificates
+  std::string ca_cert_dir;           // the same as an OpenSSL hashed directory
+  std::string auth_clients = "yes";  // client certificates: yes (required), optional or no
+  std::string protocols;             // "TLSv1.2 TLSv1.3" when empty
+  std::string ciphers;               // TLSv1.2 cipher list; "" = OpenSSL's default
+  std::string ciphersuites;          // TLSv1.3 cipher suites; "" = OpenSSL's default
+  bool prefer_server_ciphers = false;
+  bool session_caching = true;
+  bool cluster = false;                  // peer links over TLS, both sides checking certificates
+  int64_t handshake_timeout_ms = 10000;  // close a TLS connection not set up within this long
 };
 
 // Names accepted by MemoryOptions::maxmemory_policy, in Redis's order.
@@ -124,10 +156,16 @@ struct MemoryOptions {
   int64_t lfu_decay_time = 1;   // LFU counter: minutes per decrement (0 = never decays)
 };
 
-// Logging through spdlog.
+// Logging through spdlog, and the logs and measurements of commands (Redis's names).
 struct LogOptions {
   std::string level = "info";  // least severe level written: trace, debug, info, warn, error
   std::string file;            // log file path; "" = stderr
+  int64_t slowlog_log_slower_than = 10000;  // µs a command runs to enter the slow log (<0: none)
+  int64_t slowlog_max_len = 128;            // slow log entries kept
+  int64_t latency_monitor_threshold = 0;    // ms an event takes to be sampled (0 = off)
+  bool latency_tracking = true;             // per-command latency histograms (latencystats)
+  // The percentiles INFO latencystats reports.
+  std::vector<double> latency_tracking_info_percentiles{50.0, 99.0, 99.9};
 };
 
 // The whole configuration of one ringkv-server process.
@@ -136,6 +174,7 @@ struct Config {
   ClusterOptions cluster;
   PersistenceOptions persistence;
   SecurityOptions security;
+  TlsOptions tls;
   MemoryOptions memory;
   LogOptions log;
   std::string source_file;  // path of the TOML file it was loaded from; "" = defaults only

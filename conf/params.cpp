@@ -13,265 +13,10 @@
 #include <string>
 
 #include "common/numbers.h"
+#include "conf/param_rows.h"
 
 namespace ringkv::conf::detail {
 namespace {
-
-constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
-constexpr int64_t kUintMax = std::numeric_limits<uint32_t>::max();
-constexpr int64_t kMaxWeight = 1000;
-constexpr int64_t kMaxTimeoutMs = 3600 * 1000;
-
-// Reads or writes one field of one options struct inside a Config.
-template <typename G, typename T>
-struct Field {
-  G Config::*group;
-  T G::*member;
-
-  T& operator()(Config& c) const { return (c.*group).*member; }
-  const T& operator()(const Config& c) const { return (c.*group).*member; }
-};
-
-// The descriptive columns of a row, shared by every factory.
-struct Head {
-  std::string_view section;
-  std::string_view key;
-  std::string_view flags;
-  std::string_view redis_name;
-  bool runtime;
-  std::string_view description;
-};
-
-Row make_row(const Head& h) {
-  Row row;
-  row.section = h.section;
-  row.key = h.key;
-  row.flags = h.flags;
-  row.redis_name = h.redis_name;
-  row.runtime = h.runtime;
-  row.description = h.description;
-  return row;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
-
-std::string type_name(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::integer:
-      return "an integer";
-    case toml::node_type::floating_point:
-      return "a float";
-    case toml::node_type::boolean:
-      return "a boolean";
-    case toml::node_type::array:
-      return "an array";
-    case toml::node_type::table:
-      return "a table";
-    default:
-      return "a date or time";
-  }
-}
-
-std::string range_reason(int64_t min, int64_t max, std::string_view got) {
-  return "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
-         std::string(got);
-}
-
-std::string redis_range_reason(int64_t min, int64_t max) {
-  return "argument must be between " + std::to_string(min) + " and " + std::to_string(max) +
-         " inclusive";
-}
-
-// An integer in [min, max]; accepted values are then clamped to [clamp_min, clamp_max], the way
-// Redis accepts any hz and runs at 1..500.
-template <typename G, typename T>
-Row int_row(const Head& h, Field<G, T> field, int64_t min, int64_t max, int64_t clamp_min,
-            int64_t clamp_max) {
-  Row row = make_row(h);
-  auto store = [=](Config& c, int64_t v) {
-    field(c) = static_cast<T>(std::clamp(v, clamp_min, clamp_max));
-  };
-  row.from_toml = [=](Config& c, const toml::node& node) -> Reason {
-    if (!node.is_integer()) return "expected an integer, got " + type_name(node);
-    int64_t v = node.as_integer()->get();
-    if (v < min || v > max) return range_reason(min, max, std::to_string(v));
-    store(c, v);
-    return {};
-  };
-  row.from_text = [=](Config& c, std::string_view text) -> Reason {
-    auto v = common::parse_integer(text);
-    if (!v) return "expected an integer, got " + quoted(text);
-    if (*v < min || *v > max) return range_reason(min, max, text);
-    store(c, *v);
-    return {};
-  };
-  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
-    auto v = common::parse_integer(text);
-    if (!v) return "argument couldn't be parsed into an integer";
-    if (*v < min || *v > max) return redis_range_reason(min, max);
-    store(c, *v);
-    return {};
-  };
-  row.to_text = [=](const Config& c) { return std::to_string(field(c)); };
-  row.to_toml = row.to_text;
-  return row;
-}
-
-template <typename G, typename T>
-Row int_row(const Head& h, Field<G, T> field, int64_t min, int64_t max) {
-  return int_row(h, field, min, max, min, max);
-}
-
-// A byte count written as an integer or as a Redis memory value ("512mb", "1gb", "100k").
-template <typename G>
-Row size_row(const Head& h, Field<G, int64_t> field, int64_t min) {
-  Row row = make_row(h);
-  auto from_text = [=](Config& c, std::string_view text) -> Reason {
-    auto v = common::parse_memory(text);
-    if (!v) return "expected a size such as 512mb, got " + quoted(text);
-    if (*v < static_cast<uint64_t>(min) || *v > static_cast<uint64_t>(kInt64Max)) {
-      return range_reason(min, kInt64Max, quoted(text));
-    }
-    field(c) = static_cast<int64_t>(*v);
-    return {};
-  };
-  row.from_text = from_text;
-  row.from_toml = [=](Config& c, const toml::node& node) -> Reason {
-    if (node.is_string()) return from_text(c, node.as_string()->get());
-    if (!node.is_integer())
-      return "expected a size (an integer or a string), got " + type_name(node);
-    int64_t v = node.as_integer()->get();
-    if (v < min) return range_reason(min, kInt64Max, std::to_string(v));
-    field(c) = v;
-    return {};
-  };
-  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
-    auto v = common::parse_memory(text);
-    if (!v) return "argument must be a memory value";
-    // Redis stores the unsigned result in a signed config, so values past INT64_MAX wrap to
-    // negative and fail the range check rather than the parse.
-    if (*v < static_cast<uint64_t>(min) || *v > static_cast<uint64_t>(kInt64Max)) {
-      return redis_range_reason(min, kInt64Max);
-    }
-    field(c) = static_cast<int64_t>(*v);
-    return {};
-  };
-  row.to_text = [=](const Config& c) { return std::to_string(field(c)); };
-  row.to_toml = row.to_text;
-  return row;
-}
-
-// A switch: a TOML boolean (or "yes"/"no"), yes/no on the command line and in CONFIG SET, as
-// Redis spells it (CONFIG GET prints yes or no).
-template <typename G>
-Row bool_row(const Head& h, Field<G, bool> field) {
-  Row row = make_row(h);
-  auto parse = [](std::string_view text) -> std::optional<bool> {
-    std::string v = lower(text);
-    if (v == "yes" || v == "true") return true;
-    if (v == "no" || v == "false") return false;
-    return std::nullopt;
-  };
-  row.from_text = [=](Config& c, std::string_view text) -> Reason {
-    auto v = parse(text);
-    if (!v) return "expected yes or no, got " + quoted(text);
-    field(c) = *v;
-    return {};
-  };
-  row.from_toml = [=, from_text = row.from_text](Config& c, const toml::node& node) -> Reason {
-    if (node.is_boolean()) {
-      field(c) = node.as_boolean()->get();
-      return {};
-    }
-    if (!node.is_string()) return "expected a boolean, got " + type_name(node);
-    return from_text(c, node.as_string()->get());
-  };
-  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
-    std::string v = lower(text);
-    if (v != "yes" && v != "no") return "argument must be 'yes' or 'no'";
-    field(c) = v == "yes";
-    return {};
-  };
-  row.to_text = [=](const Config& c) { return std::string(field(c) ? "yes" : "no"); };
-  row.to_toml = [=](const Config& c) { return std::string(field(c) ? "true" : "false"); };
-  return row;
-}
-
-// One name out of a fixed list, case-insensitive; `aliases` map other accepted spellings (such
-// as Redis's log level names) to a canonical name, which is what gets stored.
-template <typename G>
-Row enum_row(const Head& h, Field<G, std::string> field, std::vector<std::string_view> names,
-             std::vector<std::pair<std::string_view, std::string_view>> aliases) {
-  Row row = make_row(h);
-  std::string list;
-  for (std::string_view name : names) list += (list.empty() ? "" : ", ") + std::string(name);
-  auto resolve = [=](std::string_view text) -> std::string {
-    std::string wanted = lower(text);
-    for (std::string_view name : names) {
-      if (wanted == name) return std::string(name);
-    }
-    for (const auto& [alias, name] : aliases) {
-      if (wanted == alias) return std::string(name);
-    }
-    return {};
-  };
-  row.from_text = [=](Config& c, std::string_view text) -> Reason {
-    std::string name = resolve(text);
-    if (name.empty()) return "must be one of " + list + ", got " + quoted(text);
-    field(c) = name;
-    return {};
-  };
-  row.from_toml = [=, from_text = row.from_text](Config& c, const toml::node& node) -> Reason {
-    if (!node.is_string()) return "expected a string, got " + type_name(node);
-    return from_text(c, node.as_string()->get());
-  };
-  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
-    std::string name = resolve(text);
-    if (name.empty()) return "argument(s) must be one of the following: " + list;
-    field(c) = name;
-    return {};
-  };
-  row.to_text = [=](const Config& c) { return field(c); };
-  row.to_toml = [=](const Config& c) { return toml_quote(field(c)); };
-  return row;
-}
-
-// Free text; `check` (optional) rejects malformed values in files and flags. CONFIG SET does
-// not validate: the string parameters ringkv exposes are immutable at run time, or take any
-// text (requirepass).
-template <typename G>
-Row string_row(const Head& h, Field<G, std::string> field,
-               std::function<Reason(std::string_view)> check) {
-  Row row = make_row(h);
-  row.from_text = [=](Config& c, std::string_view text) -> Reason {
-    if (check) {
-      Reason why = check(text);
-      if (!why.empty()) return why;
-    }
-    field(c) = std::string(text);
-    return {};
-  };
-  row.from_toml = [=, from_text = row.from_text](Config& c, const toml::node& node) -> Reason {
-    if (!node.is_string()) return "expected a string, got " + type_name(node);
-    return from_text(c, node.as_string()->get());
-  };
-  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
-    field(c) = std::string(text);
-    return {};
-  };
-  row.to_text = [=](const Config& c) { return field(c); };
-  row.to_toml = [=](const Config& c) { return toml_quote(field(c)); };
-  return row;
-}
 
 Reason check_ip(std::string_view text) {
   std::string s(text);
@@ -310,8 +55,21 @@ Reason check_file_name(std::string_view text) {
   return {};
 }
 
-Reason check_no_snapshots(std::string_view text) {
-  return text.empty() ? Reason{} : "ringkv takes no snapshots: only \"\" is accepted";
+// The `save` rules: pairs of seconds and changes, Redis's reason from CONFIG SET.
+template <typename G>
+Row save_row(const Head& h, Field<G, std::string> field) {
+  Row row = string_row(h, field, [](std::string_view text) -> Reason {
+    std::vector<std::pair<int64_t, int64_t>> rules;
+    if (parse_save_rules(text, rules)) return {};
+    return "expected pairs of seconds and changes such as \"3600 1 300 100\", got " + quoted(text);
+  });
+  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
+    std::vector<std::pair<int64_t, int64_t>> rules;
+    if (!parse_save_rules(text, rules)) return "Invalid save parameters";
+    field(c) = std::string(text);
+    return {};
+  };
+  return row;
 }
 
 Reason check_self(std::string_view text) { return text.empty() ? Reason{} : check_address(text); }
@@ -532,8 +290,8 @@ Row rename_row(const Head& h) {
   return row;
 }
 
-Row immutable_in_redis(Row row) {
-  row.immutable_in_redis = true;
+Row protected_in_redis(Row row) {
+  row.protected_in_redis = true;
   return row;
 }
 
@@ -574,8 +332,8 @@ std::string toml_quote(std::string_view text) {
 }
 
 const std::vector<std::string_view>& sections() {
-  static const std::vector<std::string_view> kSections = {"server",   "cluster", "persistence",
-                                                          "security", "memory",  "log"};
+  static const std::vector<std::string_view> kSections = {
+      "server", "cluster", "persistence", "security", "tls", "memory", "log"};
   return kSections;
 }
 
@@ -592,152 +350,209 @@ const std::vector<Row>& rows() {
   constexpr auto kPersistence = &Config::persistence;
   constexpr auto kLog = &Config::log;
   constexpr auto kMemory = &Config::memory;
-  static const std::vector<Row> kRows = {
-      string_row(Head{"server", "bind", "--bind", "bind", false,
-                      "IP address (IPv4 or IPv6) the listener binds to"},
-                 Field<S, std::string>{kServer, &S::bind}, check_ip),
-      int_row(Head{"server", "port", "--port", "port", false, "TCP port the listener binds to"},
-              Field<S, int>{kServer, &S::port}, 1, 65535),
-      int_row(Head{"server", "maxclients", "--maxclients", "maxclients", true,
-                   "Most clients connected at once; more are refused"},
-              Field<S, int64_t>{kServer, &S::maxclients}, 1, kUintMax),
-      int_row(Head{"server", "timeout", "--timeout", "timeout", true,
-                   "Close a client idle for this many seconds (0 = never)"},
-              Field<S, int64_t>{kServer, &S::timeout}, 0, kIntMax),
-      size_row(Head{"server", "proto-max-bulk-len", "--proto-max-bulk-len", "proto-max-bulk-len",
-                    true, "Longest bulk string a client may send (bytes, or 512mb, 1gb...)"},
-               Field<S, int64_t>{kServer, &S::proto_max_bulk_len}, 1024 * 1024),
-      int_row(Head{"server", "hz", "--hz", "hz", true,
-                   "Background task runs per second (accepted 0+, used within 1-500)"},
-              Field<S, int64_t>{kServer, &S::hz}, 0, kIntMax, 1, 500),
-      int_row(
-          Head{"server", "busy-reply-threshold", "--busy-reply-threshold", "busy-reply-threshold",
-               true, "Milliseconds a script runs before other clients get -BUSY (0 = never)"},
-          Field<S, int64_t>{kServer, &S::busy_reply_threshold}, 0, kIntMax),
-      size_row(Head{"server", "client-query-buffer-limit", "--client-query-buffer-limit",
-                    "client-query-buffer-limit", true,
-                    "Close a client whose unparsed input exceeds this (bytes, or 1gb...)"},
-               Field<S, int64_t>{kServer, &S::client_query_buffer_limit}, 1024 * 1024),
-      output_limit_row(Head{"server", "client-output-buffer-limit", "--client-output-buffer-limit",
-                            "client-output-buffer-limit", true,
-                            "Per class (normal, replica, pubsub): hard, soft limit and soft "
-                            "seconds of a client's unsent output"}),
-      size_row(Head{"memory", "maxmemory", "--maxmemory", "maxmemory", true,
-                    "Data size at which writes evict keys or fail (bytes, or 100mb...; 0 = none)"},
-               Field<M, int64_t>{kMemory, &M::maxmemory}, 0),
-      enum_row(Head{"memory", "maxmemory-policy", "--maxmemory-policy", "maxmemory-policy", true,
-                    "Which keys go over maxmemory: noeviction, allkeys-/volatile- lru, lfu, "
-                    "random, volatile-ttl"},
-               Field<M, std::string>{kMemory, &M::maxmemory_policy},
-               {kPolicyVolatileLru, kPolicyVolatileLfu, kPolicyVolatileRandom, kPolicyVolatileTtl,
-                kPolicyAllKeysLru, kPolicyAllKeysLfu, kPolicyAllKeysRandom, kPolicyNoEviction},
-               {}),
-      int_row(Head{"memory", "maxmemory-samples", "--maxmemory-samples", "maxmemory-samples", true,
-                   "Keys sampled per eviction round (more = closer to exact, slower)"},
-              Field<M, int64_t>{kMemory, &M::maxmemory_samples}, 1, kIntMax),
-      int_row(Head{"memory", "lfu-log-factor", "--lfu-log-factor", "lfu-log-factor", true,
-                   "LFU counter growth: higher needs more accesses per increment"},
-              Field<M, int64_t>{kMemory, &M::lfu_log_factor}, 0, kIntMax),
-      int_row(Head{"memory", "lfu-decay-time", "--lfu-decay-time", "lfu-decay-time", true,
-                   "Minutes without access per LFU counter decrement (0 = never)"},
-              Field<M, int64_t>{kMemory, &M::lfu_decay_time}, 0, kIntMax),
-      string_row(Head{"cluster", "self", "--self", "", false,
-                      "This node's host:port on the ring (empty = bind:port; set, with no peers: "
-                      "may be joined)"},
-                 Field<C, std::string>{kCluster, &C::self}, check_self),
-      peers_row(Head{"cluster", "peers", "--peers", "", false,
-                     "The other nodes: host:port or {addr = host:port, weight = N}; seed only (the "
-                     "ring file wins)"}),
-      int_row(Head{"cluster", "replicas", "--replicas", "", false,
-                   "Virtual nodes per unit of weight on the hash ring"},
-              Field<C, int64_t>{kCluster, &C::replicas}, 1, 10000),
-      enum_row(
-          Head{"cluster", "hash", "--hash", "", false, "Ring hash function: crc32 or balanced"},
-          Field<C, std::string>{kCluster, &C::hash}, {kHashCrc32, kHashBalanced}, {}),
-      int_row(Head{"cluster", "pool-size", "--pool-size", "", false,
-                   "Connections kept open to each peer"},
-              Field<C, int64_t>{kCluster, &C::pool_size}, 1, 64),
-      int_row(Head{"cluster", "connect-timeout", "--connect-timeout", "", false,
-                   "Give up connecting to a peer after this many milliseconds"},
-              Field<C, int64_t>{kCluster, &C::connect_timeout_ms}, 1, kMaxTimeoutMs),
-      int_row(Head{"cluster", "request-timeout", "--request-timeout", "", false,
-                   "Fail a relayed request not answered within this many milliseconds"},
-              Field<C, int64_t>{kCluster, &C::request_timeout_ms}, 1, kMaxTimeoutMs),
-      int_row(Head{"cluster", "health-interval", "--health-interval", "", false,
-                   "Ping every peer this often (milliseconds)"},
-              Field<C, int64_t>{kCluster, &C::health_interval_ms}, 10, kMaxTimeoutMs),
-      int_row(Head{"cluster", "failure-limit", "--failure-limit", "", false,
-                   "Consecutive failed pings that mark a peer down"},
-              Field<C, int64_t>{kCluster, &C::failure_limit}, 1, 1000),
-      enum_row(Head{"cluster", "on-peer-down", "--on-peer-down", "", false,
-                    "A down peer's keys: fail (error at once) or eject (next owners serve them)"},
-               Field<C, std::string>{kCluster, &C::on_peer_down}, {kPeerDownFail, kPeerDownEject},
-               {}),
-      string_row(Head{"cluster", "secret", "--cluster-secret", "", false,
-                      "Shared by all nodes; peers prove it when linking (empty = links unproven)"},
-                 Field<C, std::string>{kCluster, &C::secret}, nullptr),
-      int_row(Head{"cluster", "replication-factor", "--replication-factor", "", false,
-                   "Copies of each key: its owner, then the owners it would have without the "
-                   "ones before (1 = none; from 2 on, a member a majority sees down is failed "
-                   "over)"},
-              Field<C, int64_t>{kCluster, &C::replication_factor}, 1, 16),
-      int_row(Head{"cluster", "replica-acks", "--replica-acks", "", false,
-                   "Replicas that must have a write before it is acknowledged (0 = "
-                   "asynchronous); at most replication-factor - 1"},
-              Field<C, int64_t>{kCluster, &C::replica_acks}, 0, 15),
-      size_row(Head{"cluster", "repl-backlog-size", "--repl-backlog-size", "", false,
-                    "Bytes of writes kept per replica so that a short disconnection resumes "
-                    "instead of copying everything again (bytes, or 1mb...)"},
-               Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 16 * 1024),
-      bool_row(Head{"cluster", "atomic-multikey", "--atomic-multikey", "", false,
-                    "MGET, MSET, DEL, UNLINK, EXISTS, TOUCH over several nodes run as one "
-                    "isolated transaction; MSETNX, RENAME, RENAMENX, COPY over several nodes work"},
-               Field<C, bool>{kCluster, &C::atomic_multikey}),
-      bool_row(Head{"persistence", "appendonly", "--appendonly", "appendonly", true,
-                    "Log every write to the append-only file and replay it at start-up"},
-               Field<P, bool>{kPersistence, &P::appendonly}),
-      enum_row(Head{"persistence", "appendfsync", "--appendfsync", "appendfsync", true,
-                    "When the file is fsynced: always (before replies), everysec or no (the OS)"},
-               Field<P, std::string>{kPersistence, &P::appendfsync},
-               {kFsyncEverysec, kFsyncAlways, kFsyncNo}, {}),
-      string_row(Head{"persistence", "dir", "--dir", "dir", false,
-                      "Directory of the append-only file (and its rewrites) and of the ring file"},
-                 Field<P, std::string>{kPersistence, &P::dir}, check_not_empty),
-      immutable_in_redis(
-          string_row(Head{"persistence", "appendfilename", "--appendfilename", "appendfilename",
-                          false, "Name of the append-only file inside dir"},
-                     Field<P, std::string>{kPersistence, &P::appendfilename}, check_file_name)),
-      int_row(Head{"persistence", "auto-aof-rewrite-percentage", "--auto-aof-rewrite-percentage",
-                   "auto-aof-rewrite-percentage", true,
-                   "Rewrite the file when it grew by this % since the last rewrite (0 = never)"},
-              Field<P, int64_t>{kPersistence, &P::auto_aof_rewrite_percentage}, 0, kIntMax),
-      size_row(Head{"persistence", "auto-aof-rewrite-min-size", "--auto-aof-rewrite-min-size",
-                    "auto-aof-rewrite-min-size", true,
-                    "Never rewrite automatically a file smaller than this (bytes, or 64mb...)"},
-               Field<P, int64_t>{kPersistence, &P::auto_aof_rewrite_min_size}, 0),
-      bool_row(
-          Head{"persistence", "aof-load-truncated", "--aof-load-truncated", "aof-load-truncated",
-               true, "Start with an incomplete last record cut off (no: refuse to start)"},
-          Field<P, bool>{kPersistence, &P::aof_load_truncated}),
-      string_row(Head{"persistence", "save", "--save", "save", false,
-                      "Snapshot rules; ringkv takes no snapshots, so only \"\" (none)"},
-                 Field<P, std::string>{kPersistence, &P::save}, check_no_snapshots),
-      string_row(Head{"security", "requirepass", "--requirepass", "requirepass", true,
-                      "Password clients must AUTH with (empty = none)"},
-                 Field<Sec, std::string>{kSecurity, &Sec::requirepass}, nullptr),
-      bool_row(Head{"security", "protected-mode", "--protected-mode", "protected-mode", true,
-                    "Without a password, refuse clients from non-loopback addresses"},
-               Field<Sec, bool>{kSecurity, &Sec::protected_mode}),
-      rename_row(Head{"security", "rename-command", "", "", false,
-                      "Commands renamed or disabled: { FLUSHALL = \"\", CONFIG = \"CFG_x1\" }"}),
-      enum_row(Head{"log", "level", "--loglevel,--log-level", "loglevel", true,
-                    "Least severe level logged: trace, debug, info, warn or error"},
-               Field<L, std::string>{kLog, &L::level}, {"trace", "debug", "info", "warn", "error"},
-               {{"verbose", "debug"}, {"notice", "info"}, {"warning", "warn"}}),
-      immutable_in_redis(string_row(Head{"log", "file", "--logfile,--log-file", "logfile", false,
-                                         "Log file path (empty = stderr)"},
-                                    Field<L, std::string>{kLog, &L::file}, nullptr)),
-  };
+  static const std::vector<Row> kRows = [] {
+    std::vector<Row> base = {
+        string_row(Head{"server", "bind", "--bind", "bind", false,
+                        "IP address (IPv4 or IPv6) the listener binds to"},
+                   Field<S, std::string>{kServer, &S::bind}, check_ip),
+        int_row(Head{"server", "port", "--port", "port", false,
+                     "TCP port for plain-text clients (0 = TLS only, on tls-port)"},
+                Field<S, int>{kServer, &S::port}, 0, 65535),
+        tls_port_row(),
+        int_row(Head{"server", "maxclients", "--maxclients", "maxclients", true,
+                     "Most clients connected at once; more are refused"},
+                Field<S, int64_t>{kServer, &S::maxclients}, 1, kUintMax),
+        int_row(Head{"server", "timeout", "--timeout", "timeout", true,
+                     "Close a client idle for this many seconds (0 = never)"},
+                Field<S, int64_t>{kServer, &S::timeout}, 0, kIntMax),
+        size_row(Head{"server", "proto-max-bulk-len", "--proto-max-bulk-len", "proto-max-bulk-len",
+                      true, "Longest bulk string a client may send (bytes, or 512mb, 1gb...)"},
+                 Field<S, int64_t>{kServer, &S::proto_max_bulk_len}, 1024 * 1024),
+        int_row(Head{"server", "hz", "--hz", "hz", true,
+                     "Background task runs per second (accepted 0+, used within 1-500)"},
+                Field<S, int64_t>{kServer, &S::hz}, 0, kIntMax, 1, 500),
+        int_row(
+            Head{"server", "busy-reply-threshold", "--busy-reply-threshold", "busy-reply-threshold",
+                 true, "Milliseconds a script runs before other clients get -BUSY (0 = never)"},
+            Field<S, int64_t>{kServer, &S::busy_reply_threshold}, 0, kIntMax),
+        size_row(Head{"server", "client-query-buffer-limit", "--client-query-buffer-limit",
+                      "client-query-buffer-limit", true,
+                      "Close a client whose unparsed input exceeds this (bytes, or 1gb...)"},
+                 Field<S, int64_t>{kServer, &S::client_query_buffer_limit}, 1024 * 1024),
+        output_limit_row(Head{"server", "client-output-buffer-limit",
+                              "--client-output-buffer-limit", "client-output-buffer-limit", true,
+                              "Per class (normal, replica, pubsub): hard, soft limit and soft "
+                              "seconds of a client's unsent output"}),
+        size_row(
+            Head{"memory", "maxmemory", "--maxmemory", "maxmemory", true,
+                 "Data size at which writes evict keys or fail (bytes, or 100mb...; 0 = none)"},
+            Field<M, int64_t>{kMemory, &M::maxmemory}, 0),
+        enum_row(Head{"memory", "maxmemory-policy", "--maxmemory-policy", "maxmemory-policy", true,
+                      "Which keys go over maxmemory: noeviction, allkeys-/volatile- lru, lfu, "
+                      "random, volatile-ttl"},
+                 Field<M, std::string>{kMemory, &M::maxmemory_policy},
+                 {kPolicyVolatileLru, kPolicyVolatileLfu, kPolicyVolatileRandom, kPolicyVolatileTtl,
+                  kPolicyAllKeysLru, kPolicyAllKeysLfu, kPolicyAllKeysRandom, kPolicyNoEviction},
+                 {}),
+        int_row(Head{"memory", "maxmemory-samples", "--maxmemory-samples", "maxmemory-samples",
+                     true, "Keys sampled per eviction round (more = closer to exact, slower)"},
+                Field<M, int64_t>{kMemory, &M::maxmemory_samples}, 1, kIntMax),
+        int_row(Head{"memory", "lfu-log-factor", "--lfu-log-factor", "lfu-log-factor", true,
+                     "LFU counter growth: higher needs more accesses per increment"},
+                Field<M, int64_t>{kMemory, &M::lfu_log_factor}, 0, kIntMax),
+        int_row(Head{"memory", "lfu-decay-time", "--lfu-decay-time", "lfu-decay-time", true,
+                     "Minutes without access per LFU counter decrement (0 = never)"},
+                Field<M, int64_t>{kMemory, &M::lfu_decay_time}, 0, kIntMax),
+        string_row(Head{"cluster", "self", "--self", "", false,
+                        "This node's host:port on the ring (empty = bind:port; set, with no peers: "
+                        "may be joined)"},
+                   Field<C, std::string>{kCluster, &C::self}, check_self),
+        peers_row(
+            Head{"cluster", "peers", "--peers", "", false,
+                 "The other nodes: host:port or {addr = host:port, weight = N}; seed only (the "
+                 "ring file wins)"}),
+        int_row(Head{"cluster", "replicas", "--replicas", "", false,
+                     "Virtual nodes per unit of weight on the hash ring"},
+                Field<C, int64_t>{kCluster, &C::replicas}, 1, 10000),
+        enum_row(
+            Head{"cluster", "hash", "--hash", "", false, "Ring hash function: crc32 or balanced"},
+            Field<C, std::string>{kCluster, &C::hash}, {kHashCrc32, kHashBalanced}, {}),
+        int_row(Head{"cluster", "pool-size", "--pool-size", "", false,
+                     "Connections kept open to each peer"},
+                Field<C, int64_t>{kCluster, &C::pool_size}, 1, 64),
+        int_row(Head{"cluster", "connect-timeout", "--connect-timeout", "", false,
+                     "Give up connecting to a peer after this many milliseconds"},
+                Field<C, int64_t>{kCluster, &C::connect_timeout_ms}, 1, kMaxTimeoutMs),
+        int_row(Head{"cluster", "request-timeout", "--request-timeout", "", false,
+                     "Fail a relayed request not answered within this many milliseconds"},
+                Field<C, int64_t>{kCluster, &C::request_timeout_ms}, 1, kMaxTimeoutMs),
+        int_row(Head{"cluster", "health-interval", "--health-interval", "", false,
+                     "Ping every peer this often (milliseconds)"},
+                Field<C, int64_t>{kCluster, &C::health_interval_ms}, 10, kMaxTimeoutMs),
+        int_row(Head{"cluster", "failure-limit", "--failure-limit", "", false,
+                     "Consecutive failed pings that mark a peer down"},
+                Field<C, int64_t>{kCluster, &C::failure_limit}, 1, 1000),
+        enum_row(Head{"cluster", "on-peer-down", "--on-peer-down", "", false,
+                      "A down peer's keys: fail (error at once) or eject (next owners serve them)"},
+                 Field<C, std::string>{kCluster, &C::on_peer_down}, {kPeerDownFail, kPeerDownEject},
+                 {}),
+        string_row(
+            Head{"cluster", "secret", "--cluster-secret", "", false,
+                 "Shared by all nodes; peers prove it when linking (empty = links unproven)"},
+            Field<C, std::string>{kCluster, &C::secret}, nullptr),
+        int_row(Head{"cluster", "replication-factor", "--replication-factor", "", false,
+                     "Copies of each key: its owner, then the owners it would have without the "
+                     "ones before (1 = none; from 2 on, a member a majority sees down is failed "
+                     "over)"},
+                Field<C, int64_t>{kCluster, &C::replication_factor}, 1, 16),
+        int_row(Head{"cluster", "replica-acks", "--replica-acks", "", false,
+                     "Replicas that must have a write before it is acknowledged (0 = "
+                     "asynchronous); at most replication-factor - 1"},
+                Field<C, int64_t>{kCluster, &C::replica_acks}, 0, 15),
+        size_row(Head{"cluster", "repl-backlog-size", "--repl-backlog-size", "", false,
+                      "Bytes of writes kept per replica so that a short disconnection resumes "
+                      "instead of copying everything again (bytes, or 1mb...)"},
+                 Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 16 * 1024),
+        bool_row(
+            Head{"cluster", "atomic-multikey", "--atomic-multikey", "", false,
+                 "MGET, MSET, DEL, UNLINK, EXISTS, TOUCH over several nodes run as one "
+                 "isolated transaction; MSETNX, RENAME, RENAMENX, COPY over several nodes work"},
+            Field<C, bool>{kCluster, &C::atomic_multikey}),
+        bool_row(Head{"persistence", "appendonly", "--appendonly", "appendonly", true,
+                      "Log every write to the append-only file and replay it at start-up"},
+                 Field<P, bool>{kPersistence, &P::appendonly}),
+        enum_row(Head{"persistence", "appendfsync", "--appendfsync", "appendfsync", true,
+                      "When the file is fsynced: always (before replies), everysec or no (the OS)"},
+                 Field<P, std::string>{kPersistence, &P::appendfsync},
+                 {kFsyncEverysec, kFsyncAlways, kFsyncNo}, {}),
+        protected_in_redis(string_row(
+            Head{"persistence", "dir", "--dir", "dir", false,
+                 "Directory of the append-only file (and its rewrites), the RDB file and the ring "
+                 "file"},
+            Field<P, std::string>{kPersistence, &P::dir}, check_not_empty)),
+        immutable_in_redis(
+            string_row(Head{"persistence", "appendfilename", "--appendfilename", "appendfilename",
+                            false, "Name of the append-only file inside dir"},
+                       Field<P, std::string>{kPersistence, &P::appendfilename}, check_file_name)),
+        int_row(Head{"persistence", "auto-aof-rewrite-percentage", "--auto-aof-rewrite-percentage",
+                     "auto-aof-rewrite-percentage", true,
+                     "Rewrite the file when it grew by this % since the last rewrite (0 = never)"},
+                Field<P, int64_t>{kPersistence, &P::auto_aof_rewrite_percentage}, 0, kIntMax),
+        size_row(Head{"persistence", "auto-aof-rewrite-min-size", "--auto-aof-rewrite-min-size",
+                      "auto-aof-rewrite-min-size", true,
+                      "Never rewrite automatically a file smaller than this (bytes, or 64mb...)"},
+                 Field<P, int64_t>{kPersistence, &P::auto_aof_rewrite_min_size}, 0),
+        bool_row(
+            Head{"persistence", "aof-load-truncated", "--aof-load-truncated", "aof-load-truncated",
+                 true, "Start with an incomplete last record cut off (no: refuse to start)"},
+            Field<P, bool>{kPersistence, &P::aof_load_truncated}),
+        bool_row(Head{"persistence", "aof-use-rdb-preamble", "--aof-use-rdb-preamble",
+                      "aof-use-rdb-preamble", true,
+                      "A rewrite writes the data as an RDB, then the commands that follow"},
+                 Field<P, bool>{kPersistence, &P::aof_use_rdb_preamble}),
+        save_row(Head{"persistence", "save", "--save", "save", true,
+                      "Snapshot rules: \"seconds changes ...\" pairs (BGSAVE after that many "
+                      "changes within that many seconds); \"\" = none"},
+                 Field<P, std::string>{kPersistence, &P::save}),
+        protected_in_redis(
+            string_row(Head{"persistence", "dbfilename", "--dbfilename", "dbfilename", false,
+                            "Name of the RDB file inside dir (SAVE, BGSAVE, loaded at start-up "
+                            "without the append-only file)"},
+                       Field<P, std::string>{kPersistence, &P::dbfilename}, check_file_name)),
+        bool_row(Head{"persistence", "rdbcompression", "--rdbcompression", "rdbcompression", true,
+                      "LZF-compress strings over 20 bytes in RDB files and DUMP payloads"},
+                 Field<P, bool>{kPersistence, &P::rdbcompression}),
+        immutable_in_redis(
+            bool_row(Head{"persistence", "rdbchecksum", "--rdbchecksum", "rdbchecksum", false,
+                          "End RDB files with a CRC64 checksum (no: zero, not checked on load)"},
+                     Field<P, bool>{kPersistence, &P::rdbchecksum})),
+        string_row(Head{"security", "requirepass", "--requirepass", "requirepass", true,
+                        "Password clients must AUTH with (empty = none)"},
+                   Field<Sec, std::string>{kSecurity, &Sec::requirepass}, nullptr),
+        immutable_in_redis(string_row(
+            Head{"security", "aclfile", "--aclfile", "aclfile", false,
+                 "ACL users file, loaded at start, ACL LOAD and ACL SAVE (empty = none)"},
+            Field<Sec, std::string>{kSecurity, &Sec::aclfile}, nullptr)),
+        int_row(Head{"security", "acllog-max-len", "--acllog-max-len", "acllog-max-len", true,
+                     "Entries the ACL LOG keeps"},
+                Field<Sec, int64_t>{kSecurity, &Sec::acllog_max_len}, 0, kInt64Max),
+        bool_row(Head{"security", "protected-mode", "--protected-mode", "protected-mode", true,
+                      "Without a password, refuse clients from non-loopback addresses"},
+                 Field<Sec, bool>{kSecurity, &Sec::protected_mode}),
+        rename_row(Head{"security", "rename-command", "", "", false,
+                        "Commands renamed or disabled: { FLUSHALL = \"\", CONFIG = \"CFG_x1\" }"}),
+        immutable_in_redis(enum_row(
+            Head{"security", "enable-debug-command", "--enable-debug-command",
+                 "enable-debug-command", false, "Who may run DEBUG: no, yes or local (loopback)"},
+            Field<Sec, std::string>{kSecurity, &Sec::enable_debug_command}, {"no", "yes", "local"},
+            {})),
+        enum_row(Head{"log", "level", "--loglevel,--log-level", "loglevel", true,
+                      "Least severe level logged: trace, debug, info, warn or error"},
+                 Field<L, std::string>{kLog, &L::level},
+                 {"trace", "debug", "info", "warn", "error"},
+                 {{"verbose", "debug"}, {"notice", "info"}, {"warning", "warn"}}),
+        immutable_in_redis(string_row(Head{"log", "file", "--logfile,--log-file", "logfile", false,
+                                           "Log file path (empty = stderr)"},
+                                      Field<L, std::string>{kLog, &L::file}, nullptr)),
+        int_row(Head{"log", "slowlog-log-slower-than", "--slowlog-log-slower-than",
+                     "slowlog-log-slower-than", true,
+                     "Microseconds a command runs to enter the slow log (negative = never)"},
+                Field<L, int64_t>{kLog, &L::slowlog_log_slower_than}, -1, kInt64Max),
+        int_row(Head{"log", "slowlog-max-len", "--slowlog-max-len", "slowlog-max-len", true,
+                     "Entries the slow log keeps"},
+                Field<L, int64_t>{kLog, &L::slowlog_max_len}, 0, kInt64Max),
+        int_row(Head{"log", "latency-monitor-threshold", "--latency-monitor-threshold",
+                     "latency-monitor-threshold", true,
+                     "Milliseconds an event takes to be kept by LATENCY (0 = off)"},
+                Field<L, int64_t>{kLog, &L::latency_monitor_threshold}, 0, kInt64Max),
+        bool_row(Head{"log", "latency-tracking", "--latency-tracking", "latency-tracking", true,
+                      "Keep per-command latency histograms (INFO latencystats)"},
+                 Field<L, bool>{kLog, &L::latency_tracking}),
+        latency_percentiles_row(),
+    };
+    for (Row& row : tls_rows()) base.push_back(std::move(row));
+    return base;
+  }();
   return kRows;
 }
 

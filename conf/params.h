@@ -28,6 +28,8 @@ struct Row {
   // Redis itself refuses CONFIG SET of it, before looking at the value (logfile). Parameters
   // Redis can change but ringkv cannot (bind, port) are refused only once the value is valid.
   bool immutable_in_redis = false;
+  // Redis refuses CONFIG SET of it as a protected config (dir, dbfilename), before the value.
+  bool protected_in_redis = false;
   bool repeatable = false;       // the flag may be given several times, values accumulate
   std::string_view description;  // one line: --help, --print-config comments, CONFIG docs
   // Validates a TOML value and stores it; a rejection names the reason in ringkv's words.
@@ -47,6 +49,9 @@ const std::vector<Row>& rows();
 
 // The TOML sections, in print order.
 const std::vector<std::string_view>& sections();
+
+// The row of latency-tracking-info-percentiles, a list of numbers (latency_percentiles.cpp).
+Row latency_percentiles_row();
 
 // A TOML basic string literal for `text`, quoted and escaped.
 std::string toml_quote(std::string_view text);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,6 +20,12 @@ namespace ringkv::engine {
 class Store;
 struct CommandContext;
 class ScriptEngine;
+struct Observability;
+struct LatencyDoctorSettings;
+namespace acl {
+class User;
+class Users;
+}  // namespace acl
 
 using CommandHandler = void (*)(CommandContext& ctx);
 // For commands whose keys move with their arguments (LMPOP numkeys key..., ZUNION numkeys ...):
@@ -42,15 +49,19 @@ enum CommandFlag : uint32_t {
   kFast = 1u << 11,             // "fast"
   kNoAuth = 1u << 12,           // "no_auth"
   kNoMandatoryKeys = 1u << 13,  // "no_mandatory_keys"
-  kNoMulti = 1u << 14,          // "no_multi"
-  kAllowBusy = 1u << 15,        // "allow_busy" (COMMAND INFO prints "movablekeys" before it)
-  kMayReplicate = 1u << 16,     // "may_replicate" (hidden by COMMAND INFO, as in Redis)
+  kNoAsyncLoading = 1u << 14,   // "no_async_loading"
+  kNoMulti = 1u << 15,          // "no_multi"
+  kAllowBusy = 1u << 16,        // "allow_busy" (COMMAND INFO prints "movablekeys" before it)
+  kMayReplicate = 1u << 17,     // "may_replicate" (hidden by COMMAND INFO, as in Redis)
   // ringkv's own routing flags (not reported by COMMAND INFO):
   kKeyspaceWide = 1u << 20,  // acts on every key (DBSIZE, KEYS, SCAN, FLUSHALL, RANDOMKEY…)
   kSplittable = 1u << 21,    // multi-key command that may be split per owner (MGET, MSET, DEL…)
   kClusterWide = 1u << 22,   // acts on every node's state, not keys (PUBLISH, PUBSUB CHANNELS…)
   kRunsInMulti = 1u << 23,   // runs at once inside MULTI instead of being queued (EXEC, WATCH…)
   kSubscribedOk = 1u << 24,  // allowed to a RESP2 client with subscriptions (SUBSCRIBE, PING…)
+  // The keys are shard channels the client (un)subscribes to on the node it is connected to:
+  // they must have one owner (CROSSSLOT otherwise), but the command runs here (SSUBSCRIBE).
+  kSubscribesHere = 1u << 25,
 };
 
 // How the cluster builds one reply from the replies of a command's parts that ran on several
@@ -68,6 +79,7 @@ enum class MergePolicy : uint8_t {
   kPairSums,      // PUBSUB NUMSUB: [name, count, ...] with each name's counts added up
   kSame,          // SCRIPT LOAD: every node answers the same (the script's SHA1); that reply
   kAllTrue,       // SCRIPT EXISTS: per position, 1 when every node answered 1
+  kDigest,        // CLUSTER DIGEST: the nodes' dataset digests, as one server holding every key
 };
 
 struct CommandSpec {
@@ -128,16 +140,28 @@ class ClientSession {
   // connected while no password was required).
   virtual bool authenticated() const { return true; }
   virtual void set_authenticated(bool /*yes*/) {}
+  // The ACL user the client runs as; null where nothing is checked (unit tests).
+  virtual const acl::User* user() const { return nullptr; }
+  // Authenticates the client as `user` (AUTH, HELLO ... AUTH).
+  virtual void set_user(std::shared_ptr<acl::User> /*user*/) {}
+  // Whether the client is inside MULTI (the context of its ACL LOG entries).
+  virtual bool in_transaction() const { return false; }
 };
 
-// CLIENT KILL's filters, combined with AND. ringkv has only normal clients of user "default",
-// so TYPE and USER filters are resolved by the handler and never reach the server.
+// The kinds of connection CLIENT LIST TYPE and CLIENT KILL TYPE tell apart: Redis's normal
+// and pubsub clients, and ringkv's peer links (another node's relay, health and control links),
+// which Redis users' tools must not count or kill as clients.
+enum class ClientKind { kNormal, kPubSub, kPeer };
+
+// CLIENT KILL's filters, combined with AND.
 struct ClientKillFilter {
-  std::optional<uint64_t> id;  // ID client-id
-  std::string_view addr;       // ADDR ip:port (the client's remote address); empty = any
-  std::string_view laddr;      // LADDR ip:port (the local address it connected to); empty = any
-  bool skipme = true;          // SKIPME yes|no: spare the calling client
-  uint64_t self_id = 0;        // the calling client
+  std::optional<uint64_t> id;       // ID client-id
+  const acl::User* user = nullptr;  // USER username: clients authenticated as it; null = any
+  std::string_view addr;            // ADDR ip:port (the client's remote address); empty = any
+  std::string_view laddr;          // LADDR ip:port (the local address it connected to); empty = any
+  std::optional<ClientKind> kind;  // TYPE normal|pubsub|peer
+  bool skipme = true;              // SKIPME yes|no: spare the calling client
+  uint64_t self_id = 0;            // the calling client
 };
 
 // Process-wide services a command may need (implemented by server/).
@@ -146,9 +170,10 @@ class ServerControl {
   virtual ~ServerControl() = default;
   // INFO text for the given sections (lowercase; empty = default sections).
   virtual std::string info(std::span<const std::string_view> sections) = 0;
-  // CLIENT LIST text for all clients (only these ids when non-empty), one line per client,
-  // each ending in "\n" as the CLIENT LIST reply carries it.
-  virtual std::string client_list(std::span<const uint64_t> ids) = 0;
+  // CLIENT LIST text for all clients (only these ids when non-empty; only this kind when set),
+  // one line per client, each ending in "\n" as the CLIENT LIST reply carries it.
+  virtual std::string client_list(std::span<const uint64_t> ids,
+                                  std::optional<ClientKind> kind) = 0;
   // Kills the clients matching every set field of `filter` (CLIENT KILL); returns how many.
   // The calling client (filter.self_id), when it matches, is closed after its reply instead.
   virtual size_t kill_clients(const ClientKillFilter& filter) = 0;
@@ -179,8 +204,22 @@ class ServerControl {
   // CLUSTER JOIN / LEAVE / SETWEIGHT: answers through ctx (possibly later, the server keeps
   // the client's place in its replies). False when this node is not part of a cluster.
   virtual bool cluster_change(CommandContext& /*ctx*/) { return false; }
-  // The password clients must AUTH with (requirepass); empty when none is required.
-  virtual std::string_view requirepass() const { return {}; }
+  // The node's ACL users; null where there are none (unit tests of pure commands).
+  virtual acl::Users* acl_users() { return nullptr; }
+  // The ACL file (aclfile) ACL LOAD and ACL SAVE use; empty when none is configured.
+  virtual std::string_view acl_file() const { return {}; }
+  // acllog-max-len: entries the ACL LOG keeps.
+  virtual size_t acl_log_max_len() const { return 128; }
+  // Disconnects the clients authenticated as one of `users` (the calling client `self` after
+  // its reply): they were deleted, or replaced by ACL LOAD.
+  virtual void disconnect_users(std::span<const acl::User* const> /*users*/,
+                                ClientSession* /*self*/) {}
+  // ACL SETUSER changed `user`'s channels: its subscribers to channels it may no longer use are
+  // disconnected.
+  virtual void user_channels_changed(const acl::User& /*user*/) {}
+  // CLUSTER IMPORT host:port [AUTH password] | STOP [host:port]: answers through ctx. False when
+  // this node is not part of a cluster.
+  virtual bool cluster_import(CommandContext& /*ctx*/) { return false; }
   // Begin an orderly shutdown after this command's reply is flushed.
   virtual void shutdown() = 0;
   // BGREWRITEAOF: starts (or schedules) a rewrite of the append-only file and writes Redis's
@@ -191,6 +230,17 @@ class ServerControl {
         "for more information.");
   }
   virtual int64_t last_save_unix() const = 0;
+  // SAVE and BGSAVE [SCHEDULE]: write Redis's reply for the outcome.
+  virtual void save_snapshot(protocol::ReplyWriter& reply) { reply.error("ERR"); }
+  virtual void background_save(bool /*schedule*/, protocol::ReplyWriter& reply) {
+    reply.error("ERR");
+  }
+  // SHUTDOWN's save step, before shutdown(): saves the RDB file when `save` (SHUTDOWN SAVE), or
+  // when save rules are set and not `nosave`. False when a wanted save failed.
+  virtual bool save_before_shutdown(bool /*save*/, bool /*nosave*/) { return true; }
+  // REPLCONF, and SYNC/PSYNC (`psync`): a tool asks for a snapshot of this node.
+  virtual void replconf(CommandContext& ctx);
+  virtual void sync(CommandContext& ctx, bool psync);
   // WAIT numreplicas timeout (arguments checked): answers through ctx, possibly later (the
   // server keeps the client's place in its replies), with how many replicas have the client's
   // last write.
@@ -200,6 +250,24 @@ class ServerControl {
   virtual void role(CommandContext& ctx);
   // The Lua scripts of this node (EVAL, SCRIPT ...); null where scripts cannot run.
   virtual ScriptEngine* script_engine() { return nullptr; }
+
+  // What the node observed of its commands (SLOWLOG, LATENCY, INFO's command and error
+  // counters); null where nothing is observed.
+  virtual Observability* observability() { return nullptr; }
+  // MONITOR: from now on ctx.client receives every command the node runs; replies +OK.
+  virtual void monitor(CommandContext& ctx);
+  // What LATENCY DOCTOR's advice depends on (thresholds, hz, fsync policy).
+  virtual void latency_settings(LatencyDoctorSettings& /*out*/) const {}
+  // MEMORY STATS (Redis's map of figures) and MEMORY DOCTOR's report.
+  virtual void memory_stats(protocol::ReplyWriter& reply) { reply.map(0); }
+  virtual std::string memory_doctor() { return {}; }
+  // Whether `client` may run DEBUG (enable-debug-command: yes, or local and it is local).
+  virtual bool debug_allowed(const ClientSession* /*client*/) const { return false; }
+  // DEBUG SET-ACTIVE-EXPIRE: whether the timer deletes expired keys.
+  virtual void set_active_expire(bool /*on*/) {}
+  // CONFIG REWRITE: writes the effective configuration to the file it was loaded from.
+  // Returns an empty string, or Redis's error text.
+  virtual std::string config_rewrite() { return "ERR The server is running without a config file"; }
 };
 
 // Everything a handler can touch while running one command.
@@ -257,6 +325,23 @@ class PubSubHub {
   virtual int64_t subscribers(std::string_view channel) const = 0;
   // Distinct patterns subscribed to by any client.
   virtual int64_t pattern_count() const = 0;
+
+  // Shard channels (SSUBSCRIBE, SPUBLISH), apart from channels and patterns: subscribing returns
+  // false when the client already was, unsubscribing when it was not.
+  virtual bool shard_subscribe(uint64_t client, std::string_view channel) = 0;
+  virtual bool shard_unsubscribe(uint64_t client, std::string_view channel) = 0;
+  // The client's shard channels, in the order SUNSUBSCRIBE without arguments drops them.
+  virtual std::vector<std::string> shard_subscriptions(uint64_t client) const = 0;
+  // The count in (un)subscribe replies of shard channels: the client's shard channels.
+  virtual size_t shard_subscription_count(uint64_t client) const = 0;
+  // Delivers the message to the shard channel's subscribers (in a cluster, on every node that
+  // has some); returns how many received it.
+  virtual int64_t shard_publish(std::string_view channel, std::string_view message) = 0;
+  // Shard channels with subscribers here, all of them or those matching the glob `pattern`.
+  virtual std::vector<std::string> active_shard_channels(
+      std::optional<std::string_view> pattern) const = 0;
+  // Clients subscribed to the shard channel here.
+  virtual int64_t shard_subscribers(std::string_view channel) const = 0;
 };
 
 // What a command leaves in the append-only log (Redis's "propagation"). The server logs a

@@ -337,13 +337,13 @@ std::string usage_text(std::string_view syntax) {
 std::string command_reference_markdown() {
   // Groups in the order a reader looks for them.
   static constexpr std::string_view kGroups[] = {
-      "string", "hash",       "list",        "set",     "sorted-set",
-      "stream", "bitmap",     "hyperloglog", "generic", "transactions",
-      "pubsub", "connection", "server",      "cluster", "scripting"};
+      "string",     "hash",        "list",    "set",      "sorted-set",   "stream",
+      "bitmap",     "hyperloglog", "geo",     "generic",  "transactions", "pubsub",
+      "connection", "server",      "cluster", "scripting"};
   static constexpr std::string_view kTitles[] = {
-      "Strings", "Hashes",     "Lists",       "Sets",    "Sorted sets",
-      "Streams", "Bitmaps",    "HyperLogLog", "Keys",    "Transactions",
-      "Pub/Sub", "Connection", "Server",      "Cluster", "Scripting"};
+      "Strings",    "Hashes",      "Lists",   "Sets",     "Sorted sets",  "Streams",
+      "Bitmaps",    "HyperLogLog", "Geo",     "Keys",     "Transactions", "Pub/Sub",
+      "Connection", "Server",      "Cluster", "Scripting"};
   std::string out;
   auto upper = [](std::string_view s) {
     std::string u(s);

@@ -7,16 +7,21 @@
 #include <vector>
 
 #include "engine/command.h"
+#include "engine/commands/acl.h"
 #include "engine/commands/bitmap.h"
 #include "engine/commands/connection.h"
+#include "engine/commands/debug.h"
 #include "engine/commands/dump.h"
+#include "engine/commands/geo.h"
 #include "engine/commands/hash.h"
 #include "engine/commands/hyperloglog.h"
 #include "engine/commands/introspection.h"
 #include "engine/commands/keys.h"
 #include "engine/commands/keyspace.h"
+#include "engine/commands/lcs.h"
 #include "engine/commands/list.h"
 #include "engine/commands/list_pop.h"
+#include "engine/commands/observe.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/replication.h"
 #include "engine/commands/server.h"
@@ -43,7 +48,8 @@ constexpr Family kFamilies[] = {
     introspection_commands, transaction_commands,  server_commands,         dump_commands,
     scripting_commands,     bitmap_commands,       hyperloglog_commands,    stream_commands,
     stream_read_commands,   stream_group_commands, stream_pending_commands, stream_info_commands,
-    replication_commands,
+    observe_commands,       debug_commands,        replication_commands,    geo_commands,
+    lcs_commands,           acl_commands,
 };
 
 std::vector<CommandSpec> assemble() {

@@ -90,16 +90,11 @@ size_t HashRing::index_of(std::string_view address) const {
 
 size_t HashRing::successor(uint32_t position) const {
   if (points_.empty()) return kNoNode;
-  // Branch-free lower_bound: the halving step compiles to a conditional move, so the search costs
-  // no mispredictions however random the probe positions are.
-  const VirtualNode* base = points_.data();
-  size_t n = points_.size();
-  while (n > 1) {
-    const size_t half = n / 2;
-    base = base[half - 1].point < position ? base + half : base;
-    n -= half;
-  }
-  const size_t i = static_cast<size_t>(base - points_.data()) + (base->point < position ? 1 : 0);
+  // The slice `position` falls in holds a point or two on average: a short scan from its first.
+  const uint32_t slice = position >> (32 - kBucketBits);
+  size_t i = buckets_[slice];
+  const size_t end = buckets_[slice + 1];
+  while (i < end && points_[i].point < position) ++i;
   return i == points_.size() ? 0 : i;
 }
 
@@ -183,6 +178,12 @@ void HashRing::rebuild() {
   std::sort(points_.begin(), points_.end(), [](const VirtualNode& a, const VirtualNode& b) {
     return a.point != b.point ? a.point < b.point : a.node < b.node;
   });
+  buckets_.assign((size_t{1} << kBucketBits) + 1, 0);
+  size_t i = 0;
+  for (size_t slice = 0; slice <= (size_t{1} << kBucketBits); ++slice) {
+    while (i < points_.size() && (points_[i].point >> (32 - kBucketBits)) < slice) ++i;
+    buckets_[slice] = static_cast<uint32_t>(i);
+  }
   fingerprint_ = hash64(canonical);
   ++version_;
 }

@@ -103,6 +103,11 @@ class HashRing {
   uint32_t replicas_;
   std::vector<Member> nodes_;
   std::vector<VirtualNode> points_;
+  // For each of the 2^kBucketBits slices of the ring, the index in points_ of its first
+  // virtual node (points_.size() past the last): successor() looks in one slice instead of
+  // searching the whole ring.
+  static constexpr int kBucketBits = 12;
+  std::vector<uint32_t> buckets_;
   uint64_t version_ = 0;
   uint64_t fingerprint_ = 0;
 };

@@ -15,6 +15,7 @@
 #include "engine/keyspace/store.h"
 #include "persistence/aof_loader.h"
 #include "persistence/aof_rewrite.h"
+#include "persistence/file_util.h"
 
 namespace ringkv::persistence {
 namespace {
@@ -114,9 +115,9 @@ bool AppendOnlyFile::load_and_open(const ReplayRunner& runner) {
       return false;
     }
     spdlog::info(
-        "DB loaded from append-only file {}: {} commands, {} keys, {:.1f} MB in {:.3f} "
-        "seconds ({:.1f} MB/s)",
-        file, r.commands, store_.size(), r.valid_bytes / kMiB, r.seconds,
+        "DB loaded from append-only file {}: {} keys from its RDB preamble, {} commands, {} "
+        "keys, {:.1f} MB in {:.3f} seconds ({:.1f} MB/s)",
+        file, r.preamble_keys, r.commands, store_.size(), r.valid_bytes / kMiB, r.seconds,
         r.seconds > 0 ? r.valid_bytes / kMiB / r.seconds : 0.0);
   }
   if (!open_writer()) return false;
@@ -165,10 +166,10 @@ void AppendOnlyFile::flush_before_replies(uint64_t now_ms) {
   _exit(1);
 }
 
-void AppendOnlyFile::cron(uint64_t now_ms) {
+void AppendOnlyFile::cron(uint64_t now_ms, bool other_child) {
   if (child_pid_ > 0) collect_child(now_ms);
   complete_commit(false, now_ms);
-  if (!rewrite_in_progress() && now_ms >= next_retry_ms_ &&
+  if (!rewrite_in_progress() && !other_child && now_ms >= next_retry_ms_ &&
       (rewrite_scheduled_ || should_auto_rewrite())) {
     if (!rewrite_scheduled_) {
       spdlog::info(
@@ -198,7 +199,19 @@ RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
   if (state_ == State::kOn) writer_.flush(now_ms);
   create_dir();
   const uint64_t start = monotonic_us();
-  pid_t pid = fork_rewrite_child(store_, options_.dir);
+  RdbSaveOptions preamble;
+  if (options_.aof_use_rdb_preamble) {
+    if (preamble_options_) {
+      preamble = preamble_options_();
+    } else {
+      preamble.checksum = options_.rdbchecksum;
+      preamble.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    }
+  }
+  pid_t pid =
+      fork_rewrite_child(store_, options_.dir, options_.aof_use_rdb_preamble ? &preamble : nullptr);
   latest_fork_usec_ = monotonic_us() - start;
   child_started_ms_ = now_ms;
   if (pid < 0) {
@@ -218,21 +231,16 @@ RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
 }
 
 void AppendOnlyFile::collect_child(uint64_t now_ms) {
-  int status = 0;
-  pid_t r;
-  do {
-    r = waitpid(child_pid_, &status, WNOHANG);
-  } while (r < 0 && errno == EINTR);
-  if (r == 0) return;
-  const bool ok = r == child_pid_ && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (!ok) {
-    if (r == child_pid_ && WIFSIGNALED(status)) {
-      spdlog::warn("background AOF rewrite terminated by signal {}", WTERMSIG(status));
+  const ChildStatus child = poll_child(child_pid_);
+  if (child.running) return;
+  if (!child.ok) {
+    if (child.signal != 0) {
+      spdlog::warn("background AOF rewrite terminated by signal {}", child.signal);
     } else {
       spdlog::warn("background AOF rewrite failed");
     }
   }
-  finish_rewrite(ok, now_ms);
+  finish_rewrite(child.ok, now_ms);
 }
 
 struct AppendOnlyFile::Commit {
@@ -327,10 +335,7 @@ void AppendOnlyFile::rewrite_failed(uint64_t now_ms) {
 
 void AppendOnlyFile::kill_child() {
   if (child_pid_ <= 0) return;
-  kill(child_pid_, SIGKILL);
-  int status = 0;
-  while (waitpid(child_pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  persistence::kill_child(child_pid_);
   unlink(temp_rewrite_path(child_dir_, child_pid_).c_str());
   spdlog::info("killed the AOF rewrite child {}", child_pid_);
   child_pid_ = -1;
@@ -394,6 +399,7 @@ AofInfo AppendOnlyFile::info(uint64_t now_ms) const {
   i.delayed_fsync = writer_.delayed_fsyncs();
   i.latest_fork_usec = latest_fork_usec_;
   i.total_forks = total_forks_;
+  i.last_fork_ms = child_started_ms_;
   return i;
 }
 

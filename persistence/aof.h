@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 #include "conf/options.h"
 #include "persistence/aof_loader.h"
 #include "persistence/aof_writer.h"
+#include "persistence/rdb_writer.h"
 
 namespace ringkv::engine {
 class Store;
@@ -43,6 +45,7 @@ struct AofInfo {
   // INFO stats:
   uint64_t latest_fork_usec = 0;
   uint64_t total_forks = 0;
+  uint64_t last_fork_ms = 0;  // loop time of the latest fork
 };
 
 // BGREWRITEAOF's outcome.
@@ -80,9 +83,10 @@ class AppendOnlyFile {
   // under `always` ends the process, as in Redis: replies could not be trusted any more.
   void flush_before_replies(uint64_t now_ms);
 
-  // Timer work: collects a finished rewrite child, starts scheduled and automatic rewrites,
-  // retries failed writes, and queues the once-a-second fsync.
-  void cron(uint64_t now_ms);
+  // Timer work: collects a finished rewrite child, starts scheduled and automatic rewrites
+  // (unless `other_child`, an RDB save, runs), retries failed writes, and queues the
+  // once-a-second fsync.
+  void cron(uint64_t now_ms, bool other_child = false);
 
   // BGREWRITEAOF.
   RewriteStart start_rewrite(uint64_t now_ms);
@@ -98,6 +102,12 @@ class AppendOnlyFile {
   bool shutdown(uint64_t now_ms);
 
   AofInfo info(uint64_t now_ms) const;
+
+  // How a rewrite writes its RDB preamble (aof-use-rdb-preamble): the server's current snapshot
+  // options (checksum, access information, clock).
+  void set_preamble_options(std::function<RdbSaveOptions()> options) {
+    preamble_options_ = std::move(options);
+  }
 
  private:
   enum class State { kOff, kOn, kWaitRewrite };
@@ -143,6 +153,7 @@ class AppendOnlyFile {
   uint64_t latest_fork_usec_ = 0;
   uint64_t total_forks_ = 0;
   uint64_t next_retry_ms_ = 0;  // a failed rewrite is retried no sooner than this
+  std::function<RdbSaveOptions()> preamble_options_;
 };
 
 }  // namespace ringkv::persistence

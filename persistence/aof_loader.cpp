@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/command.h"
+#include "persistence/rdb_loader.h"
 #include "protocol/reply_writer.h"
 #include "protocol/resp_parser.h"
 
@@ -65,6 +66,9 @@ class Loader {
   LoadResult run(const std::string& path);
 
  private:
+  // A file that starts with "REDIS" begins with an RDB (aof-use-rdb-preamble): loads it and
+  // leaves the file positioned at the commands after it. false when loading must stop.
+  bool load_preamble();
   // Reads more of the file after the unparsed bytes [begin_, end_). false on a read error.
   bool refill();
   // Parses and replays every whole record in the buffer. false when loading must stop.
@@ -115,6 +119,10 @@ LoadResult Loader::run(const std::string& path) {
   struct stat st {};
   if (::fstat(fd_, &st) == 0) result_.file_bytes = static_cast<uint64_t>(st.st_size);
   buf_.resize(kChunkBytes);
+  if (!load_preamble()) {
+    result_.seconds = elapsed();
+    return result_;
+  }
   while (replay_buffered()) {
     if (eof_) break;
     if (!refill()) break;
@@ -127,6 +135,43 @@ LoadResult Loader::run(const std::string& path) {
   }
   result_.seconds = elapsed();
   return result_;
+}
+
+bool Loader::load_preamble() {
+  ssize_t n = 0;
+  do {
+    n = ::pread(fd_, buf_.data(), 5, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n != 5 || std::string_view(buf_.data(), 5) != "REDIS") return true;
+  // As Redis loads a preamble: keys whose TTL passed are kept (they expire after loading, like
+  // those of the records that follow).
+  RdbLoader rdb(store_consumer(store_, false));
+  uint64_t offset = 0;
+  while (rdb.state() == RdbLoader::State::kLoading) {
+    do {
+      n = ::pread(fd_, buf_.data(), buf_.size(), static_cast<off_t>(offset));
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      return fail(Status::kIoError, offset, std::string("read error: ") + std::strerror(errno));
+    }
+    if (n == 0) break;
+    offset += static_cast<uint64_t>(n);
+    rdb.feed(std::string_view(buf_.data(), static_cast<size_t>(n)));
+    tick();
+  }
+  if (rdb.state() == RdbLoader::State::kLoading) rdb.finish();
+  if (rdb.state() != RdbLoader::State::kDone) {
+    result_.status = Status::kCorrupt;
+    result_.error = "the RDB preamble: " + rdb.error();
+    return false;
+  }
+  result_.preamble_keys = rdb.keys();
+  base_ = rdb.consumed();
+  result_.valid_bytes = base_;
+  if (::lseek(fd_, static_cast<off_t>(base_), SEEK_SET) < 0) {
+    return fail(Status::kIoError, base_, std::string("seek error: ") + std::strerror(errno));
+  }
+  return true;
 }
 
 bool Loader::refill() {

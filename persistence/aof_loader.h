@@ -1,4 +1,5 @@
-// Loading an append-only file: replays its commands (RESP requests, MULTI/EXEC blocks) into a
+// Loading an append-only file: loads its RDB preamble when it starts with one
+// (aof-use-rdb-preamble), then replays its commands (RESP requests, MULTI/EXEC blocks) into a
 // store at start-up, and says how much of the file was whole, so that a crash in the middle of a
 // write can be told apart from corruption.
 #pragma once
@@ -22,7 +23,8 @@ struct LoadProgress {
 
 struct LoadResult {
   enum class Status { kOk, kTruncated, kCorrupt, kIoError } status = Status::kOk;
-  uint64_t commands = 0;  // commands replayed
+  uint64_t commands = 0;       // commands replayed
+  uint64_t preamble_keys = 0;  // keys loaded from the RDB preamble (aof-use-rdb-preamble)
   uint64_t valid_bytes =
       0;  // length of the prefix made of whole records and whole MULTI…EXEC blocks
   uint64_t file_bytes = 0;

@@ -1,16 +1,14 @@
 #include "persistence/aof_rewrite.h"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstring>
-#include <filesystem>
 
 #include "engine/commands/key_commands.h"
 #include "engine/keyspace/store.h"
+#include "persistence/file_util.h"
 
 namespace ringkv::persistence {
 namespace {
@@ -18,42 +16,19 @@ namespace {
 // The child writes in chunks of this size: few syscalls, bounded memory.
 constexpr size_t kChunkBytes = 1 << 20;
 
-std::string errno_text(std::string_view what, const std::string& path) {
-  return std::string(what) + " " + path + ": " + std::strerror(errno);
-}
-
-bool write_fully(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
-// The child holds copies of every descriptor of the parent: listening and client sockets
-// would stay open (and the port bound) until it exits, even if the parent died.
-void close_inherited_descriptors() { close_range(3, ~0U, 0); }
-
-std::string directory_of(const std::string& path) {
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  return dir.empty() ? "." : dir;
-}
-
 }  // namespace
 
 std::string temp_rewrite_path(const std::string& dir, pid_t pid) {
   return dir + "/temp-rewrite-" + std::to_string(pid) + ".aof";
 }
 
-pid_t fork_rewrite_child(engine::Store& store, const std::string& dir) {
+pid_t fork_rewrite_child(engine::Store& store, const std::string& dir,
+                         const RdbSaveOptions* preamble) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   // The child: no event loop, no logger, no destructors; only the snapshot, then _exit.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  close_inherited_descriptors();
-  std::string error = write_snapshot(store, temp_rewrite_path(dir, getpid()));
+  detach_forked_child();
+  std::string error = write_snapshot(store, temp_rewrite_path(dir, getpid()), preamble);
   if (!error.empty()) {
     error = "AOF rewrite child: " + error + "\n";
     (void)!::write(STDERR_FILENO, error.data(), error.size());
@@ -61,21 +36,28 @@ pid_t fork_rewrite_child(engine::Store& store, const std::string& dir) {
   _exit(error.empty() ? 0 : 1);
 }
 
-std::string write_snapshot(engine::Store& store, const std::string& path) {
+std::string write_snapshot(engine::Store& store, const std::string& path,
+                           const RdbSaveOptions* preamble) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return errno_text("can't create", path);
-  std::string buf;
-  buf.reserve(kChunkBytes + kChunkBytes / 4);
   bool ok = true;
-  store.for_each([&](const engine::Entry& entry) {
-    if (!ok) return;
-    engine::append_key_commands(entry, buf);
-    if (buf.size() >= kChunkBytes) {
-      ok = write_fully(fd, buf);
-      buf.clear();
-    }
-  });
-  if (ok) ok = write_fully(fd, buf);
+  if (preamble != nullptr) {
+    RdbSaveOptions options = *preamble;
+    options.aof_preamble = true;
+    ok = write_rdb(store, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); });
+  } else {
+    std::string buf;
+    buf.reserve(kChunkBytes + kChunkBytes / 4);
+    store.for_each([&](const engine::Entry& entry) {
+      if (!ok) return;
+      engine::append_key_commands(entry, buf);
+      if (buf.size() >= kChunkBytes) {
+        ok = write_fully(fd, buf);
+        buf.clear();
+      }
+    });
+    if (ok) ok = write_fully(fd, buf);
+  }
   std::string error;
   if (!ok) {
     error = errno_text("can't write", path);
@@ -106,12 +88,7 @@ std::string commit_rewrite(int fd, const std::string& temp_path, const std::stri
     return errno_text("can't rename the rewritten file to", final_path);
   }
   // The rename is durable only once the directory entry is.
-  const std::string dir = directory_of(final_path);
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  fsync_directory_of(final_path);
   return {};
 }
 

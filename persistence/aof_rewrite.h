@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "persistence/rdb_writer.h"
+
 namespace ringkv::engine {
 class Store;
 }
@@ -21,11 +23,14 @@ std::string temp_rewrite_path(const std::string& dir, pid_t pid);
 
 // Forks a child that writes `store` into temp_rewrite_path(dir, child pid), fsyncs it and
 // exits with status 0 on success. Returns the child's pid, or -1 when fork failed (errno set).
-pid_t fork_rewrite_child(engine::Store& store, const std::string& dir);
+// With `preamble` (aof-use-rdb-preamble) the keys are written as an RDB, else as commands.
+pid_t fork_rewrite_child(engine::Store& store, const std::string& dir,
+                         const RdbSaveOptions* preamble = nullptr);
 
-// Writes the commands recreating every key of `store` to `path` (truncated first) and fsyncs
-// it. Returns an empty string or the error.
-std::string write_snapshot(engine::Store& store, const std::string& path);
+// Writes every key of `store` to `path` (truncated first) and fsyncs it: as an RDB preamble with
+// `preamble`, else as the commands recreating them. Returns an empty string or the error.
+std::string write_snapshot(engine::Store& store, const std::string& path,
+                           const RdbSaveOptions* preamble = nullptr);
 
 // Opens the child's finished `temp_path` for appending and appends `tail` (the records written
 // while the child ran). Returns the descriptor, or -1 with `error` set.

@@ -52,6 +52,9 @@ void ReplyWriter::error(std::string_view msg) {
   for (size_t i = start; i < out.size(); ++i) {
     if (out[i] == '\r' || out[i] == '\n') out[i] = ' ';
   }
+  if (error_observer_ != nullptr) {
+    error_observer_->on_error_reply(std::string_view(out).substr(start));
+  }
   out.append(reply::kCrlf);
 }
 

@@ -30,6 +30,14 @@ inline constexpr std::string_view kEmptyArray = "*0\r\n";
 // a constant.
 std::string_view double_text(double d, char (&buf)[32]);
 
+// Told of every error reply a writer writes (INFO errorstats counts them by code).
+class ErrorObserver {
+ public:
+  virtual ~ErrorObserver() = default;
+  // `msg` is the error without its '-' ("ERR syntax error").
+  virtual void on_error_reply(std::string_view msg) = 0;
+};
+
 class ReplyWriter {
  public:
   explicit ReplyWriter(std::string& out, RespVersion version = RespVersion::kResp2)
@@ -40,6 +48,8 @@ class ReplyWriter {
   std::string& buffer() { return *out_; }
   // Points the writer at another output buffer.
   void set_buffer(std::string& out) { out_ = &out; }
+  // Tells `observer` (null: nobody) of each error reply written from now on.
+  void set_error_observer(ErrorObserver* observer) { error_observer_ = observer; }
 
   // "+s\r\n". `s` must not contain CR or LF.
   void simple(std::string_view s);
@@ -88,6 +98,7 @@ class ReplyWriter {
 
   std::string* out_;
   RespVersion version_;
+  ErrorObserver* error_observer_ = nullptr;
 };
 
 }  // namespace ringkv::protocol

@@ -4,7 +4,7 @@
 # readme_<section>.md. Usage: scripts/update_readme.sh [build dir, default build]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${1:-$root/build}"
+build="$(cd "${1:-$root/build}" && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 (cd "$work" && "$build/tests/test_readme" >/dev/null 2>&1) || true

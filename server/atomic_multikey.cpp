@@ -124,7 +124,7 @@ bool Server::relay_atomic(Connection& conn, const engine::CommandSpec& spec,
   auto a = std::make_shared<Atomic>();
   a->session = cluster_->begin_transaction(id, parts, resp, false);
   a->finish = [this, id, slot](std::string_view reply) {
-    if (!reply.empty() && reply[0] == '-') stats_.total_error_replies++;
+    count_error_reply(reply);
     slot.fill(reply);
     if (Connection* c = find_client(id)) c->unprotect();
   };

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,9 +36,12 @@ class ClientRegistry final : public PubSubSink {
     for (const auto& [id, conn] : clients_) f(*conn);
   }
 
-  // CLIENT LIST text: every open connection oldest first (only these ids when non-empty), one
-  // line each, ending in "\n".
-  std::string list(std::span<const uint64_t> ids) const;
+  // Connections that are peers' links (INFO's cluster_connections), not clients.
+  size_t peer_links() const;
+
+  // CLIENT LIST text: every open connection oldest first (only these ids when non-empty; only
+  // connections of `kind` when set), one line each, ending in "\n".
+  std::string list(std::span<const uint64_t> ids, std::optional<engine::ClientKind> kind) const;
   // CLIENT KILL: closes the connections matching every set field of `filter` (the calling client
   // after its reply); returns how many.
   size_t kill(const engine::ClientKillFilter& filter);
@@ -47,8 +51,13 @@ class ClientRegistry final : public PubSubSink {
   // over the pub/sub output buffer limits.
   void deliver(uint64_t client, const std::string* pattern, std::string_view channel,
                std::string_view message) override;
+  void deliver_shard(uint64_t client, std::string_view channel, std::string_view message) override;
 
  private:
+  // Writes [kind, (pattern,) channel, message] into the client's output (an array or a push).
+  void push_message(uint64_t client, std::string_view kind, const std::string* pattern,
+                    std::string_view channel, std::string_view message);
+
   std::unordered_map<uint64_t, Connection*> clients_;
   uint64_t next_id_ = 1;
 };

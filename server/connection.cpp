@@ -55,10 +55,11 @@ Connection::Connection(Server& server, uint64_t id)
       id_(id),
       created_ms_(uv_now(server.loop())),
       last_interaction_ms_(created_ms_),
-      writer_(out_),
-      authenticated_(server.config().security.requirepass.empty()) {
+      writer_(out_) {
+  set_default_auth();
   uv_tcp_init(server.loop(), &tcp_);
   tcp_.data = this;
+  writer_.set_error_observer(&server);
   apply_limits();
 }
 
@@ -159,6 +160,11 @@ bool Connection::from_loopback() const {
 }
 
 void Connection::reject(std::string_view error_text) {
+  // A TLS client can read nothing before its handshake: it is just disconnected.
+  if (tls_ != nullptr && !tls_->established()) {
+    close();
+    return;
+  }
   reply_writer().error(error_text);
   close_when_flushed();
 }
@@ -201,7 +207,10 @@ void Connection::close_when_flushed() {
 }
 
 void Connection::maybe_finish_close() {
-  if (close_when_flushed_ && out_.empty() && pending_.empty() && in_flight_writes_ == 0) close();
+  if (close_when_flushed_ && out_.empty() && tls_wire_.empty() && pending_.empty() &&
+      in_flight_writes_ == 0) {
+    close();
+  }
 }
 
 bool Connection::output_backlogged() const { return pending_output() >= kMaxPendingOutput; }
@@ -247,15 +256,20 @@ void Connection::reset_state() {
   name_.clear();
   writer_.set_version(protocol::RespVersion::kResp2);
   // As Redis, RESET logs the client out when a password is required.
-  authenticated_ = server_.config().security.requirepass.empty();
+  set_default_auth();
+}
+
+void Connection::set_default_auth() {
+  user_ = server_.acl_users()->default_user();
+  authenticated_ = user_->nopass() && user_->enabled();
 }
 
 const conf::OutputBufferLimit* Connection::output_limit_class() const {
   // Relay links from peers carry other clients' replies: like Redis's master link, no limit.
   if (peer_) return nullptr;
   const conf::ServerOptions& opts = server_.config().server;
-  return server_.pubsub().subscription_count(id_) > 0 ? &opts.output_limit_pubsub
-                                                      : &opts.output_limit_normal;
+  return server_.pubsub().total_subscriptions(id_) > 0 ? &opts.output_limit_pubsub
+                                                       : &opts.output_limit_normal;
 }
 
 bool Connection::enforce_output_limits() {
@@ -280,8 +294,60 @@ bool Connection::enforce_output_limits() {
   return false;
 }
 
+void Connection::use_tls(std::shared_ptr<const common::TlsContext> context) {
+  tls_ =
+      std::make_unique<common::TlsChannel>(std::move(context), common::TlsChannel::Role::kAccept);
+}
+
+void Connection::append_input(const char* data, size_t n) {
+  if (rstart_ == rend_) rstart_ = rend_ = 0;
+  if (rbuf_.size() - rend_ < n) {
+    const size_t pending = rend_ - rstart_;
+    if (rstart_ > 0) {
+      std::memmove(rbuf_.data(), rbuf_.data() + rstart_, pending);
+      rend_ = pending;
+      rstart_ = 0;
+    }
+    if (rbuf_.size() - rend_ < n) rbuf_.resize(rend_ + std::max(n, kReadChunk));
+  }
+  std::memcpy(rbuf_.data() + rend_, data, n);
+  rend_ += n;
+}
+
+bool Connection::receive_tls(size_t n) {
+  std::string plain;
+  const bool ok = tls_->receive(std::string_view(tls_in_.data(), n), plain);
+  if (!ok) {
+    if (tls_->error().empty()) {
+      close();  // the client's close_notify
+    } else {
+      tls_failed();
+    }
+    return false;
+  }
+  if (!plain.empty()) append_input(plain.data(), plain.size());
+  // Handshake records (and replies held back until it finished) go out now.
+  if (tls_->has_output() || (tls_->established() && !out_.empty())) flush();
+  return !closing_;
+}
+
+void Connection::tls_failed() {
+  spdlog::warn("Error accepting a client connection: {} (addr={} laddr={})", tls_->error(),
+               peer_addr_, local_addr_);
+  out_.clear();
+  tls_->take_output(tls_wire_);  // OpenSSL's alert, if it wrote one
+  write_wire(tls_wire_);
+  close_when_flushed();
+}
+
 void Connection::on_alloc(uv_handle_t* handle, size_t /*suggested*/, uv_buf_t* buf) {
   auto* self = static_cast<Connection*>(handle->data);
+  if (self->tls_ != nullptr) {
+    self->tls_in_.resize(kReadChunk);
+    buf->base = self->tls_in_.data();
+    buf->len = self->tls_in_.size();
+    return;
+  }
   if (self->rstart_ == self->rend_) self->rstart_ = self->rend_ = 0;
   size_t pending = self->rend_ - self->rstart_;
   // A large bulk is on its way: grow towards its size by doubling as its bytes arrive, so a
@@ -306,7 +372,21 @@ void Connection::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* /*b
     return;
   }
   if (nread == 0) return;
-  self->rend_ += static_cast<size_t>(nread);
+  if (self->tls_ != nullptr) {
+    if (!self->receive_tls(static_cast<size_t>(nread))) return;
+  } else {
+    self->rend_ += static_cast<size_t>(nread);
+    // A TLS ClientHello (a handshake record, 0x16 0x03) on the plain-text port: the client
+    // meant tls-port. Nothing it sends can be read as requests.
+    if (self->first_read_ && self->rend_ - self->rstart_ >= 2 &&
+        self->rbuf_[self->rstart_] == 0x16 && self->rbuf_[self->rstart_ + 1] == 0x03) {
+      spdlog::warn("closing client addr={}: a TLS handshake arrived on the plain-text port {}",
+                   self->peer_addr_, self->local_addr_);
+      self->close();
+      return;
+    }
+  }
+  self->first_read_ = false;
   self->server_.stats().total_net_input_bytes += static_cast<uint64_t>(nread);
   self->server_.stats().total_reads_processed++;
   self->last_interaction_ms_ = uv_now(self->server_.loop());
@@ -341,7 +421,7 @@ void Connection::process_input() {
       return;
     }
     // Each request is read with the limits of the client's state after the previous one (AUTH).
-    parser_.set_unauthenticated(!authenticated_ && !server_.config().security.requirepass.empty());
+    parser_.set_unauthenticated(server_.auth_required(*this));
     std::span<const char> input(rbuf_.data() + rstart_, rend_ - rstart_);
     protocol::ParseResult r = parser_.parse(input, argv_);
     if (r.status == protocol::ParseStatus::kIncomplete) {
@@ -354,7 +434,6 @@ void Connection::process_input() {
     if (r.status == protocol::ParseStatus::kError) {
       spdlog::warn("closing client id={} addr={}: {}", id_, peer_addr_, r.error);
       reply_writer().error(r.error);
-      server_.stats().total_error_replies++;
       close_when_flushed();
       return;
     }
@@ -376,31 +455,51 @@ void Connection::process_input() {
 }
 
 void Connection::flush() {
-  if (out_.empty() || closing_) return;
+  if (closing_) return;
+  if (tls_ != nullptr) {
+    if (!out_.empty() && tls_->established()) {
+      if (server_.aof_pending()) server_.write_aof();
+      server_.stats().total_net_output_bytes += out_.size();
+      if (!tls_->send(out_)) {
+        tls_failed();
+        return;
+      }
+      out_.clear();
+    }
+    tls_->take_output(tls_wire_);
+    write_wire(tls_wire_);
+    return;
+  }
+  if (out_.empty()) return;
   // No reply leaves before the records of the writes it acknowledges are written.
   if (server_.aof_pending()) server_.write_aof();
   server_.stats().total_net_output_bytes += out_.size();
+  write_wire(out_);
+}
+
+void Connection::write_wire(std::string& wire) {
+  if (wire.empty() || closing_) return;
   size_t offset = 0;
   if (in_flight_writes_ == 0) {
-    uv_buf_t b = uv_buf_init(out_.data(), static_cast<unsigned>(out_.size()));
+    uv_buf_t b = uv_buf_init(wire.data(), static_cast<unsigned>(wire.size()));
     int n = uv_try_write(stream(), &b, 1);
     if (n > 0) offset = static_cast<size_t>(n);
     server_.stats().total_writes_processed++;
     if (n < 0 && n != UV_EAGAIN) {
-      out_.clear();
+      wire.clear();
       close();
       return;
     }
   }
-  if (offset == out_.size()) {
-    out_.clear();
+  if (offset == wire.size()) {
+    wire.clear();
     return;
   }
   auto* wr = new WriteRequest;
   wr->conn = this;
-  // Hand the buffer itself over (no second copy of a large backlog stays behind in out_).
-  if (offset > 0) out_.erase(0, offset);
-  wr->data.swap(out_);
+  // Hand the buffer itself over (no second copy of a large backlog stays behind).
+  if (offset > 0) wire.erase(0, offset);
+  wr->data.swap(wire);
   wr->req.data = wr;
   uv_buf_t b = uv_buf_init(wr->data.data(), static_cast<unsigned>(wr->data.size()));
   in_flight_bytes_ += wr->data.size();
@@ -439,6 +538,13 @@ void Connection::on_close(uv_handle_t* handle) {
   delete self;
 }
 
+engine::ClientKind Connection::kind() const {
+  if (peer_) return engine::ClientKind::kPeer;
+  const bool subscribed = server_.pubsub().channel_count(id_) > 0 ||
+                          server_.pubsub().pattern_subscription_count(id_) > 0;
+  return subscribed ? engine::ClientKind::kPubSub : engine::ClientKind::kNormal;
+}
+
 std::string Connection::info_line() const {
   uint64_t now = uv_now(server_.loop());
   std::string line;
@@ -454,16 +560,19 @@ std::string Connection::info_line() const {
   line += " idle=" + std::to_string((now - last_interaction_ms_) / 1000);
   const size_t sub = server_.pubsub().channel_count(id_);
   const size_t psub = server_.pubsub().pattern_subscription_count(id_);
-  // Flags in Redis's order: P (subscribed), x (in MULTI), b (blocked), d (a watched key
-  // changed); N when there is none.
+  const size_t ssub = server_.pubsub().shard_subscription_count(id_);
+  // Flags in Redis's order: O (monitor), P (subscribed), x (in MULTI), b (blocked), d (a
+  // watched key changed); N when there is none. A peer's link is flagged L (ringkv's own).
   std::string flags;
-  if (sub + psub > 0) flags += 'P';
+  if (peer_) flags += 'L';
+  if (monitoring_) flags += 'O';
+  if (sub + psub + ssub > 0) flags += 'P';
   if (transaction_.active) flags += 'x';
   if (blocked_) flags += 'b';
   if (transaction_.watched_changed) flags += 'd';
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
   line += " db=0 sub=" + std::to_string(sub) + " psub=" + std::to_string(psub);
-  line += " ssub=0 multi=";
+  line += " ssub=" + std::to_string(ssub) + " multi=";
   line += transaction_.active ? std::to_string(transaction_.queued.size()) : "-1";
   size_t qbuf = rend_ - rstart_;
   line += " qbuf=" + std::to_string(qbuf);
@@ -474,11 +583,10 @@ std::string Connection::info_line() const {
   line += " obl=" + std::to_string(out_.size());
   line += " oll=" + std::to_string(in_flight_writes_);
   line += " omem=" + std::to_string(in_flight_bytes_);
-  line += " tot-mem=" + std::to_string(rbuf_.capacity() + out_.capacity() + in_flight_bytes_ +
-                                       sizeof(Connection));
+  line += " tot-mem=" + std::to_string(buffer_memory());
   line += reading_ ? " events=r" : " events=";
   line += " cmd=" + (last_command_ ? engine::command_fullname(*last_command_) : "NULL");
-  line += " user=default redir=-1 resp=";
+  line += " user=" + (user_ ? user_->name() : std::string("default")) + " redir=-1 resp=";
   line += writer_.version() == protocol::RespVersion::kResp3 ? "3" : "2";
   return line;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cluster/replication.h"
+#include "common/tls.h"
 #include "conf/options.h"
 #include "engine/command.h"
 #include "protocol/reply_writer.h"
@@ -32,11 +33,19 @@ class Connection final : public engine::ClientSession {
 
   // The handle to pass to uv_accept.
   uv_stream_t* stream() { return reinterpret_cast<uv_stream_t*>(&tcp_); }
+  // Makes this connection TLS (it was accepted on tls-port); call before start().
+  void use_tls(std::shared_ptr<const common::TlsContext> context);
+  bool tls() const { return tls_ != nullptr; }
+  // Whether the TLS handshake is done (always true for plain-text connections).
+  bool tls_established() const { return tls_ == nullptr || tls_->established(); }
+  // Whether the client presented a certificate the CAs verified.
+  bool tls_peer_verified() const { return tls_ != nullptr && tls_->peer_verified(); }
   // Starts reading after a successful accept. Returns false if the socket is unusable.
   bool start();
   // Whether the client connected from a loopback address (127.0.0.0/8 or ::1).
   bool from_loopback() const;
-  // Writes `text` as an error reply and closes once it is flushed (refused connections).
+  // Writes `text` as an error reply and closes once it is flushed (refused connections); a TLS
+  // client still in its handshake is closed at once.
   void reject(std::string_view error_text);
   // Closes now, dropping pending output. The object deletes itself in the close callback.
   void close();
@@ -95,6 +104,13 @@ class Connection final : public engine::ClientSession {
   Transaction& transaction() { return transaction_; }
   const Transaction& transaction() const { return transaction_; }
 
+  // Which kind of connection CLIENT LIST/KILL TYPE sees: a peer's link, a subscriber or a
+  // normal client.
+  engine::ClientKind kind() const;
+  // MONITOR was run on this connection: it receives the commands the node runs.
+  bool monitoring() const { return monitoring_; }
+  void set_monitoring(bool on) { monitoring_ = on; }
+
   // Marks this connection as a link from a peer node (see Server: peer handshake).
   void set_peer(bool peer) { peer_ = peer; }
   bool is_peer() const { return peer_; }
@@ -121,6 +137,14 @@ class Connection final : public engine::ClientSession {
   };
   std::vector<LastWrite>& last_writes() { return last_writes_; }
 
+  // What a tool announced with REPLCONF before SYNC/PSYNC (see server/snapshot_sync.h).
+  struct ReplicaHandshake {
+    bool capa_eof = false;        // takes a snapshot of unknown length, ended by a marker
+    bool rdb_only = false;        // wants the snapshot only, no command stream after it
+    bool listening_port = false;  // announced itself as a replica (REPLICAOF)
+  };
+  ReplicaHandshake& replica_handshake() { return replica_; }
+
   // Re-reads the per-client limits from the server's configuration (after CONFIG SET).
   void apply_limits();
 
@@ -129,7 +153,13 @@ class Connection final : public engine::ClientSession {
   uint64_t created_ms() const { return created_ms_; }
   const std::string& peer_address() const { return peer_addr_; }
   const std::string& local_address() const { return local_addr_; }
-  size_t pending_output() const { return out_.size() + in_flight_bytes_; }
+  size_t pending_output() const { return out_.size() + tls_wire_.size() + in_flight_bytes_; }
+  // Bytes of its input buffer, and of every buffer it holds (CLIENT LIST's tot-mem).
+  size_t input_buffer_size() const { return rbuf_.size(); }
+  size_t buffer_memory() const {
+    return rbuf_.capacity() + out_.capacity() + tls_wire_.capacity() + in_flight_bytes_ +
+           sizeof(Connection);
+  }
 
   // Output was written through reply_writer() outside a request of this client (a published
   // message): it goes out at the end of this loop iteration.
@@ -152,6 +182,9 @@ class Connection final : public engine::ClientSession {
   std::string info_line() const override;
   bool authenticated() const override { return authenticated_; }
   void set_authenticated(bool yes) override { authenticated_ = yes; }
+  const engine::acl::User* user() const override { return user_.get(); }
+  void set_user(std::shared_ptr<engine::acl::User> user) override { user_ = std::move(user); }
+  bool in_transaction() const override { return transaction_.active; }
 
   // Records the command that ran last (CLIENT LIST's cmd=).
   void set_last_command(const engine::CommandSpec* spec) { last_command_ = spec; }
@@ -181,8 +214,19 @@ class Connection final : public engine::ClientSession {
   // The output buffer limits that apply to this client; null for none (peer links).
   const conf::OutputBufferLimit* output_limit_class() const;
   void flush();
+  // Hands `wire` (out_, or the TLS records) to libuv: at once if the socket takes it, else as a
+  // write request that owns the bytes.
+  void write_wire(std::string& wire);
+  // Appends bytes to the unparsed input, growing the read buffer as needed.
+  void append_input(const char* data, size_t n);
+  // Decrypts `n` bytes just read into tls_in_; false when the connection closed.
+  bool receive_tls(size_t n);
+  // A TLS error: logs it, sends OpenSSL's alert and closes.
+  void tls_failed();
   void maybe_finish_close();
   void update_reading();
+  // Redis's clientSetDefaultAuth: the default user, logged in when it needs no password.
+  void set_default_auth();
 
   Server& server_;
   uv_tcp_t tcp_;
@@ -200,7 +244,11 @@ class Connection final : public engine::ClientSession {
   protocol::RespParser parser_;
   std::vector<std::string_view> argv_;
 
-  std::string out_;  // replies not yet handed to libuv
+  std::string out_;                          // replies not yet handed to libuv (plain text)
+  std::unique_ptr<common::TlsChannel> tls_;  // TLS connections only
+  std::vector<char> tls_in_;                 // ciphertext being read
+  std::string tls_wire_;                     // TLS records not yet handed to libuv
+  bool first_read_ = true;
   protocol::ReplyWriter writer_;
   size_t in_flight_bytes_ = 0;
   size_t in_flight_writes_ = 0;
@@ -211,14 +259,17 @@ class Connection final : public engine::ClientSession {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
   bool control_link_ = false;
+  bool monitoring_ = false;
   std::string replication_source_;
   std::string peer_name_;
   std::string link_fingerprint_;
   std::vector<LastWrite> last_writes_;
-  // May run commands that need authentication; false while requirepass is set and the client
-  // has not authenticated (a client that connected with no password required stays true).
-  bool authenticated_;
+  // The ACL user commands run as (default until AUTH or HELLO ... AUTH).
+  std::shared_ptr<engine::acl::User> user_;
+  // Logged in: by AUTH, or at connection when the default user is on and takes no password.
+  bool authenticated_ = false;
   Transaction transaction_;
+  ReplicaHandshake replica_;
   // Loop time the output first reached the soft limit; 0 while it is under it.
   uint64_t soft_limit_since_ms_ = 0;
   bool flush_scheduled_ = false;

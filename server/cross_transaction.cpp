@@ -64,7 +64,7 @@ bool Server::watch_in_cluster(Connection& conn, std::span<const std::string_view
   auto part_done = [this, slot, merge](std::string_view reply) {
     if (merge->error.empty() && !reply.empty() && reply[0] == '-') merge->error.assign(reply);
     if (--merge->waiting > 0) return;
-    if (!merge->error.empty()) stats_.total_error_replies++;
+    count_error_reply(merge->error);
     slot.fill(merge->error.empty() ? std::string_view("+OK\r\n") : merge->error, true);
   };
   for (const auto& [node, keys] : groups) {
@@ -146,7 +146,7 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
         w.error(outcome.error);
         break;
     }
-    if (!reply.empty() && reply[0] == '-') stats_.total_error_replies++;
+    count_error_reply(reply);
     slot.fill(reply);
     if (Connection* c = find_client(id)) {
       unwatch_all(*c);
@@ -211,7 +211,6 @@ void Server::release_here(uint64_t client_id) {
 bool Server::txn_frame(Connection& conn, std::span<const std::string_view> args,
                        protocol::ReplyWriter& writer) {
   auto refuse_frame = [&](std::string_view text) {
-    stats_.total_error_replies++;
     writer.error(text);
     return true;
   };
@@ -363,7 +362,6 @@ Server::LockCheck Server::check_locks(Connection& conn, std::span<const std::str
   if (added) arm_lock_timer();
   if (now < it->second) return LockCheck::kHeld;
   lock_waits_.erase(it);
-  stats_.total_error_replies++;
   const std::string text = lock_timeout_error(limit, {});
   if (spec == kExec) {
     tx.end();

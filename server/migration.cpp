@@ -22,6 +22,9 @@ constexpr int64_t kBatchBudgetUs = 2000;
 // Copies sent but not acknowledged (count, bytes) before the copy waits for its targets.
 constexpr uint64_t kMaxInFlight = 4096;
 constexpr uint64_t kMaxInFlightBytes = 8 << 20;
+// A collection of more elements than this is copied a slice of this many elements per request
+// batch, over several turns, rather than as one DUMP that would stall both ends.
+constexpr size_t kSliceElements = 1024;
 // Progress is logged at most this often.
 constexpr uint64_t kLogEveryMs = 1000;
 
@@ -98,8 +101,8 @@ cluster::CopyProgress Migration::copy_progress() const {
   cluster::CopyProgress p;
   if (copy_) {
     const Copy& c = *copy_;
-    p.copied = c.scanned && c.found.empty() && c.in_flight == 0;
-    p.flushed = c.flushing && c.dirty.empty() && c.in_flight == 0;
+    p.copied = c.scanned && c.found.empty() && !c.sliced && c.in_flight == 0;
+    p.flushed = c.flushing && c.dirty.empty() && !c.sliced && c.in_flight == 0;
     p.failed = c.failed;
   }
   p.to_move = to_move_;
@@ -162,16 +165,68 @@ void Migration::keyspace_flushed() {
 void Migration::send_key(std::string_view key, bool first) {
   Copy& c = *copy_;
   const engine::Entry* e = server_.store().peek(key);
+  if (first) to_move_++;
+  if (e != nullptr && e->type() != engine::ValueType::kString &&
+      e->type() != engine::ValueType::kStream && e->object()->size() > kSliceElements) {
+    c.sliced.emplace(Copy::Sliced{std::string(key), {}, first});
+    c.sent.emplace(key);
+    return send_slices(common::monotonic_us());
+  }
   cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(key));
   const uint64_t bytes = key.size() + append_key_frame(link.frame_buffer(),
                                                        {cluster::kMigrateFrame, c.version}, key, e);
   if (e != nullptr) c.sent.emplace(key);
-  if (first) to_move_++;
-  c.in_flight++;
+  commit_copies(link, 1, bytes, first, std::string(key));
+}
+
+void Migration::send_slices(int64_t start) {
+  Copy& c = *copy_;
+  while (c.sliced && may_send() && common::monotonic_us() - start < kBatchBudgetUs) {
+    Copy::Sliced& s = *c.sliced;
+    const engine::Entry* e = server_.store().peek(s.key);
+    cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(s.key));
+    if (e == nullptr || e->type() == engine::ValueType::kString ||
+        e->type() == engine::ValueType::kStream) {
+      // Deleted, or replaced by another type, meanwhile: its state now, whole (and it is sent
+      // again at the flush as a written key).
+      const std::string key = std::move(s.key);
+      const bool first = s.first;
+      c.sliced.reset();
+      const uint64_t bytes =
+          key.size() +
+          append_key_frame(link.frame_buffer(), {cluster::kMigrateFrame, c.version}, key, e);
+      commit_copies(link, 1, bytes, first, key);
+      break;
+    }
+    std::string& f = link.frame_buffer();
+    const size_t before = f.size();
+    const std::string_view prefix[] = {cluster::kMigrateFrame, c.version};
+    const size_t requests = engine::append_key_slice(*e, s.cursor, kSliceElements, prefix, f);
+    const bool done = s.cursor.done;
+    const std::string key = s.key;
+    const bool first = s.first;
+    if (done) c.sliced.reset();
+    commit_copies(link, requests, f.size() - before, done && first, key);
+  }
+}
+
+void Migration::commit_copies(cluster::PeerLink& link, size_t requests, uint64_t bytes, bool first,
+                              const std::string& key) {
+  Copy& c = *copy_;
+  c.in_flight += requests;
   c.in_flight_bytes += bytes;
   const uint64_t generation = generation_;
-  link.commit([this, generation, bytes, first, k = std::string(key)](
-                  std::string_view reply, const cluster::LinkError* error) {
+  for (size_t i = 0; i < requests; ++i) {
+    // The bytes and the end of a first copy are counted with the last request.
+    const bool last = i + 1 == requests;
+    commit_copy(link, last ? bytes : 0, last && first, key, generation);
+  }
+}
+
+void Migration::commit_copy(cluster::PeerLink& link, uint64_t bytes, bool first,
+                            const std::string& key, uint64_t generation) {
+  link.commit([this, generation, bytes, first, k = key](std::string_view reply,
+                                                        const cluster::LinkError* error) {
     if (generation != generation_ || !copy_) return;
     Copy& cc = *copy_;
     cc.in_flight--;
@@ -196,22 +251,26 @@ bool Migration::may_send() const {
 
 bool Migration::more_to_copy() const {
   const Copy& c = *copy_;
-  return (!c.scanned || !c.found.empty() || (c.flushing && !c.dirty.empty())) && may_send();
+  return (!c.scanned || !c.found.empty() || c.sliced || (c.flushing && !c.dirty.empty())) &&
+         may_send();
 }
 
 void Migration::copy_batch() {
   Copy& c = *copy_;
   engine::Store& store = server_.store();
   const int64_t start = common::monotonic_us();
-  // Keys found moving and not sent yet: sent one by one within the turn's time budget (a big
-  // value's copy is one DUMP; the budget bounds how many follow it in the same turn).
-  while (!c.found.empty() && may_send() && common::monotonic_us() - start < kBatchBudgetUs) {
+  // A big collection's slices first, then the keys found moving and not sent yet, one by one
+  // within the turn's time budget.
+  send_slices(start);
+  while (!c.sliced && !c.found.empty() && may_send() &&
+         common::monotonic_us() - start < kBatchBudgetUs) {
     const std::string k = std::move(c.found.back());
     c.found.pop_back();
     if (store.peek(k) == nullptr) continue;  // expired or deleted meanwhile
     c.dirty.erase(k);
     send_key(k, true);
   }
+  if (c.sliced) return;
   if (!c.scanned && c.found.empty()) {
     const hashring::HashRing& current = server_.cluster()->routing_ring();
     c.cursor = store.scan(c.cursor, kBatchKeys, [&](const engine::Entry& e) {
@@ -223,7 +282,8 @@ void Migration::copy_batch() {
     if (c.cursor == 0) c.scanned = true;
   }
   if (c.scanned && c.found.empty() && c.flushing) {
-    while (!c.dirty.empty() && may_send() && common::monotonic_us() - start < kBatchBudgetUs) {
+    while (!c.sliced && !c.dirty.empty() && may_send() &&
+           common::monotonic_us() - start < kBatchBudgetUs) {
       const std::string k = std::move(c.dirty.extract(c.dirty.begin()).value());
       send_key(k, false);
     }

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "cluster/membership.h"
+#include "cluster/peer_link.h"
+#include "engine/commands/key_commands.h"
 #include "hashring/hash_ring.h"
 #include "server/idle_task.h"
 
@@ -62,6 +64,15 @@ class Migration final : public cluster::MembershipHost {
   void send_key(std::string_view key, bool first);
   // The copy has keys to send and room to send them.
   bool more_to_copy() const;
+  // Sends slices of the collection being copied slice by slice while there is room and time
+  // (the turn began at `start`, monotonic µs).
+  void send_slices(int64_t start);
+  // Commits `requests` requests just written to `link` as copies (`first`: the last of them
+  // ends the key's first copy).
+  void commit_copies(cluster::PeerLink& link, size_t requests, uint64_t bytes, bool first,
+                     const std::string& key);
+  void commit_copy(cluster::PeerLink& link, uint64_t bytes, bool first, const std::string& key,
+                   uint64_t generation);
 
   Server& server_;
   IdleTask task_;
@@ -81,6 +92,13 @@ class Migration final : public cluster::MembershipHost {
     std::unordered_set<std::string> dirty;  // written since copied: sent again
     uint64_t in_flight = 0;                 // copies not yet acknowledged
     uint64_t in_flight_bytes = 0;           // ... and their payload bytes
+    // A big collection being copied a slice per turn (one at a time; see engine::KeySliceCursor).
+    struct Sliced {
+      std::string key;
+      engine::KeySliceCursor cursor;
+      bool first;  // its first copy, counted in the progress
+    };
+    std::optional<Sliced> sliced;
   };
   std::optional<Copy> copy_;
   // The last copy's counts, shown after it ended too.

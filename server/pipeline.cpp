@@ -4,10 +4,13 @@
 // which steps apply.
 #include "server/pipeline.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 
 #include "cluster/cluster.h"
 #include "common/numbers.h"
+#include "engine/commands/acl.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
 #include "protocol/errors.h"
@@ -18,6 +21,26 @@ namespace ringkv::server {
 namespace {
 
 bool is_error(std::string_view reply) { return !reply.empty() && reply[0] == '-'; }
+
+// "POST" and "Host:" are no commands but the first words of an HTTP request: a web page making a
+// browser talk to a node (cross-protocol scripting) sends its request line and headers first, and
+// would have its later lines run as commands. As Redis does, such a connection is closed at once,
+// before anything else it sent runs or any reply leaves.
+bool is_http_request(std::string_view name) {
+  return engine::equals_ignore_case(name, "post") || engine::equals_ignore_case(name, "host:");
+}
+
+// Redis's warning, logged at most once a minute so that an attack cannot flood the log.
+void warn_cross_protocol_attack() {
+  static int64_t logged_ms = 0;
+  const int64_t now = Server::unix_now_ms();
+  if (logged_ms != 0 && now - logged_ms <= 60000) return;
+  logged_ms = now;
+  spdlog::warn(
+      "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: "
+      "commands to Redis. This is likely due to an attacker attempting to use Cross Protocol "
+      "Scripting to compromise your Redis instance. Connection aborted.");
+}
 
 // A node without the lease of a majority serves none of its keys (see Cluster::lease_valid).
 constexpr std::string_view kNoMajorityError =
@@ -73,6 +96,7 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     stats_.total_commands_processed--;  // run again when its keys are released
     return false;
   }
+  if (shard_frame(argv, writer)) return true;
   if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kMigrateFrame)) {
     const std::optional<int64_t> version = common::parse_integer(argv[1]);
     if (!version || *version < 1 || !cluster_->accepts_copy(static_cast<uint64_t>(*version))) {
@@ -85,21 +109,49 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     return true;
   }
   // A relayed request of a RESP3 client carries a prefix: its reply is written in RESP3 on this
-  // (RESP2) link.
-  if (argv.size() > 1 && engine::equals_ignore_case(argv[0], cluster::kResp3Prefix)) {
-    const protocol::RespVersion version = writer.version();
-    writer.set_version(protocol::RespVersion::kResp3);
-    run(Origin::peer(conn), argv.subspan(1), writer);
-    writer.set_version(version);
-    return true;
+  // (RESP2) link. A relayed script carries its caller's user.
+  std::span<const std::string_view> frame = argv;
+  const bool resp3 =
+      frame.size() > 1 && engine::equals_ignore_case(frame[0], cluster::kResp3Prefix);
+  if (resp3) frame = frame.subspan(1);
+  std::shared_ptr<engine::acl::User> user;
+  if (frame.size() > 2 && engine::equals_ignore_case(frame[0], cluster::kUserPrefix)) {
+    user = users_.find(frame[1]);
+    if (!user) {
+      writer.error("NOPERM the script's user '" + std::string(frame[1]) +
+                   "' does not exist on this node");
+      stats_.total_error_replies++;
+      return true;
+    }
+    frame = frame.subspan(2);
   }
-  run(Origin::peer(conn), argv, writer);
+  const protocol::RespVersion version = writer.version();
+  if (resp3) writer.set_version(protocol::RespVersion::kResp3);
+  // The script runs to its end inside run() (a busy one stops this link's reading meanwhile), so
+  // the user is this link's only for the frame.
+  if (user) conn.set_user(std::move(user));
+  run(Origin::peer(conn), frame, writer);
+  conn.set_user(nullptr);
+  writer.set_version(version);
   return true;
 }
+
+namespace {
+
+// Commands whose script runs redis.call()s that the caller's rights must cover.
+bool runs_script(const engine::CommandSpec& spec) {
+  return spec.name == "eval" || spec.name == "evalsha" || spec.name == "eval_ro" ||
+         spec.name == "evalsha_ro";
+}
+
+}  // namespace
 
 bool Server::relayed_keyed(std::span<const std::string_view> argv) {
   if (argv.size() > 1 && engine::equals_ignore_case(argv[0], cluster::kResp3Prefix)) {
     argv = argv.subspan(1);
+  }
+  if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kUserPrefix)) {
+    argv = argv.subspan(2);
   }
   std::string error;
   const engine::CommandSpec* spec = engine::resolve_command(argv, error);
@@ -122,6 +174,11 @@ bool Server::must_wait_for_ring(std::span<const std::string_view> argv) {
 
 Outcome Server::run(const Origin& origin, std::span<const std::string_view> argv,
                     protocol::ReplyWriter& writer) {
+  if (origin.is_client() && is_http_request(argv[0])) {
+    warn_cross_protocol_attack();
+    origin.conn->close();
+    return Outcome::kDone;
+  }
   std::string error;
   const engine::CommandSpec* spec = origin.uses_client_names()
                                         ? engine::resolve_client_command(argv, error)
@@ -133,21 +190,36 @@ Outcome Server::run(const Origin& origin, std::span<const std::string_view> argv
       peer_handshake(*origin.conn, argv, writer);
       return Outcome::kDone;
     }
+    // A known command with the wrong arity counts as a rejected call of it, as in Redis.
+    const engine::CommandSpec* row = origin.uses_client_names()
+                                         ? engine::find_client_command(argv[0])
+                                         : engine::find_command(argv[0]);
+    if (row != nullptr && !row->subcommands.empty()) {
+      row = argv.size() > 1 ? engine::find_subcommand(*row, argv[1]) : nullptr;
+    }
+    if (row != nullptr) observed_.commands.of(*row).rejected_calls++;
     refuse(origin, error, writer, nullptr);
     return Outcome::kDone;
   }
   if (!origin.is_client()) {
+    // A transaction's commands are checked again at EXEC: the rules may have changed since they
+    // were queued.
+    if (origin.kind == Origin::Kind::kTransaction && refused_by_acl(origin, *spec, argv, writer)) {
+      return Outcome::kDone;
+    }
     if (origin.refused_while_busy() && refused_while_busy(origin, *spec, writer)) {
       return Outcome::kDone;
     }
     return run(origin, *spec, argv, writer);
   }
-  // As Redis, unknown commands and wrong arities are reported before NOAUTH.
-  if (!origin.conn->authenticated() && !config_.security.requirepass.empty() &&
-      (spec->flags & engine::kNoAuth) == 0) {
+  // As Redis, unknown commands and wrong arities are reported before NOAUTH, and a refused
+  // command is the client's last one (CLIENT LIST's and ACL LOG's cmd=).
+  origin.conn->set_last_command(spec);
+  if (auth_required(*origin.conn) && (spec->flags & engine::kNoAuth) == 0) {
     refuse(origin, protocol::err::kNoAuth, writer, spec);
     return Outcome::kDone;
   }
+  if (refused_by_acl(origin, *spec, argv, writer)) return Outcome::kDone;
   if (refused_while_busy(origin, *spec, writer)) return Outcome::kDone;
   // A renamed command goes on under its table name: relayed, queued in MULTI or blocked, it is
   // resolved again without the client's names.
@@ -176,8 +248,14 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
     refuse(origin, kNoMajorityError, writer, &spec);
     return Outcome::kDone;
   }
-  store_.set_now(unix_now_ms());
+  // One clock reading gives the store its time and the command its start.
+  const uint64_t start_us = unix_now_us();
+  store_.set_now(static_cast<int64_t>(start_us / 1000));
   if (origin.checks_memory() && refused_for_memory(spec, conn, writer)) return Outcome::kDone;
+  const uint64_t errors = errors_written_;
+  // As Redis, monitors see a script as it starts, before the commands it calls (EVAL is
+  // skip_monitor: it is shown here only); other commands once they ran (EXEC after its body).
+  if (!monitors_.empty() && runs_script(spec)) feed_monitors(origin, spec, argv, start_us);
 
   engine::BlockRequest block;
   engine::CommandContext ctx{
@@ -199,9 +277,16 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   }
   if (block.active) {
     // A client served again that still finds nothing keeps its place in the queue.
-    if (origin.kind != Origin::Kind::kBlockedRetry) block_client(*conn, argv, std::move(block));
+    if (origin.kind != Origin::Kind::kBlockedRetry) {
+      // Monitors see a blocking command when it first runs, as in Redis.
+      if (!monitors_.empty() && monitored_after_run(spec)) {
+        feed_monitors(origin, spec, argv, start_us);
+      }
+      block_client(*conn, argv, std::move(block));
+    }
     return Outcome::kWaiting;
   }
+  observe(origin, spec, argv, start_us, errors_written_ != errors);
   // Not while a script runs: its writes are served after it, as one.
   if (origin.serves_blocked() && !ready_keys_.empty() && !scripts_->running()) serve_ready_keys();
   return Outcome::kDone;
@@ -216,14 +301,34 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
   }
   note_relayed_write(conn, spec, argv, route);
   Connection::ReplySlot slot = conn.reserve_reply();
-  store_.set_now(unix_now_ms());
+  const uint64_t start_us = unix_now_us();
+  store_.set_now(static_cast<int64_t>(start_us / 1000));
+  // The node the client used shows the command to its monitors as it hands it on (the owner
+  // shows it again when it runs it).
+  if (!monitors_.empty() && (monitored_after_run(spec) || runs_script(spec))) {
+    feed_monitors(Origin::client(conn), spec, argv, start_us);
+  }
   // A blocking command blocks its client here too: later requests wait for its answer, as they
   // would on the node that holds the key.
   const bool blocking = (spec.flags & engine::kBlocking) != 0;
   if (blocking) conn.block();
+  // Its command stats here count the round trip to its owners: what the client waited.
+  // A script relayed to its keys' owner runs there with this client's rights.
+  std::vector<std::string_view> as_user;
+  if (conn.user() != nullptr && runs_script(spec)) {
+    as_user.reserve(argv.size() + 2);
+    as_user.push_back(cluster::kUserPrefix);
+    as_user.push_back(conn.user()->name());
+    as_user.insert(as_user.end(), argv.begin(), argv.end());
+    argv = as_user;
+  }
   cluster_->execute(route, spec, argv, conn.id(), writer.version(),
-                    [this, slot, blocking](std::string_view reply) {
-                      if (is_error(reply)) stats_.total_error_replies++;
+                    [this, slot, blocking, start_us, &spec](std::string_view reply) {
+                      const bool failed = is_error(reply);
+                      if (failed) count_error_reply(reply);
+                      const uint64_t end_us = unix_now_us();
+                      observed_.commands.record(spec, end_us > start_us ? end_us - start_us : 0,
+                                                failed, config_.log.latency_tracking);
                       slot.fill(reply, blocking);
                     });
   return true;
@@ -250,7 +355,7 @@ void Server::call(const engine::CommandSpec& spec, engine::CommandContext& ctx, 
 void Server::refuse(const Origin& origin, std::string_view error, protocol::ReplyWriter& writer,
                     const engine::CommandSpec* spec) {
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
-  stats_.total_error_replies++;
+  if (spec != nullptr) observed_.commands.of(*spec).rejected_calls++;
   Connection* conn = origin.is_request() ? origin.conn : nullptr;
   if (conn != nullptr && spec == kExec) {
     // As Redis: a refused EXEC discards the transaction and says why.
@@ -265,7 +370,18 @@ void Server::refuse(const Origin& origin, std::string_view error, protocol::Repl
 
 void Server::peer_handshake(Connection& conn, std::span<const std::string_view> argv,
                             protocol::ReplyWriter& writer) {
-  const bool may_run = conn.authenticated() || config_.security.requirepass.empty();
+  const bool may_run = !auth_required(conn);
+  // tls-cluster: a peer proves who it is with its certificate too, whatever tls-auth-clients
+  // asks of clients.
+  if (config_.tls.cluster && !engine::equals_ignore_case(argv[0], cluster::kPeerChallenge) &&
+      !conn.tls_peer_verified()) {
+    writer.error(
+        "ERR peer link refused: tls-cluster requires a TLS link with a certificate the CAs "
+        "verify");
+    stats_.total_error_replies++;
+    conn.close_after_reply();
+    return;
+  }
   cluster::PeerVerdict verdict = engine::equals_ignore_case(argv[0], cluster::kPeerChallenge)
                                      ? cluster_->challenge_peer(conn.id(), argv.subspan(1))
                                      : cluster_->accept_peer(conn.id(), argv.subspan(1), may_run);
@@ -277,18 +393,47 @@ void Server::peer_handshake(Connection& conn, std::span<const std::string_view> 
     conn.set_control_link(verdict.control);
     conn.set_peer_identity(std::move(verdict.address), std::move(verdict.fingerprint));
     conn.set_authenticated(true);
+    conn.set_user(nullptr);
     return;
   }
   // Requests a refused peer pipelined behind its handshake must not run as a client's.
-  stats_.total_error_replies++;
+  count_error_reply(verdict.reply);
   conn.close_after_reply();
+}
+
+bool Server::refused_by_acl(const Origin& origin, const engine::CommandSpec& spec,
+                            std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
+  // Peers' frames carry no user (the node the client is connected to checked it).
+  const engine::acl::User* user = origin.conn != nullptr ? origin.conn->user() : nullptr;
+  if (user == nullptr) return false;
+  const engine::AclRefusal refusal = engine::check_acl(*user, spec, argv);
+  if (refusal.reason == engine::acl::Denial::kNone) return false;
+  engine::AclContext context = engine::AclContext::kMulti;
+  if (origin.kind == Origin::Kind::kScript) {
+    context = engine::AclContext::kLua;
+  } else if (origin.is_client() && !origin.conn->in_transaction()) {
+    context = engine::AclContext::kToplevel;
+  }
+  engine::log_acl_denial(users_, *origin.conn, refusal.reason, context, refusal.object,
+                         user->name(), acl_log_max_len());
+  if (origin.is_client()) {
+    refuse(origin, engine::noperm_error(refusal.reason, spec), writer, &spec);
+    return true;
+  }
+  stats_.total_error_replies++;
+  if (origin.kind == Origin::Kind::kScript) {
+    writer.error(engine::noperm_script_error(refusal.reason));
+  } else {
+    writer.error(engine::noperm_exec_error(refusal.reason));
+  }
+  return true;
 }
 
 bool Server::answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,
                                       std::span<const std::string_view> argv,
                                       protocol::ReplyWriter& writer) {
   // RESP3 carries messages as pushes, so a RESP3 subscriber may run anything.
-  if (conn.resp() != protocol::RespVersion::kResp2 || pubsub_.subscription_count(conn.id()) == 0) {
+  if (conn.resp() != protocol::RespVersion::kResp2 || pubsub_.total_subscriptions(conn.id()) == 0) {
     return false;
   }
   if (spec.flags & engine::kSubscribedOk) {
@@ -301,7 +446,6 @@ bool Server::answer_in_pubsub_context(Connection& conn, const engine::CommandSpe
       "ERR Can't execute '" + engine::command_fullname(spec) +
       "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
       "context");
-  stats_.total_error_replies++;
   return true;
 }
 

@@ -1,9 +1,11 @@
 // The origin of a command. Every command, wherever it comes from, runs through one pipeline
 // (Server::run, pipeline.cpp):
 //
-//   resolve (client names or table names) → authentication → subscribed-mode rules →
+//   cross-protocol guard (an HTTP request closes a client) → resolve (client names or table
+//   names) → authentication → subscribed-mode rules →
 //   transaction (cluster pinning, MULTI queueing) → routing (relay, split, fan-out) →
-//   memory limit → handler (blocking, key events, append-only record) → blocked clients served
+//   memory limit → handler (blocking, key events, append-only record) → observed (command
+//   stats, slow log, latency monitor, MONITOR: Server::observe) → blocked clients served
 //
 // What differs by origin is which of these steps apply, decided here and nowhere else.
 #pragma once

@@ -49,8 +49,72 @@ bool PubSubRegistry::unsubscribe(uint64_t client, std::string_view name, bool pa
     if (mine.channels.erase(key) == 0) return false;
     remove_subscriber(channels_, key, client);
   }
-  if (mine.channels.empty() && mine.patterns.empty()) clients_.erase(it);
+  if (mine.empty()) clients_.erase(it);
   return true;
+}
+
+bool PubSubRegistry::shard_subscribe(uint64_t client, std::string_view channel) {
+  std::string key(channel);
+  if (!clients_[client].shard_channels.insert(key).second) return false;
+  shard_channels_[key].push_back(client);
+  shard_count_changed(key);
+  return true;
+}
+
+void PubSubRegistry::shard_count_changed(const std::string& channel) {
+  if (shard_listener_) shard_listener_(channel, shard_subscribers(channel));
+}
+
+bool PubSubRegistry::shard_unsubscribe(uint64_t client, std::string_view channel) {
+  auto it = clients_.find(client);
+  if (it == clients_.end()) return false;
+  std::string key(channel);
+  if (it->second.shard_channels.erase(key) == 0) return false;
+  remove_subscriber(shard_channels_, key, client);
+  if (it->second.empty()) clients_.erase(it);
+  shard_count_changed(key);
+  return true;
+}
+
+std::vector<std::string> PubSubRegistry::shard_subscriptions(uint64_t client) const {
+  auto it = clients_.find(client);
+  if (it == clients_.end()) return {};
+  return {it->second.shard_channels.begin(), it->second.shard_channels.end()};
+}
+
+size_t PubSubRegistry::shard_subscription_count(uint64_t client) const {
+  auto it = clients_.find(client);
+  return it == clients_.end() ? 0 : it->second.shard_channels.size();
+}
+
+size_t PubSubRegistry::total_subscriptions(uint64_t client) const {
+  return subscription_count(client) + shard_subscription_count(client);
+}
+
+int64_t PubSubRegistry::shard_publish(std::string_view channel, std::string_view message) {
+  const int64_t local = shard_deliver_local(channel, message);
+  return remote_publish_ ? local + remote_publish_(channel, message) : local;
+}
+
+int64_t PubSubRegistry::shard_deliver_local(std::string_view channel, std::string_view message) {
+  auto it = shard_channels_.find(std::string(channel));
+  if (it == shard_channels_.end()) return 0;
+  for (uint64_t client : it->second) sink_->deliver_shard(client, channel, message);
+  return static_cast<int64_t>(it->second.size());
+}
+
+std::vector<std::string> PubSubRegistry::active_shard_channels(
+    std::optional<std::string_view> pattern) const {
+  std::vector<std::string> out;
+  for (const auto& [channel, clients] : shard_channels_) {
+    if (!pattern || common::glob_match(*pattern, channel)) out.push_back(channel);
+  }
+  return out;
+}
+
+int64_t PubSubRegistry::shard_subscribers(std::string_view channel) const {
+  auto it = shard_channels_.find(std::string(channel));
+  return it == shard_channels_.end() ? 0 : static_cast<int64_t>(it->second.size());
 }
 
 std::vector<std::string> PubSubRegistry::subscriptions(uint64_t client, bool pattern) const {
@@ -79,7 +143,12 @@ void PubSubRegistry::remove_client(uint64_t client) {
   if (it == clients_.end()) return;
   for (const std::string& c : it->second.channels) remove_subscriber(channels_, c, client);
   for (const std::string& p : it->second.patterns) remove_subscriber(patterns_, p, client);
+  const std::unordered_set<std::string> shard = std::move(it->second.shard_channels);
   clients_.erase(it);
+  for (const std::string& c : shard) {
+    remove_subscriber(shard_channels_, c, client);
+    shard_count_changed(c);
+  }
 }
 
 int64_t PubSubRegistry::publish(std::string_view channel, std::string_view message) {

@@ -8,6 +8,7 @@
 #include "cluster/cluster.h"
 #include "common/clock.h"
 #include "engine/keyspace/store.h"
+#include "protocol/resp_parser.h"
 #include "server/key_frame.h"
 #include "server/server.h"
 
@@ -17,6 +18,8 @@ namespace {
 // Work per loop turn for each copy: keys looked at, and time, whichever ends first.
 constexpr size_t kBatchKeys = 256;
 constexpr int64_t kBatchBudgetUs = 2000;
+// A collection of more elements than this is sent a slice of this many elements at a time.
+constexpr size_t kSliceElements = 1024;
 
 }  // namespace
 
@@ -32,7 +35,7 @@ void ReplicaSync::append_key_frame(std::string_view key, std::string& frame) {
 }
 
 void ReplicaSync::snapshot_start(const std::string& target) {
-  snapshots_[target] = 0;
+  snapshots_[target] = Snapshot{};
   task_.wake();
 }
 
@@ -58,6 +61,33 @@ void ReplicaSync::drop_keys_of(std::string_view primary) {
   }
 }
 
+void ReplicaSync::send_slice(const std::string& target, Snapshot& snap) {
+  cluster::Replication& repl = server_.cluster()->replication();
+  auto& [key, cursor] = *snap.sliced;
+  const engine::Entry* e = server_.store().peek(key);
+  if (e == nullptr || e->type() == engine::ValueType::kString ||
+      e->type() == engine::ValueType::kStream) {
+    // Gone or replaced meanwhile: its state now, whole.
+    repl.send_key(target, key);
+    snap.sliced.reset();
+    return;
+  }
+  std::string requests;
+  engine::append_key_slice(*e, cursor, kSliceElements, {}, requests);
+  // One frame per request, as the stream numbers them.
+  protocol::RespParser parser;
+  std::vector<std::string_view> argv;
+  size_t at = 0;
+  while (at < requests.size()) {
+    const protocol::ParseResult r =
+        parser.parse(std::span<const char>(requests.data() + at, requests.size() - at), argv);
+    if (r.status != protocol::ParseStatus::kComplete) break;
+    repl.send_frame(target, requests.substr(at, r.consumed));
+    at += r.consumed;
+  }
+  if (cursor.done) snap.sliced.reset();
+}
+
 bool ReplicaSync::step() {
   engine::Store& store = server_.store();
   store.set_now(server_.unix_now_ms());
@@ -65,22 +95,38 @@ bool ReplicaSync::step() {
   std::vector<std::string_view> targets;
   std::vector<std::string> done;
   bool more = false;
-  for (auto& [target, cursor] : snapshots_) {
+  for (auto& [target, snap] : snapshots_) {
     const int64_t start = common::monotonic_us();
     bool finished = false;
     while (repl.has_room(target) && common::monotonic_us() - start < kBatchBudgetUs) {
-      std::vector<std::string> keys;
-      cursor = store.scan(cursor, kBatchKeys, [&](const engine::Entry& e) {
-        if (!repl.replicas_of(e.key(), targets)) return;
-        for (std::string_view t : targets) {
-          if (t == target) keys.emplace_back(e.key());
+      if (snap.sliced) {
+        send_slice(target, snap);
+        continue;
+      }
+      if (!snap.found.empty()) {
+        std::string key = std::move(snap.found.back());
+        snap.found.pop_back();
+        const engine::Entry* e = store.peek(key);
+        if (e != nullptr && e->type() != engine::ValueType::kString &&
+            e->type() != engine::ValueType::kStream && e->object()->size() > kSliceElements) {
+          // A big collection a slice per frame batch, so neither end stalls on one DUMP.
+          snap.sliced.emplace(std::move(key), engine::KeySliceCursor{});
+        } else if (e != nullptr) {
+          repl.send_key(target, key);
         }
-      });
-      for (const std::string& k : keys) repl.send_key(target, k);
-      if (cursor == 0) {
+        continue;
+      }
+      if (snap.cursor == 0 && snap.found.empty() && !snap.sliced && snap.scanned) {
         finished = true;
         break;
       }
+      snap.cursor = store.scan(snap.cursor, kBatchKeys, [&](const engine::Entry& e) {
+        if (!repl.replicas_of(e.key(), targets)) return;
+        for (std::string_view t : targets) {
+          if (t == target) snap.found.emplace_back(e.key());
+        }
+      });
+      if (snap.cursor == 0) snap.scanned = true;
     }
     if (finished) {
       done.push_back(target);

@@ -6,10 +6,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "cluster/replication.h"
+#include "engine/commands/key_commands.h"
 #include "server/idle_task.h"
 
 namespace ringkv::server {
@@ -39,8 +43,17 @@ class ReplicaSync final : public cluster::ReplicationHost {
 
   Server& server_;
   IdleTask task_;
-  // Full copies in progress: target → the store scan's cursor.
-  std::map<std::string, uint64_t> snapshots_;
+  // A full copy in progress: the store scan's cursor, keys found and not sent yet, and a big
+  // collection being sent a slice at a time.
+  struct Snapshot {
+    uint64_t cursor = 0;
+    std::vector<std::string> found;
+    std::optional<std::pair<std::string, engine::KeySliceCursor>> sliced;
+    bool scanned = false;  // the scan wrapped around: what `found` holds is the rest
+  };
+  // Sends the next slice of the collection being copied to `target`.
+  void send_slice(const std::string& target, Snapshot& snap);
+  std::map<std::string, Snapshot> snapshots_;
 };
 
 }  // namespace ringkv::server

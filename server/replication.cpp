@@ -72,11 +72,13 @@ void Server::call_replicated(const Origin& origin, const engine::CommandSpec& sp
   repl.wait(ticket, acks, uv_now(loop_) + limit, true,
             [this, slot, reply = std::move(reply), acks, parts, limit](size_t acked, bool enough) {
               if (enough) return slot.fill(reply);
-              stats_.total_error_replies++;
-              slot.fill("-NOREPLICAS the write was applied on its primary, but " +
-                        std::to_string(acked) + " of the " + std::to_string(std::min(acks, parts)) +
-                        " replica acknowledgements it needs came within " + std::to_string(limit) +
-                        " ms\r\n");
+              const std::string error = "-NOREPLICAS the write was applied on its primary, but " +
+                                        std::to_string(acked) + " of the " +
+                                        std::to_string(std::min(acks, parts)) +
+                                        " replica acknowledgements it needs came within " +
+                                        std::to_string(limit) + " ms\r\n";
+              count_error_reply(error);
+              slot.fill(error);
             });
 }
 
@@ -225,7 +227,7 @@ void Server::wait_replicas(engine::CommandContext& ctx, int64_t numreplicas, int
       g->error = std::string(reply);
     }
     if (--g->pending > 0) return;
-    if (!g->error.empty()) stats_.total_error_replies++;
+    if (!g->error.empty()) count_error_reply(g->error);
     g->slot.fill(g->error.empty() ? integer_reply(g->min) : g->error, true);
   };
   const uint64_t deadline = timeout_ms == 0 ? 0 : uv_now(loop_) + static_cast<uint64_t>(timeout_ms);
@@ -267,8 +269,18 @@ std::string Server::replication_info() const {
     out += "\r\n";
   };
   if (!replicating()) {
+    // A master without replicas, as Redis reports one: no stream offset, no backlog.
     field("role", "master");
     field("connected_slaves", "0");
+    field("master_failover_state", "no-failover");
+    field("master_replid", run_id_);
+    field("master_replid2", std::string(40, '0'));
+    field("master_repl_offset", "0");
+    field("second_repl_offset", "-1");
+    field("repl_backlog_active", "0");
+    field("repl_backlog_size", "1048576");
+    field("repl_backlog_first_byte_offset", "0");
+    field("repl_backlog_histlen", "0");
     return out;
   }
   const cluster::Replication& repl = cluster_->replication();

@@ -34,6 +34,8 @@ void Server::script_begin(engine::ClientSession* client) {
 
 void Server::script_call(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                          protocol::ReplyWriter& reply) {
+  // The script's caller's rights, as Redis checks them before anything else.
+  if (refused_by_acl(Origin::script(script_conn_), spec, argv, reply)) return;
   if (cluster_) {
     const cluster::Route route = cluster_->router().route(spec, argv);
     if (route.kind == cluster::RouteKind::kCrossSlot) {

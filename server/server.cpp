@@ -9,8 +9,10 @@
 
 #include "cluster/ring_file.h"
 #include "common/glob.h"
+#include "common/secret.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
+#include "engine/rdb/rdb_format.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 
@@ -33,10 +35,14 @@ Server::Server(conf::Config config)
       start_unix_(unix_now_ms() / 1000),
       start_ms_(uv_now(uv_default_loop())) {
   store_.set_now(unix_now_ms());
+  run_id_ = common::random_hex(20);
   // WATCH treats a key deleted by expiry or eviction as changed; the append-only file logs a DEL.
   store_.set_expiry_listener([this](std::string_view key) { key_dropped(key); });
   store_.set_eviction_listener([this](std::string_view key) { key_dropped(key); });
   apply_memory_config();
+  users_.set_default_password(config_.security.requirepass);
+  engine::rdb::set_compression(config_.persistence.rdbcompression);
+  aof_.set_preamble_options([this] { return rdb_.save_options(unix_now_ms()); });
   scripts_ = std::make_unique<engine::ScriptEngine>(this);
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   // A node is part of a cluster when it has peers, was given its own address (a ring of one
@@ -49,6 +55,7 @@ Server::Server(conf::Config config)
         [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                protocol::ReplyWriter& out) { run(Origin::part(), spec, argv, out); });
     migration_ = std::make_unique<Migration>(*this);
+    setup_shard_pubsub();
     replica_sync_ = std::make_unique<ReplicaSync>(*this);
     cluster_->replication().set_host(replica_sync_.get());
     cluster_->set_txn_host(this);
@@ -62,36 +69,93 @@ Server::Server(conf::Config config)
 
 Server::~Server() = default;
 
-bool Server::listen() {
+bool Server::listen_on(uv_tcp_t& handle, int port) {
   const auto& opts = config_.server;
   sockaddr_storage addr{};
-  int rc = uv_ip4_addr(opts.bind.c_str(), opts.port, reinterpret_cast<sockaddr_in*>(&addr));
+  int rc = uv_ip4_addr(opts.bind.c_str(), port, reinterpret_cast<sockaddr_in*>(&addr));
   if (rc != 0) {
-    rc = uv_ip6_addr(opts.bind.c_str(), opts.port, reinterpret_cast<sockaddr_in6*>(&addr));
+    rc = uv_ip6_addr(opts.bind.c_str(), port, reinterpret_cast<sockaddr_in6*>(&addr));
   }
   if (rc != 0) {
     spdlog::error("invalid bind address {}: {}", opts.bind, uv_strerror(rc));
     return false;
   }
-  uv_tcp_init(loop_, &listener_);
-  listener_.data = this;
-  rc = uv_tcp_bind(&listener_, reinterpret_cast<const sockaddr*>(&addr), 0);
-  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&listener_), 511, on_connection);
+  uv_tcp_init(loop_, &handle);
+  handle.data = this;
+  rc = uv_tcp_bind(&handle, reinterpret_cast<const sockaddr*>(&addr), 0);
+  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&handle), 511, on_connection);
   if (rc != 0) {
-    spdlog::error("could not listen on {}:{}: {}", opts.bind, opts.port, uv_strerror(rc));
-    uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+    spdlog::error("could not listen on {}:{}: {}", opts.bind, port, uv_strerror(rc));
+    uv_close(reinterpret_cast<uv_handle_t*>(&handle), nullptr);
     return false;
   }
   return true;
 }
 
-int Server::serve() {
-  // The data is back before the first client can see it.
-  if (!aof_.load_and_open(
-          [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                 protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
-    return 1;
+bool Server::listen() {
+  const auto& opts = config_.server;
+  if (opts.port == 0 && opts.tls_port == 0) {
+    spdlog::error("nothing to listen on: port and tls-port are both 0");
+    return false;
   }
+  if (opts.tls_port != 0 || config_.tls.cluster) {
+    std::string error;
+    if (!load_tls(error)) {
+      spdlog::error("Failed to configure TLS: {}", error);
+      return false;
+    }
+  }
+  if (opts.port != 0) {
+    if (!listen_on(listener_, opts.port)) return false;
+    plain_listening_ = true;
+  }
+  if (opts.tls_port != 0) {
+    if (!listen_on(tls_listener_, opts.tls_port)) {
+      if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+      plain_listening_ = false;
+      return false;
+    }
+    tls_listening_ = true;
+  }
+  return true;
+}
+
+bool Server::load_tls(std::string& error) {
+  const conf::TlsOptions& t = config_.tls;
+  const common::TlsSettings settings{
+      t.cert_file,      t.key_file,  t.key_file_pass, t.ca_cert_file, t.ca_cert_dir,
+      t.auth_clients,   t.protocols, t.ciphers,       t.ciphersuites, t.prefer_server_ciphers,
+      t.session_caching};
+  std::shared_ptr<common::TlsContext> context = common::TlsContext::create(settings, error);
+  if (!context) return false;
+  tls_context_ = std::move(context);
+  return true;
+}
+
+void Server::close_stalled_handshakes(uint64_t now) {
+  const auto limit = static_cast<uint64_t>(config_.tls.handshake_timeout_ms);
+  clients_.for_each([&](Connection& conn) {
+    if (conn.closing() || conn.tls_established() || now - conn.created_ms() <= limit) return;
+    spdlog::warn("closing client addr={}: TLS handshake not finished after {} ms",
+                 conn.peer_address(), limit);
+    conn.close();
+  });
+}
+
+int Server::serve() {
+  // The data is back before the first client can see it: from the append-only file when it is
+  // on (it holds the latest writes), else from the RDB file, as Redis chooses.
+  if (config_.persistence.appendonly) {
+    if (!aof_.load_and_open(
+            [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                   protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
+      return 1;
+    }
+  } else {
+    if (!rdb_.load()) return 1;
+    if (cluster_ && store_.size() > 0) warn_foreign_keys();
+  }
+  if (!load_acl_file()) return 1;
   if (!listen()) {
     uv_run(loop_, UV_RUN_DEFAULT);
     return 1;
@@ -101,10 +165,17 @@ int Server::serve() {
     mode = "cluster, " + std::to_string(cluster_->ring().size()) + " members, self " +
            cluster_->self_address() + ", hash " + cluster_->ring().scheme().name;
     cluster_->set_host(migration_.get());
+    if (config_.tls.cluster) {
+      cluster_->set_tls(
+          [this]() -> std::shared_ptr<const common::TlsContext> { return tls_context_; });
+    }
     cluster_->start();
   }
-  spdlog::info("ringkv {} listening on {}:{} (config: {}, mode: {})", RINGKV_VERSION,
+  spdlog::info("ringkv {} listening on {}:{}{} (config: {}, mode: {})", RINGKV_VERSION,
                config_.server.bind, config_.server.port,
+               config_.server.tls_port != 0
+                   ? ", TLS on port " + std::to_string(config_.server.tls_port)
+                   : std::string(),
                config_.source_file.empty() ? "none" : config_.source_file, mode);
 
   uv_timer_init(loop_, &cron_timer_);
@@ -143,6 +214,22 @@ int Server::serve() {
   return 0;
 }
 
+void Server::warn_foreign_keys() {
+  // A file copied from a redis-server (or from another member) holds keys of other owners: they
+  // load, but no client request reaches them here.
+  size_t foreign = 0;
+  const std::string& self = cluster_->self_address();
+  store_.for_each([&](const engine::Entry& e) {
+    if (cluster_->routing_ring().owner_of(e.key()) != self) foreign++;
+  });
+  if (foreign == 0) return;
+  spdlog::warn(
+      "{} of the {} keys loaded belong to other members of the ring and are not served here: "
+      "to bring a whole dataset into a cluster use CLUSTER IMPORT from a redis-server (it "
+      "routes each key to its owner)",
+      foreign, store_.size());
+}
+
 void Server::on_connection(uv_stream_t* listener, int status) {
   auto* self = static_cast<Server*>(listener->data);
   if (status < 0) {
@@ -150,6 +237,9 @@ void Server::on_connection(uv_stream_t* listener, int status) {
     return;
   }
   auto* conn = new Connection(*self, self->clients_.next_id());
+  if (listener == reinterpret_cast<uv_stream_t*>(&self->tls_listener_)) {
+    conn->use_tls(self->tls_context_);
+  }
   if (uv_accept(listener, conn->stream()) != 0) {
     conn->close();
     return;
@@ -173,16 +263,77 @@ bool Server::protected_from(const Connection& conn) const {
   // As Redis: with protected mode on and no password, only loopback clients are served. Peers
   // reach each other over the network, so a cluster on non-loopback addresses needs a password
   // (with a [cluster] secret) or protected-mode off.
-  return config_.security.protected_mode && config_.security.requirepass.empty() &&
+  return config_.security.protected_mode && users_.default_user()->nopass() &&
          !conn.from_loopback();
+}
+
+bool Server::auth_required(const Connection& conn) const {
+  const engine::acl::User& user = *users_.default_user();
+  return (!user.nopass() || !user.enabled()) && !conn.authenticated();
+}
+
+bool Server::load_acl_file() {
+  if (config_.security.aclfile.empty()) return true;
+  std::vector<std::shared_ptr<engine::acl::User>> replaced;
+  const std::string error = users_.load_file(config_.security.aclfile, replaced);
+  if (!error.empty()) {
+    spdlog::error("Aborting ringkv startup because of ACL errors: {}", error.substr(4));
+    return false;
+  }
+  for (const auto& [name, user] : users_.all()) {
+    if (!user->enabled()) {
+      spdlog::info(
+          "The user '{}' is disabled (there is no 'on' modifier in the user description). Make "
+          "sure this is not a configuration error.",
+          name);
+    }
+  }
+  return true;
+}
+
+void Server::disconnect_users(std::span<const engine::acl::User* const> users,
+                              engine::ClientSession* self) {
+  if (users.empty()) return;
+  clients_.for_each([&](Connection& conn) {
+    if (conn.closing() || std::find(users.begin(), users.end(), conn.user()) == users.end()) {
+      return;
+    }
+    // As Redis: logged out at once, then closed (the caller after its reply).
+    conn.set_user(users_.default_user());
+    conn.set_authenticated(false);
+    if (&conn == self) {
+      conn.close_after_reply();
+    } else {
+      conn.close();
+    }
+  });
+}
+
+void Server::user_channels_changed(const engine::acl::User& user) {
+  clients_.for_each([&](Connection& conn) {
+    if (conn.closing() || conn.user() != &user || pubsub_.subscription_count(conn.id()) == 0) {
+      return;
+    }
+    bool allowed = true;
+    for (const std::string& pattern : pubsub_.subscriptions(conn.id(), true)) {
+      allowed = allowed && user.channel_allowed(pattern, true);
+    }
+    for (const std::string& channel : pubsub_.subscriptions(conn.id(), false)) {
+      allowed = allowed && user.channel_allowed(channel, false);
+    }
+    if (!allowed) conn.close();
+  });
 }
 
 void Server::on_connection_closed(Connection* conn) {
   clients_.remove(conn);
   blocked_.remove(conn->id());
+  // A snapshot's child stops with its client.
+  syncs_.erase(conn->id());
   unwatch_all(*conn);
   locks_closed(conn->id());
   pubsub_.remove_client(conn->id());
+  if (conn->monitoring()) std::erase(monitors_, conn->id());
   if (cluster_) cluster_->client_closed(conn->id());
   // Nulled, not erased: flush_dirty may be walking the list (a busy script runs the loop from
   // inside it).
@@ -216,7 +367,7 @@ void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
     reply.error(kRunning);
     return;
   }
-  if (in_exec_) {
+  if (in_exec_ || rdb_.bgsave_in_progress()) {
     // As Redis: not forked in the middle of a transaction, but right after it.
     aof_.schedule_rewrite();
     reply.simple("Background append only file rewriting scheduled");
@@ -235,6 +386,49 @@ void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
           "information.");
       break;
   }
+}
+
+void Server::save_snapshot(protocol::ReplyWriter& reply) {
+  if (rdb_.bgsave_in_progress()) {
+    reply.error("ERR Background save already in progress");
+    return;
+  }
+  rdb_.set_changes(changes_);
+  if (rdb_.save(unix_now_ms()).empty()) {
+    reply.ok();
+  } else {
+    reply.error("ERR");
+  }
+}
+
+void Server::background_save(bool schedule, protocol::ReplyWriter& reply) {
+  if (rdb_.bgsave_in_progress()) {
+    reply.error("ERR Background save already in progress");
+    return;
+  }
+  if (aof_.rewrite_in_progress() || in_exec_) {
+    if (schedule || in_exec_) {
+      rdb_.schedule_bgsave();
+      reply.simple("Background saving scheduled");
+    } else {
+      reply.error(
+          "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
+          "SCHEDULE in order to schedule a BGSAVE whenever possible.");
+    }
+    return;
+  }
+  rdb_.set_changes(changes_);
+  if (rdb_.bgsave(uv_now(loop_), unix_now_ms()) == persistence::BgsaveStart::kStarted) {
+    reply.simple("Background saving started");
+  } else {
+    reply.error("ERR");
+  }
+}
+
+bool Server::save_before_shutdown(bool save, bool nosave) {
+  shutdown_save_done_ = true;
+  rdb_.set_changes(changes_);
+  return rdb_.shutdown(save, nosave, unix_now_ms());
 }
 
 void Server::key_ready(std::string_view key) {
@@ -339,49 +533,13 @@ void Server::arm_block_timer() {
       next > now ? next - now : 0, 0);
 }
 
-std::string Server::client_list(std::span<const uint64_t> ids) { return clients_.list(ids); }
+std::string Server::client_list(std::span<const uint64_t> ids,
+                                std::optional<engine::ClientKind> kind) {
+  return clients_.list(ids, kind);
+}
 
 size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
   return clients_.kill(filter);
-}
-
-std::string Server::cluster_info() { return cluster_ ? cluster_->info_text() : std::string(); }
-
-std::string Server::cluster_nodes() {
-  return cluster_ ? cluster_->nodes_text(store_.size()) : std::string();
-}
-
-bool Server::cluster_change(engine::CommandContext& ctx) {
-  if (!cluster_) return false;
-  cluster::RingChangeRequest request;
-  std::string error;
-  if (!cluster::parse_ring_change(ctx.argv.subspan(1), request, error)) {
-    ctx.reply.error(error);
-    return true;
-  }
-  // The reply comes when every member has accepted the change (or it failed).
-  auto& conn = *static_cast<Connection*>(ctx.client);
-  Connection::ReplySlot slot = conn.reserve_reply();
-  conn.block();
-  cluster_->change_ring(request, [this, slot](std::string_view reply) {
-    if (!reply.empty() && reply[0] == '-') stats_.total_error_replies++;
-    slot.fill(reply, true);
-  });
-  return true;
-}
-
-std::vector<std::string> Server::cluster_copies(std::string_view key) {
-  std::vector<std::string> out;
-  if (!cluster_) return out;
-  const hashring::HashRing& ring = cluster_->routing_ring();
-  std::vector<size_t> pref;
-  ring.preference(key, cluster_->replication().factor(), pref);
-  for (size_t i : pref) out.push_back(ring.nodes()[i].address);
-  return out;
-}
-
-std::string Server::cluster_owner(std::string_view key) {
-  return cluster_ ? std::string(cluster_->routing_ring().owner_of(key)) : std::string();
 }
 
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
@@ -393,10 +551,29 @@ void Server::cron() {
   store_.set_now(unix_now_ms());
   // Like Redis: active expiry may use up to 25% of each cron period.
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
-  store_.active_expire_cycle(period_us / 4);
+  if (active_expire_) {
+    const uint64_t start_us = unix_now_us();
+    store_.active_expire_cycle(period_us / 4);
+    const uint64_t end_us = unix_now_us();
+    observed_.latency.add_if_needed(
+        "expire-cycle", static_cast<int64_t>((end_us - std::min(start_us, end_us)) / 1000),
+        config_.log.latency_monitor_threshold, static_cast<int64_t>(end_us / 1000000));
+  }
   if (!ready_keys_.empty()) serve_ready_keys();
+  if (cluster_ && now - last_shard_refresh_ms_ >= ShardInterests::kRefreshMs) {
+    last_shard_refresh_ms_ = now;
+    refresh_shard_interests();
+  }
   store_.rehash_step(1000);
   aof_.cron(now);
+  if (tls_listening_) close_stalled_handshakes(now);
+  aof_.cron(now, rdb_.bgsave_in_progress());
+  rdb_.set_changes(changes_);
+  rdb_.cron(now, unix_now_ms(), aof_.rewrite_in_progress());
+  if (!imports_.empty() && now - last_import_cron_ms_ >= 1000) {
+    last_import_cron_ms_ = now;
+    for (auto& source : imports_) source->cron(now);
+  }
 
   if (config_.server.timeout > 0) {
     uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
@@ -406,7 +583,7 @@ void Server::cron() {
       // (like replication links), clients blocked in a command (they have their own timeout)
       // and subscribers.
       if (conn.closing() || conn.is_peer() || conn.blocked() ||
-          pubsub_.subscription_count(conn.id()) > 0) {
+          pubsub_.total_subscriptions(conn.id()) > 0) {
         return;
       }
       if (now - conn.last_interaction_ms() > limit_ms) {
@@ -417,14 +594,19 @@ void Server::cron() {
     });
   }
 
+  used_memory_peak_ = std::max(used_memory_peak_, store_.used_memory());
   if (now - last_ops_sample_ms_ >= 1000) {
-    uint64_t ops = stats_.total_commands_processed - last_ops_sample_count_;
-    instantaneous_ops_ =
-        last_ops_sample_ms_ == 0
-            ? 0
-            : static_cast<double>(ops) * 1000.0 / static_cast<double>(now - last_ops_sample_ms_);
+    const double seconds = static_cast<double>(now - last_ops_sample_ms_) / 1000.0;
+    auto rate = [&](uint64_t total, uint64_t last) {
+      return last_ops_sample_ms_ == 0 ? 0.0 : static_cast<double>(total - last) / seconds;
+    };
+    instantaneous_ops_ = rate(stats_.total_commands_processed, last_ops_sample_count_);
+    instantaneous_input_kbps_ = rate(stats_.total_net_input_bytes, last_input_sample_) / 1024;
+    instantaneous_output_kbps_ = rate(stats_.total_net_output_bytes, last_output_sample_) / 1024;
     last_ops_sample_ms_ = now;
     last_ops_sample_count_ = stats_.total_commands_processed;
+    last_input_sample_ = stats_.total_net_input_bytes;
+    last_output_sample_ = stats_.total_net_output_bytes;
   }
 }
 
@@ -442,13 +624,19 @@ void Server::begin_shutdown() {
   // SHUTDOWN (or a signal) while a script is busy: the script stops, written or not.
   if (scripts_->running()) scripts_->kill(true);
   spdlog::info("shutting down: no new connections, flushing {} client(s)", clients_.size());
-  uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+  if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+  if (tls_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&tls_listener_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
+  for (auto& source : imports_) {
+    if (source->state() != ImportSource::State::kStopped) source->stop();
+  }
   if (cluster_) cluster_->stop();
   if (migration_) migration_->stop();
   if (replica_sync_) replica_sync_->stop();
   aof_.shutdown(uv_now(loop_));
+  // A signal saves as SHUTDOWN without arguments does: when save rules are set.
+  if (!shutdown_save_done_) save_before_shutdown(false, false);
   clients_.for_each([](Connection& conn) { conn.close_when_flushed(); });
   // Clients that do not take their last replies are closed after a grace period.
   uv_timer_stop(&cron_timer_);
@@ -471,6 +659,7 @@ void Server::maybe_finish_shutdown() {
   uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&lock_timer_), nullptr);
   input_task_->stop();
+  end_syncs();
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&cron_timer_))) {
     uv_close(reinterpret_cast<uv_handle_t*>(&cron_timer_), nullptr);
   }
@@ -493,8 +682,31 @@ void Server::config_get(std::string_view pattern,
 std::string Server::config_set(
     std::span<const std::pair<std::string_view, std::string_view>> pairs) {
   const bool appendonly = config_.persistence.appendonly;
+  const conf::TlsOptions tls = config_.tls;
   std::string err = conf::set_parameters(config_, pairs);
   if (!err.empty()) return err;
+  // New certificates or settings apply to new connections and links, without a restart.
+  for (const auto& [name, value] : pairs) {
+    if (!engine::equals_ignore_case(name.substr(0, std::min<size_t>(name.size(), 4)), "tls-") ||
+        (!tls_listening_ && !config_.tls.cluster)) {
+      continue;
+    }
+    std::string error;
+    if (!load_tls(error)) {
+      spdlog::warn("Failed to update TLS configuration: {}", error);
+      config_.tls = tls;
+      return "ERR CONFIG SET failed (possibly related to argument '" + std::string(name) +
+             "') - Unable to update TLS configuration. Check server logs.";
+    }
+    break;
+  }
+  // As Redis: requirepass sets the default user's password, whatever ACL SETUSER gave it.
+  if (std::any_of(pairs.begin(), pairs.end(), [](const auto& p) {
+        return engine::equals_ignore_case(p.first, "requirepass");
+      })) {
+    users_.set_default_password(config_.security.requirepass);
+  }
+  users_.trim_log(static_cast<size_t>(config_.security.acllog_max_len));
   apply_runtime_config();
   std::string aof_error = aof_.apply_options(uv_now(loop_));
   if (!aof_error.empty()) {
@@ -504,8 +716,24 @@ std::string Server::config_set(
   return {};
 }
 
+std::string Server::config_rewrite() {
+  if (config_.source_file.empty()) return "ERR The server is running without a config file";
+  conf::Config written = config_;
+  // A self address derived from bind:port stays derived: written out, it would make a
+  // standalone node a ring of one at its next start.
+  if (!written.cluster.self_given) written.cluster.self.clear();
+  std::string error = conf::rewrite_file(written, config_.source_file);
+  if (error.empty()) {
+    spdlog::info("CONFIG REWRITE executed with success.");
+  } else {
+    spdlog::warn("CONFIG REWRITE failed: {}", error);
+  }
+  return error;
+}
+
 void Server::apply_runtime_config() {
   spdlog::set_level(spdlog::level::from_str(config_.log.level));
+  engine::rdb::set_compression(config_.persistence.rdbcompression);
   apply_memory_config();
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   clients_.for_each([](Connection& conn) { conn.apply_limits(); });
@@ -526,6 +754,11 @@ void Server::apply_memory_config() {
 void Server::config_resetstat() {
   stats_ = ServerStats{};
   store_.reset_stats();
+  // As Redis: command and error statistics and the memory peak go too; the slow log and
+  // latency samples stay.
+  observed_.commands.reset();
+  observed_.errors.reset();
+  used_memory_peak_ = store_.used_memory();
 }
 
 }  // namespace ringkv::server

@@ -14,21 +14,28 @@
 #include <vector>
 
 #include "cluster/cluster.h"
+#include "common/tls.h"
 #include "conf/config.h"
+#include "engine/acl/acl_users.h"
 #include "engine/command.h"
 #include "engine/keyspace/evict.h"
 #include "engine/keyspace/store.h"
 #include "engine/scripting/script_engine.h"
+#include "engine/stats/observability.h"
 #include "persistence/aof.h"
+#include "persistence/rdb_snapshots.h"
 #include "protocol/reply_writer.h"
 #include "server/blocked_clients.h"
 #include "server/client_registry.h"
 #include "server/idle_task.h"
+#include "server/import.h"
 #include "server/key_locks.h"
 #include "server/migration.h"
 #include "server/pipeline.h"
 #include "server/pubsub.h"
 #include "server/replica_sync.h"
+#include "server/shard_interests.h"
+#include "server/snapshot_sync.h"
 #include "server/string_map.h"
 
 namespace ringkv::server {
@@ -57,7 +64,8 @@ inline constexpr std::string_view kBusyError =
 class Server final : public engine::ServerControl,
                      public engine::KeyEvents,
                      public engine::ScriptHost,
-                     public cluster::TxnHost {
+                     public cluster::TxnHost,
+                     public protocol::ErrorObserver {
  public:
   explicit Server(conf::Config config);
   ~Server() override;
@@ -84,8 +92,9 @@ class Server final : public engine::ServerControl,
   uv_loop_t* loop() { return loop_; }
   cluster::Cluster* cluster() { return cluster_.get(); }
   Connection* find_client(uint64_t id) const { return clients_.find(id); }
-  // Unix time in milliseconds.
+  // Unix time in milliseconds, and in microseconds.
   static int64_t unix_now_ms();
+  static uint64_t unix_now_us();
   const conf::Config& config() const { return config_; }
   ServerStats& stats() { return stats_; }
   engine::Store& store() { return store_; }
@@ -109,24 +118,64 @@ class Server final : public engine::ServerControl,
 
   // engine::ServerControl
   std::string info(std::span<const std::string_view> sections) override;
-  std::string client_list(std::span<const uint64_t> ids) override;
+  std::string client_list(std::span<const uint64_t> ids,
+                          std::optional<engine::ClientKind> kind) override;
   size_t kill_clients(const engine::ClientKillFilter& filter) override;
   void config_get(std::string_view pattern,
                   std::vector<std::pair<std::string, std::string>>& out) override;
   std::string config_set(
       std::span<const std::pair<std::string_view, std::string_view>> pairs) override;
   void config_resetstat() override;
-  std::string_view requirepass() const override { return config_.security.requirepass; }
+  engine::acl::Users* acl_users() override { return &users_; }
+  std::string_view acl_file() const override { return config_.security.aclfile; }
+  size_t acl_log_max_len() const override {
+    return static_cast<size_t>(config_.security.acllog_max_len);
+  }
+  void disconnect_users(std::span<const engine::acl::User* const> users,
+                        engine::ClientSession* self) override;
+  void user_channels_changed(const engine::acl::User& user) override;
+  // Whether `conn` must authenticate before running commands (Redis's authRequired: the default
+  // user has passwords or is off, and the client has not logged in).
+  bool auth_required(const Connection& conn) const;
   void shutdown() override;
   void rewrite_append_only_file(protocol::ReplyWriter& reply) override;
-  int64_t last_save_unix() const override { return start_unix_; }
+  int64_t last_save_unix() const override { return rdb_.last_save_unix(); }
+  void save_snapshot(protocol::ReplyWriter& reply) override;
+  void background_save(bool schedule, protocol::ReplyWriter& reply) override;
+  bool save_before_shutdown(bool save, bool nosave) override;
+  // snapshot_sync.cpp
+  void replconf(engine::CommandContext& ctx) override;
+  void sync(engine::CommandContext& ctx, bool psync) override;
   std::string cluster_info() override;
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
   std::vector<std::string> cluster_copies(std::string_view key) override;
   bool cluster_change(engine::CommandContext& ctx) override;
+  bool cluster_import(engine::CommandContext& ctx) override;
+
+  // Runs argv on the node that owns its keys (here, or relayed to a peer on the links of client
+  // `client_id`, so one caller's commands reach each peer in order) and hands its reply to `done`
+  // (at once when it ran here). For imports, which have no client connection.
+  void run_routed(uint64_t client_id, std::span<const std::string_view> argv,
+                  std::function<void(std::string_view reply)> done);
 
   engine::ScriptEngine* script_engine() override { return scripts_.get(); }
+
+  // engine::ServerControl: observability (observe.cpp)
+  engine::Observability* observability() override { return &observed_; }
+  void monitor(engine::CommandContext& ctx) override;
+  void latency_settings(engine::LatencyDoctorSettings& out) const override;
+  void memory_stats(protocol::ReplyWriter& reply) override;
+  std::string memory_doctor() override;
+  void set_active_expire(bool on) override;
+  bool debug_allowed(const engine::ClientSession* client) const override;
+  std::string config_rewrite() override;
+
+  // protocol::ErrorObserver: an error reply written to a connection (errorstats).
+  void on_error_reply(std::string_view msg) override;
+  // The same for an encoded reply that reached a client otherwise (a relayed one): counted
+  // when it is an error.
+  void count_error_reply(std::string_view reply);
 
   // Replication (replication.cpp).
   void wait_replicas(engine::CommandContext& ctx, int64_t numreplicas, int64_t timeout_ms) override;
@@ -191,6 +240,20 @@ class Server final : public engine::ServerControl,
   static void on_signal(uv_signal_t* handle, int signum);
 
   bool listen();
+  // Binds and listens on `port` with `handle` (the plain-text or the TLS listener).
+  bool listen_on(uv_tcp_t& handle, int port);
+  // Builds the TLS context from the tls-* options; false (with OpenSSL's reason logged or in
+  // `error`) when they do not work.
+  bool load_tls(std::string& error);
+  // Closes TLS connections whose handshake has not finished within tls-handshake-timeout.
+  void close_stalled_handshakes(uint64_t now);
+  // Loads the ACL file (aclfile) at start-up; false, with the reason logged, when it fails.
+  bool load_acl_file();
+  // Whether a client's command passes the ACL; answers the refusal (NOPERM, logged) otherwise.
+  bool refused_by_acl(const Origin& origin, const engine::CommandSpec& spec,
+                      std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  // After loading at start-up in a cluster: logs how many keys belong to other members.
+  void warn_foreign_keys();
   // Protected mode turns this new client away.
   bool protected_from(const Connection& conn) const;
   // Answers a command (the row `spec`, if it resolved) that cannot run with `error`: a
@@ -213,6 +276,18 @@ class Server final : public engine::ServerControl,
   void peer_handshake(Connection& conn, std::span<const std::string_view> argv,
                       protocol::ReplyWriter& writer);
   void cron();
+  // Sharded pub/sub in a cluster (shard_pubsub.cpp): tells the owners of shard channels how many
+  // subscribers this node has, forwards SPUBLISH to the nodes with subscribers, and answers the
+  // peers' RINGKV.SHARDSUB and RINGKV.SHARDMSG frames (returns whether argv was one).
+  void setup_shard_pubsub();
+  void refresh_shard_interests();
+  bool shard_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  // Snapshots for tools (snapshot_sync.cpp): a chunk for client `id`, the snapshot's end, the
+  // timer that resumes transfers whose clients took their output, and the end of all of them.
+  void sync_data(uint64_t id, std::string_view chunk);
+  void sync_ended(uint64_t id, bool ok, const std::string& error);
+  void resume_syncs();
+  void end_syncs();
   void begin_shutdown();
   // Closes the last handles once shutdown has begun and every client is gone.
   void maybe_finish_shutdown();
@@ -317,6 +392,34 @@ class Server final : public engine::ServerControl,
   // The end of a loop iteration: the append-only file is written, then the replies of the
   // connections that asked for it.
   void flush_dirty();
+  // What the pipeline records of a command that ran here, started at `start_us` (unix µs):
+  // its command stats, and a slow log entry and a latency sample when it was slow. Nothing for
+  // a replayed record or a part of a client's split command (the client's whole command was
+  // recorded where it arrived).
+  void observe(const Origin& origin, const engine::CommandSpec& spec,
+               std::span<const std::string_view> argv, uint64_t start_us, bool failed);
+  void slow_command(const Origin& origin, const engine::CommandSpec& spec,
+                    std::span<const std::string_view> argv, uint64_t usec, uint64_t now_us);
+  // Which commands monitors see: scripts (EVAL, EVALSHA and their _RO forms) as they start,
+  // before the commands they call; other commands once they ran, except admin and
+  // skip_monitor ones (as in Redis, EXEC after its body).
+  static bool runs_script(const engine::CommandSpec& spec);
+  static bool monitored_after_run(const engine::CommandSpec& spec);
+  // Sends the command's MONITOR line to every monitor (not for origins monitors do not see).
+  void feed_monitors(const Origin& origin, const engine::CommandSpec& spec,
+                     std::span<const std::string_view> argv, uint64_t now_us);
+  // INFO's memory and stats sections, and what INFO clients counts (info.cpp).
+  struct ClientFigures {
+    size_t clients = 0;     // connections that are not peers' links
+    size_t peer_links = 0;  // links from peers (cluster_connections)
+    size_t max_input_buffer = 0;
+    size_t max_output_buffer = 0;
+    size_t clients_memory = 0;  // buffers of the clients (mem_clients_normal)
+    size_t links_memory = 0;    // buffers of the peers' links (mem_cluster_links)
+  };
+  ClientFigures client_figures() const;
+  void info_memory(std::string& out);
+  void info_stats(std::string& out, uint64_t now_ms);
   // A RESP2 client with subscriptions may only run (P)(UN)SUBSCRIBE, PING, QUIT and RESET, and
   // gets PING's subscribed-mode reply. Returns true when it answered `spec` that way.
   bool answer_in_pubsub_context(Connection& conn, const engine::CommandSpec& spec,
@@ -326,6 +429,11 @@ class Server final : public engine::ServerControl,
   conf::Config config_;
   uv_loop_t* loop_;
   uv_tcp_t listener_;
+  uv_tcp_t tls_listener_;
+  bool plain_listening_ = false;
+  bool tls_listening_ = false;
+  // The TLS context new TLS connections and peer links use; rebuilt by CONFIG SET of tls-*.
+  std::shared_ptr<const common::TlsContext> tls_context_;
   uv_timer_t cron_timer_;
   uv_signal_t sigint_;
   uv_signal_t sigterm_;
@@ -337,9 +445,24 @@ class Server final : public engine::ServerControl,
   bool shutdown_finished_ = false;
 
   engine::Store store_;
+  // The ACL users; requirepass is the default user's password.
+  engine::acl::Users users_;
   engine::Evictor evictor_;
   engine::EvictionLimits eviction_limits_;
   persistence::AppendOnlyFile aof_{store_, config_.persistence};
+  persistence::RdbSnapshots rdb_{store_, config_.persistence, config_.memory};
+  // SHUTDOWN decided whether to save (save_before_shutdown): the shutdown itself does not again.
+  bool shutdown_save_done_ = false;
+  // Snapshots on their way to tools, by client id (snapshot_sync.cpp).
+  std::unordered_map<uint64_t, std::unique_ptr<SyncTransfer>> syncs_;
+  uv_timer_t sync_timer_;
+  bool sync_timer_ready_ = false;
+  std::string replid_;  // PSYNC's +FULLRESYNC replication id, new at each start as in Redis
+  uint64_t sync_forks_ = 0;
+  // CLUSTER IMPORT sources, running or stopped (import.cpp).
+  std::vector<std::unique_ptr<ImportSource>> imports_;
+  uint64_t last_import_cron_ms_ = 0;
+  uint64_t latest_sync_fork_usec_ = 0;
   // Reports of changed keys and flushes so far: a handler that moved it changed data.
   uint64_t changes_ = 0;
   bool in_exec_ = false;        // running EXEC's commands
@@ -384,16 +507,28 @@ class Server final : public engine::ServerControl,
   uv_timer_t lock_timer_;
   ClientRegistry clients_;
   PubSubRegistry pubsub_{clients_};
+  ShardInterests shard_interests_;
+  uint64_t last_shard_refresh_ms_ = 0;
   std::vector<std::string> ready_keys_;  // keys written since blocked clients were last served
   uv_timer_t block_timer_;
   ServerStats stats_;
+  engine::Observability observed_;
+  uint64_t errors_written_ = 0;     // error replies ever written (never reset: failed calls)
+  std::vector<uint64_t> monitors_;  // clients that ran MONITOR
+  bool active_expire_ = true;       // DEBUG SET-ACTIVE-EXPIRE
   int64_t start_unix_;
   uint64_t start_ms_;
 
-  // INFO stats: commands per second over the last cron samples.
+  // INFO stats: commands and network bytes per second over the last cron samples.
   uint64_t last_ops_sample_ms_ = 0;
   uint64_t last_ops_sample_count_ = 0;
+  uint64_t last_input_sample_ = 0;
+  uint64_t last_output_sample_ = 0;
   double instantaneous_ops_ = 0;
+  double instantaneous_input_kbps_ = 0;
+  double instantaneous_output_kbps_ = 0;
+  size_t used_memory_peak_ = 0;
+  std::string run_id_;  // 40 random hex digits, new at each start (INFO run_id)
 };
 
 }  // namespace ringkv::server

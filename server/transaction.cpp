@@ -50,7 +50,6 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
     const cluster::Route route = cluster_->router().route(spec, argv);
     if (route.spans_nodes()) {
       writer.error(cluster::kCrossSlotError);
-      stats_.total_error_replies++;
       transaction_refused(conn);
       return true;
     }
@@ -66,7 +65,6 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
     if (!tx.active) return watch_in_cluster(conn, argv, writer);
     // Answered here, never relayed to its keys' node (which is not in MULTI).
     writer.error(kWatchInMulti);
-    stats_.total_error_replies++;
     return true;
   }
   if (&spec != kExec || !tx.active) return false;
@@ -82,7 +80,6 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
       writer.null_array();
     } else {
       writer.error("EXECABORT Transaction discarded because the cluster ring changed");
-      stats_.total_error_replies++;
     }
     return true;
   }
@@ -100,7 +97,10 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   Connection::ReplySlot slot = conn.reserve_reply();
   conn.block();
   cluster_->transaction_exec(nodes[0], conn.id(), queued, writer.version(),
-                             [slot](std::string_view reply) { slot.fill(reply, true); });
+                             [this, slot](std::string_view reply) {
+                               count_error_reply(reply);
+                               slot.fill(reply, true);
+                             });
   tx.unwatched();
   return true;
 }
@@ -117,7 +117,7 @@ bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* con
   const bool exec_grows =
       &spec == kExec && in_multi && (conn->transaction().flags & engine::kDenyOom) != 0;
   if (!(spec.flags & engine::kDenyOom) && !(in_multi && !spared) && !exec_grows) return false;
-  stats_.total_error_replies++;
+  observed_.commands.of(spec).rejected_calls++;
   if (&spec == kExec && in_multi) {
     writer.error(std::string(protocol::err::kExecAbortBecause) + std::string(protocol::err::kOom));
     conn->transaction().end();

@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "common/secret.h"
+#include "engine/acl/acl_users.h"
 #include "engine/command.h"
+#include "engine/commands/acl.h"
 #include "engine/commands/string_ops.h"
 #include "protocol/errors.h"
 
@@ -31,8 +32,6 @@ constexpr std::string_view kHelloNoAuth =
     "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH "
     "<user> <pass> option can be used to authenticate the client and select the RESP protocol "
     "version at the same time";
-// ringkv has one user, "default": without requirepass it takes any password (Redis's `nopass`
-// default user), with it only that password.
 constexpr std::string_view kDefaultUser = "default";
 
 constexpr std::string_view kClientHelp[] = {
@@ -72,26 +71,39 @@ bool valid_client_name(std::string_view name) {
   return std::all_of(name.begin(), name.end(), [](char c) { return c >= '!' && c <= '~'; });
 }
 
-// The client types Redis knows; ringkv's clients are all "normal".
-enum class ClientType { kUnknown, kNormal, kOther };
+// A TYPE argument: Redis's types, and "peer" for ringkv's links from other nodes. ringkv has
+// no master or replica links, so those types match no connection.
+enum class ClientType { kUnknown, kNone, kKind };
 
-ClientType client_type(std::string_view name) {
-  if (equals_ignore_case(name, "normal")) return ClientType::kNormal;
-  if (equals_ignore_case(name, "master") || equals_ignore_case(name, "replica") ||
-      equals_ignore_case(name, "slave") || equals_ignore_case(name, "pubsub")) {
-    return ClientType::kOther;
+ClientType client_type(std::string_view name, std::optional<ClientKind>& kind) {
+  if (equals_ignore_case(name, "normal")) {
+    kind = ClientKind::kNormal;
+  } else if (equals_ignore_case(name, "pubsub")) {
+    kind = ClientKind::kPubSub;
+  } else if (equals_ignore_case(name, "peer")) {
+    kind = ClientKind::kPeer;
+  } else if (equals_ignore_case(name, "master") || equals_ignore_case(name, "replica") ||
+             equals_ignore_case(name, "slave")) {
+    return ClientType::kNone;
+  } else {
+    return ClientType::kUnknown;
   }
-  return ClientType::kUnknown;
+  return ClientType::kKind;
 }
 
 // Authenticates the client as `user` with `password`, as Redis's ACLAuthenticateUser: returns
-// false (and leaves the client as it was) when they do not match.
+// false (leaving the client as it was, and logging the attempt in the ACL LOG) when there is no
+// such user, it is off, or the password is not one of its own.
 bool authenticate(CommandContext& ctx, std::string_view user, std::string_view password) {
-  if (user != kDefaultUser) return false;
-  std::string_view required = ctx.server->requirepass();
-  if (!required.empty() && !common::secret_equals(password, required)) return false;
-  ctx.client->set_authenticated(true);
-  return true;
+  acl::Users* users = ctx.server->acl_users();
+  std::shared_ptr<acl::User> found = users->find(user);
+  if (found && found->enabled() && found->password_matches(password)) {
+    ctx.client->set_user(std::move(found));
+    ctx.client->set_authenticated(true);
+    return true;
+  }
+  log_acl_denial(ctx, acl::Denial::kAuth, ctx.argv[0], user);
+  return false;
 }
 
 std::string quoted_error(std::string_view prefix, std::string_view arg) {
@@ -206,7 +218,7 @@ static void cmd_hello(CommandContext& ctx) {
 static void cmd_auth(CommandContext& ctx) {
   if (ctx.argv.size() > 3) {
     ctx.reply.error(protocol::err::kSyntax);
-  } else if (ctx.argv.size() == 2 && ctx.server->requirepass().empty()) {
+  } else if (ctx.argv.size() == 2 && ctx.server->acl_users()->default_user()->nopass()) {
     ctx.reply.error(
         "ERR AUTH <password> called without any password configured for the default user. Are "
         "you sure your configuration is correct?");
@@ -250,13 +262,14 @@ static void cmd_client_getname(CommandContext& ctx) {
 
 static void cmd_client_list(CommandContext& ctx) {
   std::vector<uint64_t> ids;
+  std::optional<ClientKind> kind;
   if (ctx.argv.size() == 4 && equals_ignore_case(ctx.argv[2], "type")) {
-    ClientType type = client_type(ctx.argv[3]);
+    ClientType type = client_type(ctx.argv[3], kind);
     if (type == ClientType::kUnknown) {
       ctx.reply.error(quoted_error("ERR Unknown client type ", ctx.argv[3]));
       return;
     }
-    if (type == ClientType::kOther) {
+    if (type == ClientType::kNone) {
       ctx.reply.verbatim("");
       return;
     }
@@ -274,7 +287,7 @@ static void cmd_client_list(CommandContext& ctx) {
     ctx.reply.error(protocol::err::kSyntax);
     return;
   }
-  ctx.reply.verbatim(ctx.server->client_list(ids));
+  ctx.reply.verbatim(ctx.server->client_list(ids, kind));
 }
 
 static void cmd_client_info(CommandContext& ctx) {
@@ -286,7 +299,7 @@ static void cmd_client_info(CommandContext& ctx) {
 static void cmd_client_kill(CommandContext& ctx) {
   ClientKillFilter filter;
   filter.self_id = ctx.client->id();
-  bool matches_none = false;  // a TYPE other than normal: no ringkv client can match
+  bool matches_none = false;  // TYPE master or replica: no ringkv connection can match
   if (ctx.argv.size() == 3) {
     // The old form, CLIENT KILL ip:port, may kill the caller itself.
     filter.addr = ctx.argv[2];
@@ -308,21 +321,24 @@ static void cmd_client_kill(CommandContext& ctx) {
         }
         filter.id = static_cast<uint64_t>(id);
       } else if (equals_ignore_case(opt, "type")) {
-        ClientType type = client_type(value);
+        ClientType type = client_type(value, filter.kind);
         if (type == ClientType::kUnknown) {
           ctx.reply.error(quoted_error("ERR Unknown client type ", value));
           return;
         }
-        matches_none = type == ClientType::kOther;
+        matches_none = type == ClientType::kNone;
       } else if (equals_ignore_case(opt, "addr")) {
         filter.addr = value;
       } else if (equals_ignore_case(opt, "laddr")) {
         filter.laddr = value;
       } else if (equals_ignore_case(opt, "user")) {
-        if (value != kDefaultUser) {
+        acl::Users* users = ctx.server->acl_users();
+        const std::shared_ptr<acl::User> user = users ? users->find(value) : nullptr;
+        if (!user) {
           ctx.reply.error(quoted_error("ERR No such user ", value));
           return;
         }
+        filter.user = user.get();
       } else if (equals_ignore_case(opt, "skipme")) {
         if (equals_ignore_case(value, "yes")) {
           filter.skipme = true;

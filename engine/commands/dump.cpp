@@ -72,22 +72,6 @@ bool parse_restore_options(CommandContext& ctx, RestoreOptions& opts) {
   return true;
 }
 
-// objectSetLRUOrLFU: FREQ sets the counter under an LFU policy, IDLETIME the access time
-// otherwise; the other option is ignored.
-void apply_access(Store& store, std::string_view key, const RestoreOptions& opts) {
-  if (store.access_policy().lfu) {
-    if (opts.freq >= 0) {
-      store.set_access_bits(key,
-                            lfu_minutes_at(store.now()) << 8 | static_cast<uint32_t>(opts.freq));
-    }
-    return;
-  }
-  if (opts.idletime < 0) return;
-  int64_t at = static_cast<int64_t>(store.lru_clock()) - opts.idletime;
-  if (at < 0) at += kLruClockMax;
-  store.set_access_bits(key, static_cast<uint32_t>(at) & kLruClockMax);
-}
-
 }  // namespace
 
 void cmd_dump(CommandContext& ctx) {
@@ -145,7 +129,7 @@ void cmd_restore(CommandContext& ctx) {
   }
   const ValueType type = value.type;
   store_decoded(ctx.store, key, std::move(value), expire_at);
-  apply_access(ctx.store, key, opts);
+  set_loaded_access(ctx.store, key, opts.idletime, opts.freq);
   if (expire_at >= 0 && !opts.absttl) {
     // Logged with the absolute time, so replaying it later restores the same expiry.
     std::vector<std::string> argv(ctx.argv.begin(), ctx.argv.end());

@@ -1,6 +1,7 @@
 // Shared argument checks of the command handlers (see handler_args.h).
 #include "engine/commands/handler_args.h"
 
+#include <cctype>
 #include <string>
 
 #include "engine/commands/string_ops.h"
@@ -53,6 +54,13 @@ bool random_with_or_reply(CommandContext& ctx, std::string_view option, int64_t 
   }
   with = true;
   return true;
+}
+
+void reply_subcommand_syntax_error(CommandContext& ctx) {
+  std::string name(ctx.argv[0]);
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ctx.reply.error("ERR unknown subcommand or wrong number of arguments for '" +
+                  std::string(ctx.argv[1].substr(0, 128)) + "'. Try " + name + " HELP.");
 }
 
 void reply_help(protocol::ReplyWriter& reply, std::span<const std::string_view> lines) {

@@ -17,6 +17,10 @@ namespace ringkv::engine {
 // handlers that check an argument count the table's arity cannot express (pairs).
 void reply_wrong_arity(CommandContext& ctx);
 
+// Replies Redis's addReplySubcommandSyntaxError: "ERR unknown subcommand or wrong number of
+// arguments for '<argv[1]>'. Try <ARGV[0]> HELP." (the subcommand as the client spelled it).
+void reply_subcommand_syntax_error(CommandContext& ctx);
+
 // Replies a HELP subcommand's text: an array of simple strings, one per line.
 void reply_help(protocol::ReplyWriter& reply, std::span<const std::string_view> lines);
 

@@ -23,9 +23,10 @@ using protocol::ReplyWriter;
 
 // Flag names in the order COMMAND INFO lists them (the order of the CommandFlag bits).
 constexpr std::string_view kFlagNames[] = {
-    "write",    "readonly",          "denyoom", "admin",        "pubsub",       "noscript",
-    "blocking", "loading",           "stale",   "skip_monitor", "skip_slowlog", "fast",
-    "no_auth",  "no_mandatory_keys", "no_multi"};
+    "write",   "readonly",          "denyoom",          "admin",
+    "pubsub",  "noscript",          "blocking",         "loading",
+    "stale",   "skip_monitor",      "skip_slowlog",     "fast",
+    "no_auth", "no_mandatory_keys", "no_async_loading", "no_multi"};
 constexpr std::string_view kAllowBusyName = "allow_busy";
 
 constexpr std::string_view kCommandHelp[] = {
@@ -189,17 +190,21 @@ void write_command_info(ReplyWriter& reply, const CommandSpec& spec) {
 void write_command_docs(ReplyWriter& reply, const CommandSpec& spec) {
   std::vector<DocArg> args;
   parse_syntax(spec.syntax, args);
-  reply.map(4 + !spec.doc_flags.empty() + !spec.deprecated_since.empty() +
-            !spec.replaced_by.empty() + !spec.history.empty() + !args.empty() +
-            !spec.subcommands.empty());
+  // Redis leaves out a complexity it does not document (MONITOR) and gives some internal
+  // commands (SYNC, PSYNC) none.
+  reply.map(3 + !spec.complexity.empty() + !spec.doc_flags.empty() +
+            !spec.deprecated_since.empty() + !spec.replaced_by.empty() + !spec.history.empty() +
+            !args.empty() + !spec.subcommands.empty());
   reply.bulk("summary");
   reply.bulk(spec.summary);
   reply.bulk("since");
   reply.bulk(spec.since);
   reply.bulk("group");
   reply.bulk(spec.group);
-  reply.bulk("complexity");
-  reply.bulk(spec.complexity);
+  if (!spec.complexity.empty()) {
+    reply.bulk("complexity");
+    reply.bulk(spec.complexity);
+  }
   if (!spec.doc_flags.empty()) {
     reply.bulk("doc_flags");
     reply.set(count_fields(spec.doc_flags, ' '));

@@ -4,10 +4,12 @@
 #include "engine/commands/key_commands.h"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/types/hash_type.h"
 #include "engine/types/list_type.h"
@@ -158,7 +160,104 @@ void append_pexpireat(const Entry& entry, std::string& out) {
   append_request_bulk(out, std::string_view(buf, static_cast<size_t>(end - buf)));
 }
 
+// A request of `n` arguments behind `prefix`.
+void append_prefixed_header(std::string& out, std::span<const std::string_view> prefix, size_t n) {
+  append_request_header(out, prefix.size() + n);
+  for (std::string_view p : prefix) append_request_bulk(out, p);
+}
+
 }  // namespace
+
+size_t append_key_slice(const Entry& entry, KeySliceCursor& cursor, size_t elements,
+                        std::span<const std::string_view> prefix, std::string& out) {
+  size_t requests = 0;
+  if (!cursor.begun) {
+    cursor.begun = true;
+    append_prefixed_header(out, prefix, 2);
+    append_request_bulk(out, "DEL");
+    append_request_bulk(out, entry.key());
+    requests++;
+  }
+  // The slice's elements, gathered first: a batch's header states its count.
+  std::vector<std::string> items;
+  size_t args_per_item = 1;
+  std::string_view name;
+  switch (entry.type()) {
+    case ValueType::kString:
+    case ValueType::kStream:
+      // Copied whole (a DUMP payload); never sliced.
+      assert(false && "append_key_slice: only collections are sliced");
+      cursor.done = true;
+      return requests;
+    case ValueType::kList: {
+      name = "RPUSH";
+      const auto& list = static_cast<const ListObject&>(*entry.object());
+      if (cursor.position < list.size()) {
+        list.walk(cursor.position, false, [&](std::string_view element) {
+          items.emplace_back(element);
+          return items.size() < elements;
+        });
+      }
+      cursor.position += items.size();
+      cursor.done = cursor.position >= list.size();
+      break;
+    }
+    case ValueType::kZSet: {
+      name = "ZADD";
+      args_per_item = 2;
+      const auto& zset = static_cast<const ZSetObject&>(*entry.object());
+      const size_t n =
+          std::min<size_t>(elements, zset.size() - std::min<size_t>(cursor.position, zset.size()));
+      zset.visit_ranks(cursor.position, n, false, [&](std::string_view member, double score) {
+        char buf[32];
+        items.emplace_back(protocol::double_text(score, buf));
+        items.emplace_back(member);
+      });
+      cursor.position += n;
+      cursor.done = cursor.position >= zset.size();
+      break;
+    }
+    case ValueType::kSet: {
+      name = "SADD";
+      const auto& set = static_cast<const SetObject&>(*entry.object());
+      cursor.position = set.scan(cursor.position, elements,
+                                 [&](std::string_view member) { items.emplace_back(member); });
+      cursor.done = cursor.position == 0;
+      break;
+    }
+    case ValueType::kHash: {
+      name = "HSET";
+      args_per_item = 2;
+      const auto& hash = static_cast<const HashObject&>(*entry.object());
+      cursor.position =
+          hash.scan(cursor.position, elements, [&](std::string_view field, std::string_view value) {
+            items.emplace_back(field);
+            items.emplace_back(value);
+          });
+      cursor.done = cursor.position == 0;
+      break;
+    }
+  }
+  const size_t per_batch = kItemsPerCommand * args_per_item;
+  for (size_t i = 0; i < items.size(); i += per_batch) {
+    const size_t n = std::min(per_batch, items.size() - i);
+    append_prefixed_header(out, prefix, 2 + n);
+    append_request_bulk(out, name);
+    append_request_bulk(out, entry.key());
+    for (size_t j = i; j < i + n; ++j) append_request_bulk(out, items[j]);
+    requests++;
+  }
+  if (cursor.done && entry.has_expire()) {
+    char buf[24];
+    const auto end = std::to_chars(buf, buf + sizeof(buf), entry.expire_at()).ptr;
+    append_prefixed_header(out, prefix, 3);
+    append_request_bulk(out, "PEXPIREAT");
+    append_request_bulk(out, entry.key());
+    append_request_bulk(out, std::string_view(buf, static_cast<size_t>(end - buf)));
+    requests++;
+  }
+  return requests;
+}
 
 void append_key_commands(const Entry& entry, std::string& out) {
   switch (entry.type()) {

@@ -34,16 +34,6 @@ constexpr std::string_view kLfuSelected =
 constexpr int64_t kSharedIntegers = 10000;
 constexpr int64_t kSharedRefcount = INT_MAX;
 
-// The refcount Redis would report for this value (see kSharedIntegers).
-int64_t refcount_of(const Entry& e) {
-  int64_t value = 0;
-  if (e.type() == ValueType::kString && e.encoding() == StringEncoding::kInt &&
-      parse_int64(e.string_value(), value) && value >= 0 && value < kSharedIntegers) {
-    return kSharedRefcount;
-  }
-  return 1;
-}
-
 // Looks up the key of an OBJECT subcommand; replies null and returns nullptr when absent.
 const Entry* object_lookup(CommandContext& ctx) {
   const Entry* e = ctx.store.lookup_notouch(ctx.argv[2]);
@@ -52,6 +42,15 @@ const Entry* object_lookup(CommandContext& ctx) {
 }
 
 }  // namespace
+
+int64_t refcount_of(const Entry& e) {
+  int64_t value = 0;
+  if (e.type() == ValueType::kString && e.encoding() == StringEncoding::kInt &&
+      parse_int64(e.string_value(), value) && value >= 0 && value < kSharedIntegers) {
+    return kSharedRefcount;
+  }
+  return 1;
+}
 
 void cmd_keys(CommandContext& ctx) {
   const std::string_view pattern = ctx.argv[1];

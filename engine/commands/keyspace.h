@@ -5,6 +5,7 @@
 #include <span>
 
 #include "engine/command.h"
+#include "engine/keyspace/entry.h"
 
 namespace ringkv::engine {
 
@@ -17,6 +18,9 @@ void cmd_randomkey(CommandContext& ctx);
 void cmd_dbsize(CommandContext& ctx);
 void cmd_flushall(CommandContext& ctx);  // also FLUSHDB
 void cmd_object_encoding(CommandContext& ctx);
+// The refcount Redis reports for this value (OBJECT REFCOUNT, DEBUG OBJECT): INT_MAX for the
+// integers 0..9999, whose objects Redis shares, else 1.
+int64_t refcount_of(const Entry& e);
 void cmd_object_freq(CommandContext& ctx);
 void cmd_object_idletime(CommandContext& ctx);
 void cmd_object_refcount(CommandContext& ctx);

@@ -1,5 +1,6 @@
-// Publish/subscribe commands: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, the
-// PUBSUB family, and PING as a subscribed RESP2 client gets it. Subscriptions live behind
+// Publish/subscribe commands: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, their
+// sharded forms SSUBSCRIBE, SUNSUBSCRIBE and SPUBLISH, the PUBSUB family, and PING as a
+// subscribed RESP2 client gets it. Subscriptions live behind
 // ctx.pubsub (PubSubHub); replies and their shapes are Redis 7.0.15's: (un)subscribe
 // confirmations are arrays in RESP2 and pushes in RESP3.
 #include "engine/commands/pubsub.h"
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "engine/command.h"
+#include "engine/commands/handler_args.h"
 
 namespace ringkv::engine {
 
@@ -32,8 +34,10 @@ constexpr std::string_view kPubsubHelp[] = {
     "    Prints this help.",
 };
 
-// One confirmation: [kind, name (or null), the client's subscription count].
-void confirm(CommandContext& ctx, std::string_view kind, const std::string_view* name) {
+// One confirmation: [kind, name (or null), the client's subscription count] — of channels and
+// patterns, or with `shard` of shard channels.
+void confirm(CommandContext& ctx, std::string_view kind, const std::string_view* name,
+             bool shard = false) {
   ctx.reply.push(3);
   ctx.reply.bulk(kind);
   if (name != nullptr) {
@@ -41,7 +45,9 @@ void confirm(CommandContext& ctx, std::string_view kind, const std::string_view*
   } else {
     ctx.reply.null();
   }
-  ctx.reply.integer(static_cast<int64_t>(ctx.pubsub->subscription_count(ctx.client->id())));
+  const uint64_t id = ctx.client->id();
+  ctx.reply.integer(static_cast<int64_t>(shard ? ctx.pubsub->shard_subscription_count(id)
+                                               : ctx.pubsub->subscription_count(id)));
 }
 
 void subscribe_all(CommandContext& ctx, bool pattern) {
@@ -77,6 +83,43 @@ void unsubscribe_all(CommandContext& ctx, bool pattern) {
 
 }  // namespace
 
+static void cmd_ssubscribe(CommandContext& ctx) {
+  // Redis refuses it to clients that may not block (inside MULTI).
+  if (ctx.block == nullptr) {
+    ctx.reply.error("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client");
+    return;
+  }
+  for (size_t i = 1; i < ctx.argv.size(); ++i) {
+    ctx.pubsub->shard_subscribe(ctx.client->id(), ctx.argv[i]);
+    confirm(ctx, "ssubscribe", &ctx.argv[i], true);
+  }
+}
+
+static void cmd_sunsubscribe(CommandContext& ctx) {
+  const uint64_t id = ctx.client->id();
+  if (ctx.argv.size() > 1) {
+    for (size_t i = 1; i < ctx.argv.size(); ++i) {
+      ctx.pubsub->shard_unsubscribe(id, ctx.argv[i]);
+      confirm(ctx, "sunsubscribe", &ctx.argv[i], true);
+    }
+    return;
+  }
+  const std::vector<std::string> names = ctx.pubsub->shard_subscriptions(id);
+  if (names.empty()) {
+    confirm(ctx, "sunsubscribe", nullptr, true);
+    return;
+  }
+  for (const std::string& name : names) {
+    ctx.pubsub->shard_unsubscribe(id, name);
+    const std::string_view view = name;
+    confirm(ctx, "sunsubscribe", &view, true);
+  }
+}
+
+static void cmd_spublish(CommandContext& ctx) {
+  ctx.reply.integer(ctx.pubsub->shard_publish(ctx.argv[1], ctx.argv[2]));
+}
+
 static void cmd_subscribe(CommandContext& ctx) { subscribe_all(ctx, false); }
 
 static void cmd_psubscribe(CommandContext& ctx) { subscribe_all(ctx, true); }
@@ -89,27 +132,37 @@ static void cmd_publish(CommandContext& ctx) {
   ctx.reply.integer(ctx.pubsub->publish(ctx.argv[1], ctx.argv[2]));
 }
 
-static void cmd_pubsub_channels(CommandContext& ctx) {
+// PUBSUB CHANNELS and SHARDCHANNELS: [pattern] with at most one argument.
+static void pubsub_channels(CommandContext& ctx, bool shard) {
   if (ctx.argv.size() > 3) {
-    // Redis names the subcommand as the client spelled it.
-    std::string error = "ERR unknown subcommand or wrong number of arguments for '";
-    error.append(ctx.argv[1]);
-    error += "'. Try PUBSUB HELP.";
-    ctx.reply.error(error);
+    reply_subcommand_syntax_error(ctx);
     return;
   }
   std::optional<std::string_view> pattern;
   if (ctx.argv.size() == 3) pattern = ctx.argv[2];
-  std::vector<std::string> channels = ctx.pubsub->active_channels(pattern);
+  std::vector<std::string> channels =
+      shard ? ctx.pubsub->active_shard_channels(pattern) : ctx.pubsub->active_channels(pattern);
   ctx.reply.array(channels.size());
   for (const std::string& c : channels) ctx.reply.bulk(c);
 }
+
+static void cmd_pubsub_channels(CommandContext& ctx) { pubsub_channels(ctx, false); }
+
+static void cmd_pubsub_shardchannels(CommandContext& ctx) { pubsub_channels(ctx, true); }
 
 static void cmd_pubsub_numsub(CommandContext& ctx) {
   ctx.reply.array((ctx.argv.size() - 2) * 2);
   for (size_t i = 2; i < ctx.argv.size(); ++i) {
     ctx.reply.bulk(ctx.argv[i]);
     ctx.reply.integer(ctx.pubsub->subscribers(ctx.argv[i]));
+  }
+}
+
+static void cmd_pubsub_shardnumsub(CommandContext& ctx) {
+  ctx.reply.array((ctx.argv.size() - 2) * 2);
+  for (size_t i = 2; i < ctx.argv.size(); ++i) {
+    ctx.reply.bulk(ctx.argv[i]);
+    ctx.reply.integer(ctx.pubsub->shard_subscribers(ctx.argv[i]));
   }
 }
 
@@ -180,6 +233,36 @@ constexpr CommandSpec kPubsubSubcommands[] = {
      .syntax = "",
      .acl_categories = "pubsub slow",
      .merge = MergePolicy::kSumReachable},
+    {.name = "shardchannels",
+     .arity = -2,
+     .flags = kPubsub | kLoading | kStale | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_pubsub_shardchannels,
+     .group = "pubsub",
+     .since = "7.0.0",
+     .summary = "List active shard channels",
+     .complexity = "O(N) where N is the number of active shard channels, and assuming constant "
+                   "time pattern matching (relatively short shard channels).",
+     .syntax = "[pattern<pattern>]",
+     .acl_categories = "pubsub slow",
+     .merge = MergePolicy::kUnion},
+    {.name = "shardnumsub",
+     .arity = -2,
+     .flags = kPubsub | kLoading | kStale | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_pubsub_shardnumsub,
+     .group = "pubsub",
+     .since = "7.0.0",
+     .summary = "Get the count of subscribers for shard channels",
+     .complexity = "O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard "
+                   "channels",
+     .syntax = "[shardchannel]...",
+     .acl_categories = "pubsub slow",
+     .merge = MergePolicy::kPairSums},
     {.name = "help",
      .arity = 2,
      .flags = kLoading | kStale,
@@ -264,6 +347,49 @@ constexpr CommandSpec kPubsubCommands[] = {
      .syntax = "channel message",
      .acl_categories = "pubsub fast",
      .merge = MergePolicy::kSumReachable},
+    {.name = "ssubscribe",
+     .arity = -2,
+     .flags = kSubscribedOk | kPubsub | kNoscript | kLoading | kStale | kSubscribesHere,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 1,
+     .handler = cmd_ssubscribe,
+     .group = "pubsub",
+     .since = "7.0.0",
+     .summary = "Listen for messages published to the given shard channels",
+     .complexity = "O(N) where N is the number of shard channels to subscribe to.",
+     .syntax = "shardchannel...",
+     .acl_categories = "pubsub slow",
+     .key_specs = "not_key|1|-1|1|0"},
+    {.name = "sunsubscribe",
+     .arity = -1,
+     .flags = kSubscribedOk | kPubsub | kNoscript | kLoading | kStale | kSubscribesHere,
+     .first_key = 1,
+     .last_key = -1,
+     .key_step = 1,
+     .handler = cmd_sunsubscribe,
+     .group = "pubsub",
+     .since = "7.0.0",
+     .summary = "Stop listening for messages posted to the given shard channels",
+     .complexity = "O(N) where N is the number of clients already subscribed to a shard channel.",
+     .syntax = "[shardchannel]...",
+     .acl_categories = "pubsub slow",
+     .key_specs = "not_key|1|-1|1|0"},
+    {.name = "spublish",
+     .arity = 3,
+     .flags = kPubsub | kLoading | kStale | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_spublish,
+     .group = "pubsub",
+     .since = "7.0.0",
+     .summary = "Post a message to a shard channel",
+     .complexity = "O(N) where N is the number of clients subscribed to the receiving shard "
+                   "channel.",
+     .syntax = "shardchannel message",
+     .acl_categories = "pubsub fast",
+     .key_specs = "not_key|1|0|1|0"},
     {.name = "pubsub",
      .arity = -2,
      .flags = 0,

@@ -1,5 +1,6 @@
 // Server administration: CLUSTER (INFO, NODES, OWNER), CONFIG (GET, SET, RESETSTAT), TIME,
-// BGREWRITEAOF, LASTSAVE and SHUTDOWN. Process-wide state is reached through ctx.server
+// BGREWRITEAOF, SAVE, BGSAVE, LASTSAVE, SHUTDOWN, and the replication handshake tools use for a
+// snapshot (REPLCONF, SYNC, PSYNC). Process-wide state is reached through ctx.server
 // (ServerControl).
 #include "engine/commands/server.h"
 
@@ -12,6 +13,7 @@
 #include "engine/command.h"
 #include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/keyspace/digest.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -28,6 +30,8 @@ constexpr std::string_view kConfigHelp[] = {
     "    Set the configuration <directive> to <value>.",
     "RESETSTAT",
     "    Reset statistics reported by the INFO command.",
+    "REWRITE",
+    "    Rewrite the configuration file.",
     "HELP",
     "    Prints this help.",
 };
@@ -40,6 +44,12 @@ constexpr std::string_view kClusterHelp[] = {
     "    Return the members of the ring, one per line, with their link state.",
     "OWNER <key>",
     "    Return the address of the node that owns <key>.",
+    "DIGEST",
+    "    The DEBUG DIGEST of the whole cluster's data: what one server holding every key",
+    "    would answer.",
+    "SLOTS, SHARDS",
+    "    Redis Cluster's slot map: a ring has none (any node serves every key), so these",
+    "    answer that cluster support is disabled, and cluster clients use the node as is.",
     "JOIN <host:port> [WEIGHT <weight>]",
     "    Add an empty node to the ring; its keys move to it in the background.",
     "LEAVE <host:port> [FORCE]",
@@ -47,6 +57,9 @@ constexpr std::string_view kClusterHelp[] = {
     "    that is down for good at once (its keys are lost).",
     "SETWEIGHT <host:port> <weight>",
     "    Change a member's weight; the keys whose owner changes move in the background.",
+    "IMPORT <host:port> [AUTH <password>]",
+    "    Replicate a running redis-server into the cluster: its snapshot, then its writes,",
+    "    each key on its owner, until IMPORT STOP [<host:port>].",
     "HELP",
     "    Prints this help.",
 };
@@ -93,6 +106,15 @@ static void cmd_config_resetstat(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
+static void cmd_config_rewrite(CommandContext& ctx) {
+  const std::string error = ctx.server->config_rewrite();
+  if (error.empty()) {
+    ctx.reply.ok();
+  } else {
+    ctx.reply.error(error);
+  }
+}
+
 static void cmd_config_help(CommandContext& ctx) { reply_help(ctx.reply, kConfigHelp); }
 
 static void cmd_cluster_info(CommandContext& ctx) {
@@ -136,7 +158,27 @@ static void cmd_cluster_change(CommandContext& ctx) {
   if (!ctx.server->cluster_change(ctx)) ctx.reply.error(kClusterDisabled);
 }
 
+static void cmd_cluster_import(CommandContext& ctx) {
+  if (!ctx.server->cluster_import(ctx)) ctx.reply.error(kClusterDisabled);
+}
+
 static void cmd_cluster_help(CommandContext& ctx) { reply_help(ctx.reply, kClusterHelp); }
+
+// CLUSTER DIGEST: every node runs it and answers its own keys' DEBUG DIGEST; the cluster
+// combines the answers (MergePolicy::kDigest) into the digest one redis-server holding every key
+// would give, so a cluster's data can be compared with a Redis's.
+static void cmd_cluster_digest(CommandContext& ctx) {
+  if (ctx.server == nullptr || ctx.server->cluster_info().empty()) {
+    ctx.reply.error(kClusterDisabled);
+    return;
+  }
+  ctx.reply.simple(digest_hex(dataset_digest(ctx.store)));
+}
+
+// CLUSTER SLOTS and SHARDS: Redis Cluster's slot map. A ring has no slots, and any node serves
+// every key, so every node answers as a Redis with cluster support disabled: smart clients
+// then know to use it as a plain server.
+static void cmd_cluster_slots(CommandContext& ctx) { ctx.reply.error(kClusterDisabled); }
 
 static void cmd_time(CommandContext& ctx) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -153,16 +195,36 @@ static void cmd_bgrewriteaof(CommandContext& ctx) {
   ctx.server->rewrite_append_only_file(ctx.reply);
 }
 
+static void cmd_save(CommandContext& ctx) { ctx.server->save_snapshot(ctx.reply); }
+
+static void cmd_bgsave(CommandContext& ctx) {
+  bool schedule = false;
+  if (ctx.argv.size() > 1) {
+    if (ctx.argv.size() != 2 || !equals_ignore_case(ctx.argv[1], "schedule")) {
+      ctx.reply.error(protocol::err::kSyntax);
+      return;
+    }
+    schedule = true;
+  }
+  ctx.server->background_save(schedule, ctx.reply);
+}
+
+static void cmd_replconf(CommandContext& ctx) { ctx.server->replconf(ctx); }
+static void cmd_sync(CommandContext& ctx) { ctx.server->sync(ctx, false); }
+static void cmd_psync(CommandContext& ctx) { ctx.server->sync(ctx, true); }
+
 static void cmd_shutdown(CommandContext& ctx) {
-  bool nosave = false, save = false, flagged = false, abort = false;
+  bool nosave = false, save = false, flagged = false, abort = false, force = false;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
     std::string_view opt = ctx.argv[i];
     if (equals_ignore_case(opt, "nosave")) {
       nosave = flagged = true;
     } else if (equals_ignore_case(opt, "save")) {
       save = flagged = true;
-    } else if (equals_ignore_case(opt, "now") || equals_ignore_case(opt, "force")) {
+    } else if (equals_ignore_case(opt, "now")) {
       flagged = true;
+    } else if (equals_ignore_case(opt, "force")) {
+      force = flagged = true;
     } else if (equals_ignore_case(opt, "abort")) {
       abort = true;
     } else {
@@ -175,8 +237,14 @@ static void cmd_shutdown(CommandContext& ctx) {
     return;
   }
   if (abort) {
-    // ringkv never waits for replicas or a save, so there is no pending shutdown to abort.
+    // ringkv never waits for replicas, and saves synchronously, so there is no pending shutdown
+    // to abort.
     ctx.reply.error("ERR No shutdown in progress.");
+    return;
+  }
+  // As Redis: a failed save stops the shutdown, unless FORCE.
+  if (!ctx.server->save_before_shutdown(save, nosave) && !force) {
+    ctx.reply.error("ERR Errors trying to SHUTDOWN. Check logs.");
     return;
   }
   ctx.server->shutdown();
@@ -226,6 +294,19 @@ constexpr CommandSpec kConfigSubcommands[] = {
      .group = "server",
      .since = "2.0.0",
      .summary = "Reset the stats returned by INFO",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous"},
+    {.name = "rewrite",
+     .arity = 2,
+     .flags = kAdmin | kNoscript | kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_config_rewrite,
+     .group = "server",
+     .since = "2.8.0",
+     .summary = "Rewrite the configuration file with the in memory configuration",
      .complexity = "O(1)",
      .syntax = "",
      .acl_categories = "admin slow dangerous"},
@@ -299,6 +380,19 @@ constexpr CommandSpec kClusterSubcommands[] = {
                    "nodes",
      .syntax = "key<string>",
      .acl_categories = "slow"},
+    {.name = "import",
+     .arity = -3,
+     .flags = kAdmin | kNoscript | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_import,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Replicate a running redis-server into the cluster, or stop importing",
+     .complexity = "O(N) where N is the number of keys and writes imported",
+     .syntax = "address<string> [AUTH=password<string>]",
+     .acl_categories = "admin slow dangerous"},
     {.name = "join",
      .arity = -3,
      .flags = kAdmin | kNoscript | kNoMulti,
@@ -338,6 +432,52 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .complexity = "O(N) where N is the number of keys that move",
      .syntax = "address<string> weight<integer>",
      .acl_categories = "admin slow dangerous"},
+    {.name = "digest",
+     .arity = 2,
+     .flags = kAdmin | kClusterWide,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_digest,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Return the digest of the whole cluster's data, as DEBUG DIGEST of one server",
+     .complexity = "O(N) where N is the number of keys in the cluster",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous",
+     .merge = MergePolicy::kDigest},
+    {.name = "slots",
+     .arity = 2,
+     .flags = kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_slots,
+     .group = "cluster",
+     .since = "3.0.0",
+     .summary = "Get array of Cluster slot to node mappings",
+     .complexity = "O(N) where N is the total number of Cluster nodes",
+     .syntax = "",
+     .acl_categories = "slow",
+     .tips = "nondeterministic_output",
+     .history = "4.0.0|Added node IDs.\n7.0.0|Added additional networking metadata field.",
+     .doc_flags = "deprecated",
+     .deprecated_since = "7.0.0",
+     .replaced_by = "`CLUSTER SHARDS`"},
+    {.name = "shards",
+     .arity = 2,
+     .flags = kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_cluster_slots,
+     .group = "cluster",
+     .since = "7.0.0",
+     .summary = "Get array of cluster slots to node mappings",
+     .complexity = "O(N) where N is the total number of cluster nodes",
+     .syntax = "",
+     .acl_categories = "slow",
+     .tips = "nondeterministic_output"},
     {.name = "help",
      .arity = 2,
      .flags = kLoading | kStale,
@@ -438,10 +578,81 @@ constexpr CommandSpec kServerCommands[] = {
      .syntax = "[nosave_save: NOSAVE | SAVE] [NOW]@7.0.0 [FORCE]@7.0.0 [ABORT]@7.0.0",
      .acl_categories = "admin slow dangerous",
      .history = "7.0.0|Added the `NOW`, `FORCE` and `ABORT` modifiers."},
+    {.name = "save",
+     .arity = 1,
+     .flags = kAdmin | kNoscript | kNoAsyncLoading | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_save,
+     .group = "server",
+     .since = "1.0.0",
+     .summary = "Synchronously save the dataset to disk",
+     .complexity = "O(N) where N is the total number of keys in all databases",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous"},
+    {.name = "bgsave",
+     .arity = -1,
+     .flags = kAdmin | kNoscript | kNoAsyncLoading,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_bgsave,
+     .group = "server",
+     .since = "1.0.0",
+     .summary = "Asynchronously save the dataset to disk",
+     .complexity = "O(1)",
+     .syntax = "[SCHEDULE]@3.2.2",
+     .acl_categories = "admin slow dangerous",
+     .history = "3.2.2|Added the `SCHEDULE` option."},
+    {.name = "replconf",
+     .arity = -1,
+     .flags = kAdmin | kNoscript | kLoading | kStale | kAllowBusy,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_replconf,
+     .group = "server",
+     .since = "3.0.0",
+     .summary = "An internal command for configuring the replication stream",
+     .complexity = "O(1)",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous",
+     .doc_flags = "syscmd"},
+    {.name = "sync",
+     .arity = 1,
+     .flags = kAdmin | kNoscript | kNoAsyncLoading | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_sync,
+     .group = "server",
+     .since = "1.0.0",
+     .summary = "Internal command used for replication",
+     .syntax = "",
+     .acl_categories = "admin slow dangerous"},
+    {.name = "psync",
+     .arity = -3,
+     .flags = kAdmin | kNoscript | kNoAsyncLoading | kNoMulti,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_psync,
+     .group = "server",
+     .since = "2.8.0",
+     .summary = "Internal command used for replication",
+     .syntax = "replicationid<string> offset<integer>",
+     .acl_categories = "admin slow dangerous"},
 };
 
 }  // namespace
 
 std::span<const CommandSpec> server_commands() { return kServerCommands; }
+
+void ServerControl::replconf(CommandContext& ctx) { ctx.reply.ok(); }
+
+void ServerControl::sync(CommandContext& ctx, bool /*psync*/) {
+  ctx.reply.error("ERR snapshots are not available here");
+}
 
 }  // namespace ringkv::engine

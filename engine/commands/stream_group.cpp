@@ -18,12 +18,6 @@ namespace err = protocol::err;
 
 namespace {
 
-// addReplySubcommandSyntaxError for XGROUP.
-void reply_subcommand_syntax(CommandContext& ctx) {
-  ctx.reply.error("ERR unknown subcommand or wrong number of arguments for '" +
-                  std::string(ctx.argv[1]) + "'. Try XGROUP HELP.");
-}
-
 // The part of xgroupCommand every subcommand but HELP shares: CREATE's and SETID's options
 // (parsed first), the key (which must exist, unless CREATE MKSTREAM) and, for SETID,
 // CREATECONSUMER and DELCONSUMER, the group.
@@ -56,7 +50,7 @@ bool group_target_or_reply(CommandContext& ctx, bool create, bool setid, bool ne
         if (!entries_read_or_reply(ctx, argv[i + 1], t.entries_read)) return false;
         i += 2;
       } else {
-        reply_subcommand_syntax(ctx);
+        reply_subcommand_syntax_error(ctx);
         return false;
       }
     }
@@ -81,7 +75,7 @@ bool group_target_or_reply(CommandContext& ctx, bool create, bool setid, bool ne
   }
   // Only now the argument count (Redis checks it when it picks the subcommand).
   if ((create && argv.size() > 8) || (setid && argv.size() != 5 && argv.size() != 7)) {
-    reply_subcommand_syntax(ctx);
+    reply_subcommand_syntax_error(ctx);
     return false;
   }
   return true;

@@ -127,8 +127,7 @@ void cmd_xinfo_stream(CommandContext& ctx) {
   const auto options = ctx.argv.subspan(3);
   auto& reply = ctx.reply;
   if (options.size() == 2 || options.size() > 3) {
-    reply.error("ERR unknown subcommand or wrong number of arguments for '" +
-                std::string(ctx.argv[1]) + "'. Try XINFO HELP.");
+    reply_subcommand_syntax_error(ctx);
     return;
   }
   if (options.empty()) {

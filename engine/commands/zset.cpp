@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -157,6 +158,24 @@ void reply_span(CommandContext& ctx, const ZSetObject* zset, RankSpan span, bool
   });
 }
 
+// ZRANGESTORE's result: the elements of `span` in a new sorted set at argv[1] (replacing what
+// was there), or the destination deleted when the span is empty. Replies the count.
+void store_span(CommandContext& ctx, const ZSetObject* zset, RankSpan span) {
+  const std::string_view dest = ctx.argv[1];
+  auto result = std::make_unique<ZSetObject>();
+  if (zset != nullptr && span.count > 0) {
+    zset->visit_ranks(span.start, span.count, span.reverse,
+                      [&](std::string_view m, double s) { result->set(m, s); });
+  }
+  const bool existed = ctx.store.erase(dest);
+  if (span.count > 0) {
+    ctx.store.add_object(dest, std::move(result));
+    ctx.key_ready(dest);
+  }
+  if (existed || span.count > 0) ctx.key_modified(dest);
+  ctx.reply.integer(static_cast<int64_t>(span.count));
+}
+
 // The ranks [lower, upper) a lex range covers. Redis first rejects ranges whose last member is
 // below the minimum or whose first member is above the maximum; with equal scores (the only case
 // where lex ranges are defined) that changes nothing, and with mixed scores it keeps the answer
@@ -173,15 +192,17 @@ std::pair<size_t, size_t> lex_ranks(const ZSetObject& zset, const LexRange& rang
   return {zset.lex_lower_rank(range), zset.lex_upper_rank(range)};
 }
 
-// ZRANGE and its older forms (Redis's zrangeGenericCommand without the STORE variant).
-void zrange_generic(CommandContext& ctx, RangeKind kind, Direction direction) {
+// ZRANGE and its older forms, and ZRANGESTORE (Redis's zrangeGenericCommand): with `store` the
+// arguments start one later (after the destination) and the range goes to a new sorted set.
+void zrange_generic(CommandContext& ctx, RangeKind kind, Direction direction, bool store) {
+  const size_t first = store ? 2 : 1;
   bool with_scores = false;
   int64_t offset = 0;
   int64_t limit = -1;
-  for (size_t j = 4; j < ctx.argv.size(); ++j) {
+  for (size_t j = first + 3; j < ctx.argv.size(); ++j) {
     const size_t left = ctx.argv.size() - j - 1;
     const std::string_view opt = ctx.argv[j];
-    if (equals_ignore_case(opt, "withscores")) {
+    if (!store && equals_ignore_case(opt, "withscores")) {
       with_scores = true;
     } else if (equals_ignore_case(opt, "limit") && left >= 2) {
       if (!parse_int64(ctx.argv[j + 1], offset) || !parse_int64(ctx.argv[j + 2], limit)) {
@@ -211,8 +232,8 @@ void zrange_generic(CommandContext& ctx, RangeKind kind, Direction direction) {
     return;
   }
   // Score and lex ranges are given as max, min when reversed.
-  std::string_view min_arg = ctx.argv[2];
-  std::string_view max_arg = ctx.argv[3];
+  std::string_view min_arg = ctx.argv[first + 1];
+  std::string_view max_arg = ctx.argv[first + 2];
   if (reverse && kind != RangeKind::kRank) std::swap(min_arg, max_arg);
   int64_t start = 0;
   int64_t end = 0;
@@ -240,13 +261,11 @@ void zrange_generic(CommandContext& ctx, RangeKind kind, Direction direction) {
       break;
   }
   const ZSetObject* zset = nullptr;
-  if (!read_or_reply(ctx, ctx.argv[1], zset)) return;
-  if (zset == nullptr) {
-    ctx.reply.array(0);
-    return;
-  }
+  if (!read_or_reply(ctx, ctx.argv[first], zset)) return;
   RankSpan span;
-  if (kind == RangeKind::kRank) {
+  if (zset == nullptr) {
+    // Nothing to range over.
+  } else if (kind == RangeKind::kRank) {
     span = rank_span(start, end, zset->size(), reverse);
   } else if (offset <= 0 || static_cast<uint64_t>(offset) < zset->size()) {
     const auto [lower, upper] =
@@ -255,7 +274,11 @@ void zrange_generic(CommandContext& ctx, RangeKind kind, Direction direction) {
             : lex_ranks(*zset, lex_range);
     span = window(lower, upper, offset, limit, reverse);
   }
-  reply_span(ctx, zset, span, with_scores);
+  if (store) {
+    store_span(ctx, zset, span);
+  } else {
+    reply_span(ctx, zset, span, with_scores);
+  }
 }
 
 // ZREMRANGEBYRANK/SCORE/LEX: parse the range, then remove what it covers.
@@ -370,26 +393,32 @@ void cmd_zlexcount(CommandContext& ctx) {
   ctx.reply.integer(upper > lower ? static_cast<int64_t>(upper - lower) : 0);
 }
 
-void cmd_zrange(CommandContext& ctx) { zrange_generic(ctx, RangeKind::kAuto, Direction::kAuto); }
+void cmd_zrangestore(CommandContext& ctx) {
+  zrange_generic(ctx, RangeKind::kAuto, Direction::kAuto, true);
+}
+
+void cmd_zrange(CommandContext& ctx) {
+  zrange_generic(ctx, RangeKind::kAuto, Direction::kAuto, false);
+}
 
 void cmd_zrevrange(CommandContext& ctx) {
-  zrange_generic(ctx, RangeKind::kRank, Direction::kReverse);
+  zrange_generic(ctx, RangeKind::kRank, Direction::kReverse, false);
 }
 
 void cmd_zrangebyscore(CommandContext& ctx) {
-  zrange_generic(ctx, RangeKind::kScore, Direction::kForward);
+  zrange_generic(ctx, RangeKind::kScore, Direction::kForward, false);
 }
 
 void cmd_zrevrangebyscore(CommandContext& ctx) {
-  zrange_generic(ctx, RangeKind::kScore, Direction::kReverse);
+  zrange_generic(ctx, RangeKind::kScore, Direction::kReverse, false);
 }
 
 void cmd_zrangebylex(CommandContext& ctx) {
-  zrange_generic(ctx, RangeKind::kLex, Direction::kForward);
+  zrange_generic(ctx, RangeKind::kLex, Direction::kForward, false);
 }
 
 void cmd_zrevrangebylex(CommandContext& ctx) {
-  zrange_generic(ctx, RangeKind::kLex, Direction::kReverse);
+  zrange_generic(ctx, RangeKind::kLex, Direction::kReverse, false);
 }
 
 void cmd_zrank(CommandContext& ctx) {

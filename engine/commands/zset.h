@@ -19,6 +19,7 @@ void cmd_zcard(CommandContext& ctx);
 void cmd_zcount(CommandContext& ctx);
 void cmd_zlexcount(CommandContext& ctx);
 void cmd_zrange(CommandContext& ctx);
+void cmd_zrangestore(CommandContext& ctx);
 void cmd_zrevrange(CommandContext& ctx);
 void cmd_zrangebyscore(CommandContext& ctx);
 void cmd_zrevrangebyscore(CommandContext& ctx);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/commands/string_ops.h"
+#include "engine/commands/zset.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/set_type.h"
 #include "engine/types/zset_type.h"
@@ -29,6 +30,7 @@ namespace {
 
 constexpr std::string_view kAtLeastOneKey = "ERR at least 1 input key is needed for '%s' command";
 constexpr std::string_view kWeightNotFloat = "ERR weight value is not a float";
+constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
 
 enum class Op : uint8_t { kUnion, kInter, kDiff };
 enum class Aggregate : uint8_t { kSum, kMin, kMax };
@@ -151,7 +153,8 @@ std::unique_ptr<ZSetObject> build_zset(const std::vector<Element>& elements) {
 
 // ZUNION/ZINTER/ZDIFF (dest empty, numkeys at argv[1]) and their STORE forms (dest argv[1],
 // numkeys at argv[2]).
-void zsetop_generic(CommandContext& ctx, Op op, bool store) {
+// With `cardinality` (ZINTERCARD) only the size of the intersection is replied, at most LIMIT.
+void zsetop_generic(CommandContext& ctx, Op op, bool store, bool cardinality = false) {
   const size_t numkeys_index = store ? 2 : 1;
   int64_t numkeys = 0;
   if (!parse_int64(ctx.argv[numkeys_index], numkeys)) {
@@ -186,10 +189,12 @@ void zsetop_generic(CommandContext& ctx, Op op, bool store) {
   }
   Aggregate aggregate = Aggregate::kSum;
   bool with_scores = false;
+  int64_t limit = 0;  // ZINTERCARD's LIMIT; 0: none
   while (j < ctx.argv.size()) {
     const size_t remaining = ctx.argv.size() - j;
     const std::string_view opt = ctx.argv[j];
-    if (op != Op::kDiff && remaining >= sources.size() + 1 && equals_ignore_case(opt, "weights")) {
+    if (op != Op::kDiff && !cardinality && remaining >= sources.size() + 1 &&
+        equals_ignore_case(opt, "weights")) {
       ++j;
       for (Source& source : sources) {
         if (!parse_score(ctx.argv[j++], source.weight)) {
@@ -197,7 +202,8 @@ void zsetop_generic(CommandContext& ctx, Op op, bool store) {
           return;
         }
       }
-    } else if (op != Op::kDiff && remaining >= 2 && equals_ignore_case(opt, "aggregate")) {
+    } else if (op != Op::kDiff && !cardinality && remaining >= 2 &&
+               equals_ignore_case(opt, "aggregate")) {
       const std::string_view how = ctx.argv[j + 1];
       if (equals_ignore_case(how, "sum")) {
         aggregate = Aggregate::kSum;
@@ -210,15 +216,26 @@ void zsetop_generic(CommandContext& ctx, Op op, bool store) {
         return;
       }
       j += 2;
-    } else if (!store && equals_ignore_case(opt, "withscores")) {
+    } else if (!store && !cardinality && equals_ignore_case(opt, "withscores")) {
       with_scores = true;
       ++j;
+    } else if (cardinality && remaining >= 2 && equals_ignore_case(opt, "limit")) {
+      if (!parse_int64(ctx.argv[j + 1], limit) || limit < 0) {
+        ctx.reply.error(kLimitNegative);
+        return;
+      }
+      j += 2;
     } else {
       ctx.reply.error(err::kSyntax);
       return;
     }
   }
   const std::vector<Element> result = compute(op, sources, aggregate);
+  if (cardinality) {
+    const auto size = static_cast<int64_t>(result.size());
+    ctx.reply.integer(limit > 0 && limit < size ? limit : size);
+    return;
+  }
   if (store) {
     const std::string_view dest = ctx.argv[1];
     // An empty result changes the destination only when it deletes an existing key.
@@ -258,6 +275,8 @@ void zsetop_store_keys(std::span<const std::string_view> argv, std::vector<size_
 void cmd_zunion(CommandContext& ctx) { zsetop_generic(ctx, Op::kUnion, false); }
 
 void cmd_zinter(CommandContext& ctx) { zsetop_generic(ctx, Op::kInter, false); }
+
+void cmd_zintercard(CommandContext& ctx) { zsetop_generic(ctx, Op::kInter, false, true); }
 
 void cmd_zdiff(CommandContext& ctx) { zsetop_generic(ctx, Op::kDiff, false); }
 
@@ -374,6 +393,38 @@ constexpr CommandSpec kZsetCombineCommands[] = {
      .acl_categories = "read sortedset slow",
      .key_specs = "RO access|1|keynum|0,1,1",
      .find_keys = zsetop_keys},
+    {.name = "zintercard",
+     .arity = -3,
+     .flags = kReadonly,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_zintercard,
+     .group = "sorted-set",
+     .since = "7.0.0",
+     .summary = "Intersect multiple sorted sets and return the cardinality of the result",
+     .complexity = "O(N*K) worst case with N being the smallest input sorted set, K being the "
+                   "number of input sorted sets.",
+     .syntax = "numkeys<integer> key<key>... [LIMIT=limit<integer>]",
+     .acl_categories = "read sortedset slow",
+     .key_specs = "RO access|1|keynum|0,1,1",
+     .find_keys = zsetop_keys},
+    {.name = "zrangestore",
+     .arity = -5,
+     .flags = kWrite | kDenyOom,
+     .first_key = 1,
+     .last_key = 2,
+     .key_step = 1,
+     .handler = cmd_zrangestore,
+     .group = "sorted-set",
+     .since = "6.2.0",
+     .summary = "Store a range of members from sorted set into another key",
+     .complexity = "O(log(N)+M) with N being the number of elements in the sorted set and M the "
+                   "number of elements stored into the destination key.",
+     .syntax = "dst<key> src<key:1> min max [sortby: BYSCORE | BYLEX] [REV] "
+               "[LIMIT=offset_count: offset<integer> count<integer>]",
+     .acl_categories = "write sortedset slow",
+     .key_specs = "OW update|1|0|1|0;RO access|2|0|1|0"},
 };
 
 }  // namespace

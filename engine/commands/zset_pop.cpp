@@ -1,6 +1,6 @@
-// Sorted-set pops and sampling: ZPOPMIN/ZPOPMAX, their blocking forms BZPOPMIN/BZPOPMAX, ZSCAN
-// and ZRANDMEMBER. Arguments are parsed in Redis 7.0.15's order, so the first error reported is
-// the one Redis reports.
+// Sorted-set pops and sampling: ZPOPMIN/ZPOPMAX, ZMPOP, their blocking forms BZPOPMIN/BZPOPMAX
+// and BZMPOP, ZSCAN and ZRANDMEMBER. Arguments are parsed in Redis 7.0.15's order, so the first
+// error reported is the one Redis reports.
 #include "engine/commands/zset_pop.h"
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "common/random.h"
 #include "engine/commands/blocking.h"
 #include "engine/commands/handler_args.h"
+#include "engine/commands/list_pop.h"
 #include "engine/commands/scan_args.h"
 #include "engine/commands/string_ops.h"
 #include "engine/keyspace/store.h"
@@ -24,6 +25,9 @@ namespace ringkv::engine {
 namespace err = protocol::err;
 
 namespace {
+
+constexpr std::string_view kNumkeysPositive = "ERR numkeys should be greater than 0";
+constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
 
 // Pops up to `count` elements from the low (min) or high end of `zset`, writing each as
 // member, score (flat) or [member, score] (nested).
@@ -132,7 +136,88 @@ void zrandmember_with_count(CommandContext& ctx) {
   for (size_t r : ranks) zset->visit_ranks(r, 1, false, emit);
 }
 
+// ZMPOP/BZMPOP's arguments from argv[numkeys_at] on: numkeys, the keys, MIN|MAX, [COUNT count].
+bool zmpop_args_or_reply(CommandContext& ctx, size_t numkeys_at,
+                         std::span<const std::string_view>& keys, bool& min, int64_t& count) {
+  int64_t numkeys = 0;
+  if (!parse_int64(ctx.argv[numkeys_at], numkeys) || numkeys < 1) {
+    ctx.reply.error(kNumkeysPositive);
+    return false;
+  }
+  const size_t argc = ctx.argv.size();
+  if (static_cast<uint64_t>(numkeys) >= argc - numkeys_at - 1) {
+    ctx.reply.error(err::kSyntax);
+    return false;
+  }
+  const size_t where_at = numkeys_at + static_cast<size_t>(numkeys) + 1;
+  const std::string_view where = ctx.argv[where_at].substr(0, ctx.argv[where_at].find('\0'));
+  if (equals_ignore_case(where, "min")) {
+    min = true;
+  } else if (equals_ignore_case(where, "max")) {
+    min = false;
+  } else {
+    ctx.reply.error(err::kSyntax);
+    return false;
+  }
+  count = -1;
+  for (size_t j = where_at + 1; j < argc; ++j) {
+    if (count == -1 && equals_ignore_case(ctx.argv[j], "count") && j + 1 < argc) {
+      if (!parse_int64(ctx.argv[++j], count) || count < 1) {
+        ctx.reply.error(kCountPositive);
+        return false;
+      }
+    } else {
+      ctx.reply.error(err::kSyntax);
+      return false;
+    }
+  }
+  if (count == -1) count = 1;
+  keys = ctx.argv.subspan(numkeys_at + 1, static_cast<size_t>(numkeys));
+  return true;
+}
+
+// Pops up to `count` elements from the first sorted set among `keys` and replies [key,
+// [[member, score]...]]. The first existing key decides: another type is WRONGTYPE. Returns
+// false, having written nothing, when every key is absent.
+bool zmpop_first_or_reply(CommandContext& ctx, std::span<const std::string_view> keys, bool min,
+                          int64_t count) {
+  for (const std::string_view key : keys) {
+    auto found = write_or_reply<ZSetObject>(ctx, key, false);
+    if (!found) return true;
+    auto& zset = *found;
+    if (!zset) continue;
+    const size_t n = std::min<uint64_t>(static_cast<uint64_t>(count), zset->size());
+    ctx.key_modified(key);
+    // Logged as the pop it amounted to.
+    ctx.propagate_as({min ? "ZPOPMIN" : "ZPOPMAX", key, std::to_string(n)});
+    ctx.reply.array(2);
+    ctx.reply.bulk(key);
+    ctx.reply.array(n);
+    pop_elements(ctx, *zset, n, min, true);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+void cmd_zmpop(CommandContext& ctx) {
+  std::span<const std::string_view> keys;
+  bool min = true;
+  int64_t count = 0;
+  if (!zmpop_args_or_reply(ctx, 1, keys, min, count)) return;
+  if (!zmpop_first_or_reply(ctx, keys, min, count)) ctx.reply.null_array();
+}
+
+void cmd_bzmpop(CommandContext& ctx) {
+  std::span<const std::string_view> keys;
+  bool min = true;
+  int64_t count = 0;
+  if (!zmpop_args_or_reply(ctx, 2, keys, min, count)) return;
+  int64_t timeout_ms = 0;
+  if (!block_timeout_or_reply(ctx, ctx.argv[1], timeout_ms)) return;
+  if (!zmpop_first_or_reply(ctx, keys, min, count)) block_or_timeout(ctx, keys, timeout_ms);
+}
 
 void cmd_zpopmin(CommandContext& ctx) { zpop_generic(ctx, true); }
 
@@ -291,6 +376,40 @@ constexpr CommandSpec kZsetPopCommands[] = {
      .acl_categories = "read sortedset slow",
      .tips = "nondeterministic_output",
      .key_specs = "RO access|1|0|1|0"},
+    {.name = "zmpop",
+     .arity = -4,
+     .flags = kWrite,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_zmpop,
+     .group = "sorted-set",
+     .since = "7.0.0",
+     .summary = "Remove and return members with scores in a sorted set",
+     .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number "
+                   "of elements in the sorted set, and M being the number of elements popped.",
+     .syntax = "numkeys<integer> key<key>... (where: MIN | MAX) [COUNT=count<integer>]",
+     .acl_categories = "write sortedset slow",
+     .key_specs = "RW access delete|1|keynum|0,1,1",
+     .find_keys = lmpop_keys},
+    {.name = "bzmpop",
+     .arity = -5,
+     .flags = kWrite | kBlocking,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_bzmpop,
+     .group = "sorted-set",
+     .since = "7.0.0",
+     .summary = "Remove and return members with scores in a sorted set or block until one is "
+                "available",
+     .complexity = "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number "
+                   "of elements in the sorted set, and M being the number of elements popped.",
+     .syntax = "timeout<double> numkeys<integer> key<key>... (where: MIN | MAX) "
+               "[COUNT=count<integer>]",
+     .acl_categories = "write sortedset slow blocking",
+     .key_specs = "RW access delete|2|keynum|0,1,1",
+     .find_keys = blmpop_keys},
 };
 
 }  // namespace

@@ -16,6 +16,8 @@ void cmd_zpopmin(CommandContext& ctx);
 void cmd_zpopmax(CommandContext& ctx);
 void cmd_bzpopmin(CommandContext& ctx);
 void cmd_bzpopmax(CommandContext& ctx);
+void cmd_zmpop(CommandContext& ctx);
+void cmd_bzmpop(CommandContext& ctx);
 void cmd_zscan(CommandContext& ctx);
 void cmd_zrandmember(CommandContext& ctx);
 

@@ -382,6 +382,10 @@ size_t Store::capacity() const { return impl_->main.cap; }
 
 size_t Store::used_memory() const { return impl_->used; }
 
+size_t Store::key_memory(const Entry& entry) const {
+  return Impl::footprint(&entry) + sizeof(void*);
+}
+
 uint32_t Store::lru_clock() const { return impl_->lru_clock(); }
 
 void Store::sample(size_t count, bool volatile_only,

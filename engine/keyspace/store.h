@@ -143,6 +143,8 @@ class Store {
 
   // Bytes the store holds (entries, their objects and tables), as the allocator accounts them.
   size_t used_memory() const;
+  // Bytes one key holds (MEMORY USAGE): its block, its collection and its slot in the table.
+  size_t key_memory(const Entry& entry) const;
   // Sum of TTLs (ms remaining) of a sample, for INFO's avg_ttl estimate.
   int64_t avg_ttl_ms() const { return avg_ttl_ms_; }
 

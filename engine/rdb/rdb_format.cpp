@@ -135,7 +135,12 @@ int64_t sign_extend(uint64_t v, int bits) {
   return static_cast<int64_t>((v ^ sign) - sign);
 }
 
+bool g_compression = true;
+
 }  // namespace
+
+void set_compression(bool on) { g_compression = on; }
+bool compression() { return g_compression; }
 
 void write_len(std::string& out, uint64_t len) {
   if (len < (1 << 6)) {
@@ -162,7 +167,7 @@ void write_string(std::string& out, std::string_view s) {
       return;
     }
   }
-  if (s.size() > 20) {
+  if (g_compression && s.size() > 20) {
     // rdbSaveLzfStringObject: worth it only when it saves at least 4 bytes.
     std::string compressed(s.size() - 4 + 1, '\0');
     const unsigned int clen =
@@ -251,7 +256,7 @@ std::string intset_bytes(std::span<const int64_t> values) {
 }
 
 bool Reader::read_byte(uint8_t& b) {
-  if (pos_ >= data_.size()) return fail();
+  if (pos_ >= data_.size()) return ran_out();
   b = static_cast<uint8_t>(data_[pos_++]);
   return true;
 }
@@ -301,14 +306,14 @@ bool Reader::read_string(std::string& out) {
   if (!read_len_or_encoding(len, encoded)) return false;
   const auto* p = reinterpret_cast<const unsigned char*>(data_.data());
   if (!encoded) {
-    if (len > remaining()) return fail();
+    if (len > remaining()) return ran_out();
     out.assign(data_.substr(pos_, len));
     pos_ += len;
     return true;
   }
   if (len == kEncInt8 || len == kEncInt16 || len == kEncInt32) {
     const int bytes = len == kEncInt8 ? 1 : len == kEncInt16 ? 2 : 4;
-    if (remaining() < static_cast<size_t>(bytes)) return fail();
+    if (remaining() < static_cast<size_t>(bytes)) return ran_out();
     const int64_t v = sign_extend(get_le(p + pos_, bytes), 8 * bytes);
     pos_ += bytes;
     char buf[24];
@@ -319,7 +324,8 @@ bool Reader::read_string(std::string& out) {
   uint64_t clen = 0;
   uint64_t ulen = 0;
   if (!read_len(clen) || !read_len(ulen)) return false;
-  if (clen > remaining() || ulen > clen * kLzfMaxRatio) return fail();
+  if (ulen > clen * kLzfMaxRatio) return fail();
+  if (clen > remaining()) return ran_out();
   if (ulen == 0) {
     // lzf_decompress reports failure as 0, which Redis takes for the expected empty result.
     out.clear();
@@ -335,14 +341,14 @@ bool Reader::read_string(std::string& out) {
 }
 
 bool Reader::read_raw(size_t n, std::string_view& out) {
-  if (n > remaining()) return fail();
+  if (n > remaining()) return ran_out();
   out = data_.substr(pos_, n);
   pos_ += n;
   return true;
 }
 
 bool Reader::read_binary_double(double& d) {
-  if (remaining() < 8) return fail();
+  if (remaining() < 8) return ran_out();
   const uint64_t bits = get_le(reinterpret_cast<const unsigned char*>(data_.data()) + pos_, 8);
   std::memcpy(&d, &bits, sizeof(d));
   pos_ += 8;
@@ -361,7 +367,7 @@ bool Reader::read_text_double(double& d) {
                    : -std::numeric_limits<double>::infinity();
     return true;
   }
-  if (len > remaining()) return fail();
+  if (len > remaining()) return ran_out();
   const std::string text(data_.substr(pos_, len));
   pos_ += len;
   char* end = nullptr;

@@ -41,10 +41,17 @@ inline constexpr uint64_t kContainerPacked = 2;
 
 // --- writing -------------------------------------------------------------------------------
 
+// rdbcompression: whether strings longer than 20 bytes are LZF-compressed. Process-wide, as
+// Redis's server.rdb_compression: DUMP payloads, RDB files and the snapshots sent to replicas
+// all follow it. Set from the configuration; a forked child keeps the value it had at the fork.
+void set_compression(bool on);
+bool compression();
+
 // rdbSaveLen: 6-bit, 14-bit, 32-bit or 64-bit big-endian length.
 void write_len(std::string& out, uint64_t len);
 // rdbSaveRawString: an integer encoding when `s` is the canonical decimal form of a number in
-// the int32 range, LZF when longer than 20 bytes and it saves at least 4 bytes, else verbatim.
+// the int32 range, LZF when compression() is on, `s` is longer than 20 bytes and it saves at
+// least 4 bytes, else verbatim.
 void write_string(std::string& out, std::string_view s);
 // rdbSaveBinaryDoubleValue: 8 bytes, little-endian IEEE 754.
 void write_binary_double(std::string& out, double d);
@@ -96,13 +103,23 @@ class Reader {
   // The old text double (rdbLoadDoubleValue): length byte, 253 nan, 254 inf, 255 -inf.
   bool read_text_double(double& d);
   size_t remaining() const { return data_.size() - pos_; }
+  // Bytes read so far.
+  size_t position() const { return pos_; }
+  // A read failed because the data ended before the length it needed: more input may complete
+  // it (an RDB stream arriving in chunks), where any other failure is malformed data.
+  bool short_read() const { return short_read_; }
 
  private:
   // rdbLoadLenByRef; `encoded` is set for the 0b11 string-encoding marker (then `len` holds it).
   bool read_len_or_encoding(uint64_t& len, bool& encoded);
   bool fail() { return false; }
+  bool ran_out() {
+    short_read_ = true;
+    return false;
+  }
   std::string_view data_;
   size_t pos_ = 0;
+  bool short_read_ = false;
 };
 
 // Element visitors: return false to report a semantic error (which fails the walk).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/commands/string_ops.h"
+#include "engine/keyspace/access.h"
 #include "engine/rdb/crc64.h"
 #include "engine/rdb/rdb_format.h"
 #include "engine/rdb/rdb_stream.h"
@@ -284,6 +285,16 @@ void encode_value(const Entry& entry, std::string& out) {
   }
 }
 
+void encode_key_value(const Entry& entry, std::string& out) {
+  // The type byte comes first, but the encoders choose it while they write the value: the key is
+  // slipped in after it.
+  const size_t type_at = out.size();
+  encode_value(entry, out);
+  std::string key;
+  rdb::write_string(key, entry.key());
+  out.insert(type_at + 1, key);
+}
+
 std::string dump_payload(const Entry& entry) {
   std::string out;
   encode_value(entry, out);
@@ -307,7 +318,35 @@ bool verify_dump_payload(std::string_view payload) {
 bool decode_value(std::string_view data, DecodedValue& out) {
   Reader r(data);
   uint8_t type = 0;
-  if (!r.read_byte(type)) return false;
+  return r.read_byte(type) && decode_value_of_type(type, r, out);
+}
+
+bool is_value_type(uint8_t type) {
+  switch (type) {
+    case rdb::kTypeString:
+    case rdb::kTypeList:
+    case rdb::kTypeListZiplist:
+    case rdb::kTypeListQuicklist:
+    case rdb::kTypeListQuicklist2:
+    case rdb::kTypeSet:
+    case rdb::kTypeSetIntset:
+    case rdb::kTypeZSet:
+    case rdb::kTypeZSet2:
+    case rdb::kTypeZSetZiplist:
+    case rdb::kTypeZSetListpack:
+    case rdb::kTypeHash:
+    case rdb::kTypeHashZipmap:
+    case rdb::kTypeHashZiplist:
+    case rdb::kTypeHashListpack:
+    case rdb::kTypeStreamListpacks:
+    case rdb::kTypeStreamListpacks2:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool decode_value_of_type(uint8_t type, Reader& r, DecodedValue& out) {
   std::unique_ptr<Object> object;
   switch (type) {
     case rdb::kTypeString:
@@ -358,6 +397,19 @@ const Entry* store_decoded(Store& store, std::string_view key, DecodedValue valu
   const Entry* e = store.add_object(key, std::move(value.object));
   if (expire_at >= 0 && store.set_expire(key, expire_at)) e = store.peek(key);
   return e;
+}
+
+void set_loaded_access(Store& store, std::string_view key, int64_t idle_seconds, int64_t freq) {
+  if (store.access_policy().lfu) {
+    if (freq >= 0) {
+      store.set_access_bits(key, lfu_minutes_at(store.now()) << 8 | static_cast<uint32_t>(freq));
+    }
+    return;
+  }
+  if (idle_seconds < 0) return;
+  int64_t at = static_cast<int64_t>(store.lru_clock()) - idle_seconds;
+  if (at < 0) at += kLruClockMax;
+  store.set_access_bits(key, static_cast<uint32_t>(at) & kLruClockMax);
 }
 
 }  // namespace ringkv::engine

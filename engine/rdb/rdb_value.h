@@ -25,12 +25,15 @@
 
 #include "engine/keyspace/entry.h"
 #include "engine/keyspace/store.h"
+#include "engine/rdb/rdb_format.h"
 #include "engine/types/object.h"
 
 namespace ringkv::engine {
 
 // Appends the RDB type byte and the value of `entry` (not its key or TTL).
 void encode_value(const Entry& entry, std::string& out);
+// Appends an RDB file's key record without its TTL: the type byte, the key, then the value.
+void encode_key_value(const Entry& entry, std::string& out);
 
 // DUMP's payload: the encoded value, RDB version 10 (2 bytes LE), CRC64 of all before (8 bytes
 // LE).
@@ -49,10 +52,20 @@ struct DecodedValue {
 // Decodes the type byte and value at the start of `data` (bytes after the value are ignored, as
 // Redis does). False when the type is unknown, the data malformed or the collection empty.
 bool decode_value(std::string_view data, DecodedValue& out);
+// Decodes a value of RDB type `type` at the reader's position, leaving the reader after it. On
+// failure r.short_read() tells data that ended too early from malformed data.
+bool decode_value_of_type(uint8_t type, rdb::Reader& r, DecodedValue& out);
+// Whether `type` is an RDB object type this decoder knows (RDB files also hold opcodes 245-255).
+bool is_value_type(uint8_t type);
 
 // Stores a decoded value at `key` (which must not exist), with `expire_at` (unix ms; < 0 for no
 // TTL). Returns the new entry.
 const Entry* store_decoded(Store& store, std::string_view key, DecodedValue value,
                            int64_t expire_at);
+
+// objectSetLRUOrLFU, for RESTORE's IDLETIME/FREQ and an RDB file's IDLE/FREQ opcodes: under an LFU
+// policy `freq` (0-255) sets the counter, otherwise `idle_seconds` the access time; the other one
+// is ignored, and -1 means not given.
+void set_loaded_access(Store& store, std::string_view key, int64_t idle_seconds, int64_t freq);
 
 }  // namespace ringkv::engine

@@ -86,6 +86,12 @@ class ScriptEngine {
   void set_busy_threshold_ms(int64_t ms) { busy_threshold_ms_ = ms; }
   int64_t busy_threshold_ms() const { return busy_threshold_ms_; }
   size_t script_count() const { return scripts_.size(); }
+  // Bytes of the cached scripts' bodies and SHA1 names (INFO used_memory_scripts_eval).
+  size_t script_bytes() const {
+    size_t n = 0;
+    for (const auto& [sha, script] : scripts_) n += sha.size() + script.body.size();
+    return n;
+  }
   size_t memory_bytes() const;
 
   // Called by the Lua library (lua_sandbox.cpp): one redis.call/redis.pcall with the

@@ -19,6 +19,7 @@
 
 #include "common/glob.h"
 #include "conf/config.h"
+#include "engine/acl/acl_users.h"
 #include "engine/command.h"
 #include "engine/keyspace/store.h"
 #include "protocol/reply_reader.h"
@@ -77,7 +78,9 @@ class FakeClient final : public engine::ClientSession {
 class FakeServer final : public engine::ServerControl {
  public:
   std::string info(std::span<const std::string_view>) override { return "# Server\r\n"; }
-  std::string client_list(std::span<const uint64_t>) override { return "id=7 name=\n"; }
+  std::string client_list(std::span<const uint64_t>, std::optional<engine::ClientKind>) override {
+    return "id=7 name=\n";
+  }
   size_t kill_clients(const engine::ClientKillFilter&) override { return 0; }
   void config_get(std::string_view pattern,
                   std::vector<std::pair<std::string, std::string>>& out) override {
@@ -99,14 +102,18 @@ class FakeServer final : public engine::ServerControl {
   void unwatch(engine::CommandContext& ctx) override { ctx.reply.ok(); }
   void shutdown() override {}
   int64_t last_save_unix() const override { return kStartMs / 1000; }
+  // Real ACL users, so AUTH, HELLO ... AUTH and the ACL commands run their rule parsers.
+  engine::acl::Users* acl_users() override { return &users_; }
 
  private:
   conf::Config config_;
+  engine::acl::Users users_;
 };
 
 class NullSink final : public server::PubSubSink {
  public:
   void deliver(uint64_t, const std::string*, std::string_view, std::string_view) override {}
+  void deliver_shard(uint64_t, std::string_view, std::string_view) override {}
 };
 
 // Splits the input into commands (lines) of arguments (space-separated, empty ones kept: an

@@ -18,6 +18,7 @@ PFCOUNT and PFMERGE are atomic over their keys too).
 
 from command_gen_bitmap import (BIT_KEYS, BITMAP_HLL_ARITY, HLL_KEYS, BitmapHllGenMixin,
                                 bitmap_hll_atomic_keys)
+from command_gen_geo import GEO_ARITY, GeoGenMixin, geo_atomic_keys
 from command_gen_zset import ZSET_ARITY, ZSetGenMixin, zset_atomic_keys
 
 # Absolute unix times far in the future (2100, 2200) so EXPIREAT/EXAT results agree exactly.
@@ -52,10 +53,11 @@ ARITY = {
     "lpush": -3, "rpush": -3, "lpushx": -3, "rpushx": -3, "lpop": -2, "rpop": -2, "llen": 2,
     "lrange": 4, "lindex": 3, "lset": 4, "linsert": 5, "lrem": 4, "ltrim": 4, "lpos": -3,
     "lmove": 5, "rpoplpush": 3, "lmpop": -4, "blpop": -3, "brpop": -3, "blmove": 6,
-    "brpoplpush": 4, "blmpop": -5,
+    "brpoplpush": 4, "blmpop": -5, "lcs": -3,
 }
 ARITY.update(ZSET_ARITY)
 ARITY.update(BITMAP_HLL_ARITY)
+ARITY.update(GEO_ARITY)
 SUB_ARITY = {("object", "encoding"): 3, ("object", "refcount"): 3, ("object", "freq"): 3,
              ("client", "setname"): 3, ("client", "getname"): 2}
 
@@ -92,9 +94,13 @@ def atomic_keys(argv):
     """The keys of an atomic multi-key command with a valid argument count, else None (other
     commands, and wrong-arity forms, which fail the same way on any node)."""
     name = argv[0].lower()
+    if name == b"lcs":
+        return argv[1:3] if len(argv) >= 3 else None
     if name in (b"bitop", b"pfcount", b"pfmerge"):
         return bitmap_hll_atomic_keys(argv)
-    if name.startswith(b"z") or name in (b"bzpopmin", b"bzpopmax"):
+    if name.startswith(b"geo"):
+        return geo_atomic_keys(argv)
+    if name.startswith(b"z") or name in (b"bzpopmin", b"bzpopmax", b"bzmpop"):
         return zset_atomic_keys(argv)
     if name in (b"lmove", b"blmove", b"rpoplpush", b"brpoplpush"):
         return argv[1:3] if len(argv) == LIST_MOVE_ARGC[name] else None
@@ -120,7 +126,7 @@ def atomic_keys(argv):
     return argv[1:3] if len(argv) == 3 else None
 
 
-class CommandGen(ZSetGenMixin, BitmapHllGenMixin):
+class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin):
     """Draws commands from every group; all randomness comes from the given random.Random."""
 
     def __init__(self, rng):
@@ -137,6 +143,7 @@ class CommandGen(ZSetGenMixin, BitmapHllGenMixin):
             (1, self.gen_list_big),
             (10, self.gen_zset), (1, self.gen_zset_big),
             (8, self.gen_bitmap), (7, self.gen_hll), (1, self.gen_hll_big),
+            (10, self.gen_geo), (1, self.gen_geo_big), (3, self.gen_lcs),
         ]
         self.total = sum(w for w, _ in self.gens)
 
@@ -250,6 +257,29 @@ class CommandGen(ZSetGenMixin, BitmapHllGenMixin):
             # A past absolute time leaves a key that only expires lazily (or whenever the active
             # expiry cycle samples it), so DBSIZE would race; touching it expires it now.
             out.append(([b"EXISTS", k], "exact"))
+        return out
+
+    def gen_lcs(self):
+        """LCS over strings that share runs (so IDX finds several ranges), missing keys and other
+        types, with every option and their conflicts."""
+        r = self.r
+        keys = [b"lcs1", b"lcs2"]
+        out = []
+        if r.random() < 0.5:
+            alphabet = r.choice([b"ab", b"abc", b"acgt", b"xyz01"])
+            for k in keys:
+                value = bytes(r.choice(alphabet) for _ in range(r.randint(0, 40)))
+                out.append(([b"SET", k, value], "exact"))
+        a = r.choice(keys + [b"k1", b"n1", b"h1", b"nosuch"])
+        b = r.choice(keys + [b"k2", b"f1", b"nosuch"])
+        opts = []
+        for o in r.sample([[b"LEN"], [b"IDX"], [b"WITHMATCHLEN"], [b"MINMATCHLEN",
+                           r.choice([b"0", b"1", b"2", b"3", b"-5", b"x"])], [b"idx"], [b"FOO"],
+                           [b"MINMATCHLEN"]], r.choice([0, 1, 1, 2, 2, 3])):
+            if o[0] == b"FOO" and r.random() < 0.7:
+                continue
+            opts += o
+        out.append(([b"LCS", a, b] + opts, "exact"))
         return out
 
     def gen_get_family(self):

@@ -15,7 +15,7 @@ ZSET_ARITY = {
     "zrem": -3, "zremrangebyrank": 4, "zremrangebyscore": 4, "zremrangebylex": 4,
     "zpopmin": -2, "zpopmax": -2, "bzpopmin": -3, "bzpopmax": -3, "zrandmember": -2, "zscan": -3,
     "zunionstore": -4, "zinterstore": -4, "zdiffstore": -4, "zunion": -3, "zinter": -3,
-    "zdiff": -3,
+    "zdiff": -3, "zrangestore": -5, "zintercard": -3, "zmpop": -4, "bzmpop": -5,
 }
 
 ZSET_KEYS = [b"z1", b"z2", b"z3"]
@@ -33,7 +33,7 @@ LEX_BOUNDS = [b"-", b"+", b"[a", b"(a", b"[b", b"(c", b"[", b"(", b"[m1", b"(m10
 BAD_LEX = [b"a", b"", b"+a", b"-a", b"1"]
 INDEXES = [b"0", b"1", b"-1", b"2", b"-2", b"5", b"-100", b"100", b"3"]
 OP_CMDS = {b"zunion": 1, b"zinter": 1, b"zdiff": 1, b"zunionstore": 2, b"zinterstore": 2,
-           b"zdiffstore": 2}
+           b"zdiffstore": 2, b"zintercard": 1, b"zmpop": 1, b"bzmpop": 2}
 
 
 def zset_atomic_keys(argv):
@@ -42,13 +42,16 @@ def zset_atomic_keys(argv):
     name = argv[0].lower()
     if name in (b"bzpopmin", b"bzpopmax"):
         return argv[1:-1] if len(argv) >= 3 else None
+    if name == b"zrangestore":
+        return argv[1:3] if len(argv) >= 5 else None
     if name not in OP_CMDS:
         return None
     at = OP_CMDS[name]
     n = int(argv[at]) if len(argv) > at and argv[at].isdigit() else 0
     if not 0 < n <= len(argv) - at - 1:
         return None
-    return ([argv[1]] if at == 2 else []) + argv[at + 1:at + 1 + n]
+    stored = [argv[1]] if at == 2 and name != b"bzmpop" else []
+    return stored + argv[at + 1:at + 1 + n]
 
 
 class ZSetGenMixin:
@@ -83,7 +86,10 @@ class ZSetGenMixin:
         c = r.choice(["zadd", "zadd", "zadd", "zincrby", "zscore", "zmscore", "zcard", "zcount",
                       "zrange", "zrange", "zrangebyscore", "zrevrangebyscore", "zrevrange",
                       "zrank", "zrem", "zremrangebyrank", "zremrangebyscore", "zpop", "bzpop",
-                      "zrandmember", "zscan", "op", "store", "lex", "lex"])
+                      "zrandmember", "zscan", "op", "store", "lex", "lex", "zrangestore",
+                      "zrangestore", "zintercard", "zmpop", "zmpop"])
+        if c in ("zrangestore", "zintercard", "zmpop"):
+            return self.gen_zset_70(c, k)
         if c == "zadd":
             opts = r.sample([b"NX", b"XX", b"GT", b"LT", b"CH", b"INCR", b"ch"], r.choice([0, 0, 1, 2]))
             pairs = []
@@ -189,6 +195,45 @@ class ZSetGenMixin:
         if sub == "count":
             return [([b"ZLEXCOUNT", lk, self.zlex(), self.zlex()], "exact")]
         return [([b"ZREMRANGEBYLEX", lk, self.zlex(), self.zlex()], "exact")]
+
+    def gen_zset_70(self, c, k):
+        """ZRANGESTORE, ZINTERCARD, ZMPOP and BZMPOP (forms that answer at once)."""
+        r = self.r
+        if c == "zrangestore":
+            dest = r.choice(ZSET_KEYS + [b"zdst", b"s1"])
+            form = r.choice(["rank", "score", "lex"])
+            if form == "rank":
+                argv = [b"ZRANGESTORE", dest, k, r.choice(INDEXES), r.choice(INDEXES)]
+            elif form == "score":
+                argv = [b"ZRANGESTORE", dest, k, self.zbound(), self.zbound(), b"BYSCORE"]
+            else:
+                argv = [b"ZRANGESTORE", dest, r.choice(LEX_KEYS), self.zlex(), self.zlex(),
+                        b"BYLEX"]
+            for e in r.sample([[b"REV"], [b"WITHSCORES"], self.zlimit(), [b"BYSCORE"]],
+                              r.choice([0, 1, 1, 2])):
+                argv += e
+            return [(argv, "exact"), ([b"ZRANGE", dest, b"0", b"-1", b"WITHSCORES"], "exact"),
+                    ([b"OBJECT", b"ENCODING", dest], "exact")]
+        keys = [r.choice(ZSET_KEYS + [b"s1", b"si1", b"nosuchz", k]) for _ in range(r.randint(1, 3))]
+        numkeys = str(len(keys)).encode()
+        if r.random() < 0.08:
+            numkeys = r.choice([b"0", b"-1", b"x", b"9"])
+        if c == "zintercard":
+            opts = r.choice([[], [], [b"LIMIT", r.choice([b"0", b"1", b"2", b"-1", b"x"])],
+                             [b"LIMIT"], [b"WITHSCORES"]])
+            return [([b"ZINTERCARD", numkeys] + keys + opts, "exact")]
+        where = r.choice([b"MIN", b"MAX", b"min", b"max", b"MID"] if r.random() < 0.1 else
+                         [b"MIN", b"MAX"])
+        opts = r.choice([[], [], [b"COUNT", r.choice([b"1", b"2", b"10", b"0", b"-1", b"x"])],
+                         [b"COUNT"], [b"COUNT", b"1", b"COUNT", b"2"]])
+        if r.random() < 0.3:
+            # Only forms that answer at once: data present, a bad timeout, or a wrong type.
+            keys.append(r.choice(ZSET_KEYS))
+            timeout = r.choice([b"0.01", b"1", b"-1", b"x", b"inf"])
+            return [([b"ZADD", keys[-1], r.choice(SCORES), self.zmember()], "exact"),
+                    ([b"BZMPOP", timeout, str(len(keys)).encode()] + keys + [where] + opts,
+                     "exact")]
+        return [([b"ZMPOP", numkeys] + keys + [where] + opts, "exact")]
 
     def gen_zset_big(self):
         """A sorted set on its own key past the listpack limits (129 members, or a 65-byte

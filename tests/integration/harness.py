@@ -544,6 +544,54 @@ class RespClient:
         self.close()
 
 
+class DiffPair:
+    """One connection to ringkv and one to redis-server: sends them the same requests and
+    compares the replies byte for byte (HELLO's client id masked; `normalize`, when given, maps
+    each parsed reply before comparing). With `auth`, both connections AUTH with it first."""
+
+    def __init__(self, report, mine_port, theirs_port, label, auth=None):
+        self.report = report
+        self.label = label
+        self.mine = RespClient(mine_port)
+        self.theirs = RespClient(theirs_port)
+        if auth:
+            self.call("AUTH", *auth)
+
+    def _compare(self, args, got, want, how=""):
+        if args and str(args[0]).upper() == "HELLO":
+            got, want = hello_masked(got), hello_masked(want)
+        self.report.equal(got, want, "%s%s: %s" % (self.label, how, " ".join(map(str, args))))
+
+    def call(self, *args, normalize=None):
+        got, want = self.both(*args)
+        if normalize is not None:
+            got, want = normalize(parse_reply(got)), normalize(parse_reply(want))
+        self._compare(args, got, want)
+        return got
+
+    def both(self, *args):
+        """Sends one command to each server; returns (ringkv's reply, redis-server's)."""
+        return self.mine.call(*args), self.theirs.call(*args)
+
+    def pipeline(self, commands):
+        """Sends every command in one write to each server, then compares the replies in order."""
+        data = b"".join(encode_command(*c) for c in commands)
+        self.mine.send(data)
+        self.theirs.send(data)
+        for c in commands:
+            self._compare(c, self.mine.read(), self.theirs.read(), " (pipelined)")
+
+    def close(self):
+        self.mine.close()
+        self.theirs.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 def parse_reply(raw):
     """Decodes one raw reply into Python values (bytes, int, None, list, dict, Error)."""
     value, _ = _parse(raw, 0)

@@ -16,43 +16,8 @@ import harness  # noqa: E402
 PASSWORD = "s3cret pass"  # a space: the password is one argument, whatever it holds
 
 
-class Pair:
-    """One connection to each server; sends the same requests to both and compares replies."""
-
-    def __init__(self, report, ringkv_port, redis_port, label):
-        self.report = report
-        self.label = label
-        self.mine = harness.RespClient(ringkv_port)
-        self.theirs = harness.RespClient(redis_port)
-
-    def call(self, *args):
-        got, want = self.mine.call(*args), self.theirs.call(*args)
-        if args and str(args[0]).upper() == "HELLO":
-            got, want = harness.hello_masked(got), harness.hello_masked(want)
-        self.report.equal(got, want, "%s: %s" % (self.label, " ".join(map(str, args))))
-        return got
-
-    def pipeline(self, commands):
-        """Sends every command in one write to each server, then compares the replies in order."""
-        data = b"".join(harness.encode_command(*c) for c in commands)
-        self.mine.send(data)
-        self.theirs.send(data)
-        for c in commands:
-            got, want = self.mine.read(), self.theirs.read()
-            if str(c[0]).upper() == "HELLO":
-                got, want = harness.hello_masked(got), harness.hello_masked(want)
-            self.report.equal(got, want,
-                              "%s (pipelined): %s" % (self.label, " ".join(map(str, c))))
-
-    def close(self):
-        self.mine.close()
-        self.theirs.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+def Pair(report, ringkv_port, redis_port, label):
+    return harness.DiffPair(report, ringkv_port, redis_port, label)
 
 
 # Commands of every kind a client may try first: reads, writes, keyspace-wide, admin, pub/sub,

@@ -3,7 +3,8 @@ of its own, so other clients' requests to that owner (which share the pooled lin
 it is served by a push arriving through a third node; it times out with the right reply; the
 blocked client's later pipelined requests wait behind it; and a client that disconnects while
 blocked remotely is unblocked on the owner too; XREAD and XREADGROUP with BLOCK wait on the owner
-the same way and are served by XADD through another node.
+the same way and are served by XADD through another node, and so does BZMPOP (served by a
+GEOADD through another node).
 
     /usr/bin/python3 test_blocking_cluster.py --server build/ringkv-server
 """
@@ -65,6 +66,30 @@ def check_streams(report, cluster):
                  "relayed XREAD BLOCK times out with nil")
     reader.close()
     grouped.close()
+
+
+def check_bzmpop(report, cluster):
+    """A BZMPOP relayed to the owner waits there and is served by a GEOADD through a third node;
+    its timeout answers as Redis's."""
+    p1, p2, p3 = cluster.ports
+    with RespClient(p1) as probe:
+        key = key_owned_by(probe, cluster.addresses[1], "zm")
+    waiter = RespClient(p1)
+    waiter.send(encode_command("BZMPOP", "0", "1", key, "MAX", "COUNT", "2"))
+    time.sleep(0.2)
+    data, closed = waiter.read_available(0.2)
+    report.check(data == b"" and not closed, "relayed BZMPOP blocks", repr(data))
+    report.equal(blocked_clients(p2), 1, "BZMPOP blocked on the owner")
+    with RespClient(p3) as pusher:
+        report.equal(pusher.call("GEOADD", key, "13.361389", "38.115556", "Palermo"), b":1\r\n",
+                     "GEOADD through a third node")
+    waiter.sock.settimeout(5.0)
+    report.equal(waiter.read(), ("*2\r\n$%d\r\n%s\r\n*1\r\n*2\r\n$7\r\nPalermo\r\n"
+                                 "$16\r\n3479099956230698\r\n" % (len(key), key)).encode(),
+                 "the relayed BZMPOP is served by the GEOADD")
+    report.equal(waiter.call("BZMPOP", "0.2", "1", key, "MIN"), b"*-1\r\n",
+                 "relayed BZMPOP timeout (RESP2)")
+    waiter.close()
 
 
 def main():
@@ -147,6 +172,10 @@ def main():
             report.equal(c.call("XREAD", "STREAMS", k1, k3, "0", "0"),
                          b"-CROSSSLOT Keys in request don't hash to the same node\r\n",
                          "XREAD over two owners is CROSSSLOT")
+            report.equal(c.call("BZMPOP", "0.1", "2", k1, k3, "MIN"),
+                         b"-CROSSSLOT Keys in request don't hash to the same node\r\n",
+                         "BZMPOP over two owners is CROSSSLOT")
+        check_bzmpop(report, cluster)
         check_streams(report, cluster)
         probe2.close()
     report.finish()

@@ -4,7 +4,8 @@ expected bytes where they are known). Covers BZPOPMIN/BZPOPMAX served by a later
 a Z*STORE destination or a RENAME, FIFO order of several blocked clients, the RESP3 reply shape,
 timeout replies (RESP2 and RESP3) and their timing with fractional seconds, a client that
 disconnects while blocked, pipelined requests that wait behind a blocked command, and the errors
-answered at once (WRONGTYPE, bad timeouts).
+answered at once (WRONGTYPE, bad timeouts); BZMPOP the same way (with COUNT, served in block
+order, by GEOADD and by a ZRANGESTORE or GEOSEARCHSTORE destination, timeouts, RESP3, errors).
 
     /usr/bin/python3 test_blocking_zset.py --server build/ringkv-server
 """
@@ -100,7 +101,51 @@ def scenarios(port, report, label):
             note("negative", a.call("BZPOPMIN", "nx", "-1"))
             note("not a float", a.call("BZPOPMAX", "nx", "abc"))
             note("overflow", a.call("BZPOPMAX", "nx", "1e20"))
+        bzmpop_scenarios(admin, client, note, report, label)
     return observed.seen
+
+
+def bzmpop_scenarios(admin, client, note, report, label):
+    """BZMPOP: served by writes in block order, with COUNT, through the geo and store commands
+    (geo sets are sorted sets), timing out, in RESP3, and its errors."""
+    with client() as a, client() as b:
+        blocked_send(a, "BZMPOP", "0", "2", "m1", "m2", "MIN", "COUNT", "2")
+        blocked_send(b, "BZMPOP", "0", "1", "m2", "MAX")
+        note("bzmpop waits", quiet(a))
+        note("zadd m2", admin.call("ZADD", "m2", "1", "a", "2", "b", "3", "c"))
+        note("bzmpop first", a.read())
+        note("bzmpop second", b.read())
+        note("m2 gone", admin.call("EXISTS", "m2"))
+    with client() as a, client() as b, client() as c:
+        blocked_send(a, "BZMPOP", "0", "1", "geo", "MAX")
+        blocked_send(b, "BZMPOP", "0", "1", "gdst", "MIN", "COUNT", "5")
+        blocked_send(c, "BZMPOP", "0", "1", "rdst", "MAX", "COUNT", "1")
+        note("geoadd", admin.call("GEOADD", "geo", "13.361389", "38.115556", "Palermo",
+                                  "15.087269", "37.502669", "Catania"))
+        note("served by geoadd", a.read())
+        admin.call("GEOADD", "geo", "13.361389", "38.115556", "Palermo")
+        note("geosearchstore", admin.call("GEOSEARCHSTORE", "gdst", "geo", "FROMLONLAT", "15",
+                                          "37", "BYRADIUS", "200", "km", "STOREDIST"))
+        note("served by geosearchstore", b.read())
+        admin.call("ZADD", "rsrc", "1", "x", "2", "y")
+        note("zrangestore", admin.call("ZRANGESTORE", "rdst", "rsrc", "0", "-1"))
+        note("served by zrangestore", c.read())
+    with client() as a:
+        a.call("HELLO", "3")
+        blocked_send(a, "BZMPOP", "0", "1", "m3", "MIN")
+        admin.call("ZADD", "m3", "0.5", "v")
+        note("bzmpop resp3", a.read())
+        note("bzmpop resp3 timeout", a.call("BZMPOP", "0.05", "1", "nx", "MIN"))
+    with client() as a:
+        start = time.time()
+        note("bzmpop timeout", a.call("BZMPOP", "0.2", "2", "nx", "nx2", "MAX", "COUNT", "3"))
+        elapsed = time.time() - start
+        report.check(0.15 <= elapsed < 1.0, "%s: BZMPOP 0.2 s timeout took %.2fs" % (label, elapsed))
+        note("bzmpop wrongtype", a.call("BZMPOP", "0", "2", "nx", "str", "MIN"))
+        note("bzmpop negative", a.call("BZMPOP", "-1", "1", "nx", "MIN"))
+        note("bzmpop numkeys", a.call("BZMPOP", "0", "0", "nx", "MIN"))
+        note("bzmpop where", a.call("BZMPOP", "0", "1", "nx", "MIDDLE"))
+        note("bzmpop count", a.call("BZMPOP", "0", "1", "nx", "MIN", "COUNT", "0"))
 
 
 EXPECTED = {
@@ -117,6 +162,13 @@ EXPECTED = {
     "pipeline ping": b"+PONG\r\n",
     "pipeline zcard": b":0\r\n",
     "negative": b"-ERR timeout is negative\r\n",
+    "bzmpop waits": True,
+    "bzmpop first": b"*2\r\n$2\r\nm2\r\n*2\r\n*2\r\n$1\r\na\r\n$1\r\n1\r\n*2\r\n$1\r\nb\r\n"
+                    b"$1\r\n2\r\n",
+    "bzmpop second": b"*2\r\n$2\r\nm2\r\n*1\r\n*2\r\n$1\r\nc\r\n$1\r\n3\r\n",
+    "bzmpop resp3": b"*2\r\n$2\r\nm3\r\n*1\r\n*2\r\n$1\r\nv\r\n,0.5\r\n",
+    "bzmpop resp3 timeout": b"_\r\n",
+    "bzmpop timeout": b"*-1\r\n",
 }
 
 

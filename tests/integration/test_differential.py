@@ -278,7 +278,8 @@ def compare_all(report, gen, rng, count, ours_ports, oracle_port, cluster):
     """Runs the RESP2, RESP3 and inline comparisons; returns their Pairs for the totals."""
     rules = ClusterRules(ours_ports[0]) if cluster else None
     pair = Pair(report, ours_ports, oracle_port, "resp2", rules)
-    for argv, mode in gen.arity_sweep() + gen.set_option_sweep() + gen.bitmap_hll_sweep():
+    for argv, mode in (gen.arity_sweep() + gen.set_option_sweep() + gen.bitmap_hll_sweep() +
+                      gen.geo_sweep()):
         pair.run(harness.encode_command(*argv), mode, show(argv), argv)
     run_generated(pair, gen, count)
     pair.close()

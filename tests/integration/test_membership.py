@@ -154,7 +154,8 @@ class Reader(threading.Thread):
 
 
 def load_typed(port, rng, n):
-    """Typed keys with and without TTLs (absolute expiry far ahead); returns their expectations."""
+    """Typed keys with and without TTLs (absolute expiry far ahead); returns their expectations.
+    The first ten collections are big (3000 elements: copied a slice at a time)."""
     r = client(port)
     at = int(time.time() * 1000) + 3600 * 1000 + rng.randrange(1000)
     expected = {}
@@ -162,14 +163,15 @@ def load_typed(port, rng, n):
     for i in range(n):
         kind = i % 5
         key = "typed:%d:%d" % (kind, i)
+        size = 3000 if i < 10 else rng.randrange(1, 20)
         if kind == 0:
-            p.hset(key, mapping={"f%d" % j: "v%d" % j for j in range(rng.randrange(1, 20))})
+            p.hset(key, mapping={"f%d" % j: "v%d" % j for j in range(size)})
         elif kind == 1:
-            p.rpush(key, *["e%d" % j for j in range(rng.randrange(1, 20))])
+            p.rpush(key, *["e%d" % j for j in range(size)])
         elif kind == 2:
-            p.sadd(key, *["m%d" % j for j in range(rng.randrange(1, 20))])
+            p.sadd(key, *["m%d" % j for j in range(size)])
         elif kind == 3:
-            p.zadd(key, {"z%d" % j: j * 1.5 for j in range(rng.randrange(1, 20))})
+            p.zadd(key, {"z%d" % j: j * 1.5 for j in range(size)})
         else:
             p.set(key, "s" * rng.randrange(1, 200))
         expiry = at + i if i % 3 == 0 else -1

@@ -4,7 +4,9 @@ PSUBSCRIBE/UNSUBSCRIBE/PUNSUBSCRIBE reply shapes and counts in RESP2 and RESP3, 
 without subscriptions, the RESP2 subscribed-mode errors and PING reply, RESET and disconnects
 dropping subscriptions, PUBSUB CHANNELS/NUMSUB/NUMPAT/HELP and their errors, CLIENT LIST's
 flags/sub/psub, the bytes of delivered messages (binary payloads, patterns, pipelined
-publishes in order), and a publisher that is its own RESP3 subscriber. Then, on ringkv alone, a
+publishes in order), and a publisher that is its own RESP3 subscriber; sharded pub/sub the same
+way (SSUBSCRIBE/SUNSUBSCRIBE shapes and counts apart from the other subscriptions, SPUBLISH,
+subscribed mode, PUBSUB SHARDCHANNELS/SHARDNUMSUB, CLIENT LIST's ssub, INFO, MULTI, RESP3). Then, on ringkv alone, a
 subscriber that never reads is disconnected by the pubsub output buffer limit while other
 clients keep being served and the server's memory stays bounded.
 
@@ -207,7 +209,56 @@ def scenarios(port):
     obs("quit closes", r3.closed_by_peer())
     for c in (s, p, r3, p3):
         c.close()
+    sharded_scenarios(port, obs)
     return out
+
+
+def sharded_scenarios(port, obs):
+    """Shard channels: apart from channels and patterns, with their own counts and messages."""
+    s, p = RespClient(port), RespClient(port)
+    s_id = harness.parse_reply(s.call("CLIENT", "ID"))
+    obs("sunsubscribe none", call_n(s, 1, "SUNSUBSCRIBE"))
+    obs("ssubscribe c1 c2 c1", call_n(s, 3, "SSUBSCRIBE", "c1", "c2", "c1"))
+    obs("subscribe counts apart", call_n(s, 1, "SUBSCRIBE", "c1"))
+    obs("client list ssub", client_fields(p, s_id))
+    obs("shard subscribed: GET refused", s.call("GET", "k"))
+    obs("shard subscribed: PING", s.call("PING"))
+    obs("spublish", p.call("SPUBLISH", "c1", "hello"))
+    obs("smessage bytes", s.read())
+    obs("publish reaches the channel only", p.call("PUBLISH", "c1", "plain"))
+    obs("message bytes", s.read())
+    obs("spublish nobody", p.call("SPUBLISH", "zz", "x"))
+    obs("nothing else", quiet(s))
+    obs("pubsub shardchannels", sorted_array(p.call("PUBSUB", "SHARDCHANNELS")))
+    obs("pubsub shardchannels c1", p.call("PUBSUB", "SHARDCHANNELS", "c1"))
+    obs("pubsub shardnumsub", p.call("PUBSUB", "SHARDNUMSUB", "c1", "zz", "c1"))
+    obs("pubsub numsub leaves shard out", p.call("PUBSUB", "NUMSUB", "c2"))
+    obs("info shard channels", re.findall(rb"pubsubshard_channels:\d+",
+                                          harness.parse_reply(p.call("INFO", "stats"))))
+    obs("sunsubscribe c2 unknown", call_n(s, 2, "SUNSUBSCRIBE", "c2", "nope"))
+    obs("unsubscribe channels", call_n(s, 1, "UNSUBSCRIBE"))
+    obs("still shard subscribed: GET refused", s.call("GET", "k"))
+    obs("sunsubscribe all", call_n(s, 1, "SUNSUBSCRIBE"))
+    obs("no subscription: GET runs", s.call("GET", "k"))
+    obs("flags after sunsubscribe", client_fields(p, s_id))
+    obs("spublish arity", p.call("SPUBLISH", "x"))
+    obs("ssubscribe arity", p.call("SSUBSCRIBE"))
+    obs("multi", p.call("MULTI"))
+    obs("ssubscribe queued", p.call("SSUBSCRIBE", "q"))
+    obs("spublish queued", p.call("SPUBLISH", "q", "m"))
+    obs("exec refuses ssubscribe", p.call("EXEC"))
+    r3 = RespClient(port)
+    r3.call("HELLO", "3")
+    obs("resp3 ssubscribe", call_n(r3, 1, "SSUBSCRIBE", "r1"))
+    obs("resp3 spublish", p.call("SPUBLISH", "r1", "hi"))
+    obs("resp3 smessage push", r3.read())
+    obs("resp3 GET allowed", r3.call("GET", "k"))
+    obs("resp3 self spublish (push, then reply)", call_n(r3, 2, "SPUBLISH", "r1", "self"))
+    obs("resp3 sunsubscribe", call_n(r3, 1, "SUNSUBSCRIBE"))
+    obs("reset drops shard", call_n(r3, 1, "SSUBSCRIBE", "r2") + r3.call("RESET"))
+    obs("after reset: shardnumsub", p.call("PUBSUB", "SHARDNUMSUB", "r2"))
+    for c in (s, p, r3):
+        c.close()
 
 
 def slow_subscriber(server, report):

@@ -2,7 +2,11 @@
 every node exactly once and counts them all; pattern subscriptions work across nodes; pipelined
 publishes arrive in order; PUBSUB CHANNELS/NUMSUB/NUMPAT answer for the whole cluster in RESP2
 and RESP3; subscriptions stay local to their node; and with a peer killed, PUBLISH counts fewer
-receivers but still answers promptly.
+receivers but still answers promptly. Sharded pub/sub: a shard channel lives on the node that
+owns its name, so SPUBLISH through any node is relayed to that one node only (not fanned out),
+which delivers to subscribers on every node exactly once and counts them all; SSUBSCRIBE of
+channels with different owners is CROSSSLOT; PUBSUB SHARDCHANNELS/SHARDNUMSUB answer for the whole
+cluster; an unsubscribe or a disconnect is counted out.
 
     /usr/bin/python3 test_pubsub_cluster.py --server build/ringkv-server
 """
@@ -49,6 +53,90 @@ def pairs(raw):
     """A NUMSUB reply as a list of (channel, count)."""
     v = harness.parse_reply(raw)
     return [(v[i], v[i + 1]) for i in range(0, len(v), 2)]
+
+
+def smessage(channel, payload):
+    return encode_command("smessage", channel, payload)
+
+
+def owned_by(client, address, prefix):
+    """A channel name whose owner (CLUSTER OWNER asked through `client`) is `address`."""
+    for i in range(10000):
+        name = "%s:%d" % (prefix, i)
+        if client.call("CLUSTER", "OWNER", name) == ("$%d\r\n%s\r\n" % (
+                len(address), address)).encode():
+            return name
+    raise RuntimeError("no channel owned by " + address)
+
+
+def relayed(port):
+    """INFO cluster's relayed_requests of the node at `port`."""
+    with RespClient(port) as c:
+        for line in harness.parse_reply(c.call("INFO", "cluster")).decode().splitlines():
+            if line.startswith("relayed_requests:"):
+                return int(line.split(":")[1])
+    return -1
+
+
+def check_sharded(report, cluster):
+    """SSUBSCRIBE on every node, SPUBLISH through a node that neither owns the channel nor has a
+    subscriber: one relay to the owner, every subscriber served once, all of them counted."""
+    p1, p2, p3 = cluster.ports
+    with RespClient(p1) as c:
+        chan = owned_by(c, cluster.addresses[1], "shard")
+        other = owned_by(c, cluster.addresses[2], "shard")
+    sub1, sub2, sub3 = RespClient(p1), RespClient(p2), RespClient(p3)
+    report.equal(call_n(sub1, 1, "SSUBSCRIBE", chan), confirm("ssubscribe", chan, 1),
+                 "SSUBSCRIBE on a node that does not own the channel")
+    report.equal(call_n(sub2, 1, "SSUBSCRIBE", chan), confirm("ssubscribe", chan, 1),
+                 "SSUBSCRIBE on the owner")
+    sub3.call("HELLO", "3")
+    report.equal(call_n(sub3, 1, "SSUBSCRIBE", chan),
+                 b">3\r\n$10\r\nssubscribe\r\n$%d\r\n%s\r\n:1\r\n" % (
+                     len(chan), chan.encode()), "RESP3 SSUBSCRIBE on the third node")
+    report.equal(sub1.call("SSUBSCRIBE", chan, other),
+                 b"-CROSSSLOT Keys in request don't hash to the same node\r\n",
+                 "SSUBSCRIBE of channels with different owners is CROSSSLOT")
+    time.sleep(SETTLE)
+    with RespClient(p1) as pub:
+        before = [relayed(p) for p in (p1, p2, p3)]
+        report.equal(pub.call("SPUBLISH", chan, "hi"), b":3\r\n",
+                     "SPUBLISH counts the subscribers of every node")
+        after = [relayed(p) for p in (p1, p2, p3)]
+        report.equal([a - b for a, b in zip(after, before)], [1, 0, 0],
+                     "SPUBLISH is relayed to the owner only, which relays nothing")
+        report.equal(sub1.read(), smessage(chan, "hi"), "subscriber on node 1 gets the smessage")
+        report.equal(sub2.read(), smessage(chan, "hi"), "subscriber on the owner gets it")
+        report.equal(sub3.read(), b">3\r\n$8\r\nsmessage\r\n$%d\r\n%s\r\n$2\r\nhi\r\n" % (
+            len(chan), chan.encode()), "RESP3 subscriber on node 3 gets a push")
+        report.check(quiet(sub1) and quiet(sub2) and quiet(sub3), "each message once")
+        report.equal(pub.call("PUBLISH", chan, "plain"), b":0\r\n",
+                     "PUBLISH does not reach shard subscribers")
+        report.equal(sorted(harness.parse_reply(pub.call("PUBSUB", "SHARDCHANNELS", "shard:*"))),
+                     [chan.encode()], "PUBSUB SHARDCHANNELS is the union")
+        report.equal(pairs(pub.call("PUBSUB", "SHARDNUMSUB", chan, other)),
+                     [(chan.encode(), 3), (other.encode(), 0)], "PUBSUB SHARDNUMSUB sums nodes")
+        # Pipelined, from the owner's side too: in order, once each.
+        with RespClient(p3) as pub3:
+            pub3.send(b"".join(encode_command("SPUBLISH", chan, "p%d" % i) for i in range(50)))
+            counts = {pub3.read() for _ in range(50)}
+        report.equal(counts, {b":3\r\n"}, "pipelined SPUBLISH counts")
+        report.equal(b"".join(sub1.read() for _ in range(50)),
+                     b"".join(smessage(chan, "p%d" % i) for i in range(50)),
+                     "pipelined smessages in order on node 1")
+        for s in (sub2, sub3):
+            for _ in range(50):
+                s.read()
+        report.equal(call_n(sub1, 1, "SUNSUBSCRIBE", chan), confirm("sunsubscribe", chan, 0),
+                     "SUNSUBSCRIBE on node 1")
+        sub3.close()
+        time.sleep(SETTLE)
+        report.equal(pub.call("SPUBLISH", chan, "last"), b":1\r\n",
+                     "an unsubscribe and a disconnect are counted out")
+        report.equal(sub2.read(), smessage(chan, "last"), "the owner's subscriber still gets it")
+        report.check(quiet(sub1), "the unsubscribed client gets nothing")
+    sub1.close()
+    sub2.close()
 
 
 def main():
@@ -142,6 +230,8 @@ def main():
         report.equal(pairs(pub.call("PUBSUB", "NUMSUB", "news", "weather")),
                      [(b"news", 3), (b"weather", 0)], "a disconnect on node 2 is seen")
 
+        check_sharded(report, cluster)
+
         # 6. A killed peer: PUBLISH counts fewer receivers and still answers promptly.
         cluster.kill(2)
         time.sleep(SETTLE)
@@ -165,7 +255,44 @@ def main():
         for n in (0, 1):
             report.check(cluster.nodes[n].alive(), "node %d still running" % (n + 1),
                          cluster.nodes[n].log())
+        check_shard_owner_restart(report, cluster)
     report.finish()
+
+
+def check_shard_owner_restart(report, cluster):
+    """A shard channel's owner killed and restarted forgets who has subscribers; the subscriber's
+    node tells it again within its refresh period, and messages reach the subscriber again."""
+    p1, p2 = cluster.ports[0], cluster.ports[1]
+    with RespClient(p1) as c:
+        chan = owned_by(c, cluster.addresses[1], "again")
+    sub = RespClient(p1)
+    report.equal(call_n(sub, 1, "SSUBSCRIBE", chan), confirm("ssubscribe", chan, 1),
+                 "SSUBSCRIBE on node 1 to a channel of node 2")
+    time.sleep(SETTLE)
+    with RespClient(p1) as pub:
+        report.equal(pub.call("SPUBLISH", chan, "before"), b":1\r\n", "delivered before")
+        report.equal(sub.read(), smessage(chan, "before"), "the subscriber gets it")
+    cluster.kill(1)
+    cluster.restart(1)
+    deadline = time.time() + 6.0
+    reply = None
+    with RespClient(p1) as pub:
+        while time.time() < deadline:
+            reply = pub.call("SPUBLISH", chan, "after")
+            if reply == b":1\r\n":
+                break
+            time.sleep(0.2)
+    report.equal(reply, b":1\r\n", "after the owner's restart SPUBLISH reaches node 1 again")
+    data = b""
+    while True:
+        got, _ = sub.read_available(0.5)
+        if not got:
+            break
+        data += got
+    report.check(data.endswith(smessage(chan, "after")) and
+                 data.count(b"smessage") == 1,
+                 "the subscriber gets the message delivered after the refresh, once", repr(data))
+    sub.close()
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "conf/config.h"
+#include "engine/acl/acl_users.h"
 #include "engine/command.h"
 #include "engine/keyspace/store.h"
 
@@ -43,8 +44,9 @@ class FakeServer : public ServerControl {
     info_sections_.assign(sections.begin(), sections.end());
     return "# Server\r\nredis_version:7.0.15\r\n";
   }
-  std::string client_list(std::span<const uint64_t> ids) override {
+  std::string client_list(std::span<const uint64_t> ids, std::optional<ClientKind> kind) override {
     listed_ids_.assign(ids.begin(), ids.end());
+    listed_kind_ = kind;
     return "id=10 name=\n";
   }
   size_t kill_clients(const ClientKillFilter& filter) override {
@@ -69,13 +71,16 @@ class FakeServer : public ServerControl {
   void config_resetstat() override { ++resetstats_; }
   void shutdown() override { ++shutdowns_; }
   int64_t last_save_unix() const override { return 1796015239; }
+  acl::Users* acl_users() override { return &users_; }
 
   std::vector<std::string> info_sections_;
   std::vector<uint64_t> listed_ids_;
+  std::optional<ClientKind> listed_kind_;
   ClientKillFilter kill_filter_;
   int kill_calls_ = 0;
   size_t kill_result_ = 0;
   ringkv::conf::Config config_;
+  acl::Users users_;
   int resetstats_ = 0;
   int shutdowns_ = 0;
 };
@@ -200,6 +205,11 @@ TEST_CASE("CLIENT LIST filters") {
   CHECK(h.run({"CLIENT", "LIST", "TYPE", "foo"}) == "-ERR Unknown client type 'foo'\r\n");
   CHECK(h.run({"CLIENT", "LIST", "TYPE", "master"}) == "$0\r\n\r\n");
   CHECK(h.run({"CLIENT", "LIST", "TYPE", "NORMAL"}) == "$12\r\nid=10 name=\n\r\n");
+  CHECK(h.server.listed_kind_ == ClientKind::kNormal);
+  CHECK(h.run({"CLIENT", "LIST", "TYPE", "pubsub"}) == "$12\r\nid=10 name=\n\r\n");
+  CHECK(h.server.listed_kind_ == ClientKind::kPubSub);
+  CHECK(h.run({"CLIENT", "LIST", "TYPE", "peer"}) == "$12\r\nid=10 name=\n\r\n");
+  CHECK(h.server.listed_kind_ == ClientKind::kPeer);
   CHECK(h.run({"CLIENT", "LIST", "ID", "x"}) == "-ERR Invalid client ID\r\n");
   CHECK(h.run({"CLIENT", "LIST", "ID", "10", "0"}) == "$12\r\nid=10 name=\n\r\n");
   CHECK(h.server.listed_ids_ == std::vector<uint64_t>{10, 0});
@@ -225,6 +235,10 @@ TEST_CASE("CLIENT KILL old and new forms") {
   int calls = h.server.kill_calls_;
   CHECK(h.run({"CLIENT", "KILL", "TYPE", "master"}) == ":0\r\n");
   CHECK(h.server.kill_calls_ == calls);
+  CHECK(h.run({"CLIENT", "KILL", "TYPE", "normal"}) == ":1\r\n");
+  CHECK(h.server.kill_filter_.kind == ClientKind::kNormal);
+  CHECK(h.run({"CLIENT", "KILL", "TYPE", "peer"}) == ":1\r\n");
+  CHECK(h.server.kill_filter_.kind == ClientKind::kPeer);
   CHECK(h.run({"CLIENT", "KILL", "ID", "x"}) == "-ERR client-id should be greater than 0\r\n");
   CHECK(h.run({"CLIENT", "KILL", "ID", "-5"}) == "-ERR client-id should be greater than 0\r\n");
   CHECK(h.run({"CLIENT", "KILL", "TYPE", "foo"}) == "-ERR Unknown client type 'foo'\r\n");
@@ -267,7 +281,7 @@ TEST_CASE("CONFIG GET, SET, RESETSTAT, HELP") {
   CHECK(h.server.config_.server.proto_max_bulk_len == 5 * 1024 * 1024);
   CHECK(h.run({"CONFIG", "RESETSTAT"}) == "+OK\r\n");
   CHECK(h.server.resetstats_ == 1);
-  CHECK(h.run({"CONFIG", "HELP"}).starts_with("*9\r\n+CONFIG <subcommand>"));
+  CHECK(h.run({"CONFIG", "HELP"}).starts_with("*11\r\n+CONFIG <subcommand>"));
 }
 
 TEST_CASE("TIME, LASTSAVE, SHUTDOWN") {

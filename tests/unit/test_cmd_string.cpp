@@ -48,7 +48,9 @@ class FakeServer : public ServerControl {
   int config_reads = 0;
 
   std::string info(std::span<const std::string_view>) override { return {}; }
-  std::string client_list(std::span<const uint64_t>) override { return {}; }
+  std::string client_list(std::span<const uint64_t>, std::optional<ClientKind>) override {
+    return {};
+  }
   size_t kill_clients(const ClientKillFilter&) override { return 0; }
   void config_get(std::string_view pattern,
                   std::vector<std::pair<std::string, std::string>>& out) override {

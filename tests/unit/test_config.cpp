@@ -237,8 +237,10 @@ TEST_CASE("flag errors name the flag and the reason") {
     CHECK(out.exit_code == 2);
     return out.message;
   };
-  CHECK(error({"--port", "70000"}) == "--port: must be between 1 and 65535, got 70000\n");
-  CHECK(error({"--port=0"}) == "--port: must be between 1 and 65535, got 0\n");
+  CHECK(error({"--port", "70000"}) == "--port: must be between 0 and 65535, got 70000\n");
+  CHECK(error({"--tls-port=-1"}) == "--tls-port: must be between 0 and 65535, got -1\n");
+  CHECK(error({"--tls-auth-clients", "maybe"}) ==
+        "--tls-auth-clients: must be one of no, yes, optional, got 'maybe'\n");
   CHECK(error({"--maxclients", "abc"}) == "--maxclients: expected an integer, got 'abc'\n");
   CHECK(error({"--timeout=-1"}) == "--timeout: must be between 0 and 2147483647, got -1\n");
   CHECK(error({"--proto-max-bulk-len", "1.5mb"}) ==
@@ -259,9 +261,9 @@ TEST_CASE("flag errors name the flag and the reason") {
 
 TEST_CASE("file errors name the file, the key and the reason") {
   CHECK(load_error("[server]\nport = 70000\n") ==
-        "t.toml: server.port: must be between 1 and 65535, got 70000");
-  CHECK(load_error("[server]\nport = 0\n") ==
-        "t.toml: server.port: must be between 1 and 65535, got 0");
+        "t.toml: server.port: must be between 0 and 65535, got 70000");
+  CHECK(load_error("[tls]\ntls-cluster = 3\n") ==
+        "t.toml: tls.tls-cluster: expected a boolean, got an integer");
   CHECK(load_error("[server]\nport = \"7379\"\n") ==
         "t.toml: server.port: expected an integer, got a string");
   CHECK(load_error("[server]\nmaxclients = 0\n") ==
@@ -331,7 +333,7 @@ TEST_CASE("missing file and bad files on the command line exit with 2") {
   TempFile bad("[server]\nport = 70000\n");
   out = run({"--config", bad.path()});
   CHECK(out.exit_code == 2);
-  CHECK(out.message == bad.path() + ": server.port: must be between 1 and 65535, got 70000\n");
+  CHECK(out.message == bad.path() + ": server.port: must be between 0 and 65535, got 70000\n");
 
   Config c;
   CHECK(load_file("/tmp", c) == "/tmp: cannot read file: Is a directory");
@@ -388,11 +390,22 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
   CHECK(get(c, "save") == "");
   CHECK(get(c, "PROTO-MAX-BULK-LEN") == "536870912");
   CHECK(find_parameter("replicas") == nullptr);
+  CHECK(get(c, "latency-tracking-info-percentiles") == "50 99 99.9");
+  CHECK(set_parameter(c, "latency-tracking-info-percentiles", "99.99 50").empty());
+  CHECK(get(c, "latency-tracking-info-percentiles") == "99.99 50");
+  CHECK(set_parameter(c, "latency-tracking-info-percentiles", "101") ==
+        "ERR CONFIG SET failed (possibly related to argument "
+        "'latency-tracking-info-percentiles') - latency-tracking-info-percentiles parameters "
+        "should sit between [0.0,100.0]");
+  CHECK(set_parameter(c, "enable-debug-command", "yes") ==
+        "ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - can't set "
+        "immutable config");
 
   std::vector<std::string_view> names;
   for (const Parameter& p : parameters()) names.push_back(p.name);
   CHECK(names == std::vector<std::string_view>{"bind",
                                                "port",
+                                               "tls-port",
                                                "maxclients",
                                                "timeout",
                                                "proto-max-bulk-len",
@@ -412,11 +425,36 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "auto-aof-rewrite-percentage",
                                                "auto-aof-rewrite-min-size",
                                                "aof-load-truncated",
+                                               "aof-use-rdb-preamble",
                                                "save",
+                                               "dbfilename",
+                                               "rdbcompression",
+                                               "rdbchecksum",
                                                "requirepass",
+                                               "aclfile",
+                                               "acllog-max-len",
                                                "protected-mode",
+                                               "enable-debug-command",
                                                "loglevel",
-                                               "logfile"});
+                                               "logfile",
+                                               "slowlog-log-slower-than",
+                                               "slowlog-max-len",
+                                               "latency-monitor-threshold",
+                                               "latency-tracking",
+                                               "latency-tracking-info-percentiles",
+
+                                               "tls-cert-file",
+                                               "tls-key-file",
+                                               "tls-key-file-pass",
+                                               "tls-ca-cert-file",
+                                               "tls-ca-cert-dir",
+                                               "tls-auth-clients",
+                                               "tls-protocols",
+                                               "tls-ciphers",
+                                               "tls-ciphersuites",
+                                               "tls-prefer-server-ciphers",
+                                               "tls-session-caching",
+                                               "tls-cluster"});
   CHECK(get(c, "requirepass") == "");
   CHECK(get(c, "protected-mode") == "yes");
   CHECK(find_parameter("hz")->runtime);
@@ -431,7 +469,7 @@ TEST_CASE("CONFIG SET validates with Redis's error texts") {
   CHECK(set_parameter(c, "maxclients", "0") ==
         failed + "'maxclients') - argument must be between 1 and 4294967295 inclusive");
   CHECK(set_parameter(c, "port", "70000") ==
-        failed + "'port') - argument must be between 1 and 65535 inclusive");
+        failed + "'port') - argument must be between 0 and 65535 inclusive");
   CHECK(set_parameter(c, "port", "7000") == failed + "'port') - can't set immutable config");
   CHECK(set_parameter(c, "bind", "0.0.0.0") == failed + "'bind') - can't set immutable config");
   CHECK(set_parameter(c, "logfile", "x") == failed + "'logfile') - can't set immutable config");

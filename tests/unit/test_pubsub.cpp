@@ -14,6 +14,7 @@
 #include "engine/commands/pubsub.h"
 #include "engine/keyspace/store.h"
 #include "server/pubsub.h"
+#include "server/shard_interests.h"
 
 using namespace ringkv;
 using protocol::ReplyWriter;
@@ -27,6 +28,9 @@ class RecordingSink : public server::PubSubSink {
   void deliver(uint64_t client, const std::string* pattern, std::string_view channel,
                std::string_view message) override {
     got.emplace_back(client, pattern ? *pattern : "-", std::string(channel), std::string(message));
+  }
+  void deliver_shard(uint64_t client, std::string_view channel, std::string_view message) override {
+    got.emplace_back(client, "(shard)", std::string(channel), std::string(message));
   }
   std::vector<std::tuple<uint64_t, std::string, std::string, std::string>> got;
 };
@@ -99,6 +103,71 @@ TEST_CASE("registry: subscribe, unsubscribe and counts") {
   CHECK(r.unsubscribe(1, "a*", true));
   CHECK(r.pattern_count() == 0);
   CHECK(r.subscription_count(1) == 1);
+}
+
+TEST_CASE("registry: shard channels are apart from channels and patterns") {
+  RecordingSink sink;
+  server::PubSubRegistry r(sink);
+  std::vector<std::pair<std::string, int64_t>> changes;
+  r.set_shard_listener([&](std::string_view c, int64_t n) { changes.emplace_back(c, n); });
+  CHECK(r.shard_subscribe(1, "s"));
+  CHECK_FALSE(r.shard_subscribe(1, "s"));
+  CHECK(r.shard_subscribe(2, "s"));
+  CHECK(r.subscribe(1, "s", false));
+  CHECK(r.shard_subscription_count(1) == 1);
+  CHECK(r.subscription_count(1) == 1);
+  CHECK(r.total_subscriptions(1) == 2);
+  CHECK(r.shard_subscribers("s") == 2);
+  CHECK(r.subscribers("s") == 1);
+  CHECK(r.active_shard_channels(std::nullopt) == std::vector<std::string>{"s"});
+  CHECK(r.active_shard_channels("x*").empty());
+  // PUBLISH does not reach shard subscribers, SPUBLISH only them.
+  CHECK(r.publish("s", "p") == 1);
+  CHECK(r.shard_publish("s", "q") == 2);
+  REQUIRE(sink.got.size() == 3);
+  CHECK(sink.got[1] ==
+        std::make_tuple(uint64_t{1}, std::string("(shard)"), std::string("s"), std::string("q")));
+  CHECK(r.shard_unsubscribe(1, "s"));
+  CHECK_FALSE(r.shard_unsubscribe(1, "s"));
+  r.remove_client(2);
+  CHECK(r.shard_channel_total() == 0);
+  CHECK(r.total_subscriptions(1) == 1);
+  // The listener hears every change of a channel's local subscriber count.
+  CHECK(changes ==
+        std::vector<std::pair<std::string, int64_t>>{{"s", 1}, {"s", 2}, {"s", 1}, {"s", 0}});
+  // Messages from other nodes reach local subscribers only.
+  r.set_remote_publish([](std::string_view, std::string_view) -> int64_t { return 5; });
+  r.shard_subscribe(3, "t");
+  CHECK(r.shard_publish("t", "m") == 6);
+  CHECK(r.shard_deliver_local("t", "m") == 1);
+}
+
+TEST_CASE("shard interests: counts by node, refreshed or expired, forwarded on publish") {
+  server::ShardInterests interests;
+  const std::string_view a[] = {"ch", "2", "other", "1"};
+  interests.record("10.0.0.1:1", a, 1000);
+  const std::string_view b[] = {"ch", "3"};
+  interests.record("10.0.0.2:1", b, 1500);
+  std::vector<std::string> sent;
+  auto send = [&](const std::string& node) { sent.push_back(node); };
+  CHECK(interests.forward("ch", 2000, send) == 5);
+  CHECK(sent == std::vector<std::string>{"10.0.0.1:1", "10.0.0.2:1"});
+  const std::string_view gone[] = {"ch", "0"};
+  interests.record("10.0.0.2:1", gone, 2000);
+  sent.clear();
+  CHECK(interests.forward("ch", 2000, send) == 2);
+  CHECK(sent == std::vector<std::string>{"10.0.0.1:1"});
+  // Not refreshed within the lifetime: the node is taken for gone.
+  interests.expire(1000 + server::ShardInterests::kLifetimeMs + 1);
+  sent.clear();
+  CHECK(interests.forward("ch", 9000, send) == 0);
+  CHECK(interests.forward("other", 9000, send) == 0);
+  CHECK(sent.empty());
+  CHECK(interests.size() == 0);
+  // Malformed counts are ignored.
+  const std::string_view bad[] = {"ch", "x", "odd"};
+  interests.record("10.0.0.3:1", bad, 9000);
+  CHECK(interests.forward("ch", 9000, send) == 0);
 }
 
 TEST_CASE("registry: patterns keep their subscription order; empty names are names") {

@@ -120,3 +120,25 @@ TEST_CASE("a malformed key layout runs locally so the command reports its own er
   Router r(ring, 0);
   CHECK(route(r, {"MSET", "1", "a", "3"}).kind == RouteKind::kLocal);
 }
+
+TEST_CASE("shard channels: SPUBLISH goes to the owner, SSUBSCRIBE stays here unless CROSSSLOT") {
+  HashRing ring = classic_ring();
+  Router r(ring, ring.index_of("2"));
+  Route publish = route(r, {"SPUBLISH", "23", "m"});
+  CHECK(publish.kind == RouteKind::kRemote);
+  CHECK(ring.nodes()[publish.node].address == "4");
+  Route subscribe = route(r, {"SSUBSCRIBE", "23", "13"});
+  CHECK(subscribe.kind == RouteKind::kLocal);
+  CHECK(ring.nodes()[subscribe.node].address == "4");
+  CHECK(route(r, {"SSUBSCRIBE", "23", "5"}).kind == RouteKind::kCrossSlot);
+  CHECK(route(r, {"SUNSUBSCRIBE", "1", "3"}).kind == RouteKind::kCrossSlot);
+  CHECK(route(r, {"SUNSUBSCRIBE"}).kind == RouteKind::kLocal);
+  // GEORADIUS's STORE key and ZRANGESTORE's destination route with the source.
+  CHECK(route(r, {"GEORADIUS", "1", "0", "0", "1", "km", "STORE", "3"}).kind ==
+        RouteKind::kCrossSlot);
+  CHECK(route(r, {"GEORADIUS", "1", "0", "0", "1", "km", "STORE", "11"}).kind == RouteKind::kLocal);
+  CHECK(route(r, {"ZRANGESTORE", "1", "3", "0", "-1"}).kind == RouteKind::kCrossSlot);
+  CHECK(
+      route(r, {"GEOSEARCHSTORE", "5", "6", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"}).kind ==
+      RouteKind::kRemote);
+}

@@ -37,7 +37,9 @@ struct Host : ScriptHost, ServerControl {
   void script_end(bool) override {}
 
   std::string info(std::span<const std::string_view>) override { return {}; }
-  std::string client_list(std::span<const uint64_t>) override { return {}; }
+  std::string client_list(std::span<const uint64_t>, std::optional<ClientKind>) override {
+    return {};
+  }
   size_t kill_clients(const ClientKillFilter&) override { return 0; }
   void config_get(std::string_view, std::vector<std::pair<std::string, std::string>>&) override {}
   std::string config_set(std::span<const std::pair<std::string_view, std::string_view>>) override {

@@ -1,0 +1,35 @@
+// RDB files on disk: SAVE writes one in the server's process, BGSAVE in a forked child (its view
+// of the store frozen at the fork by copy-on-write), both into dir/temp-<pid>.rdb, fsynced, then
+// renamed over the target so a crash never leaves half a file under the real name.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "persistence/rdb_writer.h"
+
+namespace ringkv::engine {
+class Store;
+}
+
+namespace ringkv::persistence {
+
+// dir/temp-<pid>.rdb: where process `pid` writes before the rename (Redis's name).
+std::string temp_rdb_path(const std::string& dir, pid_t pid);
+
+// Writes `store` to temp_rdb_path(dir of `path`, this process), fsyncs it and renames it to
+// `path`. Returns an empty string or the error (the temporary file is then removed).
+std::string save_rdb_file(engine::Store& store, const RdbSaveOptions& options,
+                          const std::string& path, RdbWriteStats* stats = nullptr);
+
+// Forks a child that runs save_rdb_file and exits with status 0 on success. Returns the child's
+// pid, or -1 when fork failed (errno set).
+pid_t fork_rdb_file_child(engine::Store& store, const RdbSaveOptions& options,
+                          const std::string& path);
+
+// Forks a child that writes `store` as an RDB stream into `fd` (a pipe's write end) and exits
+// with status 0 once all of it was written. The parent keeps `fd` open: close it after the fork.
+pid_t fork_rdb_stream_child(engine::Store& store, const RdbSaveOptions& options, int fd);
+
+}  // namespace ringkv::persistence
