@@ -41,10 +41,6 @@ struct TxnSession::Member {
   bool self = false;
   Cluster::PeerState* peer = nullptr;
   std::unique_ptr<PeerLink> link;
-  bool watches_lost = false;
-  // The link's connection holds nothing of this transaction's for the next one: a LOCK went
-  // (it drops the WATCHes there) and was answered by a RUN that released or by RELEASE.
-  bool clean = false;
   State state = kIdle;
   std::string reply;    // kRan: its array reply
   std::string failure;  // kNotApplied, kUnknown: why
@@ -153,36 +149,46 @@ const std::string& TxnSession::address(size_t part) const {
 
 void TxnSession::execute(TxnDone done) {
   execute_ = true;
-  lock(std::move(done));
+  done_ = std::move(done);
+  if (prepare()) try_at_once();
 }
 
 void TxnSession::lock(TxnDone done) {
   done_ = std::move(done);
+  ordered_ = true;
+  if (prepare()) lock_from(0);
+}
+
+bool TxnSession::prepare() {
   deadline_ms_ =
       uv_now(cluster_.loop_) + static_cast<uint64_t>(cluster_.options_.request_timeout_ms);
-  bool watches_lost = false;
   for (auto& m : members_) {
     if (m->self) continue;
     if (std::optional<LinkError> why = cluster_.unavailable_error(*m->peer)) {
-      return abort(TxnOutcome::kAborted, why->text());
+      abort(TxnOutcome::kAborted, why->text());
+      return false;
     }
   }
+  bool watches_lost = false;
   for (auto& m : members_) {
     if (m->self) continue;
-    m->link = cluster_.take_transaction_link(m->part.node, client_id_, watches_, m->watches_lost);
-    watches_lost = watches_lost || m->watches_lost;
+    bool lost = false;
+    m->link = cluster_.take_transaction_link(m->part.node, client_id_, watches_, lost);
+    watches_lost = watches_lost || lost;
   }
   // A connection that held WATCHes closed since: as for a changed key.
-  if (watches_lost) return abort(TxnOutcome::kWatched, {});
-  lock_from(0);
+  if (watches_lost) abort(TxnOutcome::kWatched, {});
+  return !ended_;
 }
 
-std::string TxnSession::lock_frame(const Member& m) const {
+std::string TxnSession::lock_frame(const Member& m, bool wait) const {
   const uint64_t now = uv_now(cluster_.loop_);
-  const std::string wait = std::to_string(deadline_ms_ > now ? deadline_ms_ - now : 0);
+  // Waiting, at least 1 ms: a LOCK with 0 answers kTxnBusy instead of waiting.
+  const std::string wait_ms =
+      wait ? std::to_string(deadline_ms_ > now + 1 ? deadline_ms_ - now : 1) : "0";
   // Long enough for the other participants' lock waits and the RUN to come.
   const std::string lease = std::to_string(2 * cluster_.options_.request_timeout_ms + 1000);
-  std::vector<std::string_view> argv{"RINGKV.TXN", "LOCK", wait, lease,
+  std::vector<std::string_view> argv{"RINGKV.TXN", "LOCK", wait_ms, lease,
                                      m.part.deny_oom ? "1" : "0"};
   for (const std::string& k : m.part.keys) argv.push_back(k);
   std::string f;
@@ -218,10 +224,105 @@ void TxnSession::send(Member& m, const std::string& frame,
                       std::function<void(std::string_view, const LinkError*)> cb) {
   m.link->frame_buffer().append(frame);
   cluster_.relayed_++;
-  m.link->commit([this, cb = std::move(cb)](std::string_view reply, const LinkError* error) {
-    if (error != nullptr) cluster_.relay_errors_++;
-    cb(reply, error);
-  });
+  const uint64_t generation = generation_;
+  m.link->commit(
+      [this, generation, cb = std::move(cb)](std::string_view reply, const LinkError* error) {
+        if (error != nullptr) cluster_.relay_errors_++;
+        // An answer to the attempt given up for the ordered one (see try_at_once) counts not.
+        if (generation != generation_) return;
+        cb(reply, error);
+      });
+}
+
+void TxnSession::release_frame(Member& m, bool final) {
+  static constexpr std::string_view kRelease[] = {"RINGKV.TXN", "RELEASE", "1"};
+  static constexpr std::string_view kReleaseKeep[] = {"RINGKV.TXN", "RELEASE", "0"};
+  std::string f;
+  append_frame(f, final ? std::span<const std::string_view>(kRelease)
+                        : std::span<const std::string_view>(kReleaseKeep));
+  m.link->frame_buffer().append(f);
+  m.link->commit([](std::string_view, const LinkError*) {});
+  m.link->flush();
+}
+
+void TxnSession::try_at_once() {
+  // Every key taken at once with no waiting (no cycle can form: nobody waits), the one remote
+  // participant's RUN with its LOCK: one round trip when keys are free. A key held elsewhere
+  // sends the transaction down the ordered path.
+  std::vector<size_t> remote;
+  for (size_t i = 0; i < members_.size(); ++i) {
+    Member& m = *members_[i];
+    if (!m.self) {
+      remote.push_back(i);
+      continue;
+    }
+    std::string answer;
+    cluster_.txn_host_->lock_here(client_id_, m.part.keys, watches_, m.part.deny_oom, 0,
+                                  [&answer](std::string_view reply) { answer.assign(reply); });
+    if (answer == kTxnBusy) return lock_in_order();
+    if (answer != kTxnLocked) return on_locked(i, answer, nullptr);
+    m.state = Member::kLocked;
+  }
+  if (cluster_.routing_epoch_ != epoch_) return abort(TxnOutcome::kRingChanged, {});
+  auto self = shared_from_this();
+  at_once_waiting_ = remote.size();
+  for (size_t i : remote) {
+    Member& m = *members_[i];
+    m.state = Member::kLocking;
+    send(m, lock_frame(m, false), [self, i](std::string_view reply, const LinkError* error) {
+      self->on_locked_at_once(i, reply, error);
+    });
+    if (remote.size() == 1) {
+      send(m, run_frame(m.part.commands, true),
+           [self, i](std::string_view reply, const LinkError* error) {
+             const std::string text = error ? error->text() : std::string();
+             self->on_last_run(i, reply, error ? &text : nullptr);
+           });
+    }
+    m.link->flush();
+  }
+}
+
+void TxnSession::on_locked_at_once(size_t i, std::string_view reply, const LinkError* error) {
+  if (ended_) return;
+  Member& m = *members_[i];
+  if (error == nullptr && reply == kTxnBusy) {
+    m.state = Member::kIdle;
+    busy_ = true;
+  } else if (error == nullptr && reply == kTxnLocked) {
+    m.state = Member::kLocked;
+  } else {
+    // WATCHED, an error or a failed link: the transaction ends (a single remote's RUN travelled
+    // with the LOCK: on a link that failed after sending, it may have run).
+    return on_locked(i, reply, error, remote_count() == 1);
+  }
+  if (--at_once_waiting_ > 0) return;
+  if (busy_) return lock_in_order();
+  // With one remote participant its RUN answers next; with more, all are locked: run them.
+  if (remote_count() > 1) commit_rest();
+}
+
+size_t TxnSession::remote_count() const {
+  size_t n = 0;
+  for (const auto& m : members_) n += m->self ? 0 : 1;
+  return n;
+}
+
+void TxnSession::lock_in_order() {
+  // What the first attempt took is given back (WATCHes stay: they are checked again).
+  generation_++;
+  busy_ = false;
+  ordered_ = true;
+  for (auto& mp : members_) {
+    Member& m = *mp;
+    if (m.self) {
+      if (m.state == Member::kLocked) cluster_.txn_host_->release_here(client_id_);
+    } else if (m.state == Member::kLocked || m.state == Member::kLocking) {
+      release_frame(m, false);
+    }
+    m.state = Member::kIdle;
+  }
+  lock_from(0);
 }
 
 void TxnSession::lock_from(size_t i) {
@@ -241,13 +342,16 @@ void TxnSession::lock_from(size_t i) {
   if (m.self) {
     if (m.part.keys.empty() && !watches_) return on_locked(i, kTxnLocked, nullptr);
     const uint64_t now = uv_now(cluster_.loop_);
-    cluster_.txn_host_->lock_here(
-        client_id_, m.part.keys, watches_, m.part.deny_oom,
-        deadline_ms_ > now ? deadline_ms_ - now : 0,
-        [self, i](std::string_view reply) { self->on_locked(i, reply, nullptr); });
+    const uint64_t generation = generation_;
+    cluster_.txn_host_->lock_here(client_id_, m.part.keys, watches_, m.part.deny_oom,
+                                  deadline_ms_ > now + 1 ? deadline_ms_ - now : 1,
+                                  [self, i, generation](std::string_view reply) {
+                                    if (generation == self->generation_)
+                                      self->on_locked(i, reply, nullptr);
+                                  });
     return;
   }
-  send(m, lock_frame(m), [self, i](std::string_view reply, const LinkError* error) {
+  send(m, lock_frame(m, true), [self, i](std::string_view reply, const LinkError* error) {
     self->on_locked(i, reply, error);
   });
   if (runs_now) {
@@ -260,10 +364,11 @@ void TxnSession::lock_from(size_t i) {
   m.link->flush();
 }
 
-void TxnSession::on_locked(size_t i, std::string_view reply, const LinkError* error) {
+void TxnSession::on_locked(size_t i, std::string_view reply, const LinkError* error,
+                           bool ran_with_it) {
   if (ended_) return;
   Member& m = *members_[i];
-  const bool runs_now = execute_ && i + 1 == members_.size();
+  const bool runs_now = ran_with_it || (ordered_ && execute_ && i + 1 == members_.size());
   if (error == nullptr && reply == kTxnLocked) {
     m.state = Member::kLocked;
     if (!runs_now) return lock_from(i + 1);
@@ -277,7 +382,7 @@ void TxnSession::on_locked(size_t i, std::string_view reply, const LinkError* er
   }
   m.state = Member::kIdle;
   if (error != nullptr) {
-    if (runs_now && error->sent) {
+    if (runs_now && !m.self && error->sent) {
       // Its LOCK and RUN went out together and the link failed: the part may have run.
       m.state = Member::kUnknown;
       m.failure = error->text();
@@ -285,9 +390,12 @@ void TxnSession::on_locked(size_t i, std::string_view reply, const LinkError* er
     }
     return abort(TxnOutcome::kAborted, error->text());
   }
-  // The participant dropped its WATCHes whatever it answered.
-  m.clean = true;
   if (reply == kTxnWatched) return abort(TxnOutcome::kWatched, {});
+  // A waiting LOCK whose wait ran out answers BUSY only with nothing left to wait.
+  if (reply == kTxnBusy) {
+    return abort(TxnOutcome::kAborted,
+                 "TRYAGAIN keys locked by another transaction on " + m.address);
+  }
   abort(TxnOutcome::kAborted, error_text(reply));
 }
 
@@ -307,7 +415,6 @@ void TxnSession::on_last_run(size_t i, std::string_view reply, const std::string
   }
   m.state = Member::kRan;
   m.reply.assign(reply);
-  m.clean = true;
   commit_rest();
 }
 
@@ -346,11 +453,9 @@ void TxnSession::part_ran(size_t j, std::string_view reply, const std::string* e
     } else if (!reply.empty() && reply[0] == '-') {
       m.state = Member::kNotApplied;
       m.failure = error_text(reply);
-      m.clean = true;
     } else {
       m.state = Member::kRan;
       m.reply.assign(reply);
-      m.clean = true;
     }
     if (--running_ > 0) return;
   }
@@ -381,11 +486,11 @@ void TxnSession::run(size_t part, std::vector<std::vector<std::string>> commands
        [self, mp, release, done = std::move(done)](std::string_view reply, const LinkError* error) {
          if (error != nullptr) {
            mp->state = Member::kUnknown;
+           mp->failure = error->text();
            const std::string text = error->text();
            return done({}, &text);
          }
-         if (release && !(reply.size() > 0 && reply[0] == '-')) mp->state = Member::kRan;
-         if (release) mp->clean = true;
+         if (release) mp->state = reply.empty() || reply[0] != '-' ? Member::kRan : Member::kIdle;
          done(reply, nullptr);
        });
   m.link->flush();
@@ -437,7 +542,6 @@ void TxnSession::end(TxnOutcome outcome) {
 
 void TxnSession::finish() {
   ended_ = true;
-  static constexpr std::string_view kRelease[] = {"RINGKV.TXN", "RELEASE"};
   for (auto& mp : members_) {
     Member& m = *mp;
     if (m.self) {
@@ -447,19 +551,12 @@ void TxnSession::finish() {
       continue;
     }
     if (!m.link) continue;
-    // What a LOCK took (or a WATCH left) there is released; a part whose RUN is unanswered
-    // keeps its link until the link fails or closes (the peer then releases by itself).
-    if (m.state != Member::kRan && m.state != Member::kUnknown && m.state != Member::kNotApplied &&
-        cluster_.started_) {
-      std::string f;
-      append_frame(f, kRelease);
-      m.link->frame_buffer().append(f);
-      m.link->commit([](std::string_view, const LinkError*) {});
-      m.link->flush();
-      m.clean = true;
-    }
-    cluster_.give_back_transaction_link(*m.peer, std::move(m.link),
-                                        m.clean && m.state != Member::kUnknown);
+    // A part that ran dropped what it held there (its RUN released); one whose RUN is
+    // unanswered keeps its link until the link fails or closes (the peer then releases by
+    // itself); the others release what a LOCK took and the WATCHes left there.
+    const bool unknown = m.state == Member::kUnknown;
+    if (m.state != Member::kRan && !unknown && cluster_.started_) release_frame(m, true);
+    cluster_.give_back_transaction_link(*m.peer, std::move(m.link), !unknown);
   }
 }
 

@@ -6,9 +6,11 @@
 //            wait for each other in a cycle), locks its part's keys and the client's WATCHed keys
 //            there, checks those WATCHes and its maxmemory:
 //              RINGKV.TXN LOCK <wait-ms> <lease-ms> <denyoom 0|1> <key>...
-//                → +OK | +WATCHED | -error (nothing locked)
-//            a participant waits at most wait-ms for keys other transactions hold; it drops its
-//            locks by itself when no RUN or RELEASE came within lease-ms (and refuses a late RUN);
+//                → +OK | +WATCHED | +BUSY | -error (nothing locked)
+//            a participant waits at most wait-ms for keys other transactions hold (0: it answers
+//            BUSY at once); it drops its locks by itself when no RUN or RELEASE came within
+//            lease-ms (and refuses a late RUN); the WATCHes stay until the RUN or a final
+//            RELEASE;
 //   run      once every participant is locked, each runs its part as one MULTI/EXEC block
 //            (recorded so in its append-only file and replication streams) and releases its locks:
 //              RINGKV.TXN RUN <resp 2|3> <release 0|1> <not-after> <n> (<argc> <arg>...)...
@@ -16,7 +18,12 @@
 //            (a RUN reaching its participant after the unix time not-after, in ms, when the
 //            coordinator stopped waiting for it, is refused);
 //            the last participant's LOCK and RUN travel together (one round trip less);
-//   release  RINGKV.TXN RELEASE drops what LOCK took (an abort).
+//   release  RINGKV.TXN RELEASE <final 0|1> drops what LOCK took (an abort; final: the WATCHes
+//            there too).
+//
+// A transaction first tries every participant at once with LOCKs that may not wait (nobody waits,
+// so no cycle can form), the one remote participant's RUN travelling with its LOCK: one round trip
+// when its keys are free. If a key is held, it gives back what it took and locks in order.
 //
 // Every participant locks before any runs, and while a key is locked every other command on it
 // waits, so no client ever sees some parts applied and others not (two-phase locking). Frames
@@ -41,6 +48,8 @@ inline constexpr std::string_view kTxnFrame = "ringkv.txn";
 // A participant's answers to LOCK.
 inline constexpr std::string_view kTxnLocked = "+OK\r\n";
 inline constexpr std::string_view kTxnWatched = "+WATCHED\r\n";
+// ... to a LOCK that may not wait (wait-ms 0) and found a key held by another transaction.
+inline constexpr std::string_view kTxnBusy = "+BUSY\r\n";
 
 // How the coordinator reaches its own node's part (implemented by the server).
 class TxnHost {
@@ -122,8 +131,18 @@ class TxnSession : public std::enable_shared_from_this<TxnSession> {
   friend class Cluster;
   struct Member;
 
+  // Checks the peers and takes the links; false when that ended the transaction.
+  bool prepare();
+  // execute()'s first attempt: every participant at once, without waiting.
+  void try_at_once();
+  void on_locked_at_once(size_t i, std::string_view reply, const LinkError* error);
+  // Gives back what the first attempt locked and locks one participant after the other.
+  void lock_in_order();
+  size_t remote_count() const;
   void lock_from(size_t i);
-  void on_locked(size_t i, std::string_view reply, const LinkError* error);
+  // `ran_with_it`: the member's RUN travelled with this LOCK.
+  void on_locked(size_t i, std::string_view reply, const LinkError* error,
+                 bool ran_with_it = false);
   void on_last_run(size_t i, std::string_view reply, const std::string* error);
   // Runs every part not yet run, each releasing; then ends with what they answered.
   void commit_rest();
@@ -131,8 +150,11 @@ class TxnSession : public std::enable_shared_from_this<TxnSession> {
   void end(TxnOutcome outcome);
   // Releases what is locked (and sends RELEASE where a LOCK went), then ends with `outcome`.
   void abort(TxnOutcome::Kind kind, std::string error);
-  // The frames of a part.
-  std::string lock_frame(const Member& m) const;
+  // The frames of a part. `wait`: the LOCK waits for keys other transactions hold (else it
+  // answers kTxnBusy).
+  std::string lock_frame(const Member& m, bool wait) const;
+  // Sends RELEASE (`final`: the WATCHes there go too).
+  void release_frame(Member& m, bool final);
   std::string run_frame(const std::vector<std::vector<std::string>>& commands, bool release) const;
   void send(Member& m, const std::string& frame,
             std::function<void(std::string_view reply, const LinkError* error)> cb);
@@ -147,6 +169,10 @@ class TxnSession : public std::enable_shared_from_this<TxnSession> {
   uint64_t epoch_ = 0;
   bool execute_ = false;  // execute(): the last member runs with its LOCK
   bool ended_ = false;
+  uint64_t generation_ = 0;     // answers of a given-up attempt are ignored
+  size_t at_once_waiting_ = 0;  // LOCKs of the first attempt not answered yet
+  bool busy_ = false;           // ... and one found a key held
+  bool ordered_ = false;        // locking in order, each LOCK waiting for its keys
   TxnDone done_;
   size_t running_ = 0;  // RUNs outstanding in commit_rest
 };

@@ -168,9 +168,7 @@ void Server::lock_here(uint64_t client_id, std::vector<std::string> keys, bool w
     keys.insert(keys.end(), watched.begin(), watched.end());
   }
   if (locks_.try_lock(client_id, keys)) return done(locked_here(*conn, watches));
-  if (wait_ms == 0) {
-    return done(reply_line("-", lock_timeout_error(wait_ms, cluster_->self_address())));
-  }
+  if (wait_ms == 0) return done(cluster::kTxnBusy);
   local_lock_waits_.push_back(LocalLockWait{client_id, std::move(keys), watches,
                                             uv_now(loop_) + wait_ms, wait_ms, std::move(done)});
   arm_lock_timer();
@@ -179,11 +177,10 @@ void Server::lock_here(uint64_t client_id, std::vector<std::string> keys, bool w
 std::string Server::locked_here(Connection& conn, bool watches) {
   if (!watches) return std::string(cluster::kTxnLocked);
   Transaction& tx = conn.transaction();
-  // A watched key whose TTL ran out since WATCH counts as changed.
+  // A watched key whose TTL ran out since WATCH counts as changed. The WATCHes stay (a first
+  // attempt given up checks them again); they go when the part ran or the transaction ended.
   for (const std::string& key : tx.watched) store_.peek(key);
-  const bool changed = tx.watched_changed;
-  unwatch_here(conn);
-  if (!changed) return std::string(cluster::kTxnLocked);
+  if (!tx.watched_changed) return std::string(cluster::kTxnLocked);
   release_locks(conn.id());
   return std::string(cluster::kTxnWatched);
 }
@@ -220,7 +217,8 @@ bool Server::txn_frame(Connection& conn, std::span<const std::string_view> args,
   if (common::equals_ignore_case(sub, "release")) {
     release_locks(conn.id());
     txn_leases_.erase(conn.id());
-    unwatch_all(conn);
+    // Final: the transaction ended, and the WATCHes it was given here go too.
+    if (args.size() < 2 || args[1] != "0") unwatch_all(conn);
     writer.ok();
     return true;
   }
@@ -230,33 +228,29 @@ bool Server::txn_frame(Connection& conn, std::span<const std::string_view> args,
     if (!wait || !lease || *wait < 0 || *lease < 1) {
       return refuse_frame("ERR RINGKV.TXN LOCK needs a wait and a lease");
     }
-    if (script_busy_) {
-      unwatch_all(conn);
-      return refuse_frame(kBusyError);
-    }
+    // Whatever it answers, the WATCHes stay until the coordinator's final RELEASE or the RUN.
+    if (script_busy_) return refuse_frame(kBusyError);
     if (!cluster_->lease_valid()) {
-      unwatch_all(conn);
       return refuse_frame("CLUSTERDOWN this node cannot reach a majority of the cluster's members");
     }
-    if (args[3] == "1" && over_maxmemory()) {
-      unwatch_all(conn);
-      return refuse_frame(protocol::err::kOom);
-    }
+    if (args[3] == "1" && over_maxmemory()) return refuse_frame(protocol::err::kOom);
     std::vector<std::string> keys(args.begin() + 4, args.end());
     const std::vector<std::string>& watched = conn.transaction().watched;
     keys.insert(keys.end(), watched.begin(), watched.end());
     if (!locks_.try_lock(conn.id(), keys)) {
+      if (*wait == 0) {
+        writer.raw(cluster::kTxnBusy);
+        return true;
+      }
       auto [it, added] = lock_waits_.emplace(conn.id(), now + static_cast<uint64_t>(*wait));
       if (added) arm_lock_timer();
       if (now < it->second) return false;  // run again when keys are released
       lock_waits_.erase(it);
-      unwatch_all(conn);
       return refuse_frame(
           lock_timeout_error(static_cast<uint64_t>(*wait), cluster_->self_address()));
     }
     lock_waits_.erase(conn.id());
     const std::string answer = locked_here(conn, true);
-    unwatch_all(conn);
     if (answer == cluster::kTxnLocked) {
       txn_leases_[conn.id()] =
           TxnLease{now + static_cast<uint64_t>(*lease), cluster_->routing_epoch(), false};
@@ -310,6 +304,7 @@ bool Server::txn_frame(Connection& conn, std::span<const std::string_view> args,
     if (release) {
       txn_leases_.erase(conn.id());
       release_locks(conn.id());
+      unwatch_all(conn);
     }
     if (!ready_keys_.empty() && !scripts_->running()) serve_ready_keys();
     return true;
