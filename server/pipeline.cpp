@@ -70,6 +70,10 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
       stats_.total_commands_processed++;
       return true;
     }
+  } else if (!lock_waits_.empty()) {
+    // Its keys were released and nothing is locked now: a wait it began is over (a wait left
+    // behind would end its next wait at the old deadline).
+    lock_waits_.erase(conn.id());
   }
   stats_.total_commands_processed++;
   if (!conn.is_peer()) {

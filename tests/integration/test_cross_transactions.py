@@ -3,8 +3,9 @@ pipeline() (MULTI ... EXEC) and its transaction() WATCH/retry helper through eve
 on every owner, node-redis's multi() (Debian's node-redis), EXEC arrays with per-command errors
 compared byte for byte with redis-server's, WATCH of keys on several nodes, a command whose own
 keys span nodes refused at queue time (CROSSSLOT, EXECABORT), each participant's append-only
-file recording its part inside MULTI/EXEC, and lock waits that end with TRYAGAIN after
-request-timeout while a participant is stopped (SIGSTOP) during a commit.
+file recording its part inside MULTI/EXEC, lock waits that end with TRYAGAIN after
+request-timeout while a participant is stopped (SIGSTOP) during a commit, and a participant
+killed (SIGKILL) while transactions commit.
 
     /usr/bin/python3 test_cross_transactions.py --server build/ringkv-server
 """
@@ -44,6 +45,17 @@ def keys_on(port, addresses, prefix, per_node=1):
             if len(found[owner]) < per_node:
                 found[owner].append(key)
     return found
+
+
+def read_when_up(client, key, timeout=10.0):
+    """GET key through `client`'s node once the key's owner is seen up again (health checks mark
+    a node stopped for a while down until its next answered ping)."""
+    deadline = time.time() + timeout
+    while True:
+        got = client.call("GET", key)
+        if b"unavailable" not in got or time.time() > deadline:
+            return got
+        time.sleep(0.05)
 
 
 def check_redis_py(report, cluster):
@@ -270,7 +282,8 @@ def check_lock_timeouts(report, cluster):
     first, last = order[0], order[2]
     spread = keys_on(cluster.ports[0], addresses, "lock")
     a, b = spread[addresses[first]][0], spread[addresses[last]][0]
-    coordinator = cluster.ports[order[1]]
+    # The first node coordinates: it locks a itself, then sends b's LOCK and RUN together.
+    coordinator = cluster.ports[first]
     with RespClient(coordinator) as c:
         # The same transaction once first, so a transaction link to each node is open: the
         # frames below are surely sent before the node stops.
@@ -278,7 +291,7 @@ def check_lock_timeouts(report, cluster):
         c.call("SET", a, "0")
         c.call("SET", b, "0")
         report.equal(c.call("EXEC"), b"*2\r\n+OK\r\n+OK\r\n", "a transaction over a and b")
-    # The last participant (by address) runs with its LOCK; stopped, the first keeps a locked.
+    # b's node, stopped, holds its LOCK and RUN unanswered, so the coordinator keeps a locked.
     cluster.kill(last, signal.SIGSTOP)
     holder = RespClient(coordinator)
     holder.send(b"".join(harness.encode_command(*cmd) for cmd in
@@ -297,14 +310,105 @@ def check_lock_timeouts(report, cluster):
                  addresses[last].encode() in replies[3] and b"may have been applied" in replies[3],
                  "the stopped participant's part is reported as unknown", repr(replies[3]))
     cluster.kill(last, signal.SIGCONT)
-    time.sleep(0.3)
     with RespClient(cluster.ports[first]) as c:
         report.equal(c.call("GET", a), b"$1\r\n0\r\n", "the running participant applied nothing")
-        report.equal(c.call("GET", b), b"$1\r\n0\r\n",
+        report.equal(read_when_up(c, b), b"$1\r\n0\r\n",
                      "the late part was refused when the stopped node continued")
         report.equal(c.call("SET", a, "2"), b"+OK\r\n", "the key is unlocked")
     holder.close()
     waiter.close()
+
+
+def parse_incomplete(text):
+    """The addresses an incomplete transaction's error names as applied ("applied on A, B; ...")."""
+    head = text.split(";")[0]
+    listed = head.split("applied on ", 1)[1].strip()
+    return set() if listed == "no node" else {a.strip() for a in listed.split(",")}
+
+
+def check_kill_during_commit(report, cluster):
+    """kill -9 of a participant while transactions over all three nodes commit through the two
+    others: every transaction is answered (committed, aborted naming the dead peer, or incomplete
+    naming exactly where it was applied), and the survivors' counters hold exactly the committed
+    increments plus those the incomplete errors say were applied there. Runs last (the node stays
+    dead)."""
+    addresses = cluster.addresses
+    victim = max(range(3), key=lambda i: addresses[i])
+    survivors = [i for i in range(3) if i != victim]
+    spread = keys_on(cluster.ports[0], addresses, "kill")
+    keys = {i: spread[addresses[i]][0] for i in range(3)}
+    with RespClient(cluster.ports[survivors[0]]) as c:
+        for k in keys.values():
+            read_when_up(c, k)
+            c.call("SET", k, "0")
+    stop = [False]
+    lock = threading.Lock()
+    outcome = {"committed": 0, "applied": {i: 0 for i in survivors}, "errors": [], "bad": [],
+               "slowest": 0.0}
+
+    def writer(port):
+        c = RespClient(port, timeout=REQUEST_TIMEOUT / 1000 * 4)
+        batch = b"".join(harness.encode_command(*cmd) for cmd in
+                         [["MULTI"]] + [["INCR", keys[i]] for i in range(3)] + [["EXEC"]])
+        while not stop[0]:
+            started = time.time()
+            c.send(batch)
+            try:
+                replies = [c.read() for _ in range(5)]
+            except OSError as e:
+                with lock:
+                    outcome["bad"].append("no answer: %r" % e)
+                return
+            took = time.time() - started
+            reply = replies[4]
+            with lock:
+                outcome["slowest"] = max(outcome["slowest"], took)
+                if reply.startswith(b"*3\r\n"):
+                    outcome["committed"] += 1
+                elif not reply.startswith(b"-"):
+                    outcome["bad"].append(reply)
+                else:
+                    text = reply.decode()
+                    outcome["errors"].append(text)
+                    if addresses[victim] not in text:
+                        outcome["bad"].append(text)
+                    elif text.startswith("-ERR cross-node transaction incomplete"):
+                        for i in survivors:
+                            if addresses[i] in parse_incomplete(text):
+                                outcome["applied"][i] += 1
+        c.close()
+
+    threads = [threading.Thread(target=writer, args=(cluster.ports[survivors[t % 2]],))
+               for t in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    cluster.kill(victim)
+    time.sleep(1.0)
+    stop[0] = True
+    for t in threads:
+        t.join()
+    incomplete = [e for e in outcome["errors"] if "incomplete" in e]
+    label = "(%d committed, %d errors of which %d incomplete, e.g. %r)" % (
+        outcome["committed"], len(outcome["errors"]), len(incomplete), incomplete[-1:])
+    print("kill -9 of a participant: " + label, flush=True)
+    report.check(outcome["committed"] > 0 and outcome["errors"], "commits before, errors after "
+                 "the kill " + label, label)
+    report.equal(outcome["bad"][:3], [], "every failure names the dead peer " + label)
+    report.check(outcome["slowest"] < REQUEST_TIMEOUT / 1000 * 3, "no transaction hung",
+                 "%.2f s" % outcome["slowest"])
+    with RespClient(cluster.ports[survivors[0]]) as c:
+        for i in survivors:
+            got = harness.parse_reply(c.call("GET", keys[i]))
+            report.equal(int(got), outcome["committed"] + outcome["applied"][i],
+                         "%s holds the committed increments and those reported applied there"
+                         % addresses[i])
+        # Nothing stays locked: a transaction over the two survivors commits.
+        c.call("MULTI")
+        for i in survivors:
+            c.call("INCR", keys[i])
+        report.check(c.call("EXEC").startswith(b"*2\r\n"), "the survivors' keys are free")
+    return victim
 
 
 def main():
@@ -320,8 +424,10 @@ def main():
         check_watch_and_crossslot(report, cluster)
         check_aof_blocks(report, cluster)
         check_lock_timeouts(report, cluster)
-        for node in cluster.nodes:
-            report.check(node.alive(), "%s still running" % node.name, node.log())
+        victim = check_kill_during_commit(report, cluster)
+        for i, node in enumerate(cluster.nodes):
+            if i != victim:
+                report.check(node.alive(), "%s still running" % node.name, node.log())
     report.finish()
 
 
