@@ -160,24 +160,8 @@ int Server::serve() {
     uv_run(loop_, UV_RUN_DEFAULT);
     return 1;
   }
-  std::string mode = "standalone";
-  if (cluster_) {
-    mode = "cluster, " + std::to_string(cluster_->ring().size()) + " members, self " +
-           cluster_->self_address() + ", hash " + cluster_->ring().scheme().name;
-    cluster_->set_host(migration_.get());
-    if (config_.tls.cluster) {
-      cluster_->set_tls(
-          [this]() -> std::shared_ptr<const common::TlsContext> { return tls_context_; });
-    }
-    cluster_->start();
-  }
-  spdlog::info("ringkv {} listening on {}:{}{} (config: {}, mode: {})", RINGKV_VERSION,
-               config_.server.bind, config_.server.port,
-               config_.server.tls_port != 0
-                   ? ", TLS on port " + std::to_string(config_.server.tls_port)
-                   : std::string(),
-               config_.source_file.empty() ? "none" : config_.source_file, mode);
-
+  // The server's own handles exist before the cluster starts: its first health check may call
+  // back (a one-member ring holds its lease at once and releases held clients).
   uv_timer_init(loop_, &cron_timer_);
   cron_timer_.data = this;
   uint64_t period = 1000 / static_cast<uint64_t>(std::max<int64_t>(1, config_.server.hz));
@@ -197,6 +181,26 @@ int Server::serve() {
     return !deferred_input_.empty();
   });
 
+  std::string mode = "standalone";
+  if (cluster_) {
+    mode = "cluster, " + std::to_string(cluster_->ring().size()) + " members, self " +
+           cluster_->self_address() + ", hash " + cluster_->ring().scheme().name;
+    cluster_->set_host(migration_.get());
+    if (config_.tls.cluster) {
+      cluster_->set_tls(
+          [this]() -> std::shared_ptr<const common::TlsContext> { return tls_context_; });
+    }
+    cluster_->start();
+  }
+  spdlog::info("ringkv {} listening on {}:{}{} (config: {}, mode: {})", RINGKV_VERSION,
+               config_.server.bind, config_.server.port,
+               config_.server.tls_port != 0
+                   ? ", TLS on port " + std::to_string(config_.server.tls_port)
+                   : std::string(),
+               config_.source_file.empty() ? "none" : config_.source_file, mode);
+
+  // Started after the cluster's check handle, which libuv then runs after this one: replies
+  // and frames queued while flushing clients go out in the same iteration.
   uv_check_init(loop_, &flush_check_);
   flush_check_.data = this;
   uv_check_start(&flush_check_,
