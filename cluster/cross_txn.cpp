@@ -222,6 +222,9 @@ std::string TxnSession::run_frame(const std::vector<std::vector<std::string>>& c
 
 void TxnSession::send(Member& m, const std::string& frame,
                       std::function<void(std::string_view, const LinkError*)> cb) {
+  // A link that failed at once ended the transaction inside an earlier send (its callback ran
+  // there) and went back to the cluster: nothing more goes out.
+  if (!m.link) return;
   m.link->frame_buffer().append(frame);
   cluster_.relayed_++;
   const uint64_t generation = generation_;
@@ -235,6 +238,7 @@ void TxnSession::send(Member& m, const std::string& frame,
 }
 
 void TxnSession::release_frame(Member& m, bool final) {
+  if (!m.link) return;
   static constexpr std::string_view kRelease[] = {"RINGKV.TXN", "RELEASE", "1"};
   static constexpr std::string_view kReleaseKeep[] = {"RINGKV.TXN", "RELEASE", "0"};
   std::string f;
@@ -242,7 +246,7 @@ void TxnSession::release_frame(Member& m, bool final) {
                         : std::span<const std::string_view>(kReleaseKeep));
   m.link->frame_buffer().append(f);
   m.link->commit([](std::string_view, const LinkError*) {});
-  m.link->flush();
+  if (m.link) m.link->flush();
 }
 
 void TxnSession::try_at_once() {
@@ -279,6 +283,7 @@ void TxnSession::try_at_once() {
              self->on_last_run(i, reply, error ? &text : nullptr);
            });
     }
+    if (ended_) return;  // its LOCK failed at once
     m.link->flush();
   }
 }
@@ -361,7 +366,7 @@ void TxnSession::lock_from(size_t i) {
            self->on_last_run(i, reply, error ? &text : nullptr);
          });
   }
-  m.link->flush();
+  if (m.link) m.link->flush();
 }
 
 void TxnSession::on_locked(size_t i, std::string_view reply, const LinkError* error,
@@ -439,7 +444,7 @@ void TxnSession::commit_rest() {
            const std::string text = error ? error->text() : std::string();
            self->part_ran(j, reply, error ? &text : nullptr);
          });
-    m.link->flush();
+    if (m.link) m.link->flush();
   }
 }
 
@@ -493,7 +498,7 @@ void TxnSession::run(size_t part, std::vector<std::vector<std::string>> commands
          if (release) mp->state = reply.empty() || reply[0] != '-' ? Member::kRan : Member::kIdle;
          done(reply, nullptr);
        });
-  m.link->flush();
+  if (m.link) m.link->flush();
 }
 
 void TxnSession::abort(TxnOutcome::Kind kind, std::string error) {

@@ -397,6 +397,12 @@ def check_kill_during_commit(report, cluster):
     report.equal(outcome["bad"][:3], [], "every failure names the dead peer " + label)
     report.check(outcome["slowest"] < REQUEST_TIMEOUT / 1000 * 3, "no transaction hung",
                  "%.2f s" % outcome["slowest"])
+    dead = [cluster.nodes[i] for i in survivors if not cluster.nodes[i].alive()]
+    report.equal([n.name for n in dead], [], "the survivors still run")
+    for n in dead:
+        print(n.log(tail=12000), flush=True)
+    if dead:
+        return victim
     with RespClient(cluster.ports[survivors[0]]) as c:
         for i in survivors:
             got = harness.parse_reply(c.call("GET", keys[i]))
