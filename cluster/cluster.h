@@ -184,6 +184,11 @@ class Cluster {
     return phase_ == Phase::kPaused || phase_ == Phase::kSwitching || joining_here() ||
            lease_pending();
   }
+  // Past the pause of a ring change, waiting for its commit: no transaction of the old ring is
+  // left anywhere (the pause waited for them), so a cross-node transaction's LOCK reaching this
+  // node now comes from a node that committed already, and waits for this node's commit (run
+  // now, it would lock under the old ring and see its RUN refused after the commit).
+  bool switching_ring() const { return phase_ == Phase::kSwitching; }
 
   // Failover (failover.cpp). With replication-factor > 1 (or on-peer-down = eject) a member a
   // majority sees down is failed over: a ring change marks it failed, so its keys go to the next

@@ -61,6 +61,11 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     migration_->hold(conn);
     return false;
   }
+  if (cluster_ && conn.is_peer() && cluster_->switching_ring() && !argv.empty() &&
+      engine::equals_ignore_case(argv[0], cluster::kTxnFrame)) {
+    migration_->hold(conn);
+    return false;
+  }
   // A key locked by a cross-node transaction: the request waits for it (not a peer's ring-change
   // or replication frames, which are copies, not requests).
   if (!locks_.empty() && !conn.control_link() && conn.replication_source().empty()) {
