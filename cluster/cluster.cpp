@@ -113,9 +113,9 @@ void Cluster::start() {
     for (auto& [id, b] : self->blocking_links_) {
       if (b.link && b.link->needs_flush()) b.link->flush();
     }
-    for (auto& [id, t] : self->transaction_links_) {
-      if (t.link->needs_flush()) t.link->flush();
-    }
+    self->for_each_transaction_link([](PeerLink& link) {
+      if (link.needs_flush()) link.flush();
+    });
     self->replication_->flush();
     // Closing a retired link fails what it still carried (a client that went away).
     for (auto& l : self->retired_links_) l->close(LinkErrorKind::kAbandoned);
@@ -130,6 +130,7 @@ void Cluster::start() {
         uint64_t now = uv_now(self->loop_);
         for (auto& [address, p] : self->known_peers_) p->pool.check_timeouts(now);
         for (auto& [address, link] : self->control_links_) link->check_timeouts(now);
+        self->for_each_transaction_link([now](PeerLink& link) { link.check_timeouts(now); });
       },
       kTimeoutCheckMs, kTimeoutCheckMs);
   uv_timer_init(loop_, &change_timer_);
@@ -221,6 +222,11 @@ void Cluster::ping_failed(PeerState& peer, std::string_view reason) {
   // Requests already relayed to a hung peer fail now rather than at their timeout (their
   // outcome is unknown, as with any request a peer took and did not answer).
   peer.pool.fail_relays(LinkErrorKind::kDown);
+  for (auto& link : peer.idle_transaction_links) retired_links_.push_back(std::move(link));
+  peer.idle_transaction_links.clear();
+  for_each_transaction_link([&peer](PeerLink& link) {
+    if (link.address() == peer.address && link.in_flight() > 0) link.close(LinkErrorKind::kDown);
+  });
   maybe_fail_over();
 }
 
@@ -234,8 +240,12 @@ void Cluster::stop() {
   uv_close(reinterpret_cast<uv_handle_t*>(&recovery_timer_), nullptr);
   replication_->stop();
   for (auto& [address, link] : control_links_) link->close(LinkErrorKind::kShutdown);
-  for (auto& [address, p] : known_peers_) p->pool.close(LinkErrorKind::kShutdown);
+  for (auto& [address, p] : known_peers_) {
+    p->pool.close(LinkErrorKind::kShutdown);
+    for (auto& link : p->idle_transaction_links) link->close(LinkErrorKind::kShutdown);
+  }
   for (auto& [address, link] : migration_links_) link->close(LinkErrorKind::kShutdown);
+  for_each_transaction_link([](PeerLink& link) { link.close(LinkErrorKind::kShutdown); });
 }
 
 bool Cluster::ring_mismatch(const PeerState& peer) {
@@ -415,16 +425,19 @@ void Cluster::reroute_blocking() {
 
 Cluster::TransactionLink& Cluster::transaction_link(size_t node, uint64_t client_id) {
   PeerState* peer = peers_[routing_to_full_[node]];
-  auto& t = transaction_links_[client_id];
-  if (!t.link || t.node != peer) {
-    if (t.link) retired_links_.push_back(std::move(t.link));
-    t.node = peer;
-    t.link = make_link(*peer, LinkOptions{static_cast<uint64_t>(options_.connect_timeout_ms),
-                                          static_cast<uint64_t>(options_.request_timeout_ms),
-                                          static_cast<uint64_t>(options_.connect_timeout_ms)});
-    t.connects = 0;
+  std::vector<TransactionLink>& links = transaction_links_[client_id];
+  for (TransactionLink& t : links) {
+    if (t.node == peer) return t;
   }
-  return t;
+  TransactionLink t{peer, nullptr, 0};
+  if (!peer->idle_transaction_links.empty()) {
+    t.link = std::move(peer->idle_transaction_links.back());
+    peer->idle_transaction_links.pop_back();
+  } else {
+    t.link = make_link(*peer, transaction_link_options());
+  }
+  links.push_back(std::move(t));
+  return links.back();
 }
 
 void Cluster::transaction_send(size_t node, uint64_t client_id,
@@ -451,9 +464,13 @@ void Cluster::transaction_exec(size_t node, uint64_t client_id,
                                protocol::RespVersion resp, ReplyDone done) {
   const size_t full = routing_to_full_[node];
   auto existing = transaction_links_.find(client_id);
-  const bool watched =
-      existing != transaction_links_.end() && existing->second.node == peers_[full];
-  if (watched && existing->second.link->stats().connects != existing->second.connects) {
+  const TransactionLink* watched = nullptr;
+  if (existing != transaction_links_.end()) {
+    for (const TransactionLink& t : existing->second) {
+      if (t.node == peers_[full]) watched = &t;
+    }
+  }
+  if (watched != nullptr && watched->link->stats().connects != watched->connects) {
     // The connection that held the WATCHes is gone: treat it as a changed key.
     transaction_end(client_id);
     std::string out;
@@ -493,15 +510,25 @@ void Cluster::transaction_exec(size_t node, uint64_t client_id,
       if (error != nullptr) fail_once(error->text());
     });
   }
-  t.link->commit(
-      [this, client_id, failed, fail_once, done](std::string_view reply, const LinkError* error) {
-        if (error != nullptr) {
-          fail_once(error->text());
-        } else if (!*failed) {
-          done(reply);
-        }
-        transaction_end(client_id);
-      });
+  PeerState* peer = peers_[full];
+  t.link->commit([this, client_id, peer, failed, fail_once, done](std::string_view reply,
+                                                                  const LinkError* error) {
+    if (error != nullptr) {
+      fail_once(error->text());
+    } else if (!*failed) {
+      done(reply);
+    }
+    // EXEC dropped the WATCHes there: the link serves the next transaction, unless it failed.
+    auto it = transaction_links_.find(client_id);
+    if (it == transaction_links_.end()) return;
+    for (auto l = it->second.begin(); l != it->second.end(); ++l) {
+      if (l->node != peer) continue;
+      give_back_transaction_link(*peer, std::move(l->link), !*failed);
+      it->second.erase(l);
+      break;
+    }
+    if (it->second.empty()) transaction_links_.erase(it);
+  });
 }
 
 void Cluster::wait_remote(const std::string& address, uint64_t client_id, const std::string& key,
@@ -547,7 +574,7 @@ void Cluster::wait_remote(const std::string& address, uint64_t client_id, const 
 void Cluster::transaction_end(uint64_t client_id) {
   auto it = transaction_links_.find(client_id);
   if (it == transaction_links_.end()) return;
-  retired_links_.push_back(std::move(it->second.link));
+  for (TransactionLink& t : it->second) retired_links_.push_back(std::move(t.link));
   transaction_links_.erase(it);
 }
 

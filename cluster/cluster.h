@@ -17,6 +17,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "cluster/cross_txn.h"
 #include "cluster/membership.h"
 #include "cluster/merge.h"
 #include "cluster/peer_link.h"
@@ -134,11 +135,20 @@ class Cluster {
   // error.
   void wait_remote(const std::string& address, uint64_t client_id, const std::string& key,
                    int64_t numreplicas, int64_t timeout_ms, ReplyDone done);
-  // Drops the client's transaction link, and with it the WATCHes on the peer.
+  // Drops the client's transaction links, and with them its WATCHes on peers.
   void transaction_end(uint64_t client_id);
   bool has_transaction_link(uint64_t client_id) const {
     return transaction_links_.count(client_id) != 0;
   }
+
+  // Cross-node transactions (cross_txn.cpp). The server's side of this node's own parts; set
+  // before the first transaction.
+  void set_txn_host(TxnHost* host) { txn_host_ = host; }
+  // Starts a transaction of client `client_id` over `parts` (on several nodes). With `watches`
+  // (an EXEC) the client's transaction links to those nodes, and its WATCHes there, become the
+  // transaction's and are checked; without, they are left alone (a multi-key command).
+  std::shared_ptr<TxnSession> begin_transaction(uint64_t client_id, std::vector<TxnPart> parts,
+                                                protocol::RespVersion resp, bool watches);
 
   // Answers RINGKV.CHALLENGE (its arguments) on connection `conn_id`: remembers the peer's
   // nonce and issues a fresh one of this node's, for that connection's next RINGKV.PEER only.
@@ -174,6 +184,11 @@ class Cluster {
     return phase_ == Phase::kPaused || phase_ == Phase::kSwitching || joining_here() ||
            lease_pending();
   }
+  // Past the pause of a ring change, waiting for its commit: no transaction of the old ring is
+  // left anywhere (the pause waited for them), so a cross-node transaction's LOCK reaching this
+  // node now comes from a node that committed already, and waits for this node's commit (run
+  // now, it would lock under the old ring and see its RUN refused after the commit).
+  bool switching_ring() const { return phase_ == Phase::kSwitching; }
 
   // Failover (failover.cpp). With replication-factor > 1 (or on-peer-down = eject) a member a
   // majority sees down is failed over: a ring change marks it failed, so its keys go to the next
@@ -219,6 +234,7 @@ class Cluster {
  private:
   struct PeerState;
   class LinkHandshake;
+  friend class TxnSession;
   // The nonces of a handshake challenge issued on a connection.
   struct Challenge {
     std::string connector_nonce;
@@ -391,7 +407,25 @@ class Cluster {
     std::unique_ptr<PeerLink> link;
     uint64_t connects = 0;  // link connects when the transaction started using it
   };
-  std::unordered_map<uint64_t, TransactionLink> transaction_links_;
+  // By client id: its links to the peers where it WATCHes keys (or runs a transaction pinned
+  // there).
+  std::unordered_map<uint64_t, std::vector<TransactionLink>> transaction_links_;
+  // Cross-node transactions coordinated here (each in sessions_ while it lives).
+  TxnHost* txn_host_ = nullptr;
+  std::unordered_set<TxnSession*> sessions_;
+  // The options of transaction links: a LOCK may wait up to request-timeout for its keys, so its
+  // answer is given a little longer.
+  LinkOptions transaction_link_options() const;
+  // A link for a transaction of client `client_id` on routing node `node` (a peer): the client's
+  // own when it WATCHes there (`watches_lost`: it reconnected since, so the peer forgot them),
+  // else an idle one of that peer's or a new one.
+  std::unique_ptr<PeerLink> take_transaction_link(size_t node, uint64_t client_id, bool watches,
+                                                  bool& watches_lost);
+  // A transaction is done with `link`: kept for the next one when `clean` (the peer holds no
+  // WATCHes or locks for it), closed otherwise.
+  void give_back_transaction_link(PeerState& peer, std::unique_ptr<PeerLink> link, bool clean);
+  // Calls f(link) for every transaction link (the clients' and the sessions').
+  void for_each_transaction_link(const std::function<void(PeerLink&)>& f);
   // WAITs relayed to the peer that has a client's last write: (client id, peer) → the link the
   // wait runs on.
   std::map<std::pair<uint64_t, std::string>, std::unique_ptr<PeerLink>> wait_links_;

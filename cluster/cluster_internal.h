@@ -94,6 +94,8 @@ struct Cluster::PeerState {
   uint64_t granted_ms = 0;    // loop time the last answered ping was sent (the lease it grants)
   uint64_t times_down = 0;    // up → down transitions
   std::string last_failure;   // why the last ping failed
+  // Transaction links no transaction uses now, kept for the next (see TxnSession).
+  std::vector<std::unique_ptr<PeerLink>> idle_transaction_links;
 };
 
 // The change this node coordinates.

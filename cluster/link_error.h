@@ -28,6 +28,8 @@ struct LinkError {
   LinkErrorKind kind;
   std::string address;  // the peer, HOST:PORT
   std::string detail;   // kUnreachable, kProtocol, kRefused: what was said; else empty
+  // The request had been written to the peer when the link failed it: it may have run there.
+  bool sent = false;
 
   // The reason as logs, CLUSTER NODES and the error text give it: "connection refused",
   // "timeout", "down", "link refused (...)"...

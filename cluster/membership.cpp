@@ -210,7 +210,12 @@ void Cluster::close_migration_links() {
 size_t Cluster::relays_in_flight() const {
   size_t n = 0;
   for (const auto& [address, p] : known_peers_) n += p->pool.totals().in_flight;
-  for (const auto& [id, t] : transaction_links_) n += t.link->in_flight();
+  for (const auto& [id, links] : transaction_links_) {
+    for (const TransactionLink& t : links) n += t.link->in_flight();
+  }
+  // A cross-node transaction counts while it lives, even waiting for a lock here: the ring
+  // must not change between its LOCKs and its RUNs.
+  n += sessions_.size();
   return n;
 }
 

@@ -220,6 +220,11 @@ void PeerLink::flush() {
 }
 
 void PeerLink::start_write() {
+  // The requests whose frames are in out_ are the last out_requests_ ones.
+  for (size_t i = inflight_.size() - std::min(out_requests_, inflight_.size());
+       i < inflight_.size(); ++i) {
+    inflight_[i].written = true;
+  }
   std::string data;
   data.swap(out_);
   out_requests_ = 0;
@@ -314,7 +319,13 @@ void PeerLink::fail_request(Request& req, const LinkError& error) {
   stats_.errors++;
   ReplyCallback cb = std::move(req.on_reply);
   req.on_reply = nullptr;
-  cb({}, &error);
+  if (!req.written) {
+    cb({}, &error);
+    return;
+  }
+  LinkError sent = error;
+  sent.sent = true;
+  cb({}, &sent);
 }
 
 void PeerLink::fail(LinkErrorKind kind, std::string_view detail) {

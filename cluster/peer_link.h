@@ -111,7 +111,8 @@ class PeerLink {
   struct Request {
     ReplyCallback on_reply;  // empty once the request timed out (its reply is then dropped)
     uint64_t deadline_ms;
-    uint64_t sent_ns;  // uv_hrtime() at commit: the round trip INFO cluster reports
+    uint64_t sent_ns;      // uv_hrtime() at commit: the round trip INFO cluster reports
+    bool written = false;  // its frame went to the socket (the peer may have run it)
   };
 
   void connect();

@@ -74,6 +74,10 @@ struct ClusterOptions {
   int64_t replication_factor = 1;
   int64_t replica_acks = 0;                 // replicas that must have a write before its reply
   int64_t repl_backlog_size = 1024 * 1024;  // bytes kept per replica for a partial resync
+  // MGET, MSET, DEL, UNLINK, EXISTS and TOUCH over several owners run as one cross-node
+  // transaction (isolated) instead of independent parts; MSETNX, RENAME, RENAMENX and COPY over
+  // several owners then work too instead of answering CROSSSLOT.
+  bool atomic_multikey = false;
   // Derived: `self` was configured (a node with a self and no peers is a one-member ring that
   // may join a cluster); false when it defaulted to bind:port.
   bool self_given = false;

@@ -456,6 +456,11 @@ const std::vector<Row>& rows() {
                       "Bytes of writes kept per replica so that a short disconnection resumes "
                       "instead of copying everything again (bytes, or 1mb...)"},
                  Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 16 * 1024),
+        bool_row(
+            Head{"cluster", "atomic-multikey", "--atomic-multikey", "", false,
+                 "MGET, MSET, DEL, UNLINK, EXISTS, TOUCH over several nodes run as one "
+                 "isolated transaction; MSETNX, RENAME, RENAMENX, COPY over several nodes work"},
+            Field<C, bool>{kCluster, &C::atomic_multikey}),
         bool_row(Head{"persistence", "appendonly", "--appendonly", "appendonly", true,
                       "Log every write to the append-only file and replay it at start-up"},
                  Field<P, bool>{kPersistence, &P::appendonly}),

@@ -61,6 +61,25 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     migration_->hold(conn);
     return false;
   }
+  if (cluster_ && conn.is_peer() && cluster_->switching_ring() && !argv.empty() &&
+      engine::equals_ignore_case(argv[0], cluster::kTxnFrame)) {
+    migration_->hold(conn);
+    return false;
+  }
+  // A key locked by a cross-node transaction: the request waits for it (not a peer's ring-change
+  // or replication frames, which are copies, not requests).
+  if (!locks_.empty() && !conn.control_link() && conn.replication_source().empty()) {
+    const LockCheck check = check_locks(conn, argv, writer);
+    if (check == LockCheck::kHeld) return false;
+    if (check == LockCheck::kAnswered) {
+      stats_.total_commands_processed++;
+      return true;
+    }
+  } else if (!lock_waits_.empty()) {
+    // Its keys were released and nothing is locked now: a wait it began is over (a wait left
+    // behind would end its next wait at the old deadline).
+    lock_waits_.erase(conn.id());
+  }
   stats_.total_commands_processed++;
   if (!conn.is_peer()) {
     run(Origin::client(conn), argv, writer);
@@ -80,6 +99,11 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
   if (conn.control_link()) {
     writer.error("ERR a control link carries RINGKV.RING frames only");
     return true;
+  }
+  if (engine::equals_ignore_case(argv[0], cluster::kTxnFrame)) {
+    if (txn_frame(conn, argv.subspan(1), writer)) return true;
+    stats_.total_commands_processed--;  // run again when its keys are released
+    return false;
   }
   if (shard_frame(argv, writer)) return true;
   if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kMigrateFrame)) {
@@ -291,6 +315,9 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
                    std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
   cluster::Route route = cluster_->router().route(spec, argv);
   if (route.kind == cluster::RouteKind::kLocal) return false;
+  if (config_.cluster.atomic_multikey && relay_atomic(conn, spec, argv, route, writer)) {
+    return true;
+  }
   note_relayed_write(conn, spec, argv, route);
   Connection::ReplySlot slot = conn.reserve_reply();
   const uint64_t start_us = unix_now_us();

@@ -26,12 +26,6 @@
 #include "server/server.h"
 
 namespace ringkv::server {
-namespace {
-
-constexpr std::string_view kBusyError =
-    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
-
-}  // namespace
 
 void Server::script_begin(engine::ClientSession* client) {
   script_conn_ = static_cast<Connection*>(client);

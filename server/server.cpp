@@ -61,6 +61,7 @@ Server::Server(conf::Config config)
     setup_shard_pubsub();
     replica_sync_ = std::make_unique<ReplicaSync>(*this);
     cluster_->replication().set_host(replica_sync_.get());
+    cluster_->set_txn_host(this);
     // Only an append-only file fsynced at every write holds every write this node acknowledged.
     if (!(config_.persistence.appendonly &&
           config_.persistence.appendfsync == conf::kFsyncAlways)) {
@@ -171,6 +172,8 @@ int Server::serve() {
 
   uv_timer_init(loop_, &block_timer_);
   block_timer_.data = this;
+  uv_timer_init(loop_, &lock_timer_);
+  lock_timer_.data = this;
 
   input_task_ = std::make_unique<IdleTask>(loop_, [this] {
     std::vector<uint64_t> ids;
@@ -335,6 +338,7 @@ void Server::on_connection_closed(Connection* conn) {
   // A snapshot's child stops with its client.
   syncs_.erase(conn->id());
   unwatch_all(*conn);
+  locks_closed(conn->id());
   pubsub_.remove_client(conn->id());
   if (conn->monitoring()) std::erase(monitors_, conn->id());
   if (cluster_) cluster_->client_closed(conn->id());
@@ -670,6 +674,7 @@ void Server::maybe_finish_shutdown() {
   // The last handles: with them closed the loop runs out of work and run() returns.
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&lock_timer_), nullptr);
   input_task_->stop();
   end_syncs();
   if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&cron_timer_))) {

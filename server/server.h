@@ -30,6 +30,7 @@
 #include "server/client_registry.h"
 #include "server/idle_task.h"
 #include "server/import.h"
+#include "server/key_locks.h"
 #include "server/migration.h"
 #include "server/pipeline.h"
 #include "server/pubsub.h"
@@ -57,9 +58,14 @@ struct ServerStats {
 // What became of a command: answered (or handed to a peer, or queued), or waiting for its keys.
 enum class Outcome { kDone, kWaiting };
 
+// The answer to commands while a script is busy.
+inline constexpr std::string_view kBusyError =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+
 class Server final : public engine::ServerControl,
                      public engine::KeyEvents,
                      public engine::ScriptHost,
+                     public cluster::TxnHost,
                      public protocol::ErrorObserver {
  public:
   explicit Server(conf::Config config);
@@ -211,6 +217,20 @@ class Server final : public engine::ServerControl,
   void unwatch(engine::CommandContext& ctx) override;
   // Drops every WATCH of a client (EXEC, DISCARD, UNWATCH, RESET, disconnect).
   void unwatch_all(Connection& conn);
+  // Drops the client's WATCHes of keys on this node only (its WATCHes on peers stay).
+  void unwatch_here(Connection& conn);
+  // Runs a transaction's commands for `conn` as one block (recorded as MULTI ... EXEC), writing
+  // their array reply.
+  void run_block(Connection& conn, const std::vector<std::vector<std::string>>& commands,
+                 protocol::ReplyWriter& reply);
+
+  // cluster::TxnHost (cross_transaction.cpp): this node's part of a cross-node transaction it
+  // coordinates.
+  void lock_here(uint64_t client_id, std::vector<std::string> keys, bool watches, bool deny_oom,
+                 uint64_t wait_ms, std::function<void(std::string_view reply)> done) override;
+  std::string run_here(uint64_t client_id, const std::vector<std::vector<std::string>>& commands,
+                       protocol::RespVersion resp) override;
+  void release_here(uint64_t client_id) override;
   // After a ring change: clients of this node blocked on keys it no longer owns wait on the
   // keys' new owner instead (their command is relayed there).
   void reroute_blocked();
@@ -303,6 +323,43 @@ class Server final : public engine::ServerControl,
   bool transaction_in_cluster(Connection& conn, const engine::CommandSpec& spec,
                               std::span<const std::string_view> argv,
                               protocol::ReplyWriter& writer);
+  // A WATCH in a cluster whose keys live on several nodes: watched on each (peers on the
+  // client's transaction links), one reply. Returns false when all are here (WATCH runs).
+  bool watch_in_cluster(Connection& conn, std::span<const std::string_view> argv,
+                        protocol::ReplyWriter& writer);
+  // With [cluster] atomic-multikey: runs a multi-key command whose keys live on several nodes
+  // as one cross-node transaction (atomic_multikey.cpp). Returns false for other routes.
+  bool relay_atomic(Connection& conn, const engine::CommandSpec& spec,
+                    std::span<const std::string_view> argv, const cluster::Route& route,
+                    protocol::ReplyWriter& writer);
+  // WATCHes the keys here for `conn`.
+  void watch_keys(Connection& conn, int db, std::span<const std::string_view> keys);
+  // EXEC of a transaction whose commands and WATCHes touch several nodes: one part per node,
+  // run by a cluster::TxnSession, the replies merged in the client's order.
+  void exec_across(Connection& conn, protocol::ReplyWriter& writer);
+  // A RINGKV.TXN frame from a coordinator (LOCK, RUN, RELEASE; its arguments). Returns false
+  // when a LOCK waits for keys other transactions hold (the connection runs it again later).
+  bool txn_frame(Connection& conn, std::span<const std::string_view> args,
+                 protocol::ReplyWriter& writer);
+  // Whether a request may run now: kHeld while a key it touches (an EXEC: the keys of its
+  // queued commands) is locked by another transaction, kAnswered once that wait passed
+  // request-timeout (it was answered with an error).
+  enum class LockCheck { kRun, kHeld, kAnswered };
+  LockCheck check_locks(Connection& conn, std::span<const std::string_view> argv,
+                        protocol::ReplyWriter& writer);
+  // The answer to a part whose keys were just locked for `conn`: kTxnLocked, or, with
+  // `watches`, kTxnWatched when a WATCHed key changed (the locks are released); its WATCHes here
+  // are dropped either way.
+  std::string locked_here(Connection& conn, bool watches);
+  // Releases the locks of `owner` and lets whoever waits for them try again.
+  void release_locks(uint64_t owner);
+  void retry_local_lock_waits();
+  // A connection closed: its locks, waits and lease go.
+  void locks_closed(uint64_t conn_id);
+  void arm_lock_timer();
+  void lock_timer_fired();
+  // Over maxmemory even after evicting what the policy allows.
+  bool over_maxmemory();
   // Blocked clients: registering, serving them when their keys are written, timing them out.
   void block_client(Connection& conn, std::span<const std::string_view> argv,
                     engine::BlockRequest request);
@@ -444,9 +501,29 @@ class Server final : public engine::ServerControl,
   bool script_busy_ = false;
   std::vector<std::pair<int, std::vector<std::string>>> script_effects_;  // (database, command)
   BlockedClients blocked_;
-  // WATCHed keys → the clients watching them.
   // WATCHed keys by database: the clients watching each.
   std::vector<StringMap<std::vector<uint64_t>>> watchers_;
+  // Cross-node transactions (cross_transaction.cpp): the keys they lock here; the connections
+  // whose request waits for a locked key (id → loop time the wait ends); the locks held for
+  // coordinators elsewhere (connection id → lease); this node's own parts waiting for keys.
+  KeyLocks locks_;
+  std::unordered_map<uint64_t, uint64_t> lock_waits_;
+  struct TxnLease {
+    uint64_t until;  // loop time
+    uint64_t epoch;  // the routing epoch when it locked: a RUN under another is refused
+    bool expired;    // released when the lease ran out; a late RUN is refused
+  };
+  std::unordered_map<uint64_t, TxnLease> txn_leases_;
+  struct LocalLockWait {
+    uint64_t client_id;
+    std::vector<std::string> keys;
+    bool watches;
+    uint64_t deadline;
+    uint64_t wait_ms;
+    std::function<void(std::string_view reply)> done;
+  };
+  std::vector<LocalLockWait> local_lock_waits_;
+  uv_timer_t lock_timer_;
   ClientRegistry clients_;
   PubSubRegistry pubsub_{clients_};
   ShardInterests shard_interests_;

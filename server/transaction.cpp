@@ -12,6 +12,8 @@
 namespace ringkv::server {
 namespace {
 
+constexpr std::string_view kWatchInMulti = "ERR WATCH inside MULTI is not allowed";
+
 Connection& connection_of(engine::CommandContext& ctx) {
   return *static_cast<Connection*>(ctx.client);
 }
@@ -43,42 +45,37 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   static const engine::CommandSpec* const kWatch = engine::find_command("watch");
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
   Transaction& tx = conn.transaction();
-  const size_t self = cluster_->router().self();
-  const bool queuing = tx.active && !(spec.flags & engine::kRunsInMulti);
-  if (queuing || (&spec == kWatch && !tx.active)) {
-    // Which node this command needs: none (keyless), one, or several (refused).
+  if (tx.active && !(spec.flags & engine::kRunsInMulti)) {
+    // Each command needs its keys on one node; the transaction may span several.
     const cluster::Route route = cluster_->router().route(spec, argv);
-    const bool spans = route.spans_nodes();
-    const size_t node = spans ? Transaction::kNoNode : route.node;
-    if (spans ||
-        (node != Transaction::kNoNode && tx.node != Transaction::kNoNode && node != tx.node)) {
+    if (route.spans_nodes()) {
       writer.error(cluster::kCrossSlotError);
       transaction_refused(conn);
       return true;
     }
-    if (node != Transaction::kNoNode && tx.node == Transaction::kNoNode) {
-      tx.epoch = cluster_->routing_epoch();
+    const size_t queued = tx.queued.size();
+    queue_in_transaction(conn, spec, argv, writer);
+    if (tx.queued.size() > queued) {
+      tx.queued_nodes.push_back(route.node);
+      tx.touch(route.node, false, cluster_->routing_epoch());
     }
-    if (node != Transaction::kNoNode) tx.node = node;
-    if (queuing || tx.node == Transaction::kNoNode || tx.node == self) return false;
-    // WATCH of a peer's keys: watched there, on the client's transaction link.
-    Connection::ReplySlot slot = conn.reserve_reply();
-    conn.block();
-    cluster_->transaction_send(tx.node, conn.id(), argv, writer.version(),
-                               [this, slot](std::string_view reply) {
-                                 count_error_reply(reply);
-                                 slot.fill(reply, true);
-                               });
     return true;
   }
-  if (&spec == kExec && tx.active && tx.node != Transaction::kNoNode &&
-      tx.epoch != cluster_->routing_epoch()) {
-    // The ring changed since the transaction chose its node: its keys may live elsewhere now. A
+  if (&spec == kWatch) {
+    if (!tx.active) return watch_in_cluster(conn, argv, writer);
+    // Answered here, never relayed to its keys' node (which is not in MULTI).
+    writer.error(kWatchInMulti);
+    return true;
+  }
+  if (&spec != kExec || !tx.active) return false;
+  const std::vector<size_t> nodes = tx.nodes();
+  if (nodes.empty()) return false;
+  if (tx.epoch != cluster_->routing_epoch()) {
+    // The ring changed since the transaction chose its nodes: its keys may live elsewhere now. A
     // watched key that moved counts as modified; without WATCH the transaction is discarded.
     const bool watched = !tx.watched.empty() || cluster_->has_transaction_link(conn.id());
     tx.end();
     unwatch_all(conn);
-    cluster_->transaction_end(conn.id());
     if (watched) {
       writer.null_array();
     } else {
@@ -86,23 +83,26 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
     }
     return true;
   }
-  if (&spec == kExec && tx.active && !tx.aborted && tx.node != Transaction::kNoNode &&
-      tx.node != self) {
-    // The whole block runs on the peer that holds its keys, as one unit.
-    std::vector<std::vector<std::string>> queued;
-    queued.swap(tx.queued);
-    const size_t node = tx.node;
-    tx.end();
-    Connection::ReplySlot slot = conn.reserve_reply();
-    conn.block();
-    cluster_->transaction_exec(node, conn.id(), queued, writer.version(),
-                               [this, slot](std::string_view reply) {
-                                 count_error_reply(reply);
-                                 slot.fill(reply, true);
-                               });
+  // EXECABORT, and a transaction whose keys are all here: the EXEC command answers.
+  const size_t self = cluster_->router().self();
+  if (tx.aborted || (nodes.size() == 1 && nodes[0] == self)) return false;
+  if (nodes.size() > 1) {
+    exec_across(conn, writer);
     return true;
   }
-  return false;
+  // The whole block runs on the peer that holds its keys, as one unit.
+  std::vector<std::vector<std::string>> queued;
+  queued.swap(tx.queued);
+  tx.end();
+  Connection::ReplySlot slot = conn.reserve_reply();
+  conn.block();
+  cluster_->transaction_exec(nodes[0], conn.id(), queued, writer.version(),
+                             [this, slot](std::string_view reply) {
+                               count_error_reply(reply);
+                               slot.fill(reply, true);
+                             });
+  tx.unwatched();
+  return true;
 }
 
 bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* conn,
@@ -178,16 +178,21 @@ void Server::exec(engine::CommandContext& ctx) {
   std::vector<std::vector<std::string>> queued;
   queued.swap(tx.queued);
   tx.end();
-  ctx.reply.array(queued.size());
   // The queued commands log their own records, wrapped in MULTI ... EXEC; EXEC logs nothing.
   if (ctx.propagation != nullptr) ctx.propagation->suppress();
+  run_block(conn, queued, ctx.reply);
+}
+
+void Server::run_block(Connection& conn, const std::vector<std::vector<std::string>>& commands,
+                       protocol::ReplyWriter& reply) {
+  reply.array(commands.size());
   begin_record_block();
   in_exec_ = true;
   // Inside a transaction a blocking command cannot wait: it answers as timed out. Memory was
-  // checked for the whole transaction when EXEC arrived.
-  for (const auto& args : queued) {
+  // checked for the whole transaction before it ran.
+  for (const auto& args : commands) {
     const std::vector<std::string_view> argv(args.begin(), args.end());
-    run(Origin::transaction(conn), argv, ctx.reply);
+    run(Origin::transaction(conn), argv, reply);
   }
   in_exec_ = false;
   end_record_block();
@@ -197,21 +202,25 @@ void Server::watch(engine::CommandContext& ctx) {
   Connection& conn = connection_of(ctx);
   Transaction& tx = conn.transaction();
   if (tx.active) {
-    ctx.reply.error("ERR WATCH inside MULTI is not allowed");
+    ctx.reply.error(kWatchInMulti);
     return;
   }
-  // Already doomed: no need to watch more.
-  if (!tx.watched_changed) {
-    for (size_t i = 1; i < ctx.argv.size(); ++i) {
-      std::pair<int, std::string> watched(ctx.db, ctx.argv[i]);
-      if (std::find(tx.watched.begin(), tx.watched.end(), watched) != tx.watched.end()) continue;
-      // A key already expired when watched does not count as changed later.
-      ctx.store.peek(watched.second);
-      watchers_[ctx.db][watched.second].push_back(conn.id());
-      tx.watched.push_back(std::move(watched));
-    }
-  }
+  watch_keys(conn, ctx.db, ctx.argv.subspan(1));
   ctx.reply.ok();
+}
+
+void Server::watch_keys(Connection& conn, int db, std::span<const std::string_view> keys) {
+  Transaction& tx = conn.transaction();
+  // Already doomed: no need to watch more.
+  if (tx.watched_changed) return;
+  for (std::string_view k : keys) {
+    std::pair<int, std::string> watched(db, k);
+    if (std::find(tx.watched.begin(), tx.watched.end(), watched) != tx.watched.end()) continue;
+    // A key already expired when watched does not count as changed later.
+    dbs_[db].peek(watched.second);
+    watchers_[db][watched.second].push_back(conn.id());
+    tx.watched.push_back(std::move(watched));
+  }
 }
 
 void Server::unwatch(engine::CommandContext& ctx) {
@@ -220,6 +229,13 @@ void Server::unwatch(engine::CommandContext& ctx) {
 }
 
 void Server::unwatch_all(Connection& conn) {
+  unwatch_here(conn);
+  conn.transaction().unwatched();
+  // WATCHes held on peers go with the client's transaction links.
+  if (cluster_) cluster_->transaction_end(conn.id());
+}
+
+void Server::unwatch_here(Connection& conn) {
   Transaction& tx = conn.transaction();
   for (const auto& [db, key] : tx.watched) {
     auto& watchers = watchers_[db];
@@ -230,9 +246,6 @@ void Server::unwatch_all(Connection& conn) {
   }
   tx.watched.clear();
   tx.watched_changed = false;
-  // WATCHes held on a peer go with the client's transaction link.
-  if (cluster_) cluster_->transaction_end(conn.id());
-  if (!tx.active) tx.node = Transaction::kNoNode;
 }
 
 void Server::key_modified(std::string_view key) {

@@ -307,8 +307,11 @@ def cluster_config(port, ports, hash_name="balanced", request_timeout=5000,
     if replicas is not None:
         lines.append("replicas = %d" % replicas)
     for key, value in (cluster_options or {}).items():
-        lines.append('%s = "%s"' % (key, value) if isinstance(value, str) else
-                     "%s = %d" % (key, value))
+        if isinstance(value, bool):
+            lines.append("%s = %s" % (key, "true" if value else "false"))
+        else:
+            lines.append('%s = "%s"' % (key, value) if isinstance(value, str) else
+                         "%s = %d" % (key, value))
     lines += ["[log]", 'file = "%s"' % (log_file or "")]
     return "\n".join(lines) + "\n" + extra
 

@@ -10,7 +10,16 @@ has argument templates here, each run as `WATCH k; <write by another client>; MU
 EXEC` on both servers; a write command without a template fails the test, and each command must
 have at least one template whose write Redis reports as a change (null EXEC).
 
-    /usr/bin/python3 test_transactions.py --server build/ringkv-server
+With --cluster N (test_transactions_cluster_diff.py) the same runs through an N-node ringkv
+cluster with [cluster] atomic-multikey on, the two clients on different nodes, so transactions
+span nodes: the scenarios' keys spread over the nodes as they hash; the templates' keys share a
+hash tag (one command's keys must live on one node) and their transactions also read a key on
+another node (`MULTI; TYPE k; TYPE <elsewhere>; EXEC`), so the WATCH is checked by a cross-node
+EXEC. A last part runs RENAME, RENAMENX, COPY, MSETNX, MSET, MGET, DEL, UNLINK, EXISTS and TOUCH
+over keys on different nodes (inside and outside MULTI) and compares the replies and every key's
+type, value and TTL afterwards.
+
+    /usr/bin/python3 test_transactions.py --server build/ringkv-server [--cluster 3]
 """
 
 import os
@@ -36,26 +45,45 @@ def words(text):
     return [{"''": "", "@PAYLOAD": STRING_PAYLOAD}.get(w, w) for w in text.split()]
 
 
+# In cluster mode: the templates' key names get this hash tag (see the module's docstring), and
+# their transactions also read ELSEWHERE, a key that lives on another node.
+TAG = ""
+ELSEWHERE = None
+
+
+def tagged(argv):
+    """A template command with its one-letter key names (and nothing else) tagged."""
+    if not TAG:
+        return argv
+    return [TAG + w if isinstance(w, str) and w in TEMPLATE_KEYS else w for w in argv]
+
+
+TEMPLATE_KEYS = {"k", "d", "s", "a", "b", "x"}
+
+
 def exec_after(a, b, setup, write, watch=("k",), proto=2):
     """Client `a` WATCHes `watch`, client `b` runs `write`, then `a` runs MULTI; TYPE k; EXEC.
     Returns the write's reply and EXEC's."""
     a.call("FLUSHALL")
     for cmd in setup:
-        a.call(*cmd)
+        a.call(*tagged(cmd))
     a.call("HELLO", str(proto))
-    a.call("WATCH", *watch)
-    wrote = b.call(*write)
+    a.call("WATCH", *tagged(list(watch)))
+    wrote = b.call(*tagged(write))
     a.call("MULTI")
-    a.call("TYPE", "k")
+    a.call(*tagged(["TYPE", "k"]))
+    if ELSEWHERE is not None:
+        a.call("TYPE", ELSEWHERE)
     result = a.call("EXEC")
     a.call("HELLO", "2")
     return wrote, result
 
 
-def scenarios(port):
-    """Runs the hand-written scenarios; returns (name, reply bytes) observations."""
+def scenarios(ports):
+    """Runs the hand-written scenarios (client a on the first port, b on the last); returns
+    (name, reply bytes) observations."""
     out = []
-    a, b = RespClient(port), RespClient(port)
+    a, b = RespClient(ports[0]), RespClient(ports[-1])
 
     def obs(name, *args):
         out.append((name, a.call(*args)))
@@ -174,8 +202,8 @@ def scenarios(port):
     for proto in (2, 3):
         a.call("HELLO", str(proto))
         a.call("MULTI")
-        a.call("BLMOVE", "nokey", "dst", "LEFT", "RIGHT", "0")
-        a.call("BRPOPLPUSH", "nokey", "dst", "0")
+        a.call("BLMOVE", "{b}nokey", "{b}dst", "LEFT", "RIGHT", "0")
+        a.call("BRPOPLPUSH", "{b}nokey", "{b}dst", "0")
         a.call("BLPOP", "nokey", "0")
         a.call("BLMPOP", "0", "1", "nokey", "LEFT")
         a.call("BZPOPMIN", "nokey", "0")
@@ -345,10 +373,10 @@ def write_commands(port):
     return sorted(row[0].decode() for row in table if b"write" in row[2])
 
 
-def generated(port, commands):
+def generated(ports, commands):
     """Runs every template of `commands`; returns (name, bytes) observations."""
     out = []
-    a, b = RespClient(port), RespClient(port)
+    a, b = RespClient(ports[0]), RespClient(ports[-1])
     for name in commands:
         for setup, write in TEMPLATES[name]:
             setup_cmds = [words(line) for line in setup.split("\n") if line]
@@ -359,12 +387,106 @@ def generated(port, commands):
     return out
 
 
-def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_transactions")
-    with harness.ServerProcess(args.server, name="ringkv") as ours, \
-            harness.start_oracle() as redis:
-        got, want = scenarios(ours.port), scenarios(redis.port)
+# Multi-key commands over keys on different nodes ($1, $2, $3: one key per node), run alone and
+# inside MULTI with another node's key; with atomic-multikey they must answer as on one Redis.
+ATOMIC_CASES = [
+    ("SET $1 v EX 100\nHSET $2 f v", "RENAME $1 $2"),
+    ("RPUSH $1 a b c", "RENAME $1 $2"),
+    ("", "RENAME $1 $2"),
+    ("SADD $1 m", "RENAMENX $1 $2"),
+    ("SET $1 v\nSET $2 w", "RENAMENX $1 $2"),
+    ("ZADD $1 1 m 2 n\nPEXPIRE $1 50000", "COPY $1 $2"),
+    ("SET $1 v\nSET $2 w", "COPY $1 $2"),
+    ("SET $1 v\nSET $2 w", "COPY $1 $2 REPLACE"),
+    ("SET $1 v", "COPY $1 $2 DB 0 REPLACE"),
+    ("SET $1 v", "COPY $1 $2 DB 1"),
+    ("SET $1 v", "COPY $1 $2 BOGUS"),
+    ("", "COPY $1 $2"),
+    ("", "MSETNX $1 a $2 b $3 c"),
+    ("SET $3 z", "MSETNX $1 a $2 b $3 c"),
+    ("SET $2 x", "MSET $1 a $2 b $3 c"),
+    ("SET $1 v\nLPUSH $3 x", "MGET $1 $2 $3"),
+    ("SET $1 v\nSET $3 w", "DEL $1 $2 $3"),
+    ("SET $1 v\nSET $2 w", "UNLINK $3 $2 $1"),
+    ("SET $1 v\nSET $3 w", "EXISTS $1 $2 $3 $1"),
+    ("SET $1 v", "TOUCH $1 $2 $3"),
+]
+
+
+def state_of(c, key):
+    """What a key holds, as comparable replies: its type, value and TTL (rounded to seconds)."""
+    kind = c.call("TYPE", key)
+    reads = {b"+string\r\n": ["GET", key], b"+list\r\n": ["LRANGE", key, "0", "-1"],
+             b"+hash\r\n": ["HGETALL", key],
+             b"+zset\r\n": ["ZRANGE", key, "0", "-1", "WITHSCORES"]}
+    value = c.call(*reads[kind]) if kind in reads else b""
+    if kind == b"+set\r\n":
+        value = repr(sorted(harness.parse_reply(c.call("SMEMBERS", key)))).encode()
+    ttl = harness.parse_reply(c.call("PTTL", key))
+    return kind + value + (b"ttl %d" % ((ttl + 999) // 1000) if ttl > 0 else b"ttl %d" % ttl)
+
+
+def atomic_observations(ports, names):
+    """Runs ATOMIC_CASES with $1.. as `names`, alone and in MULTI beside another node's key."""
+    out = []
+    c = RespClient(ports[0])
+    for in_multi in (False, True):
+        for setup, command in ATOMIC_CASES:
+            def fill(text):
+                for i, name in enumerate(names):
+                    text = text.replace("$%d" % (i + 1), name)
+                return text.split()
+            c.call("FLUSHALL")
+            for line in setup.split("\n"):
+                if line:
+                    c.call(*fill(line))
+            if in_multi:
+                # In MULTI each command's keys must share a node: the commands only read beside it.
+                if len({w for w in fill(command) if w in names}) > 1:
+                    continue
+            got = c.call(*fill(command))
+            out.append(("%s %s" % (setup.replace("\n", "; "), command), got))
+            for name in names:
+                out.append(("%s: %s after" % (command, name), state_of(c, name)))
+    c.close()
+    return out
+
+
+def spread_names(port):
+    """Three key names, one per node of the cluster behind `port`."""
+    names = {}
+    i = 0
+    with RespClient(port) as c:
+        while len(names) < 3:
+            key = "at%d" % i
+            i += 1
+            names.setdefault(c.call("CLUSTER", "OWNER", key), key)
+    return list(names.values())
+
+
+def main(argv=None, name="test_transactions"):
+    global TAG, ELSEWHERE
+    parser = harness.arg_parser(__doc__)
+    parser.add_argument("--cluster", type=int, default=0)
+    args = parser.parse_args(argv)
+    report = harness.Report(name)
+    if args.cluster:
+        server = harness.Cluster(args.server, args.cluster, name="txdiff",
+                                 cluster_options={"atomic-multikey": True})
+    else:
+        server = harness.ServerProcess(args.server, name="ringkv")
+    with server as ours, harness.start_oracle() as redis:
+        ports = ours.ports if args.cluster else [ours.port]
+        if args.cluster:
+            names = spread_names(ports[0])
+            # The templates' keys on the first name's node, ELSEWHERE on another one.
+            TAG = "{%s}" % names[0]
+            ELSEWHERE = names[1]
+            got, want = atomic_observations(ports, names), atomic_observations([redis.port], names)
+            report.equal(len(got), len(want), "number of atomic observations")
+            for (note, g), (_, w) in zip(got, want):
+                report.equal(g, w, "%s (ringkv vs redis)" % note)
+        got, want = scenarios(ports), scenarios([redis.port])
         report.equal(len(got), len(want), "number of observations")
         for (note, g), (_, w) in zip(got, want):
             report.equal(g, w, "%s (ringkv vs redis)" % note)
@@ -372,20 +494,21 @@ def main():
         report.equal(seen["other client writes resp2"][-5:], NULL_RESP2, "RESP2 null EXEC")
         report.equal(seen["other client writes resp3"][-3:], NULL_RESP3, "RESP3 null EXEC")
 
-        commands = write_commands(ours.port)
+        commands = write_commands(ports[0])
         report.check(len(commands) > 50, "COMMAND lists the write commands", repr(commands))
         missing = [c for c in commands if c not in TEMPLATES]
         if missing:
             print("write commands without a template: %s" % " ".join(missing), flush=True)
         report.equal(missing, [], "every write command has a template")
         covered = [c for c in commands if c in TEMPLATES]
-        got, want = generated(ours.port, covered), generated(redis.port, covered)
+        got, want = generated(ports, covered), generated([redis.port], covered)
         for (note, g), (_, w) in zip(got, want):
             report.equal(g, w, "%s (ringkv vs redis)" % note)
         changed = {note.split(":")[0] for note, (_, result) in want if result == NULL_RESP2}
         unexercised = [c for c in covered if c not in changed and c not in UNCHANGING]
         report.equal(unexercised, [], "every write command has a template that changes the key")
-        report.check(ours.alive(), "ringkv still running", ours.log())
+        for node in (ours.nodes if args.cluster else [ours]):
+            report.check(node.alive(), "%s still running" % node.name, node.log())
     report.finish()
 
 

@@ -1,6 +1,8 @@
 """Transactions through a 3-node cluster: a MULTI ... EXEC whose keys all live on a peer runs
-there as one block and answers EXEC's array; a command for a key on another node inside MULTI is
-refused with CROSSSLOT and EXEC answers EXECABORT; keyless commands (PING, ECHO) mix with either;
+there as one block and answers EXEC's array; one whose commands touch several nodes runs as a
+cross-node transaction (test_cross_transactions.py has more), while a single command whose own
+keys span nodes is refused with CROSSSLOT and EXEC answers EXECABORT; keyless commands (PING,
+ECHO) mix with either;
 hash-tagged keys share one transaction; a WATCH of a peer's key is invalidated by a write (or a
 FLUSHALL) arriving at a third node (RESP2 and RESP3 null replies) and survives a no-op write.
 
@@ -67,10 +69,19 @@ def main():
             report.equal(owner.call("GET", on2), bulk("2"), "the writes landed on the owner")
             report.equal(owner.call("LLEN", on2b), b":2\r\n", "the second key too")
 
-        # 2. A key on another node inside MULTI: CROSSSLOT, and EXEC aborts.
+        # 2. Commands for keys on two nodes: one transaction over both.
         a.call("MULTI")
         a.call("SET", on2, "10")
-        crossed = a.call("SET", on3, "x")
+        report.equal(a.call("SET", on3, "x"), b"+QUEUED\r\n", "a key on another node is queued")
+        report.equal(a.call("EXEC"), b"*2\r\n+OK\r\n+OK\r\n", "EXEC over two nodes")
+        report.equal(a.call("MGET", on2, on3), b"*2\r\n" + bulk("10") + bulk("x"),
+                     "both parts applied")
+        a.call("SET", on2, "2")
+        a.call("DEL", on3)
+        # A single command whose keys span nodes: CROSSSLOT, and EXEC aborts.
+        a.call("MULTI")
+        a.call("SET", on2, "10")
+        crossed = a.call("RENAME", on2, on3)
         report.check(crossed.startswith(b"-CROSSSLOT"), "CROSSSLOT inside MULTI", repr(crossed))
         report.equal(a.call("EXEC"),
                      b"-EXECABORT Transaction discarded because of previous errors.\r\n",
