@@ -399,7 +399,6 @@ ATOMIC_CASES = [
     ("SET $1 v\nSET $2 w", "COPY $1 $2"),
     ("SET $1 v\nSET $2 w", "COPY $1 $2 REPLACE"),
     ("SET $1 v", "COPY $1 $2 DB 0 REPLACE"),
-    ("SET $1 v", "COPY $1 $2 DB 1"),
     ("SET $1 v", "COPY $1 $2 BOGUS"),
     ("", "COPY $1 $2"),
     ("", "MSETNX $1 a $2 b $3 c"),
@@ -501,6 +500,10 @@ def main(argv=None, name="test_transactions"):
             print("write commands without a template: %s" % " ".join(missing), flush=True)
         report.equal(missing, [], "every write command has a template")
         covered = [c for c in commands if c in TEMPLATES]
+        if args.cluster:
+            # A cluster has database 0 only: these answer Redis Cluster's errors instead
+            # (test_differential_cluster checks them).
+            covered = [c for c in covered if c not in ("move", "swapdb")]
         got, want = generated(ports, covered), generated([redis.port], covered)
         for (note, g), (_, w) in zip(got, want):
             report.equal(g, w, "%s (ringkv vs redis)" % note)
