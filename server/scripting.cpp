@@ -26,13 +26,6 @@
 #include "server/server.h"
 
 namespace ringkv::server {
-namespace {
-
-constexpr std::string_view kBusyError =
-    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
-
-}  // namespace
-
 void Server::script_begin(engine::ClientSession* client) {
   script_conn_ = static_cast<Connection*>(client);
   script_effects_.clear();
@@ -129,7 +122,7 @@ void Server::end_record_block() {
 bool Server::refused_while_busy(const Origin& origin, const engine::CommandSpec& spec,
                                 protocol::ReplyWriter& writer) {
   if (!script_busy_ || (spec.flags & engine::kAllowBusy) != 0) return false;
-  refuse(origin, kBusyError, writer, &spec);
+  refuse(origin, engine::busy_error(scripts_->running_function()), writer, &spec);
   return true;
 }
 

@@ -343,7 +343,7 @@ class Server final : public engine::ServerControl,
                std::span<const std::string_view> argv, uint64_t start_us, bool failed);
   void slow_command(const Origin& origin, const engine::CommandSpec& spec,
                     std::span<const std::string_view> argv, uint64_t usec, uint64_t now_us);
-  // Which commands monitors see: scripts (EVAL, EVALSHA and their _RO forms) as they start,
+  // Which commands monitors see: scripts (EVAL, EVALSHA, FCALL and their _RO forms) as they start,
   // before the commands they call; other commands once they ran, except admin and
   // skip_monitor ones (as in Redis, EXEC after its body).
   static bool runs_script(const engine::CommandSpec& spec);

@@ -295,13 +295,17 @@ void encode_key_value(const Entry& entry, std::string& out) {
   out.insert(type_at + 1, key);
 }
 
-std::string dump_payload(const Entry& entry) {
-  std::string out;
-  encode_value(entry, out);
+void append_dump_footer(std::string& out) {
   out.push_back(static_cast<char>(rdb::kVersion & 0xff));
   out.push_back(static_cast<char>(rdb::kVersion >> 8));
   const uint64_t crc = crc64(0, out);
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
+}
+
+std::string dump_payload(const Entry& entry) {
+  std::string out;
+  encode_value(entry, out);
+  append_dump_footer(out);
   return out;
 }
 
