@@ -9,6 +9,7 @@
 #include "engine/commands/key_commands.h"
 #include "engine/keyspace/store.h"
 #include "persistence/file_util.h"
+#include "protocol/request_writer.h"
 
 namespace ringkv::persistence {
 namespace {
@@ -23,12 +24,12 @@ std::string temp_rewrite_path(const std::string& dir, pid_t pid) {
 }
 
 pid_t fork_rewrite_child(engine::Store& store, const std::string& dir,
-                         const RdbSaveOptions* preamble) {
+                         const RdbSaveOptions* preamble, std::span<const std::string> functions) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   // The child: no event loop, no logger, no destructors; only the snapshot, then _exit.
   detach_forked_child();
-  std::string error = write_snapshot(store, temp_rewrite_path(dir, getpid()), preamble);
+  std::string error = write_snapshot(store, temp_rewrite_path(dir, getpid()), preamble, functions);
   if (!error.empty()) {
     error = "AOF rewrite child: " + error + "\n";
     (void)!::write(STDERR_FILENO, error.data(), error.size());
@@ -37,7 +38,7 @@ pid_t fork_rewrite_child(engine::Store& store, const std::string& dir,
 }
 
 std::string write_snapshot(engine::Store& store, const std::string& path,
-                           const RdbSaveOptions* preamble) {
+                           const RdbSaveOptions* preamble, std::span<const std::string> functions) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return errno_text("can't create", path);
   bool ok = true;
@@ -48,6 +49,10 @@ std::string write_snapshot(engine::Store& store, const std::string& path,
   } else {
     std::string buf;
     buf.reserve(kChunkBytes + kChunkBytes / 4);
+    for (const std::string& code : functions) {
+      const std::string_view argv[] = {"FUNCTION", "LOAD", code};
+      protocol::append_request(buf, argv);
+    }
     store.for_each([&](const engine::Entry& entry) {
       if (!ok) return;
       engine::append_key_commands(entry, buf);

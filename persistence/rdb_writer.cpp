@@ -83,6 +83,10 @@ bool write_rdb(engine::Store& store, const RdbSaveOptions& options, const RdbSin
     aux(buf, "repl-offset", options.repl_offset);
   }
   aux(buf, "aof-base", options.aof_preamble ? 1 : 0);
+  for (const std::string& code : options.functions) {
+    buf.push_back(static_cast<char>(kOpcodeFunction2));
+    rdb::write_string(buf, code);
+  }
 
   uint64_t keys = 0;
   const size_t size = store.size();

@@ -45,6 +45,18 @@ Server::Server(conf::Config config)
   aof_.set_preamble_options([this] { return rdb_.save_options(unix_now_ms()); });
   scripts_ = std::make_unique<engine::ScriptEngine>(this);
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
+  // Function libraries go into snapshots (and append-only rewrites) and come back from them.
+  rdb_.set_functions(
+      [this] {
+        std::vector<std::string> codes;
+        for (const auto& [name, lib] : scripts_->functions().libraries())
+          codes.push_back(lib->code);
+        return codes;
+      },
+      [this](const std::string& code) {
+        std::string error;
+        return scripts_->function_load(code, false, false, error).empty() ? error : std::string();
+      });
   // A node is part of a cluster when it has peers, was given its own address (a ring of one
   // that may join a cluster), or has a ring from an earlier run.
   const std::string ring_file = cluster::ring_file_path(config_.persistence.dir);

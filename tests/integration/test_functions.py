@@ -7,8 +7,9 @@ hash tables' order).
 
 Then: FUNCTION DUMP payloads move both ways between redis-server and ringkv; a busy function
 (FUNCTION STATS names it, other clients get the FUNCTION KILL -BUSY, SCRIPT KILL is refused,
-FUNCTION KILL frees the node); libraries replayed from the append-only file; and in a 3-node
-cluster FUNCTION LOAD/DELETE/FLUSH/RESTORE reach every node and FCALL runs on its keys' node.
+FUNCTION KILL frees the node); libraries back after restarts (append-only file, its rewrite
+with and without an RDB preamble, the RDB file, an RDB file written by redis-server); and in a
+3-node cluster FUNCTION LOAD/DELETE/FLUSH/RESTORE reach every node and FCALL runs on its keys' node.
 
     /usr/bin/python3 test_functions.py --server build/ringkv-server
 """
@@ -238,26 +239,68 @@ def busy_test(report, port, oracle_port):
         script.close()
 
 
-def aof_test(report, binary):
-    server = harness.ServerProcess(binary, name="aof")
-    server.extra_args += ["--appendonly", "yes", "--appendfsync", "always", "--dir", server.dir]
-    with server:
-        with RespClient(server.port) as c:
-            c.call("FUNCTION", "LOAD", LIB)
-            c.call("FUNCTION", "LOAD", GOOD_LOADS[0])
-            c.call("FUNCTION", "LOAD", GOOD_LOADS[1])
-            c.call("FUNCTION", "DELETE", "lib3")
-            c.call("FCALL", "set1", "1", "k", "from-fcall")
-            c.call("FUNCTION", "LOAD", "REPLACE", "#!lua name=lib2\n"
-                   "redis.register_function('w', function() return 'replaced' end)")
-            want = normalized_list(c.call("FUNCTION", "LIST", "WITHCODE"))
-        server.stop()
-        server.start()
-        with RespClient(server.port) as c:
-            report.equal(normalized_list(c.call("FUNCTION", "LIST", "WITHCODE")), want,
-                         "libraries replayed from the AOF")
-            report.equal(c.call("GET", "k"), b"$10\r\nfrom-fcall\r\n", "FCALL's write replayed")
-            report.equal(c.call("FCALL", "w", "0"), b"$8\r\nreplaced\r\n", "replaced library")
+def load_libraries(c):
+    """Loads, replaces and deletes libraries through `c`; returns FUNCTION LIST WITHCODE."""
+    c.call("FUNCTION", "LOAD", LIB)
+    c.call("FUNCTION", "LOAD", GOOD_LOADS[0])
+    c.call("FUNCTION", "LOAD", GOOD_LOADS[1])
+    c.call("FUNCTION", "DELETE", "lib3")
+    c.call("FCALL", "set1", "1", "k", "from-fcall")
+    c.call("FUNCTION", "LOAD", "REPLACE", "#!lua name=lib2\n"
+           "redis.register_function('w', function() return 'replaced' end)")
+    return normalized_list(c.call("FUNCTION", "LIST", "WITHCODE"))
+
+
+def persistence_test(report, binary):
+    """Libraries survive restarts: replayed from the append-only file, kept by its rewrite (RDB
+    preamble or commands), saved in and loaded from the RDB file, and read from an RDB file
+    redis-server wrote."""
+    for label, args in (("AOF", ["--appendonly", "yes"]),
+                        ("AOF rewritten with a preamble", ["--appendonly", "yes"]),
+                        ("AOF rewritten as commands",
+                         ["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]),
+                        ("RDB", ["--appendonly", "no"])):
+        server = harness.ServerProcess(binary, name="persist")
+        server.extra_args += args + ["--appendfsync", "always", "--dir", server.dir]
+        with server:
+            with RespClient(server.port) as c:
+                want = load_libraries(c)
+                if "rewritten" in label:
+                    c.call("BGREWRITEAOF")
+                    for _ in range(100):
+                        if b"aof_rewrite_in_progress:0" in c.call("INFO", "persistence") and \
+                                b"aof_rewrite_scheduled:0" in c.call("INFO", "persistence"):
+                            break
+                        time.sleep(0.1)
+                    with open(os.path.join(server.dir, "appendonly.aof"), "rb") as f:
+                        text = f.read()
+                    report.check(b"DELETE" not in text and
+                                 text.startswith(b"REDIS") == ("--aof-use-rdb-preamble" not in args),
+                                 "%s: the file was rewritten" % label, repr(text[:200]))
+                if label == "RDB":
+                    report.equal(c.call("SAVE"), b"+OK\r\n", "RDB: SAVE")
+            server.stop()
+            server.start()
+            with RespClient(server.port) as c:
+                report.equal(normalized_list(c.call("FUNCTION", "LIST", "WITHCODE")), want,
+                             "%s: libraries back after a restart" % label)
+                report.equal(c.call("GET", "k"), b"$10\r\nfrom-fcall\r\n",
+                             "%s: FCALL's write back" % label)
+                report.equal(c.call("FCALL", "w", "0"), b"$8\r\nreplaced\r\n",
+                             "%s: the replaced library" % label)
+    with harness.start_oracle() as oracle:
+        with RespClient(oracle.port) as c:
+            want = load_libraries(c)
+            c.call("SAVE")
+        server = harness.ServerProcess(binary, name="from-redis")
+        server.extra_args += ["--dir", oracle.dir]
+        with server:
+            with RespClient(server.port) as c:
+                report.equal(normalized_list(c.call("FUNCTION", "LIST", "WITHCODE")), want,
+                             "redis-server's RDB file: libraries loaded")
+                report.equal(c.call("FCALL", "echo1", "1", "a", "b"),
+                             b"*4\r\n$1\r\na\r\n$1\r\nb\r\n:1\r\n:1\r\n",
+                             "redis-server's RDB file: FCALL")
 
 
 def cluster_test(report, binary):
@@ -316,7 +359,7 @@ def main():
         dump_exchange(report, ours.port, oracle.port)
         busy_test(report, ours.port, oracle.port)
         report.check(ours.alive(), "ringkv still running", ours.log())
-    aof_test(report, args.server)
+    persistence_test(report, args.server)
     cluster_test(report, args.server)
     report.finish()
 
