@@ -9,7 +9,8 @@ Then: FUNCTION DUMP payloads move both ways between redis-server and ringkv; a b
 (FUNCTION STATS names it, other clients get the FUNCTION KILL -BUSY, SCRIPT KILL is refused,
 FUNCTION KILL frees the node); libraries back after restarts (append-only file, its rewrite
 with and without an RDB preamble, the RDB file, an RDB file written by redis-server); and in a
-3-node cluster FUNCTION LOAD/DELETE/FLUSH/RESTORE reach every node and FCALL runs on its keys' node.
+3-node cluster FUNCTION LOAD/DELETE/FLUSH/RESTORE reach every node, FCALL runs on its keys' node
+and a node that joins later gets the libraries.
 
     /usr/bin/python3 test_functions.py --server build/ringkv-server
 """
@@ -339,11 +340,29 @@ def cluster_test(report, binary):
             with RespClient(p) as c:
                 report.equal(c.call("FCALL", "get1", "1", keys[i]), b"$2\r\nv2\r\n",
                              "restored on node %d" % (i + 1))
-        with RespClient(cluster.ports[0]) as c:
-            report.equal(c.call("FUNCTION", "FLUSH"), b"+OK\r\n", "FLUSH fans out")
-        for i, p in enumerate(cluster.ports):
-            with RespClient(p) as c:
-                report.equal(c.call("FUNCTION", "LIST"), b"*0\r\n", "flushed on node %d" % (i + 1))
+        # A node joining later is given the libraries.
+        port = harness.free_ports(1)[0]
+        joiner = harness.ClusterNode(binary, port, harness.cluster_config(port, [port]), "joiner")
+        ports = cluster.ports + [port]
+        with joiner.start():
+            with RespClient(cluster.ports[0], timeout=60) as c:
+                report.equal(c.call("CLUSTER", "JOIN", joiner.address), b"+OK\r\n",
+                             "CLUSTER JOIN of a fourth node")
+            with RespClient(port) as c:
+                report.equal(normalized_list(c.call("FUNCTION", "LIST", "WITHCODE")),
+                             normalized_list(RespClient(cluster.ports[0]).call(
+                                 "FUNCTION", "LIST", "WITHCODE")), "the joined node's libraries")
+                for key in keys:
+                    report.equal(c.call("FCALL", "echo1", "1", key, "a"),
+                                 b"*4\r\n$%d\r\n%s\r\n$1\r\na\r\n:1\r\n:1\r\n"
+                                 % (len(key), key.encode()), "FCALL %s through the joined node" % key)
+            with RespClient(cluster.ports[0]) as c:
+                report.equal(c.call("FUNCTION", "FLUSH"), b"+OK\r\n", "FLUSH fans out")
+            for i, p in enumerate(ports):
+                with RespClient(p) as c:
+                    report.equal(c.call("FUNCTION", "LIST"), b"*0\r\n",
+                                 "flushed on node %d" % (i + 1))
+            report.check(joiner.alive(), "joined node alive", joiner.log())
         report.check(all(n.alive() for n in cluster.nodes), "cluster alive", cluster.logs())
 
 
