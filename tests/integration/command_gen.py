@@ -19,6 +19,7 @@ PFCOUNT and PFMERGE are atomic over their keys too).
 from command_gen_bitmap import (BIT_KEYS, BITMAP_HLL_ARITY, HLL_KEYS, BitmapHllGenMixin,
                                 bitmap_hll_atomic_keys)
 from command_gen_geo import GEO_ARITY, GeoGenMixin, geo_atomic_keys
+from command_gen_script import SCRIPT_ARITY, ScriptGenMixin
 from command_gen_zset import ZSET_ARITY, ZSetGenMixin, zset_atomic_keys
 
 # Absolute unix times far in the future (2100, 2200) so EXPIREAT/EXAT results agree exactly.
@@ -58,6 +59,7 @@ ARITY = {
 ARITY.update(ZSET_ARITY)
 ARITY.update(BITMAP_HLL_ARITY)
 ARITY.update(GEO_ARITY)
+ARITY.update(SCRIPT_ARITY)
 SUB_ARITY = {("object", "encoding"): 3, ("object", "refcount"): 3, ("object", "freq"): 3,
              ("client", "setname"): 3, ("client", "getname"): 2}
 
@@ -126,7 +128,7 @@ def atomic_keys(argv):
     return argv[1:3] if len(argv) == 3 else None
 
 
-class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin):
+class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, ScriptGenMixin):
     """Draws commands from every group; all randomness comes from the given random.Random."""
 
     def __init__(self, rng):
@@ -144,6 +146,7 @@ class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin):
             (10, self.gen_zset), (1, self.gen_zset_big),
             (8, self.gen_bitmap), (7, self.gen_hll), (1, self.gen_hll_big),
             (10, self.gen_geo), (1, self.gen_geo_big), (3, self.gen_lcs),
+            (2, self.gen_function),
         ]
         self.total = sum(w for w, _ in self.gens)
 
