@@ -26,6 +26,7 @@
 #include "engine/commands/replication.h"
 #include "engine/commands/server.h"
 #include "engine/commands/set.h"
+#include "engine/commands/sort.h"
 #include "engine/commands/stream.h"
 #include "engine/commands/string.h"
 #include "engine/commands/transaction.h"
@@ -50,7 +51,7 @@ constexpr Family kFamilies[] = {
     scripting_commands,     bitmap_commands,       hyperloglog_commands,    stream_commands,
     stream_read_commands,   stream_group_commands, stream_pending_commands, stream_info_commands,
     observe_commands,       debug_commands,        replication_commands,    geo_commands,
-    lcs_commands,           acl_commands,          function_commands,
+    lcs_commands,           acl_commands,          function_commands,       sort_commands,
 };
 
 std::vector<CommandSpec> assemble() {

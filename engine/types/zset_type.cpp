@@ -400,7 +400,7 @@ size_t ZSetObject::erase_ranks(size_t start, size_t count) {
 }
 
 void ZSetObject::convert_to_skiplist() {
-  assert(encoding_ == Encoding::kListpack);
+  if (encoding_ != Encoding::kListpack) return;
   const size_t header_size = sizeof(Node) + kMaxLevel * sizeof(Node::Level);
   header_ = static_cast<Node*>(checked_realloc(nullptr, header_size));
   std::memset(static_cast<void*>(header_), 0, header_size);

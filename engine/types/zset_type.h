@@ -123,10 +123,13 @@ class ZSetObject final : public Object {
   // element present for the whole scan is visited at least once however the index is resized.
   uint64_t scan(uint64_t cursor, size_t count, const Visit& visit) const;
 
+  // Converts a listpack to a skiplist (no-op for a skiplist): insertions past the limits do,
+  // and SORT does, as Redis's sortCommand converts the sorted set it sorts.
+  void convert_to_skiplist();
+
  private:
   struct Node;
 
-  void convert_to_skiplist();
   // Listpack helpers.
   size_t lp_find(std::string_view member, double* score) const;  // offset of the entry, or npos
   void lp_insert(std::string_view member, double score);

@@ -306,13 +306,8 @@ def persistence_test(report, binary):
 
 def cluster_test(report, binary):
     with harness.Cluster(binary, 3) as cluster:
-        owners = {}
-        for i in range(100):
-            key = "k%d" % i
-            owners.setdefault(harness.parse_reply(RespClient(cluster.ports[0]).call(
-                "CLUSTER", "OWNER", key)), key)
-        keys = list(owners.values())
-        report.check(len(keys) == 3, "keys on three nodes", repr(owners))
+        keys = harness.keys_on_each_node(cluster)
+        report.check(len(keys) == 3, "keys on three nodes", repr(keys))
         with RespClient(cluster.ports[0]) as c:
             report.equal(c.call("FUNCTION", "LOAD", LIB), b"$4\r\nlib1\r\n",
                          "FUNCTION LOAD through node 1")
