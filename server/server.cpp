@@ -13,6 +13,7 @@
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
 #include "engine/rdb/rdb_format.h"
+#include "engine/types/encoding_limits.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 
@@ -748,6 +749,12 @@ void Server::apply_runtime_config() {
 
 void Server::apply_memory_config() {
   const conf::MemoryOptions& opts = config_.memory;
+  engine::EncodingLimits& limits = engine::encoding_limits();
+  limits.hash_max_listpack_entries = static_cast<size_t>(opts.hash_max_listpack_entries);
+  limits.hash_max_listpack_value = static_cast<size_t>(opts.hash_max_listpack_value);
+  limits.zset_max_listpack_entries = static_cast<size_t>(opts.zset_max_listpack_entries);
+  limits.zset_max_listpack_value = static_cast<size_t>(opts.zset_max_listpack_value);
+  limits.set_max_intset_entries = static_cast<size_t>(opts.set_max_intset_entries);
   const engine::EvictionPolicy policy = engine::parse_eviction_policy(opts.maxmemory_policy)
                                             .value_or(engine::EvictionPolicy::kNoEviction);
   // Pooled candidates were scored under the old policy.

@@ -213,9 +213,9 @@ std::unique_ptr<Object> decode_zset(uint8_t type, Reader& r) {
   }
   uint64_t len = 0;
   if (!r.read_len(len)) return nullptr;
-  auto zset =
-      std::make_unique<ZSetObject>(len > kZSetMaxListpackEntries ? ZSetObject::Encoding::kSkiplist
-                                                                 : ZSetObject::Encoding::kListpack);
+  auto zset = std::make_unique<ZSetObject>(len > encoding_limits().zset_max_listpack_entries
+                                               ? ZSetObject::Encoding::kSkiplist
+                                               : ZSetObject::Encoding::kListpack);
   for (uint64_t i = 0; i < len; ++i) {
     double score = 0;
     if (!r.read_string(s)) return nullptr;

@@ -202,7 +202,8 @@ std::optional<double> ZSetObject::score(std::string_view member) const {
 
 bool ZSetObject::set(std::string_view member, double score) {
   assert(!std::isnan(score));
-  if (encoding_ == Encoding::kListpack && member.size() > kZSetMaxListpackValue) {
+  if (encoding_ == Encoding::kListpack &&
+      member.size() > encoding_limits().zset_max_listpack_value) {
     convert_to_skiplist();
   }
   if (encoding_ == Encoding::kListpack) {
@@ -216,7 +217,7 @@ bool ZSetObject::set(std::string_view member, double score) {
       lp_insert(member, score);
       return false;
     }
-    if (count_ + 1 > kZSetMaxListpackEntries) {
+    if (count_ + 1 > encoding_limits().zset_max_listpack_entries) {
       convert_to_skiplist();
       sl_insert(member, score);
       return true;

@@ -22,14 +22,11 @@
 
 #include "engine/result.h"
 #include "engine/types/chained_table.h"
+#include "engine/types/encoding_limits.h"
 #include "engine/types/object.h"
 #include "engine/types/packed_buffer.h"
 
 namespace ringkv::engine {
-
-// Redis 7.0.15's defaults for zset-max-listpack-entries and zset-max-listpack-value.
-inline constexpr size_t kZSetMaxListpackEntries = 128;
-inline constexpr size_t kZSetMaxListpackValue = 64;
 
 // A score interval: ZRANGEBYSCORE's "(1.5", "-inf", "+inf" bounds.
 struct ScoreRange {
