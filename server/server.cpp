@@ -172,6 +172,25 @@ int Server::serve() {
     uv_run(loop_, UV_RUN_DEFAULT);
     return 1;
   }
+  // The server's own handles exist before the cluster starts: its first health check may call
+  // back (a one-member ring holds its lease at once and releases held clients).
+  uv_timer_init(loop_, &cron_timer_);
+  cron_timer_.data = this;
+  uint64_t period = 1000 / static_cast<uint64_t>(std::max<int64_t>(1, config_.server.hz));
+  uv_timer_start(&cron_timer_, on_cron, period, period);
+
+  uv_timer_init(loop_, &block_timer_);
+  block_timer_.data = this;
+
+  input_task_ = std::make_unique<IdleTask>(loop_, [this] {
+    std::vector<uint64_t> ids;
+    ids.swap(deferred_input_);
+    for (uint64_t id : ids) {
+      if (Connection* c = clients_.find(id)) c->continue_input();
+    }
+    return !deferred_input_.empty();
+  });
+
   std::string mode = "standalone";
   if (cluster_) {
     mode = "cluster, " + std::to_string(cluster_->ring().size()) + " members, self " +
@@ -190,23 +209,8 @@ int Server::serve() {
                    : std::string(),
                config_.source_file.empty() ? "none" : config_.source_file, mode);
 
-  uv_timer_init(loop_, &cron_timer_);
-  cron_timer_.data = this;
-  uint64_t period = 1000 / static_cast<uint64_t>(std::max<int64_t>(1, config_.server.hz));
-  uv_timer_start(&cron_timer_, on_cron, period, period);
-
-  uv_timer_init(loop_, &block_timer_);
-  block_timer_.data = this;
-
-  input_task_ = std::make_unique<IdleTask>(loop_, [this] {
-    std::vector<uint64_t> ids;
-    ids.swap(deferred_input_);
-    for (uint64_t id : ids) {
-      if (Connection* c = clients_.find(id)) c->continue_input();
-    }
-    return !deferred_input_.empty();
-  });
-
+  // Started after the cluster's check handle, which libuv then runs after this one: replies
+  // and frames queued while flushing clients go out in the same iteration.
   uv_check_init(loop_, &flush_check_);
   flush_check_.data = this;
   uv_check_start(&flush_check_,

@@ -94,8 +94,9 @@ void cmd_xadd(CommandContext& ctx) {
   } else if (!args.seq_given) {
     if (s.last_id().ms == args.id.ms) {
       if (s.last_id().seq == UINT64_MAX) {
-        ctx.reply.error(
-            "ERR The ID specified in XADD is equal or smaller than the target stream top item");
+        // Redis 7.0 fails here without setting errno, and XADD's reply falls through to its
+        // other branch: redis-server 7.0.15 answers this text.
+        ctx.reply.error("ERR Elements are too large to be stored");
         return;
       }
       id = {args.id.ms, s.last_id().seq + 1};
