@@ -177,6 +177,7 @@ void PeerLink::on_data() {
     }
     std::string_view reply(in_.data() + in_start_, r.length);
     in_start_ += r.length;
+    last_answer_ms_ = uv_now(loop_);
     if (state_ == State::kHandshaking) {
       if (!on_handshake_reply(reply)) return;
       continue;
@@ -324,6 +325,7 @@ void PeerLink::fail(LinkErrorKind kind, std::string_view detail) {
     }
   }
   last_error_ = error;
+  failed_ms_ = uv_now(loop_);
   if (socket_ != nullptr) {
     socket_->link = nullptr;
     uv_close(reinterpret_cast<uv_handle_t*>(&socket_->tcp),

@@ -102,6 +102,9 @@ class PeerLink {
   bool needs_flush() const { return !out_.empty() && state_ == State::kReady; }
   // Why the link last failed (meaningful once it has failed).
   const LinkError& last_error() const { return last_error_; }
+  // Loop times (ms) of the last reply read (handshake included) and of the last failure.
+  uint64_t last_answer_ms() const { return last_answer_ms_; }
+  uint64_t failed_ms() const { return failed_ms_; }
 
  private:
   struct Socket;
@@ -144,6 +147,8 @@ class PeerLink {
   std::unique_ptr<common::TlsChannel> tls_;  // this connection's TLS, on tls-cluster links
   uint64_t connect_started_ms_ = 0;
   uint64_t backoff_until_ms_ = 0;
+  uint64_t last_answer_ms_ = 0;
+  uint64_t failed_ms_ = 0;
   uint64_t backoff_ms_ = 0;
   LinkError last_error_{LinkErrorKind::kUnreachable, {}, {}};  // reason "" until a failure
 

@@ -7,7 +7,20 @@ PeerLink& PeerPool::link_for(uint64_t client_id) {
   if (links_.empty()) links_.resize(size_);
   auto& link = links_[client_id % size_];
   if (!link) link = make_link_(relay_);
+  // A link that failed while the peer was hung would answer its clients with that failure until
+  // its backoff ends, though other links to the peer have been answered since.
+  if (link->state() == PeerLink::State::kBackoff && answered_since(link->failed_ms())) {
+    link->reset_backoff();
+  }
   return *link;
+}
+
+bool PeerPool::answered_since(uint64_t ms) const {
+  if (health_ && health_->last_answer_ms() > ms) return true;
+  for (const auto& l : links_) {
+    if (l && l->last_answer_ms() > ms) return true;
+  }
+  return false;
 }
 
 PeerLink& PeerPool::health(LinkOptions options) {

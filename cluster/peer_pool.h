@@ -57,6 +57,9 @@ class PeerPool {
   PoolTotals totals() const;
 
  private:
+  // Whether any link to the peer (the health link included) read a reply after loop time `ms`.
+  bool answered_since(uint64_t ms) const;
+
   size_t size_;
   LinkOptions relay_;
   LinkFactory make_link_;

@@ -31,6 +31,7 @@ struct ServerOptions {
   int64_t timeout = 0;                             // idle client timeout in seconds, 0 = never
   int64_t proto_max_bulk_len = 512 * 1024 * 1024;  // longest bulk string a client may send (bytes)
   int64_t hz = 10;                                 // background task frequency (1-500 per second)
+  int64_t databases = 16;                          // numbered databases clients SELECT
   int64_t busy_reply_threshold = 5000;  // ms a script runs before others get -BUSY (0 = never)
   int64_t client_query_buffer_limit = 1024 * 1024 * 1024;  // unparsed input one client may send
   // client-output-buffer-limit, per class of client (Redis's defaults).

@@ -18,6 +18,7 @@
 namespace ringkv::engine {
 
 class Store;
+class Databases;
 struct CommandContext;
 class ScriptEngine;
 struct Observability;
@@ -130,6 +131,8 @@ class ClientSession {
   virtual protocol::RespVersion resp() const = 0;
   virtual void set_resp(protocol::RespVersion v) = 0;
   virtual int db() const = 0;
+  // SELECT: the database the client's next commands use (checked by the caller).
+  virtual void set_db(int /*db*/) {}
   // Close the connection after the pending replies are written (QUIT, CLIENT KILL of self).
   virtual void close_after_reply() = 0;
   // Reset to a fresh connection's state (RESET): name, RESP version, ...
@@ -204,6 +207,15 @@ class ServerControl {
   // CLUSTER JOIN / LEAVE / SETWEIGHT: answers through ctx (possibly later, the server keeps
   // the client's place in its replies). False when this node is not part of a cluster.
   virtual bool cluster_change(CommandContext& /*ctx*/) { return false; }
+  // The node's numbered databases (SELECT, MOVE, SWAPDB, COPY ... DB, FLUSHALL); null where
+  // there is only the context's store (unit tests of pure commands, append-only file replay).
+  virtual Databases* databases() { return nullptr; }
+  // Whether this node is part of a cluster: only database 0 exists to clients there, as in Redis
+  // Cluster (SELECT, MOVE and SWAPDB answer Redis Cluster's errors).
+  virtual bool cluster_enabled() const { return false; }
+  // SWAPDB a b (checked by the caller): exchanges the two databases' keys; clients watching keys
+  // of either fail their EXEC and clients blocked on them are served from their new contents.
+  virtual void swap_databases(int /*a*/, int /*b*/) {}
   // The node's ACL users; null where there are none (unit tests of pure commands).
   virtual acl::Users* acl_users() { return nullptr; }
   // The ACL file (aclfile) ACL LOAD and ACL SAVE use; empty when none is configured.
@@ -296,8 +308,14 @@ class KeyEvents {
   // `key` changed where Redis signals no key (a stream's consumer groups): the change is logged
   // like any write (and a ring change copies the key again), and WATCHers are not told.
   virtual void data_changed(std::string_view /*key*/) {}
-  // Every key is about to be dropped (FLUSHALL/FLUSHDB): WATCHers of existing keys fail.
+  // Every key of the command's database is about to be dropped (FLUSHDB): WATCHers of existing
+  // keys fail.
   virtual void keyspace_flushing() {}
+  // The same for every database (FLUSHALL).
+  virtual void all_keyspaces_flushing() { keyspace_flushing(); }
+  // `key` was written in database `db`, not the command's own (MOVE's and COPY ... DB's
+  // destination): its WATCHers fail and clients blocked on it there may be served.
+  virtual void key_written_in(int /*db*/, std::string_view /*key*/) {}
 };
 
 // Publish/subscribe on this node (implemented by server/): subscriptions of clients (by id) and
@@ -382,7 +400,7 @@ class Propagation {
 struct CommandContext {
   std::span<const std::string_view> argv;  // argv[0] is the command name as the client sent it
   protocol::ReplyWriter& reply;
-  Store& store;
+  Store& store;             // the client's selected database
   ClientSession* client;    // null in unit tests of pure commands
   ServerControl* server;    // null in unit tests of pure commands
   const CommandSpec* spec;  // the row being run (the subcommand's row for subcommands)
@@ -394,6 +412,9 @@ struct CommandContext {
   KeyEvents* ready = nullptr;
   // Publish/subscribe state (null in unit tests that do not need it).
   PubSubHub* pubsub = nullptr;
+
+  // The number of the database `store` is (SELECT's).
+  int db = 0;
 
   // Set when a blocked client's timeout passed (block is then null).
   bool timed_out = false;
@@ -440,6 +461,13 @@ struct CommandContext {
   // the listener can still see which watched keys exist.
   void keyspace_flushing() const {
     if (ready != nullptr) ready->keyspace_flushing();
+  }
+  void all_keyspaces_flushing() const {
+    if (ready != nullptr) ready->all_keyspaces_flushing();
+  }
+  // Reports a write to `key` in another database than the command's (see KeyEvents).
+  void key_written_in(int other_db, std::string_view key) const {
+    if (ready != nullptr) ready->key_written_in(other_db, key);
   }
 };
 

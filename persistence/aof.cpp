@@ -34,8 +34,8 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 }  // namespace
 
-AppendOnlyFile::AppendOnlyFile(engine::Store& store, const conf::PersistenceOptions& options)
-    : store_(store), options_(options) {
+AppendOnlyFile::AppendOnlyFile(engine::Databases& dbs, const conf::PersistenceOptions& options)
+    : dbs_(dbs), options_(options) {
   writer_.set_policy(parse_fsync_policy(options_.appendfsync));
 }
 
@@ -72,7 +72,7 @@ bool AppendOnlyFile::load_and_open(const ReplayRunner& runner) {
   if (std::filesystem::exists(file, ec)) {
     double last_report = 0;
     LoadResult r = load_aof(
-        file, store_,
+        file, dbs_,
         [&](const LoadProgress& p) {
           if (p.seconds - last_report < kProgressEverySec) return;
           last_report = p.seconds;
@@ -117,7 +117,7 @@ bool AppendOnlyFile::load_and_open(const ReplayRunner& runner) {
     spdlog::info(
         "DB loaded from append-only file {}: {} keys from its RDB preamble, {} commands, {} "
         "keys, {:.1f} MB in {:.3f} seconds ({:.1f} MB/s)",
-        file, r.preamble_keys, r.commands, store_.size(), r.valid_bytes / kMiB, r.seconds,
+        file, r.preamble_keys, r.commands, dbs_.size(), r.valid_bytes / kMiB, r.seconds,
         r.seconds > 0 ? r.valid_bytes / kMiB / r.seconds : 0.0);
   }
   if (!open_writer()) return false;
@@ -134,6 +134,14 @@ void AppendOnlyFile::feed_record(auto&& append) {
   }
   append(writer_);
   if (child_pid_ > 0) rewrite_buffer_.append(writer_.buffered_since(before));
+}
+
+void AppendOnlyFile::select(int db) {
+  if (db == selected_db_) return;
+  selected_db_ = db;
+  const std::string index = std::to_string(db);
+  const std::string_view argv[] = {"SELECT", index};
+  feed(argv);
 }
 
 void AppendOnlyFile::feed(std::span<const std::string_view> argv) {
@@ -210,8 +218,8 @@ RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
                           .count();
   }
   pid_t pid =
-      fork_rewrite_child(store_, options_.dir, options_.aof_use_rdb_preamble ? &preamble : nullptr,
-                         preamble.functions);
+      fork_rewrite_child(dbs_.all(), options_.dir,
+                         options_.aof_use_rdb_preamble ? &preamble : nullptr, preamble.functions);
   latest_fork_usec_ = monotonic_us() - start;
   child_started_ms_ = now_ms;
   if (pid < 0) {
@@ -225,6 +233,8 @@ RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
   child_dir_ = options_.dir;
   rewrite_scheduled_ = false;
   rewrite_buffer_.clear();
+  // The rewritten file ends in any database: the records after it say which they are in.
+  selected_db_ = -1;
   spdlog::info("background append-only file rewriting started by pid {} (fork took {} us)", pid,
                latest_fork_usec_);
   return RewriteStart::kStarted;

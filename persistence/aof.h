@@ -54,7 +54,7 @@ enum class RewriteStart { kStarted, kAlreadyRunning, kForkFailed };
 class AppendOnlyFile {
  public:
   // `options` is the server's live configuration (CONFIG SET changes it; see apply_options).
-  AppendOnlyFile(engine::Store& store, const conf::PersistenceOptions& options);
+  AppendOnlyFile(engine::Databases& dbs, const conf::PersistenceOptions& options);
   // Kills a rewrite child (removing its file) and completes a pending commit; the writer closes
   // the file after an fsync.
   ~AppendOnlyFile();
@@ -69,6 +69,9 @@ class AppendOnlyFile {
 
   // Whether the server should hand over records: the file is on, or a rewrite collects them.
   bool wants_records() const { return state_ != State::kOff || child_pid_ > 0; }
+  // The database of the records fed next: a SELECT is recorded first when it is not the one of
+  // the last record (nor known, at the start and after a rewrite began).
+  void select(int db);
   // One command's record (the command as it arrived, or its effective form).
   void feed(std::span<const std::string_view> argv);
   void feed(const std::vector<std::string>& argv);
@@ -130,8 +133,9 @@ class AppendOnlyFile {
   bool should_auto_rewrite() const;
   void feed_record(auto&& append);
 
-  engine::Store& store_;
+  engine::Databases& dbs_;
   const conf::PersistenceOptions& options_;
+  int selected_db_ = -1;
   State state_ = State::kOff;
   AofWriter writer_;
   uint64_t base_size_ = 0;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/command.h"
+#include "engine/commands/string_ops.h"
 #include "persistence/rdb_loader.h"
 #include "protocol/reply_writer.h"
 #include "protocol/resp_parser.h"
@@ -42,10 +43,10 @@ int64_t unix_ms() {
 // Closes the file and takes the store out of loading mode however loading ends.
 class LoadScope {
  public:
-  explicit LoadScope(engine::Store& store) : store_(store) { store_.set_loading(true); }
+  explicit LoadScope(engine::Databases& dbs) : dbs_(dbs) { dbs_.set_loading(true); }
   ~LoadScope() {
-    store_.set_loading(false);
-    store_.set_now(unix_ms());
+    dbs_.set_loading(false);
+    dbs_.set_now(unix_ms());
     if (fd_ >= 0) ::close(fd_);
   }
   LoadScope(const LoadScope&) = delete;
@@ -53,15 +54,15 @@ class LoadScope {
   void set_fd(int fd) { fd_ = fd; }
 
  private:
-  engine::Store& store_;
+  engine::Databases& dbs_;
   int fd_ = -1;
 };
 
 class Loader {
  public:
-  Loader(engine::Store& store, const std::function<void(const LoadProgress&)>& progress,
+  Loader(engine::Databases& dbs, const std::function<void(const LoadProgress&)>& progress,
          const ReplayRunner& runner)
-      : store_(store), progress_(progress), runner_(runner), writer_(reply_) {}
+      : dbs_(dbs), progress_(progress), runner_(runner), writer_(reply_) {}
 
   LoadResult run(const std::string& path);
 
@@ -82,7 +83,8 @@ class Loader {
   bool fail(Status status, uint64_t offset, std::string_view what);
   double elapsed() const;
 
-  engine::Store& store_;
+  engine::Databases& dbs_;
+  int db_ = 0;  // the database the records go to (SELECT)
   const std::function<void(const LoadProgress&)>& progress_;
   const ReplayRunner& runner_;
   std::string reply_;  // handlers' replies, discarded
@@ -107,8 +109,8 @@ class Loader {
 };
 
 LoadResult Loader::run(const std::string& path) {
-  LoadScope scope(store_);
-  store_.set_now(unix_ms());
+  LoadScope scope(dbs_);
+  dbs_.set_now(unix_ms());
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) {
     if (errno == ENOENT) return result_;
@@ -145,7 +147,7 @@ bool Loader::load_preamble() {
   if (n != 5 || std::string_view(buf_.data(), 5) != "REDIS") return true;
   // As Redis loads a preamble: keys whose TTL passed are kept (they expire after loading, like
   // those of the records that follow).
-  RdbLoader rdb(store_consumer(store_, false));
+  RdbLoader rdb(databases_consumer(dbs_, false));
   uint64_t offset = 0;
   while (rdb.state() == RdbLoader::State::kLoading) {
     do {
@@ -228,6 +230,15 @@ bool Loader::replay(std::span<const std::string_view> argv, uint64_t start, uint
     multi_offset_ = start;
     return true;
   }
+  if (spec->name == "select") {
+    // The records after it are another database's: one this server must have.
+    int64_t index = 0;
+    if (argv.size() != 2 || !engine::parse_int64(argv[1], index) || !dbs_.valid(index)) {
+      return fail(Status::kCorrupt, start,
+                  "SELECT of a database this server does not have (databases " +
+                      std::to_string(dbs_.count()) + ")");
+    }
+  }
   if (spec->name == "exec") {
     if (in_multi_) run_queued();
     in_multi_ = false;
@@ -244,14 +255,20 @@ bool Loader::replay(std::span<const std::string_view> argv, uint64_t start, uint
 }
 
 void Loader::run_command(const CommandSpec& spec, std::span<const std::string_view> argv) {
+  if (spec.name == "select") {
+    // Checked when read (replay): an index of a database this server has.
+    int64_t index = 0;
+    if (engine::parse_int64(argv[1], index)) db_ = static_cast<int>(index);
+  }
   // Only writes change the data, and commands that may (PFCOUNT stores the estimate it
   // computed in the sketch); anything else in the file (SELECT, PING) needs no replay and may
   // need a client or a server the loader does not have.
   if ((spec.flags & (engine::kWrite | engine::kMayReplicate)) != 0) {
     if (runner_) {
-      runner_(spec, argv, writer_);
+      runner_(db_, spec, argv, writer_);
     } else {
-      engine::CommandContext ctx{argv, writer_, store_, nullptr, nullptr, &spec};
+      engine::CommandContext ctx{argv, writer_, dbs_[db_], nullptr, nullptr, &spec};
+      ctx.db = db_;
       spec.handler(ctx);
     }
     reply_.clear();
@@ -271,13 +288,13 @@ void Loader::run_queued() {
 
 void Loader::tick() {
   since_tick_ = 0;
-  store_.set_now(unix_ms());
+  dbs_.set_now(unix_ms());
   if (!progress_) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - last_progress_ < std::chrono::seconds(1)) return;
   last_progress_ = now;
   progress_(
-      LoadProgress{base_ + begin_, result_.file_bytes, result_.commands, store_.size(), elapsed()});
+      LoadProgress{base_ + begin_, result_.file_bytes, result_.commands, dbs_.size(), elapsed()});
 }
 
 bool Loader::fail(Status status, uint64_t offset, std::string_view what) {
@@ -292,10 +309,10 @@ double Loader::elapsed() const {
 
 }  // namespace
 
-LoadResult load_aof(const std::string& path, engine::Store& store,
+LoadResult load_aof(const std::string& path, engine::Databases& dbs,
                     const std::function<void(const LoadProgress&)>& progress,
                     const ReplayRunner& runner) {
-  Loader loader(store, progress, runner);
+  Loader loader(dbs, progress, runner);
   return loader.run(path);
 }
 

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "engine/command.h"
-#include "engine/keyspace/store.h"
+#include "engine/keyspace/databases.h"
 #include "protocol/reply_writer.h"
 
 namespace ringkv::persistence {
@@ -32,13 +32,15 @@ struct LoadResult {
   std::string error;  // kCorrupt / kIoError / kTruncated: what, and at which byte offset
 };
 
-// Applies one replayed write (resolved and arity-checked) to the store; its reply is discarded.
-// The server runs it through its command pipeline; empty, the loader calls the handler itself.
+// Applies one replayed write (resolved and arity-checked) to database `db` (the file's last
+// SELECT); its reply is discarded. The server runs it through its command pipeline; empty, the
+// loader calls the handler itself.
 using ReplayRunner =
-    std::function<void(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                       protocol::ReplyWriter& reply)>;
+    std::function<void(int db, const engine::CommandSpec& spec,
+                       std::span<const std::string_view> argv, protocol::ReplyWriter& reply)>;
 
-// Replays the append-only file at `path` into `store` (which the caller has just created). A
+// Replays the append-only file at `path` into `dbs` (which the caller has just created; records
+// go to database 0 until a SELECT, and a SELECT of a database `dbs` lacks is kCorrupt). A
 // missing file is kOk with nothing loaded. `progress`, when set, is called about once a second.
 // kTruncated: the file ends inside a record (or inside a MULTI block without EXEC): everything up
 // to valid_bytes was applied; the caller decides whether to truncate the file there
@@ -47,7 +49,7 @@ using ReplayRunner =
 // too): nothing after that offset is applied; `error` names the offset and the problem.
 // While loading nothing expires (see Store::set_loading); the store's clock follows the real time
 // and the store is out of loading mode when this returns.
-LoadResult load_aof(const std::string& path, engine::Store& store,
+LoadResult load_aof(const std::string& path, engine::Databases& dbs,
                     const std::function<void(const LoadProgress&)>& progress = {},
                     const ReplayRunner& runner = {});
 

@@ -23,13 +23,13 @@ std::string temp_rewrite_path(const std::string& dir, pid_t pid) {
   return dir + "/temp-rewrite-" + std::to_string(pid) + ".aof";
 }
 
-pid_t fork_rewrite_child(engine::Store& store, const std::string& dir,
+pid_t fork_rewrite_child(std::span<engine::Store* const> dbs, const std::string& dir,
                          const RdbSaveOptions* preamble, std::span<const std::string> functions) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   // The child: no event loop, no logger, no destructors; only the snapshot, then _exit.
   detach_forked_child();
-  std::string error = write_snapshot(store, temp_rewrite_path(dir, getpid()), preamble, functions);
+  std::string error = write_snapshot(dbs, temp_rewrite_path(dir, getpid()), preamble, functions);
   if (!error.empty()) {
     error = "AOF rewrite child: " + error + "\n";
     (void)!::write(STDERR_FILENO, error.data(), error.size());
@@ -37,7 +37,7 @@ pid_t fork_rewrite_child(engine::Store& store, const std::string& dir,
   _exit(error.empty() ? 0 : 1);
 }
 
-std::string write_snapshot(engine::Store& store, const std::string& path,
+std::string write_snapshot(std::span<engine::Store* const> dbs, const std::string& path,
                            const RdbSaveOptions* preamble, std::span<const std::string> functions) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return errno_text("can't create", path);
@@ -45,7 +45,7 @@ std::string write_snapshot(engine::Store& store, const std::string& path,
   if (preamble != nullptr) {
     RdbSaveOptions options = *preamble;
     options.aof_preamble = true;
-    ok = write_rdb(store, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); });
+    ok = write_rdb(dbs, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); });
   } else {
     std::string buf;
     buf.reserve(kChunkBytes + kChunkBytes / 4);
@@ -53,14 +53,23 @@ std::string write_snapshot(engine::Store& store, const std::string& path,
       const std::string_view argv[] = {"FUNCTION", "LOAD", code};
       protocol::append_request(buf, argv);
     }
-    store.for_each([&](const engine::Entry& entry) {
-      if (!ok) return;
-      engine::append_key_commands(entry, buf);
-      if (buf.size() >= kChunkBytes) {
-        ok = write_fully(fd, buf);
-        buf.clear();
+    for (size_t db = 0; db < dbs.size(); ++db) {
+      if (dbs[db]->size() == 0) continue;
+      // The file is read from database 0 on: database 0 needs no SELECT.
+      if (db != 0) {
+        const std::string index = std::to_string(db);
+        const std::string_view select[] = {"SELECT", index};
+        protocol::append_request(buf, select);
       }
-    });
+      dbs[db]->for_each([&](const engine::Entry& entry) {
+        if (!ok) return;
+        engine::append_key_commands(entry, buf);
+        if (buf.size() >= kChunkBytes) {
+          ok = write_fully(fd, buf);
+          buf.clear();
+        }
+      });
+    }
     if (ok) ok = write_fully(fd, buf);
   }
   std::string error;

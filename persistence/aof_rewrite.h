@@ -22,21 +22,27 @@ namespace ringkv::persistence {
 // dir/temp-rewrite-<pid>.aof: where the child `pid` writes.
 std::string temp_rewrite_path(const std::string& dir, pid_t pid);
 
-// Forks a child that writes `store` into temp_rewrite_path(dir, child pid), fsyncs it and
-// exits with status 0 on success. Returns the child's pid, or -1 when fork failed (errno set).
+// Forks a child that writes the databases `dbs` into temp_rewrite_path(dir, child pid), fsyncs it
+// and exits with status 0 on success. Returns the child's pid, or -1 when fork failed (errno set).
 // With `preamble` (aof-use-rdb-preamble) the keys are written as an RDB, else as commands.
 // `functions`: the function libraries' code, written as FUNCTION LOAD commands when there is no
 // preamble (a preamble carries its options' own).
-pid_t fork_rewrite_child(engine::Store& store, const std::string& dir,
+pid_t fork_rewrite_child(std::span<engine::Store* const> dbs, const std::string& dir,
                          const RdbSaveOptions* preamble = nullptr,
                          std::span<const std::string> functions = {});
 
-// Writes every key of `store` to `path` (truncated first) and fsyncs it: as an RDB preamble with
-// `preamble`, else as the commands recreating them (the libraries of `functions` first).
-// Returns an empty string or the error.
-std::string write_snapshot(engine::Store& store, const std::string& path,
+// Writes every key of the databases `dbs` to `path` (truncated first) and fsyncs it: as an RDB
+// preamble with `preamble`, else as the commands recreating them (each database's after a
+// SELECT of its number; the libraries of `functions` first). Returns an empty string or the error.
+std::string write_snapshot(std::span<engine::Store* const> dbs, const std::string& path,
                            const RdbSaveOptions* preamble = nullptr,
                            std::span<const std::string> functions = {});
+// The same for one store, written as database 0.
+inline std::string write_snapshot(engine::Store& store, const std::string& path,
+                                  const RdbSaveOptions* preamble = nullptr) {
+  engine::Store* const one[] = {&store};
+  return write_snapshot(one, path, preamble);
+}
 
 // Opens the child's finished `temp_path` for appending and appends `tail` (the records written
 // while the child ran). Returns the descriptor, or -1 with `error` set.

@@ -27,14 +27,14 @@ std::string temp_rdb_path(const std::string& dir, pid_t pid) {
   return dir + "/temp-" + std::to_string(pid) + ".rdb";
 }
 
-std::string save_rdb_file(engine::Store& store, const RdbSaveOptions& options,
+std::string save_rdb_file(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
                           const std::string& path, RdbWriteStats* stats) {
   const std::string temp = temp_rdb_path(directory_of(path), getpid());
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return errno_text("can't create", temp);
   std::string error;
   if (!write_rdb(
-          store, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); }, stats)) {
+          dbs, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); }, stats)) {
     error = errno_text("can't write", temp);
   } else if (fsync(fd) != 0) {
     error = errno_text("can't fsync", temp);
@@ -51,21 +51,22 @@ std::string save_rdb_file(engine::Store& store, const RdbSaveOptions& options,
   return {};
 }
 
-pid_t fork_rdb_file_child(engine::Store& store, const RdbSaveOptions& options,
+pid_t fork_rdb_file_child(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
                           const std::string& path) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   // The child: no event loop, no logger, no destructors; only the snapshot, then _exit.
   detach_forked_child();
-  exit_child(save_rdb_file(store, options, path), "RDB background save child");
+  exit_child(save_rdb_file(dbs, options, path), "RDB background save child");
 }
 
-pid_t fork_rdb_stream_child(engine::Store& store, const RdbSaveOptions& options, int fd) {
+pid_t fork_rdb_stream_child(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
+                            int fd) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   detach_forked_child(fd);
   const bool ok =
-      write_rdb(store, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); });
+      write_rdb(dbs, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); });
   exit_child(ok ? std::string() : errno_text("can't write to", "the snapshot pipe"),
              "RDB snapshot child");
 }

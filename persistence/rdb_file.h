@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <span>
 #include <string>
 
 #include "persistence/rdb_writer.h"
@@ -18,18 +19,26 @@ namespace ringkv::persistence {
 // dir/temp-<pid>.rdb: where process `pid` writes before the rename (Redis's name).
 std::string temp_rdb_path(const std::string& dir, pid_t pid);
 
-// Writes `store` to temp_rdb_path(dir of `path`, this process), fsyncs it and renames it to
-// `path`. Returns an empty string or the error (the temporary file is then removed).
-std::string save_rdb_file(engine::Store& store, const RdbSaveOptions& options,
+// Writes the databases `dbs` to temp_rdb_path(dir of `path`, this process), fsyncs it and renames
+// it to `path`. Returns an empty string or the error (the temporary file is then removed).
+std::string save_rdb_file(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
                           const std::string& path, RdbWriteStats* stats = nullptr);
+// The same for one store, saved as database 0.
+inline std::string save_rdb_file(engine::Store& store, const RdbSaveOptions& options,
+                                 const std::string& path, RdbWriteStats* stats = nullptr) {
+  engine::Store* const one[] = {&store};
+  return save_rdb_file(one, options, path, stats);
+}
 
 // Forks a child that runs save_rdb_file and exits with status 0 on success. Returns the child's
 // pid, or -1 when fork failed (errno set).
-pid_t fork_rdb_file_child(engine::Store& store, const RdbSaveOptions& options,
+pid_t fork_rdb_file_child(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
                           const std::string& path);
 
-// Forks a child that writes `store` as an RDB stream into `fd` (a pipe's write end) and exits
-// with status 0 once all of it was written. The parent keeps `fd` open: close it after the fork.
-pid_t fork_rdb_stream_child(engine::Store& store, const RdbSaveOptions& options, int fd);
+// Forks a child that writes the databases `dbs` as an RDB stream into `fd` (a pipe's write end) and
+// exits with status 0 once all of it was written. The parent keeps `fd` open: close it after the
+// fork.
+pid_t fork_rdb_stream_child(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
+                            int fd);
 
 }  // namespace ringkv::persistence

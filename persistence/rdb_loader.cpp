@@ -206,11 +206,8 @@ RdbLoader::Step RdbLoader::parse_key(uint8_t type, Reader& r, uint64_t at) {
     if (r.short_read()) return Step::kNeedMore;
     return fail(at, "bad value (RDB type " + std::to_string(type) + ") of key '" + key + "'");
   }
-  if (db_ != 0) {
-    return fail(
-        at, "key '" + key + "' in database " + std::to_string(db_) + ": ringkv has one database");
-  }
   k.key = key;
+  k.db = db_;
   k.type = type;
   k.raw_value = std::string_view(buf_).substr(pos_ + value_start, r.position() - value_start);
   k.expire_ms = expire_ms_;
@@ -239,19 +236,40 @@ RdbLoader::Step RdbLoader::parse_eof(Reader& r, uint64_t at) {
   return Step::kEnd;
 }
 
+namespace {
+
+std::string load_key(engine::Store& store, RdbKey& k, bool skip_expired) {
+  if (skip_expired && k.expire_ms >= 0 && k.expire_ms < store.now()) return {};
+  if (store.peek(k.key) != nullptr) return "duplicate key '" + std::string(k.key) + "'";
+  engine::store_decoded(store, k.key, std::move(k.value), k.expire_ms);
+  if (k.idle_seconds >= 0 || k.freq >= 0) {
+    engine::set_loaded_access(store, k.key, k.idle_seconds, k.freq);
+  }
+  return {};
+}
+
+std::string no_such_database(const RdbKey& k, int count) {
+  return "key '" + std::string(k.key) + "' in database " + std::to_string(k.db) +
+         ": this server has " + std::to_string(count) + " (databases)";
+}
+
+}  // namespace
+
 RdbKeyConsumer store_consumer(engine::Store& store, bool skip_expired) {
   return [&store, skip_expired](RdbKey& k) -> std::string {
-    if (skip_expired && k.expire_ms >= 0 && k.expire_ms < store.now()) return {};
-    if (store.peek(k.key) != nullptr) return "duplicate key '" + std::string(k.key) + "'";
-    engine::store_decoded(store, k.key, std::move(k.value), k.expire_ms);
-    if (k.idle_seconds >= 0 || k.freq >= 0) {
-      engine::set_loaded_access(store, k.key, k.idle_seconds, k.freq);
-    }
-    return {};
+    if (k.db != 0) return no_such_database(k, 1);
+    return load_key(store, k, skip_expired);
   };
 }
 
-RdbFileResult load_rdb_file(const std::string& path, engine::Store& store,
+RdbKeyConsumer databases_consumer(engine::Databases& dbs, bool skip_expired) {
+  return [&dbs, skip_expired](RdbKey& k) -> std::string {
+    if (!dbs.valid(k.db)) return no_such_database(k, dbs.count());
+    return load_key(dbs[static_cast<int>(k.db)], k, skip_expired);
+  };
+}
+
+RdbFileResult load_rdb_file(const std::string& path, engine::Databases& dbs,
                             const std::function<void(const RdbLoadProgress&)>& progress) {
   using Status = RdbFileResult::Status;
   RdbFileResult result;
@@ -267,9 +285,9 @@ RdbFileResult load_rdb_file(const std::string& path, engine::Store& store,
   }
   struct stat st {};
   const uint64_t file_bytes = ::fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-  store.set_now(unix_ms());
-  store.set_loading(true);
-  RdbLoader loader(store_consumer(store, true));
+  dbs.set_now(unix_ms());
+  dbs.set_loading(true);
+  RdbLoader loader(databases_consumer(dbs, true));
   std::string chunk(kReadChunkBytes, '\0');
   uint64_t read_bytes = 0;
   auto last_progress = started;
@@ -285,7 +303,7 @@ RdbFileResult load_rdb_file(const std::string& path, engine::Store& store,
     if (n == 0) break;
     read_bytes += static_cast<uint64_t>(n);
     loader.feed(std::string_view(chunk.data(), static_cast<size_t>(n)));
-    store.set_now(unix_ms());
+    dbs.set_now(unix_ms());
     const auto now = std::chrono::steady_clock::now();
     if (progress && now - last_progress >= std::chrono::seconds(1)) {
       last_progress = now;
@@ -294,8 +312,8 @@ RdbFileResult load_rdb_file(const std::string& path, engine::Store& store,
   }
   ::close(fd);
   if (!io_error) loader.finish();
-  store.set_loading(false);
-  store.set_now(unix_ms());
+  dbs.set_loading(false);
+  dbs.set_now(unix_ms());
   result.keys = loader.keys();
   result.bytes = loader.consumed();
   result.functions = loader.functions();

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/keyspace/databases.h"
 #include "engine/rdb/rdb_value.h"
 
 namespace ringkv::engine {
@@ -31,6 +32,7 @@ struct RdbKey {
   int64_t expire_ms = -1;     // unix ms; -1 without a TTL
   int64_t idle_seconds = -1;  // IDLE opcode; -1 when absent
   int64_t freq = -1;          // FREQ opcode; -1 when absent
+  int64_t db = 0;             // the database of the last SELECTDB
 };
 
 // Takes one key; returns an empty string, or why the stream must be refused (a duplicate key).
@@ -109,7 +111,10 @@ class RdbLoader {
 // The consumer for loading into `store` at start-up or from a full resync: a duplicate key is
 // refused (as Redis refuses it); with `skip_expired`, keys whose TTL already passed are dropped, as
 // a master drops them when it loads a file (not an append-only file's preamble, nor a replica).
+// A key of another database than 0 is refused.
 RdbKeyConsumer store_consumer(engine::Store& store, bool skip_expired);
+// The same into numbered databases: each key into its SELECTDB's (refused when `dbs` lacks it).
+RdbKeyConsumer databases_consumer(engine::Databases& dbs, bool skip_expired);
 
 struct RdbFileResult {
   enum class Status { kOk, kMissing, kCorrupt, kIoError } status = Status::kOk;
@@ -125,9 +130,9 @@ struct RdbLoadProgress {
   double seconds;
 };
 
-// Loads the RDB file at `path` into `store` (loading mode on meanwhile, see Store::set_loading).
+// Loads the RDB file at `path` into `dbs` (loading mode on meanwhile, see Store::set_loading).
 // `progress`, when set, is called about once a second.
-RdbFileResult load_rdb_file(const std::string& path, engine::Store& store,
+RdbFileResult load_rdb_file(const std::string& path, engine::Databases& dbs,
                             const std::function<void(const RdbLoadProgress&)>& progress = {});
 
 }  // namespace ringkv::persistence

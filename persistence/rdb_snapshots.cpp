@@ -34,9 +34,9 @@ int64_t unix_now_sec() {
 
 }  // namespace
 
-RdbSnapshots::RdbSnapshots(engine::Store& store, const conf::PersistenceOptions& options,
+RdbSnapshots::RdbSnapshots(engine::Databases& dbs, const conf::PersistenceOptions& options,
                            const conf::MemoryOptions& memory)
-    : store_(store), options_(options), memory_(memory), last_save_unix_(unix_now_sec()) {}
+    : dbs_(dbs), options_(options), memory_(memory), last_save_unix_(unix_now_sec()) {}
 
 RdbSnapshots::~RdbSnapshots() { kill_child(); }
 
@@ -47,7 +47,7 @@ RdbSaveOptions RdbSnapshots::save_options(int64_t now_unix_ms) const {
   o.checksum = options_.rdbchecksum;
   o.access = rdb_access_for_policy(memory_.maxmemory_policy);
   o.now_ms = now_unix_ms;
-  o.used_mem = store_.used_memory();
+  o.used_mem = dbs_.used_memory();
   if (function_codes_) o.functions = function_codes_();
   return o;
 }
@@ -55,7 +55,7 @@ RdbSaveOptions RdbSnapshots::save_options(int64_t now_unix_ms) const {
 bool RdbSnapshots::load() {
   const std::string file = path();
   double last_report = 0;
-  RdbFileResult r = load_rdb_file(file, store_, [&](const RdbLoadProgress& p) {
+  RdbFileResult r = load_rdb_file(file, dbs_, [&](const RdbLoadProgress& p) {
     if (p.seconds - last_report < 1.0) return;
     last_report = p.seconds;
     spdlog::info("loading the RDB file: {:.1f} of {:.1f} MB ({:.1f} MB/s), {} keys",
@@ -81,12 +81,12 @@ bool RdbSnapshots::load() {
       return false;
     }
   }
-  last_load_keys_loaded_ = store_.size();
-  last_load_keys_expired_ = r.keys - store_.size();
+  last_load_keys_loaded_ = dbs_.size();
+  last_load_keys_expired_ = r.keys - dbs_.size();
   spdlog::info(
       "DB loaded from the RDB file {}: {} keys ({} already expired), {:.1f} MB in {:.3f} "
       "seconds ({:.1f} MB/s)",
-      file, store_.size(), last_load_keys_expired_, r.bytes / kMiB, r.seconds,
+      file, dbs_.size(), last_load_keys_expired_, r.bytes / kMiB, r.seconds,
       r.seconds > 0 ? r.bytes / kMiB / r.seconds : 0.0);
   return true;
 }
@@ -97,7 +97,7 @@ std::string RdbSnapshots::save(int64_t now_unix_ms) {
   std::filesystem::create_directories(options_.dir, ec);
   const uint64_t start = monotonic_us();
   RdbWriteStats stats;
-  std::string error = save_rdb_file(store_, save_options(now_unix_ms), path(), &stats);
+  std::string error = save_rdb_file(dbs_.all(), save_options(now_unix_ms), path(), &stats);
   if (!error.empty()) {
     spdlog::error("failed saving the DB: {}", error);
     return error;
@@ -115,7 +115,7 @@ BgsaveStart RdbSnapshots::bgsave(uint64_t now_ms, int64_t now_unix_ms) {
   std::filesystem::create_directories(options_.dir, ec);
   last_try_unix_ = now_unix_ms / 1000;
   const uint64_t start = monotonic_us();
-  const pid_t pid = fork_rdb_file_child(store_, save_options(now_unix_ms), path());
+  const pid_t pid = fork_rdb_file_child(dbs_.all(), save_options(now_unix_ms), path());
   latest_fork_usec_ = monotonic_us() - start;
   if (pid < 0) {
     last_bgsave_ok_ = false;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "conf/options.h"
+#include "engine/keyspace/databases.h"
 #include "persistence/rdb_writer.h"
 
 namespace ringkv::engine {
@@ -41,7 +42,7 @@ enum class BgsaveStart { kStarted, kAlreadyRunning, kForkFailed };
 class RdbSnapshots {
  public:
   // `options` and `memory` are the server's live configuration (CONFIG SET changes them).
-  RdbSnapshots(engine::Store& store, const conf::PersistenceOptions& options,
+  RdbSnapshots(engine::Databases& dbs, const conf::PersistenceOptions& options,
                const conf::MemoryOptions& memory);
   // Kills a BGSAVE child and removes its temporary file.
   ~RdbSnapshots();
@@ -89,7 +90,7 @@ class RdbSnapshots {
   void kill_child();
   bool rule_due(int64_t now_unix_ms) const;
 
-  engine::Store& store_;
+  engine::Databases& dbs_;
   const conf::PersistenceOptions& options_;
   const conf::MemoryOptions& memory_;
   uint64_t changes_ = 0;

@@ -68,8 +68,8 @@ RdbSaveOptions::Access rdb_access_for_policy(std::string_view policy) {
   return RdbSaveOptions::Access::kNone;
 }
 
-bool write_rdb(engine::Store& store, const RdbSaveOptions& options, const RdbSink& sink,
-               RdbWriteStats* stats) {
+bool write_rdb(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
+               const RdbSink& sink, RdbWriteStats* stats) {
   ChunkedOutput out(sink, options.checksum);
   std::string& buf = out.buf();
   buf.append("REDIS0010");
@@ -89,10 +89,12 @@ bool write_rdb(engine::Store& store, const RdbSaveOptions& options, const RdbSin
   }
 
   uint64_t keys = 0;
-  const size_t size = store.size();
-  if (size > 0) {
+  for (size_t db = 0; db < dbs.size(); ++db) {
+    engine::Store& store = *dbs[db];
+    const size_t size = store.size();
+    if (size == 0) continue;
     buf.push_back(static_cast<char>(kOpcodeSelectDb));
-    rdb::write_len(buf, 0);
+    rdb::write_len(buf, db);
     // Sizes are hints for the loader's tables (Redis caps them at 32 bits).
     buf.push_back(static_cast<char>(kOpcodeResizeDb));
     rdb::write_len(buf, std::min<uint64_t>(size, UINT32_MAX));

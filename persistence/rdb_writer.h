@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,11 +49,18 @@ struct RdbWriteStats {
   uint64_t bytes = 0;
 };
 
-// Writes every live key of `store` as a complete RDB stream into `sink`. The store must not
+// Writes every live key of the databases `dbs` (by number, each after its SELECTDB) as a
+// complete RDB stream into `sink`. The store must not
 // change meanwhile (a forked child's frozen copy, or a store nothing else touches). Returns false
 // when the sink refused a chunk.
-bool write_rdb(engine::Store& store, const RdbSaveOptions& options, const RdbSink& sink,
-               RdbWriteStats* stats = nullptr);
+bool write_rdb(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
+               const RdbSink& sink, RdbWriteStats* stats = nullptr);
+// The same for one store, written as database 0.
+inline bool write_rdb(engine::Store& store, const RdbSaveOptions& options, const RdbSink& sink,
+                      RdbWriteStats* stats = nullptr) {
+  engine::Store* const one[] = {&store};
+  return write_rdb(one, options, sink, stats);
+}
 
 // The maxmemory policy's access information (see RdbSaveOptions::access).
 RdbSaveOptions::Access rdb_access_for_policy(std::string_view maxmemory_policy);

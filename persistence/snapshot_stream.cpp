@@ -34,7 +34,8 @@ struct SnapshotStream::Handles {
   }
 };
 
-std::unique_ptr<SnapshotStream> SnapshotStream::start(uv_loop_t* loop, engine::Store& store,
+std::unique_ptr<SnapshotStream> SnapshotStream::start(uv_loop_t* loop,
+                                                      std::span<engine::Store* const> dbs,
                                                       const RdbSaveOptions& options, DataFn on_data,
                                                       EndFn on_end, std::string& error) {
   int fds[2];
@@ -44,7 +45,7 @@ std::unique_ptr<SnapshotStream> SnapshotStream::start(uv_loop_t* loop, engine::S
   }
   std::unique_ptr<SnapshotStream> s(new SnapshotStream(std::move(on_data), std::move(on_end)));
   const auto t0 = std::chrono::steady_clock::now();
-  s->pid_ = fork_rdb_stream_child(store, options, fds[1]);
+  s->pid_ = fork_rdb_stream_child(dbs, options, fds[1]);
   s->fork_usec_ = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
           .count());

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -32,7 +33,7 @@ class SnapshotStream {
 
   // Forks the child and starts reading. Returns nullptr, with `error` set, when the pipe or the
   // fork failed.
-  static std::unique_ptr<SnapshotStream> start(uv_loop_t* loop, engine::Store& store,
+  static std::unique_ptr<SnapshotStream> start(uv_loop_t* loop, std::span<engine::Store* const> dbs,
                                                const RdbSaveOptions& options, DataFn on_data,
                                                EndFn on_end, std::string& error);
   // Kills a child still writing; nothing is called afterwards.

@@ -16,6 +16,9 @@ inline constexpr std::string_view kOverflow = "ERR increment or decrement would 
 inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
+// An integer argument that must fit an int (Redis's getIntFromObjectOrReply without a message).
+inline constexpr std::string_view kIntOutOfRange =
+    "ERR value is out of range, value must between -2147483648 and 2147483647";
 inline constexpr std::string_view kInvalidExpireTime = "ERR invalid expire time in '%s' command";
 inline constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";

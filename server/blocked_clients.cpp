@@ -7,8 +7,10 @@ namespace ringkv::server {
 
 void BlockedClients::add(uint64_t id, Waiter waiter) {
   remove(id);
+  const auto db = static_cast<size_t>(waiter.db);
+  if (db >= by_key_.size()) by_key_.resize(db + 1);
   for (const std::string& key : waiter.keys) {
-    auto& queue = by_key_[key];
+    auto& queue = by_key_[db][key];
     // A key named twice (BLPOP k k 0) queues the client once.
     if (std::find(queue.begin(), queue.end(), id) == queue.end()) queue.push_back(id);
   }
@@ -19,11 +21,12 @@ void BlockedClients::add(uint64_t id, Waiter waiter) {
 void BlockedClients::remove(uint64_t id) {
   auto it = waiters_.find(id);
   if (it == waiters_.end()) return;
+  KeyQueues& keys = by_key_[static_cast<size_t>(it->second.db)];
   for (const std::string& key : it->second.keys) {
-    auto q = by_key_.find(key);
-    if (q == by_key_.end()) continue;
+    auto q = keys.find(key);
+    if (q == keys.end()) continue;
     std::erase(q->second, id);
-    if (q->second.empty()) by_key_.erase(q);
+    if (q->second.empty()) keys.erase(q);
   }
   if (it->second.deadline_ms != 0) deadlines_.erase({it->second.deadline_ms, id});
   waiters_.erase(it);
@@ -34,9 +37,11 @@ const BlockedClients::Waiter* BlockedClients::find(uint64_t id) const {
   return it == waiters_.end() ? nullptr : &it->second;
 }
 
-std::vector<uint64_t> BlockedClients::waiters(std::string_view key) const {
-  auto it = by_key_.find(key);
-  if (it == by_key_.end()) return {};
+std::vector<uint64_t> BlockedClients::waiters(int db, std::string_view key) const {
+  const KeyQueues* keys = keys_of(db);
+  if (keys == nullptr) return {};
+  auto it = keys->find(key);
+  if (it == keys->end()) return {};
   return {it->second.begin(), it->second.end()};
 }
 

@@ -1,5 +1,5 @@
-// BlockedClients: the clients waiting in a blocking command (BLPOP, BZPOPMIN, ...): for each key,
-// who waits on it in the order they blocked, and when each one's timeout ends.
+// BlockedClients: the clients waiting in a blocking command (BLPOP, BZPOPMIN, ...): for each key
+// of each database, who waits on it in the order they blocked, and when each one's timeout ends.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,7 @@ class BlockedClients {
     bool resp3 = false;    // the reply's protocol (a relayed RESP3 request on a peer link)
     // Served or not, this waiter says nothing about the next one (BlockRequest::independent).
     bool independent = false;
+    int db = 0;  // the database of `keys` (the client's SELECTed one)
   };
 
   // Registers client `id`, waiting on `keys` until `deadline_ms` (0 = forever).
@@ -33,16 +34,21 @@ class BlockedClients {
   void remove(uint64_t id);
   const Waiter* find(uint64_t id) const;
 
-  bool waited_on(std::string_view key) const { return by_key_.find(key) != by_key_.end(); }
-  // Every key some client waits on (in no particular order).
-  std::vector<std::string> waited_keys() const {
-    std::vector<std::string> keys;
-    keys.reserve(by_key_.size());
-    for (const auto& [key, queue] : by_key_) keys.push_back(key);
-    return keys;
+  bool waited_on(int db, std::string_view key) const {
+    const auto* keys = keys_of(db);
+    return keys != nullptr && keys->find(key) != keys->end();
   }
-  // The clients waiting on `key`, first blocked first.
-  std::vector<uint64_t> waiters(std::string_view key) const;
+  // Every key of database `db` some client waits on (in no particular order).
+  std::vector<std::string> waited_keys(int db) const {
+    std::vector<std::string> out;
+    if (const auto* keys = keys_of(db)) {
+      out.reserve(keys->size());
+      for (const auto& [key, queue] : *keys) out.push_back(key);
+    }
+    return out;
+  }
+  // The clients waiting on `key` of database `db`, first blocked first.
+  std::vector<uint64_t> waiters(int db, std::string_view key) const;
   // The clients whose deadline is at or before `now_ms`, earliest first.
   std::vector<uint64_t> expired(uint64_t now_ms) const;
   // The earliest deadline, or 0 when no waiter has one.
@@ -56,8 +62,13 @@ class BlockedClients {
   }
 
  private:
+  using KeyQueues = StringMap<std::deque<uint64_t>>;
+  const KeyQueues* keys_of(int db) const {
+    return static_cast<size_t>(db) < by_key_.size() ? &by_key_[static_cast<size_t>(db)] : nullptr;
+  }
+
   std::unordered_map<uint64_t, Waiter> waiters_;
-  StringMap<std::deque<uint64_t>> by_key_;
+  std::vector<KeyQueues> by_key_;                      // by database number, grown as clients block
   std::set<std::pair<uint64_t, uint64_t>> deadlines_;  // (deadline, id)
 };
 

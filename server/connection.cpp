@@ -254,6 +254,7 @@ void Connection::reset_state() {
   transaction_.end();
   server_.unwatch_all(*this);
   name_.clear();
+  db_ = 0;
   writer_.set_version(protocol::RespVersion::kResp2);
   // As Redis, RESET logs the client out when a password is required.
   set_default_auth();
@@ -571,7 +572,8 @@ std::string Connection::info_line() const {
   if (blocked_) flags += 'b';
   if (transaction_.watched_changed) flags += 'd';
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
-  line += " db=0 sub=" + std::to_string(sub) + " psub=" + std::to_string(psub);
+  line += " db=" + std::to_string(db_) + " sub=" + std::to_string(sub) +
+          " psub=" + std::to_string(psub);
   line += " ssub=" + std::to_string(ssub) + " multi=";
   line += transaction_.active ? std::to_string(transaction_.queued.size()) : "-1";
   size_t qbuf = rend_ - rstart_;

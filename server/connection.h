@@ -176,7 +176,8 @@ class Connection final : public engine::ClientSession {
   void set_name(std::string_view name) override { name_ = name; }
   protocol::RespVersion resp() const override { return writer_.version(); }
   void set_resp(protocol::RespVersion v) override { writer_.set_version(v); }
-  int db() const override { return 0; }
+  int db() const override { return db_; }
+  void set_db(int db) override { db_ = db; }
   void close_after_reply() override { close_after_reply_ = true; }
   void reset_state() override;
   std::string info_line() const override;
@@ -259,6 +260,7 @@ class Connection final : public engine::ClientSession {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   bool peer_ = false;
   bool control_link_ = false;
+  int db_ = 0;  // SELECTed database
   bool monitoring_ = false;
   std::string replication_source_;
   std::string peer_name_;

@@ -326,6 +326,11 @@ bool ImportSource::snapshot_bytes() {
     in_pos_ = eol + 2;
     mark_tail_.clear();
     loader_ = std::make_unique<persistence::RdbLoader>([this](persistence::RdbKey& key) {
+      // A cluster serves database 0 only (as Redis Cluster).
+      if (key.db != 0) {
+        return "key '" + std::string(key.key) + "' in database " + std::to_string(key.db) +
+               ": a cluster has database 0 only";
+      }
       snapshot_key(key);
       return std::string();
     });

@@ -273,11 +273,13 @@ std::string Server::info(std::span<const std::string_view> sections) {
   }
   if (wanted(sections, "keyspace", true)) {
     section("Keyspace");
-    if (store_.size() > 0) {
-      field(out, "db0",
-            "keys=" + std::to_string(store_.size()) +
-                ",expires=" + std::to_string(store_.volatile_size()) +
-                ",avg_ttl=" + std::to_string(store_.avg_ttl_ms()));
+    for (int db = 0; db < dbs_.count(); ++db) {
+      const engine::Store& store = dbs_[db];
+      if (store.size() == 0) continue;
+      field(out, "db" + std::to_string(db),
+            "keys=" + std::to_string(store.size()) +
+                ",expires=" + std::to_string(store.volatile_size()) +
+                ",avg_ttl=" + std::to_string(store.avg_ttl_ms()));
     }
   }
   return out;
@@ -300,7 +302,7 @@ Server::ClientFigures Server::client_figures() const {
 }
 
 void Server::info_memory(std::string& out) {
-  const size_t used = store_.used_memory();
+  const size_t used = dbs_.used_memory();
   used_memory_peak_ = std::max(used_memory_peak_, used);
   const MemoryFigures m = memory_figures();
   const ClientFigures c = client_figures();
@@ -366,7 +368,7 @@ void Server::info_memory(std::string& out) {
 }
 
 void Server::info_stats(std::string& out, uint64_t now_ms) {
-  const auto& ss = store_.stats();
+  const engine::StoreStats ss = dbs_.stats();
   char kbps[32];
   field(out, "total_connections_received", stats_.total_connections_received);
   field(out, "total_commands_processed", stats_.total_commands_processed);
@@ -420,13 +422,13 @@ void Server::info_stats(std::string& out, uint64_t now_ms) {
 }
 
 void Server::memory_stats(protocol::ReplyWriter& reply) {
-  const size_t used = store_.used_memory();
+  const size_t used = dbs_.used_memory();
   used_memory_peak_ = std::max(used_memory_peak_, used);
   const MemoryFigures m = memory_figures();
   const ClientFigures c = client_figures();
   const persistence::AofInfo aof = aof_.info(uv_now(loop_));
   const size_t overhead = c.clients_memory + c.links_memory + aof.buffer_length;
-  const size_t keys = store_.size();
+  const size_t keys = dbs_.size();
   auto pct = [](size_t part, size_t whole) {
     return whole == 0 ? 0.0 : static_cast<double>(part) * 100.0 / static_cast<double>(whole);
   };
@@ -472,7 +474,7 @@ void Server::memory_stats(protocol::ReplyWriter& reply) {
 }
 
 std::string Server::memory_doctor() {
-  const size_t used = store_.used_memory();
+  const size_t used = dbs_.used_memory();
   used_memory_peak_ = std::max(used_memory_peak_, used);
   const MemoryFigures m = memory_figures();
   // As Redis: below 5 MB there is too little data to judge.

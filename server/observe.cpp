@@ -163,10 +163,12 @@ void Server::feed_monitors(const Origin& origin, const engine::CommandSpec& spec
                 static_cast<unsigned long long>(now_us / 1000000),
                 static_cast<unsigned long long>(now_us % 1000000));
   std::string line = stamp;
+  // The database the command ran in (after it ran: SELECT shows its new one, as in Redis).
+  line += '[' + std::to_string(origin.database());
   if (origin.kind == Origin::Kind::kScript) {
-    line += "[0 lua] ";
+    line += " lua] ";
   } else {
-    line += "[0 ";
+    line += ' ';
     line += origin.conn != nullptr ? origin.conn->peer_address() : std::string("?");
     line += "] ";
   }

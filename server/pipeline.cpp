@@ -223,10 +223,19 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
     refuse(origin, kNoMajorityError, writer, &spec);
     return Outcome::kDone;
   }
-  // One clock reading gives the store its time and the command its start.
+  // One clock reading gives the stores their time and the command its start.
   const uint64_t start_us = unix_now_us();
-  store_.set_now(static_cast<int64_t>(start_us / 1000));
+  dbs_.set_now(static_cast<int64_t>(start_us / 1000));
   if (origin.checks_memory() && refused_for_memory(spec, conn, writer)) return Outcome::kDone;
+  // Key events, WATCH and records of this command are its database's (a script's commands run
+  // nested inside EVAL's, a transaction's inside EXEC's: the outer command's is put back).
+  const int db = origin.database();
+  struct EventsDb {
+    int& current;
+    int outer;
+    ~EventsDb() { current = outer; }
+  } events_db{events_db_, events_db_};
+  events_db_ = db;
   const uint64_t errors = errors_written_;
   // As Redis, monitors see a script as it starts, before the commands it calls (EVAL is
   // skip_monitor: it is shown here only); other commands once they ran (EXEC after its body).
@@ -234,8 +243,9 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
 
   engine::BlockRequest block;
   engine::CommandContext ctx{
-      argv, writer,  store_, conn, this, &spec, origin.can_block() ? &block : nullptr,
+      argv, writer,  dbs_[db], conn, this, &spec, origin.can_block() ? &block : nullptr,
       this, &pubsub_};
+  ctx.db = db;
   ctx.timed_out = origin.timed_out;
   ctx.blocked_retry = origin.kind == Origin::Kind::kBlockedRetry;
   ctx.ready_key = origin.ready_key;

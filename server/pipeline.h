@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "server/connection.h"
+
 namespace ringkv::server {
 
 class Connection;
@@ -38,6 +40,7 @@ struct Origin {
   Connection* conn = nullptr;    // the client the command runs for; null for kPart and kReplay
   bool timed_out = false;        // kBlockedRetry: the wait is over, answer as timed out
   std::string_view ready_key{};  // kBlockedRetry: the key whose write woke the client, if any
+  int db = 0;                    // the database, for origins without a client (kReplay, kPart)
 
   static Origin client(Connection& c) { return {Kind::kClient, &c}; }
   static Origin peer(Connection& c) { return {Kind::kPeer, &c}; }
@@ -46,10 +49,13 @@ struct Origin {
     return {Kind::kBlockedRetry, &c, timed_out, key};
   }
   static Origin transaction(Connection& c) { return {Kind::kTransaction, &c}; }
-  static Origin replay() { return {Kind::kReplay}; }
+  static Origin replay(int db = 0) { return {Kind::kReplay, nullptr, false, {}, db}; }
   static Origin script(Connection* c) { return {Kind::kScript, c}; }
   static Origin replica(Connection& c) { return {Kind::kReplica, &c}; }
   static Origin migration(Connection& c) { return {Kind::kMigration, &c}; }
+
+  // The database the command runs in: its client's SELECTed one.
+  int database() const { return conn != nullptr ? conn->db() : db; }
 
   // The command name is looked up as clients call it (rename-command applies).
   bool uses_client_names() const { return kind == Kind::kClient; }

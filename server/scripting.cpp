@@ -29,6 +29,8 @@ namespace ringkv::server {
 void Server::script_begin(engine::ClientSession* client) {
   script_conn_ = static_cast<Connection*>(client);
   script_effects_.clear();
+  // As Redis 7: a script's SELECT lasts until the script ends, not after it.
+  script_caller_db_ = script_conn_ != nullptr ? script_conn_->db() : 0;
 }
 
 void Server::script_call(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
@@ -67,19 +69,20 @@ void Server::script_busy(bool first) {
 
 void Server::script_end(bool was_busy) {
   if (!script_effects_.empty()) {
-    std::vector<std::vector<std::string>> effects;
+    std::vector<std::pair<int, std::vector<std::string>>> effects;
     effects.swap(script_effects_);
     // Inside EXEC the transaction's MULTI already wraps them.
     const bool wrap = effects.size() > 1 && !in_exec_;
     if (wrap) begin_record_block();
-    for (const auto& command : effects) {
+    for (const auto& [db, command] : effects) {
       const std::vector<std::string_view> argv(command.begin(), command.end());
-      feed_record(argv);
+      feed_record(db, argv);
     }
     if (wrap) end_record_block();
   }
   Connection* conn = script_conn_;
   script_conn_ = nullptr;
+  if (conn != nullptr) conn->set_db(script_caller_db_);
   if (!was_busy) return;
   script_busy_ = false;
   if (conn != nullptr) conn->unprotect();
@@ -88,23 +91,26 @@ void Server::script_end(bool was_busy) {
 
 void Server::record(std::span<const std::string_view> argv) {
   if (scripts_->running()) {
-    script_effects_.emplace_back(argv.begin(), argv.end());
+    script_effects_.emplace_back(events_db_, std::vector<std::string>(argv.begin(), argv.end()));
     return;
   }
-  feed_record(argv);
+  feed_record(events_db_, argv);
 }
 
 void Server::record(const std::vector<std::string>& argv) {
   if (scripts_->running()) {
-    script_effects_.push_back(argv);
+    script_effects_.emplace_back(events_db_, argv);
     return;
   }
   const std::vector<std::string_view> views(argv.begin(), argv.end());
-  feed_record(views);
+  feed_record(events_db_, views);
 }
 
-void Server::feed_record(std::span<const std::string_view> argv) {
-  if (aof_.wants_records()) aof_.feed(argv);
+void Server::feed_record(int db, std::span<const std::string_view> argv) {
+  if (aof_.wants_records()) {
+    aof_.select(db);
+    aof_.feed(argv);
+  }
   // Copies written here (a primary's stream, a ring change) are another node's to send on.
   if (replicating() && !applying_copy_) cluster_->replication().feed(argv);
 }

@@ -35,11 +35,14 @@ Server::Server(conf::Config config)
       loop_(uv_default_loop()),
       start_unix_(unix_now_ms() / 1000),
       start_ms_(uv_now(uv_default_loop())) {
-  store_.set_now(unix_now_ms());
+  dbs_.set_now(unix_now_ms());
   run_id_ = common::random_hex(20);
   // WATCH treats a key deleted by expiry or eviction as changed; the append-only file logs a DEL.
-  store_.set_expiry_listener([this](std::string_view key) { key_dropped(key); });
-  store_.set_eviction_listener([this](std::string_view key) { key_dropped(key); });
+  for (int db = 0; db < dbs_.count(); ++db) {
+    dbs_[db].set_expiry_listener([this, db](std::string_view key) { key_dropped(db, key); });
+    dbs_[db].set_eviction_listener([this, db](std::string_view key) { key_dropped(db, key); });
+  }
+  watchers_.resize(static_cast<size_t>(dbs_.count()));
   apply_memory_config();
   users_.set_default_password(config_.security.requirepass);
   engine::rdb::set_compression(config_.persistence.rdbcompression);
@@ -159,8 +162,8 @@ int Server::serve() {
   // on (it holds the latest writes), else from the RDB file, as Redis chooses.
   if (config_.persistence.appendonly) {
     if (!aof_.load_and_open(
-            [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                   protocol::ReplyWriter& reply) { run(Origin::replay(), spec, argv, reply); })) {
+            [this](int db, const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                   protocol::ReplyWriter& reply) { run(Origin::replay(db), spec, argv, reply); })) {
       return 1;
     }
   } else {
@@ -361,16 +364,16 @@ void Server::defer_input(Connection& conn) {
 }
 
 void Server::discard_keyspace() {
-  keyspace_flushing();
-  store_.clear(false);
+  all_keyspaces_flushing();
+  for (engine::Store* db : dbs_.all()) db->clear(false);
   const std::string_view flush[] = {"FLUSHALL"};
-  feed_record(flush);
+  feed_record(0, flush);
 }
 
-void Server::key_dropped(std::string_view key) {
-  key_changed(key);
+void Server::key_dropped(int db, std::string_view key) {
+  key_changed(db, key);
   const std::string_view del[] = {"DEL", key};
-  feed_record(del);
+  feed_record(db, del);
 }
 
 void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
@@ -445,7 +448,7 @@ bool Server::save_before_shutdown(bool save, bool nosave) {
 }
 
 void Server::key_ready(std::string_view key) {
-  if (blocked_.waited_on(key)) ready_keys_.emplace_back(key);
+  if (blocked_.waited_on(events_db_, key)) ready_keys_.emplace_back(events_db_, key);
 }
 
 void Server::block_client(Connection& conn, std::span<const std::string_view> argv,
@@ -455,9 +458,10 @@ void Server::block_client(Connection& conn, std::span<const std::string_view> ar
   std::vector<std::string> rerun = request.rerun_argv.empty()
                                        ? std::vector<std::string>(argv.begin(), argv.end())
                                        : std::move(request.rerun_argv);
-  blocked_.add(conn.id(), BlockedClients::Waiter{
-                              std::move(rerun), std::move(request.keys), deadline,
-                              conn.resp() == protocol::RespVersion::kResp3, request.independent});
+  blocked_.add(conn.id(),
+               BlockedClients::Waiter{std::move(rerun), std::move(request.keys), deadline,
+                                      conn.resp() == protocol::RespVersion::kResp3,
+                                      request.independent, conn.db()});
   conn.block();
   arm_block_timer();
 }
@@ -465,10 +469,10 @@ void Server::block_client(Connection& conn, std::span<const std::string_view> ar
 void Server::serve_ready_keys() {
   // Serving a client may make more keys ready (BLMOVE pushes into its destination).
   while (!ready_keys_.empty()) {
-    std::vector<std::string> keys;
+    std::vector<std::pair<int, std::string>> keys;
     keys.swap(ready_keys_);
-    for (const std::string& key : keys) {
-      for (uint64_t id : blocked_.waiters(key)) {
+    for (const auto& [db, key] : keys) {
+      for (uint64_t id : blocked_.waiters(db, key)) {
         Connection* conn = clients_.find(id);
         if (conn == nullptr) {
           blocked_.remove(id);
@@ -561,12 +565,21 @@ void Server::cron() {
   // A busy script runs the loop for other clients' sake only: no expiry or rehash under it.
   if (script_busy_) return;
   uint64_t now = uv_now(loop_);
-  store_.set_now(unix_now_ms());
-  // Like Redis: active expiry may use up to 25% of each cron period.
+  dbs_.set_now(unix_now_ms());
+  // Like Redis: active expiry may use up to 25% of each cron period, shared by the databases
+  // (taken in turn from where the last cycle stopped).
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
   if (active_expire_) {
     const uint64_t start_us = unix_now_us();
-    store_.active_expire_cycle(period_us / 4);
+    const int64_t budget_us = period_us / 4;
+    for (int i = 0; i < dbs_.count(); ++i) {
+      const int db = static_cast<int>(expire_db_++ % static_cast<uint32_t>(dbs_.count()));
+      const auto spent = static_cast<int64_t>(unix_now_us() - start_us);
+      if (spent >= budget_us) break;
+      events_db_ = db;
+      dbs_[db].active_expire_cycle(budget_us - spent);
+    }
+    events_db_ = 0;
     const uint64_t end_us = unix_now_us();
     observed_.latency.add_if_needed(
         "expire-cycle", static_cast<int64_t>((end_us - std::min(start_us, end_us)) / 1000),
@@ -577,7 +590,7 @@ void Server::cron() {
     last_shard_refresh_ms_ = now;
     refresh_shard_interests();
   }
-  store_.rehash_step(1000);
+  for (engine::Store* db : dbs_.all()) db->rehash_step(1000);
   aof_.cron(now);
   if (tls_listening_) close_stalled_handshakes(now);
   aof_.cron(now, rdb_.bgsave_in_progress());
@@ -607,7 +620,7 @@ void Server::cron() {
     });
   }
 
-  used_memory_peak_ = std::max(used_memory_peak_, store_.used_memory());
+  used_memory_peak_ = std::max(used_memory_peak_, dbs_.used_memory());
   if (now - last_ops_sample_ms_ >= 1000) {
     const double seconds = static_cast<double>(now - last_ops_sample_ms_) / 1000.0;
     auto rate = [&](uint64_t total, uint64_t last) {
@@ -765,18 +778,18 @@ void Server::apply_memory_config() {
   if (policy != eviction_limits_.policy) evictor_.reset();
   eviction_limits_ = engine::EvictionLimits{static_cast<size_t>(opts.maxmemory), policy,
                                             static_cast<size_t>(opts.maxmemory_samples)};
-  store_.set_access_policy(
+  dbs_.set_access_policy(
       engine::AccessPolicy{engine::is_lfu(policy), opts.lfu_log_factor, opts.lfu_decay_time});
 }
 
 void Server::config_resetstat() {
   stats_ = ServerStats{};
-  store_.reset_stats();
+  dbs_.reset_stats();
   // As Redis: command and error statistics and the memory peak go too; the slow log and
   // latency samples stay.
   observed_.commands.reset();
   observed_.errors.reset();
-  used_memory_peak_ = store_.used_memory();
+  used_memory_peak_ = dbs_.used_memory();
 }
 
 }  // namespace ringkv::server

@@ -18,6 +18,7 @@
 #include "conf/config.h"
 #include "engine/acl/acl_users.h"
 #include "engine/command.h"
+#include "engine/keyspace/databases.h"
 #include "engine/keyspace/evict.h"
 #include "engine/keyspace/store.h"
 #include "engine/scripting/script_engine.h"
@@ -91,7 +92,9 @@ class Server final : public engine::ServerControl,
   static uint64_t unix_now_us();
   const conf::Config& config() const { return config_; }
   ServerStats& stats() { return stats_; }
+  // Database 0: the only one a cluster node serves (cluster/ring changes and replication use it).
   engine::Store& store() { return store_; }
+  engine::Databases& dbs() { return dbs_; }
   PubSubRegistry& pubsub() { return pubsub_; }
   const PubSubRegistry& pubsub() const { return pubsub_; }
 
@@ -121,6 +124,9 @@ class Server final : public engine::ServerControl,
       std::span<const std::pair<std::string_view, std::string_view>> pairs) override;
   void config_resetstat() override;
   engine::acl::Users* acl_users() override { return &users_; }
+  engine::Databases* databases() override { return &dbs_; }
+  bool cluster_enabled() const override { return cluster_ != nullptr; }
+  void swap_databases(int a, int b) override;
   std::string_view acl_file() const override { return config_.security.aclfile; }
   size_t acl_log_max_len() const override {
     return static_cast<size_t>(config_.security.acllog_max_len);
@@ -189,10 +195,13 @@ class Server final : public engine::ServerControl,
   void key_modified(std::string_view key) override;
   void data_changed(std::string_view key) override;
   void keyspace_flushing() override;
+  void all_keyspaces_flushing() override;
+  void key_written_in(int db, std::string_view key) override;
   // A key the server deleted by itself: its TTL passed (lazily, during a command, or by active
   // expiry) or maxmemory evicted it. Its WATCHers fail and the append-only file logs a DEL at
   // once; the command running meanwhile does not count it as its change.
-  void key_dropped(std::string_view key);
+  void key_dropped(std::string_view key) { key_dropped(events_db_, key); }
+  void key_dropped(int db, std::string_view key);
 
   // engine::ServerControl: transactions (transaction.cpp)
   void multi(engine::CommandContext& ctx) override;
@@ -207,12 +216,15 @@ class Server final : public engine::ServerControl,
   void reroute_blocked();
   // What any change of `key` tells the rest of the server, whoever made it (a command, expiry,
   // eviction): its WATCHers fail, a ring change copies it again, its blocked clients look again.
-  void key_changed(std::string_view key);
+  void key_changed(int db, std::string_view key);
   // Deletes every key (a node restored after a failover drops what it held), recorded as
   // FLUSHALL.
   void discard_keyspace();
   // Makes the transactions watching `key` fail.
-  void invalidate_watchers(std::string_view key);
+  void invalidate_watchers(int db, std::string_view key);
+  // Database `db` is flushed (replaced_with < 0) or swapped with `replaced_with`: transactions
+  // watching a key that exists in either fail, and clients blocked on its keys look again.
+  void database_replaced(int db, int replaced_with);
 
  private:
   static void on_connection(uv_stream_t* listener, int status);
@@ -322,7 +334,8 @@ class Server final : public engine::ServerControl,
   void record(std::span<const std::string_view> argv);
   void record(const std::vector<std::string>& argv);
   // The one place records go: the append-only file and the replicas of the keys written.
-  void feed_record(std::span<const std::string_view> argv);
+  // `db` is the database the command ran in: the file gets a SELECT first when it changes.
+  void feed_record(int db, std::span<const std::string_view> argv);
   // The records fed between these calls form one MULTI/EXEC block in the file and on replicas.
   void begin_record_block();
   void end_record_block();
@@ -387,13 +400,19 @@ class Server final : public engine::ServerControl,
   bool shutting_down_ = false;
   bool shutdown_finished_ = false;
 
-  engine::Store store_;
+  engine::Databases dbs_{static_cast<int>(config_.server.databases)};
+  engine::Store& store_ = dbs_[0];
+  // The database of the command running (its key events, WATCH, blocked clients and records
+  // are that database's).
+  int events_db_ = 0;
+  uint32_t expire_db_ = 0;    // the database active expiry visits first next time
+  int script_caller_db_ = 0;  // the database of the client running a script, when it began
   // The ACL users; requirepass is the default user's password.
   engine::acl::Users users_;
   engine::Evictor evictor_;
   engine::EvictionLimits eviction_limits_;
-  persistence::AppendOnlyFile aof_{store_, config_.persistence};
-  persistence::RdbSnapshots rdb_{store_, config_.persistence, config_.memory};
+  persistence::AppendOnlyFile aof_{dbs_, config_.persistence};
+  persistence::RdbSnapshots rdb_{dbs_, config_.persistence, config_.memory};
   // SHUTDOWN decided whether to save (save_before_shutdown): the shutdown itself does not again.
   bool shutdown_save_done_ = false;
   // Snapshots on their way to tools, by client id (snapshot_sync.cpp).
@@ -423,15 +442,17 @@ class Server final : public engine::ServerControl,
   // get -BUSY), and the records of its writes.
   Connection* script_conn_ = nullptr;
   bool script_busy_ = false;
-  std::vector<std::vector<std::string>> script_effects_;
+  std::vector<std::pair<int, std::vector<std::string>>> script_effects_;  // (database, command)
   BlockedClients blocked_;
   // WATCHed keys → the clients watching them.
-  StringMap<std::vector<uint64_t>> watchers_;
+  // WATCHed keys by database: the clients watching each.
+  std::vector<StringMap<std::vector<uint64_t>>> watchers_;
   ClientRegistry clients_;
   PubSubRegistry pubsub_{clients_};
   ShardInterests shard_interests_;
   uint64_t last_shard_refresh_ms_ = 0;
-  std::vector<std::string> ready_keys_;  // keys written since blocked clients were last served
+  // Keys (database, key) written since blocked clients were last served.
+  std::vector<std::pair<int, std::string>> ready_keys_;
   uv_timer_t block_timer_;
   ServerStats stats_;
   engine::Observability observed_;

@@ -80,7 +80,7 @@ void Server::sync(engine::CommandContext& ctx, bool psync) {
   const uint64_t id = conn->id();
   std::string error;
   transfer->stream = persistence::SnapshotStream::start(
-      loop_, store_, rdb_.save_options(unix_now_ms()),
+      loop_, dbs_.all(), rdb_.save_options(unix_now_ms()),
       [this, id](std::string_view chunk) { sync_data(id, chunk); },
       [this, id](bool ok, const std::string& why) { sync_ended(id, ok, why); }, error);
   if (transfer->stream == nullptr) {

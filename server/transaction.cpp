@@ -107,7 +107,8 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
 
 bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* conn,
                                 protocol::ReplyWriter& writer) {
-  if (eviction_limits_.maxmemory == 0 || evictor_.enforce(store_, eviction_limits_)) return false;
+  if (eviction_limits_.maxmemory == 0 || evictor_.enforce(dbs_.all(), eviction_limits_))
+    return false;
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
   static const engine::CommandSpec* const kSpared[] = {kExec, engine::find_command("discard"),
                                                        engine::find_command("quit"),
@@ -162,7 +163,7 @@ void Server::exec(engine::CommandContext& ctx) {
     return;
   }
   // A watched key whose TTL ran out since WATCH counts as changed, deleted or not yet.
-  for (const std::string& key : tx.watched) store_.peek(key);
+  for (const auto& [db, key] : tx.watched) dbs_[db].peek(key);
   if (tx.aborted || tx.watched_changed) {
     if (tx.aborted) {
       ctx.reply.error(protocol::err::kExecAbort);
@@ -202,12 +203,12 @@ void Server::watch(engine::CommandContext& ctx) {
   // Already doomed: no need to watch more.
   if (!tx.watched_changed) {
     for (size_t i = 1; i < ctx.argv.size(); ++i) {
-      std::string key(ctx.argv[i]);
-      if (std::find(tx.watched.begin(), tx.watched.end(), key) != tx.watched.end()) continue;
+      std::pair<int, std::string> watched(ctx.db, ctx.argv[i]);
+      if (std::find(tx.watched.begin(), tx.watched.end(), watched) != tx.watched.end()) continue;
       // A key already expired when watched does not count as changed later.
-      store_.peek(key);
-      watchers_[key].push_back(conn.id());
-      tx.watched.push_back(std::move(key));
+      ctx.store.peek(watched.second);
+      watchers_[ctx.db][watched.second].push_back(conn.id());
+      tx.watched.push_back(std::move(watched));
     }
   }
   ctx.reply.ok();
@@ -220,11 +221,12 @@ void Server::unwatch(engine::CommandContext& ctx) {
 
 void Server::unwatch_all(Connection& conn) {
   Transaction& tx = conn.transaction();
-  for (const std::string& key : tx.watched) {
-    auto it = watchers_.find(key);
-    if (it == watchers_.end()) continue;
+  for (const auto& [db, key] : tx.watched) {
+    auto& watchers = watchers_[db];
+    auto it = watchers.find(key);
+    if (it == watchers.end()) continue;
     std::erase(it->second, conn.id());
-    if (it->second.empty()) watchers_.erase(it);
+    if (it->second.empty()) watchers.erase(it);
   }
   tx.watched.clear();
   tx.watched_changed = false;
@@ -235,43 +237,72 @@ void Server::unwatch_all(Connection& conn) {
 
 void Server::key_modified(std::string_view key) {
   changes_++;
-  key_changed(key);
+  key_changed(events_db_, key);
 }
 
-void Server::key_changed(std::string_view key) {
-  invalidate_watchers(key);
-  if (migration_) migration_->key_changed(key);
+void Server::key_written_in(int db, std::string_view key) {
+  changes_++;
+  key_changed(db, key);
+}
+
+void Server::key_changed(int db, std::string_view key) {
+  invalidate_watchers(db, key);
+  // Ring changes and replication know database 0 only, the one a cluster serves.
+  if (migration_ && db == 0) migration_->key_changed(key);
   // A blocked client may have to learn that its key changed under it (XREADGROUP answers that
   // its stream is gone, expired or deleted); the others find nothing new and keep waiting.
-  if (blocked_.waited_on(key)) ready_keys_.emplace_back(key);
+  if (blocked_.waited_on(db, key)) ready_keys_.emplace_back(db, key);
 }
 
 void Server::data_changed(std::string_view key) {
   changes_++;
-  if (migration_) migration_->key_changed(key);
+  if (migration_ && events_db_ == 0) migration_->key_changed(key);
 }
 
-void Server::invalidate_watchers(std::string_view key) {
-  if (watchers_.empty()) return;
-  auto it = watchers_.find(key);
-  if (it == watchers_.end()) return;
+void Server::invalidate_watchers(int db, std::string_view key) {
+  auto& watchers = watchers_[db];
+  if (watchers.empty()) return;
+  auto it = watchers.find(key);
+  if (it == watchers.end()) return;
   for (uint64_t id : it->second) {
     if (Connection* c = clients_.find(id)) c->transaction().watched_changed = true;
   }
 }
 
-void Server::keyspace_flushing() {
-  changes_++;
-  if (migration_) migration_->keyspace_flushed();
-  // Blocked clients learn of the flush as of a deletion of their keys (XREADGROUP answers that
-  // its stream is gone).
-  for (std::string& key : blocked_.waited_keys()) ready_keys_.push_back(std::move(key));
-  for (const auto& [key, ids] : watchers_) {
-    if (store_.peek(key) == nullptr) continue;
+void Server::database_replaced(int db, int replaced_with) {
+  // Blocked clients learn of a flush as of a deletion of their keys (XREADGROUP answers that
+  // its stream is gone); after SWAPDB their keys may hold something to serve.
+  for (std::string& key : blocked_.waited_keys(db)) ready_keys_.emplace_back(db, std::move(key));
+  for (const auto& [key, ids] : watchers_[db]) {
+    if (dbs_[db].peek(key) == nullptr &&
+        (replaced_with < 0 || dbs_[replaced_with].peek(key) == nullptr)) {
+      continue;
+    }
     for (uint64_t id : ids) {
       if (Connection* c = clients_.find(id)) c->transaction().watched_changed = true;
     }
   }
+}
+
+void Server::keyspace_flushing() {
+  changes_++;
+  if (migration_ && events_db_ == 0) migration_->keyspace_flushed();
+  database_replaced(events_db_, -1);
+}
+
+void Server::all_keyspaces_flushing() {
+  changes_++;
+  if (migration_) migration_->keyspace_flushed();
+  for (int db = 0; db < dbs_.count(); ++db) database_replaced(db, -1);
+}
+
+void Server::swap_databases(int a, int b) {
+  // As Redis's SWAPDB: a watcher of a key that exists in either database fails (it now holds
+  // something else, or nothing).
+  database_replaced(a, b);
+  database_replaced(b, a);
+  dbs_[a].swap_contents(dbs_[b]);
+  changes_++;
 }
 
 }  // namespace ringkv::server

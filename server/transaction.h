@@ -12,10 +12,10 @@ namespace ringkv::server {
 struct Transaction {
   bool active = false;   // between MULTI and EXEC/DISCARD
   bool aborted = false;  // a command was refused while queuing: EXEC answers EXECABORT
-  std::vector<std::vector<std::string>> queued;  // run at EXEC, in order
-  uint32_t flags = 0;                            // union of the queued commands' flags
-  std::vector<std::string> watched;              // WATCHed keys
-  bool watched_changed = false;                  // EXEC answers a null array
+  std::vector<std::vector<std::string>> queued;      // run at EXEC, in order
+  uint32_t flags = 0;                                // union of the queued commands' flags
+  std::vector<std::pair<int, std::string>> watched;  // WATCHed keys (database, key)
+  bool watched_changed = false;                      // EXEC answers a null array
   // In a cluster: the node (index in the routing ring) whose keys the transaction and its
   // WATCHes touch; kNoNode while it touches none. A command for another node aborts it.
   static constexpr size_t kNoNode = static_cast<size_t>(-1);

@@ -12,6 +12,7 @@
 #include "engine/acl/acl_users.h"
 #include "engine/command.h"
 #include "engine/commands/acl.h"
+#include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
 #include "protocol/errors.h"
 
@@ -134,16 +135,14 @@ static void cmd_quit(CommandContext& ctx) {
 }
 
 static void cmd_select(CommandContext& ctx) {
-  int64_t index = 0;
-  if (!parse_int64(ctx.argv[1], index) || index < INT32_MIN || index > INT32_MAX) {
-    ctx.reply.error(protocol::err::kNotInteger);
+  int index = 0;
+  if (!int_or_reply(ctx, ctx.argv[1], index)) return;
+  if (ctx.server != nullptr && ctx.server->cluster_enabled() && index != 0) {
+    ctx.reply.error("ERR SELECT is not allowed in cluster mode");
     return;
   }
-  // ringkv keeps one database per node, as a server started with `databases 1`.
-  if (index != 0) {
-    ctx.reply.error(protocol::err::kDbIndexOutOfRange);
-    return;
-  }
+  if (database_or_reply(ctx, index) == nullptr) return;
+  if (ctx.client != nullptr) ctx.client->set_db(index);
   ctx.reply.ok();
 }
 

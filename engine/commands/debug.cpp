@@ -16,6 +16,7 @@
 #include "engine/commands/keyspace.h"
 #include "engine/commands/string_ops.h"
 #include "engine/keyspace/access.h"
+#include "engine/keyspace/databases.h"
 #include "engine/keyspace/digest.h"
 #include "engine/rdb/rdb_value.h"
 #include "engine/types/list_type.h"
@@ -148,7 +149,9 @@ void cmd_debug(CommandContext& ctx) {
   } else if (argc >= 2 && equals_ignore_case(sub, "reload")) {
     debug_reload(ctx);
   } else if (argc == 2 && equals_ignore_case(sub, "digest")) {
-    ctx.reply.simple(digest_hex(dataset_digest(ctx.store)));
+    Databases* dbs = ctx.server != nullptr ? ctx.server->databases() : nullptr;
+    ctx.reply.simple(
+        digest_hex(dbs != nullptr ? dataset_digest(dbs->all()) : dataset_digest(ctx.store)));
   } else if (argc >= 2 && equals_ignore_case(sub, "digest-value")) {
     ctx.reply.array(argc - 2);
     for (size_t i = 2; i < argc; ++i) {

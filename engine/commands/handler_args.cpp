@@ -2,9 +2,11 @@
 #include "engine/commands/handler_args.h"
 
 #include <cctype>
+#include <climits>
 #include <string>
 
 #include "engine/commands/string_ops.h"
+#include "engine/keyspace/databases.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -66,6 +68,32 @@ void reply_subcommand_syntax_error(CommandContext& ctx) {
 void reply_help(protocol::ReplyWriter& reply, std::span<const std::string_view> lines) {
   reply.array(lines.size());
   for (std::string_view line : lines) reply.simple(line);
+}
+
+bool int_or_reply(CommandContext& ctx, std::string_view arg, int& out, std::string_view message) {
+  int64_t v = 0;
+  const bool parsed = parse_int64(arg, v);
+  if (parsed && v >= INT_MIN && v <= INT_MAX) {
+    out = static_cast<int>(v);
+    return true;
+  }
+  if (!message.empty()) {
+    ctx.reply.error(message);
+  } else {
+    ctx.reply.error(parsed ? protocol::err::kIntOutOfRange : protocol::err::kNotInteger);
+  }
+  return false;
+}
+
+Store* database_or_reply(CommandContext& ctx, int index) {
+  Databases* dbs = ctx.server != nullptr ? ctx.server->databases() : nullptr;
+  if (dbs == nullptr) {
+    if (index == ctx.db) return &ctx.store;
+  } else if (dbs->valid(index)) {
+    return &(*dbs)[index];
+  }
+  ctx.reply.error(protocol::err::kDbIndexOutOfRange);
+  return nullptr;
 }
 
 }  // namespace ringkv::engine

@@ -27,6 +27,15 @@ void reply_help(protocol::ReplyWriter& reply, std::span<const std::string_view> 
 // Parses an integer argument as Redis's getLongLongFromObjectOrReply; replies kNotInteger.
 bool int64_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out);
 
+// Parses an int argument as Redis's getIntFromObjectOrReply: replies `message` when set, else
+// kNotInteger (not an integer) or kIntOutOfRange (outside int's range).
+bool int_or_reply(CommandContext& ctx, std::string_view arg, int& out,
+                  std::string_view message = {});
+
+// The database a command names (SELECT, MOVE, COPY ... DB), already parsed; replies
+// kDbIndexOutOfRange and returns null when the node has no such database.
+Store* database_or_reply(CommandContext& ctx, int index);
+
 // Looks `key` up for reading as a T: nullptr when absent. Replies WRONGTYPE for another type.
 template <typename T>
 bool read_or_reply(CommandContext& ctx, std::string_view key, const T*& out) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/glob.h"
+#include "engine/commands/handler_args.h"
 #include "engine/commands/scan_args.h"
 #include "engine/commands/string_ops.h"
 #include "engine/keyspace/store.h"
@@ -31,8 +32,6 @@ constexpr std::string_view kNxWithOthers =
     "ERR NX and XX, GT or LT options at the same time are not compatible";
 constexpr std::string_view kGtWithLt = "ERR GT and LT options at the same time are not compatible";
 constexpr std::string_view kUnsupportedOption = "ERR Unsupported option ";
-constexpr std::string_view kDbIndexNotInt =
-    "ERR value is out of range, value must between -2147483648 and 2147483647";
 
 // Redis formats option names into errors with %s, so a NUL byte ends the text there.
 std::string_view c_string_prefix(std::string_view s) { return s.substr(0, s.find('\0')); }
@@ -258,33 +257,28 @@ void cmd_copy(CommandContext& ctx) {
   const std::string_view from = ctx.argv[1];
   const std::string_view to = ctx.argv[2];
   bool replace = false;
+  Store* dst = &ctx.store;
+  int dst_db = ctx.db;
   // Options are checked in order, so a bad DB index is reported before a later syntax error.
   for (size_t i = 3; i < ctx.argv.size(); ++i) {
     const bool has_value = i + 1 < ctx.argv.size();
     if (equals_ignore_case(ctx.argv[i], "replace")) {
       replace = true;
     } else if (equals_ignore_case(ctx.argv[i], "db") && has_value) {
-      int64_t db = 0;
-      if (!parse_int64(ctx.argv[i + 1], db)) {
-        ctx.reply.error(err::kNotInteger);
-        return;
-      }
-      if (db < INT_MIN || db > INT_MAX) {
-        ctx.reply.error(kDbIndexNotInt);
-        return;
-      }
-      // ringkv keeps a single database, so only index 0 exists.
-      if (db != 0) {
-        ctx.reply.error(err::kDbIndexOutOfRange);
-        return;
-      }
+      if (!int_or_reply(ctx, ctx.argv[i + 1], dst_db)) return;
+      dst = database_or_reply(ctx, dst_db);
+      if (dst == nullptr) return;
       ++i;
     } else {
       ctx.reply.error(err::kSyntax);
       return;
     }
   }
-  if (from == to) {
+  if (ctx.server != nullptr && ctx.server->cluster_enabled() && (ctx.db != 0 || dst_db != 0)) {
+    ctx.reply.error("ERR Copying to another database is not allowed in cluster mode");
+    return;
+  }
+  if (dst == &ctx.store && from == to) {
     ctx.reply.error(kSameObject);
     return;
   }
@@ -292,12 +286,37 @@ void cmd_copy(CommandContext& ctx) {
     ctx.reply.integer(0);
     return;
   }
-  const bool copied = ctx.store.copy(from, to, replace);
-  if (copied) {
+  const bool copied = ctx.store.copy_to(*dst, from, to, replace);
+  if (copied && dst == &ctx.store) {
     report_if_blockable(ctx, to);
     ctx.key_modified(to);
+  } else if (copied) {
+    ctx.key_written_in(dst_db, to);
   }
   ctx.reply.integer(copied ? 1 : 0);
+}
+
+void cmd_move(CommandContext& ctx) {
+  const std::string_view key = ctx.argv[1];
+  if (ctx.server != nullptr && ctx.server->cluster_enabled()) {
+    ctx.reply.error("ERR MOVE is not allowed in cluster mode");
+    return;
+  }
+  int dst_db = 0;
+  if (!int_or_reply(ctx, ctx.argv[2], dst_db)) return;
+  Store* dst = database_or_reply(ctx, dst_db);
+  if (dst == nullptr) return;
+  if (dst == &ctx.store) {
+    ctx.reply.error(kSameObject);
+    return;
+  }
+  if (ctx.store.peek(key) == nullptr || !ctx.store.move_to(*dst, key)) {
+    ctx.reply.integer(0);
+    return;
+  }
+  ctx.key_modified(key);
+  ctx.key_written_in(dst_db, key);
+  ctx.reply.integer(1);
 }
 
 // The table rows of this family, in the order COMMAND lists them (command_table.cpp
@@ -566,6 +585,20 @@ constexpr CommandSpec kKeysCommands[] = {
      .syntax = "source<key> destination<key:1> [DB=destination-db<integer>] [REPLACE]",
      .acl_categories = "keyspace write slow",
      .key_specs = "RO access|1|0|1|0;OW update|2|0|1|0"},
+    {.name = "move",
+     .arity = 3,
+     .flags = kWrite | kFast,
+     .first_key = 1,
+     .last_key = 1,
+     .key_step = 1,
+     .handler = cmd_move,
+     .group = "generic",
+     .since = "1.0.0",
+     .summary = "Move a key to another database",
+     .complexity = "O(1)",
+     .syntax = "key<key> db<integer>",
+     .acl_categories = "keyspace write fast",
+     .key_specs = "RW access update|1|0|1|0"},
 };
 
 }  // namespace

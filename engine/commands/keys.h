@@ -22,5 +22,6 @@ void cmd_persist(CommandContext& ctx);
 void cmd_rename(CommandContext& ctx);
 void cmd_renamenx(CommandContext& ctx);
 void cmd_copy(CommandContext& ctx);
+void cmd_move(CommandContext& ctx);
 
 }  // namespace ringkv::engine

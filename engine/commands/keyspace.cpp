@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "common/glob.h"
+#include "engine/commands/handler_args.h"
 #include "engine/commands/scan_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/keyspace/databases.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/object.h"
 #include "protocol/errors.h"
@@ -124,28 +126,74 @@ void cmd_dbsize(CommandContext& ctx) {
   ctx.reply.integer(n);
 }
 
-void cmd_flushall(CommandContext& ctx) {
+namespace {
+
+// FLUSHALL's and FLUSHDB's option; false (having replied) when it is not one.
+bool flush_mode_or_reply(CommandContext& ctx, bool& async) {
   // Without an option Redis flushes synchronously (lazyfree-lazy-user-flush defaults to no).
-  bool async = false;
+  async = false;
   if (ctx.argv.size() == 2 && equals_ignore_case(ctx.argv[1], "async")) {
     async = true;
   } else if (!(ctx.argv.size() == 1 ||
                (ctx.argv.size() == 2 && equals_ignore_case(ctx.argv[1], "sync")))) {
     ctx.reply.error(err::kSyntax);
+    return false;
+  }
+  return true;
+}
+
+void flush_store(CommandContext& ctx, Store& store, bool async) {
+  if (ctx.owned == nullptr) {
+    store.clear(async);
     return;
   }
+  // This node's own keys only: the copies it holds are flushed by their primaries.
+  std::vector<std::string> own;
+  store.for_each([&](const Entry& e) {
+    if (ctx.acts_on(e.key())) own.emplace_back(e.key());
+  });
+  for (const std::string& key : own) store.erase(key);
+}
+
+}  // namespace
+
+void cmd_flushdb(CommandContext& ctx) {
+  bool async = false;
+  if (!flush_mode_or_reply(ctx, async)) return;
   // Watchers learn which of their keys existed before they are gone.
   ctx.keyspace_flushing();
-  if (ctx.owned == nullptr) {
-    ctx.store.clear(async);
+  flush_store(ctx, ctx.store, async);
+  ctx.reply.ok();
+}
+
+void cmd_flushall(CommandContext& ctx) {
+  bool async = false;
+  if (!flush_mode_or_reply(ctx, async)) return;
+  Databases* dbs = ctx.server != nullptr ? ctx.server->databases() : nullptr;
+  if (dbs == nullptr) {
+    ctx.keyspace_flushing();
+    flush_store(ctx, ctx.store, async);
   } else {
-    // This node's own keys only: the copies it holds are flushed by their primaries.
-    std::vector<std::string> own;
-    ctx.store.for_each([&](const Entry& e) {
-      if (ctx.acts_on(e.key())) own.emplace_back(e.key());
-    });
-    for (const std::string& key : own) ctx.store.erase(key);
+    ctx.all_keyspaces_flushing();
+    for (int i = 0; i < dbs->count(); ++i) flush_store(ctx, (*dbs)[i], async);
   }
+  ctx.reply.ok();
+}
+
+void cmd_swapdb(CommandContext& ctx) {
+  if (ctx.server != nullptr && ctx.server->cluster_enabled()) {
+    ctx.reply.error("ERR SWAPDB is not allowed in cluster mode");
+    return;
+  }
+  int a = 0, b = 0;
+  if (!int_or_reply(ctx, ctx.argv[1], a, "ERR invalid first DB index")) return;
+  if (!int_or_reply(ctx, ctx.argv[2], b, "ERR invalid second DB index")) return;
+  Databases* dbs = ctx.server != nullptr ? ctx.server->databases() : nullptr;
+  if (dbs == nullptr ? (a != 0 || b != 0) : (!dbs->valid(a) || !dbs->valid(b))) {
+    ctx.reply.error(err::kDbIndexOutOfRange);
+    return;
+  }
+  if (a != b && dbs != nullptr) ctx.server->swap_databases(a, b);
   ctx.reply.ok();
 }
 
@@ -350,7 +398,7 @@ constexpr CommandSpec kKeyspaceCommands[] = {
      .first_key = 0,
      .last_key = 0,
      .key_step = 0,
-     .handler = cmd_flushall,
+     .handler = cmd_flushdb,
      .group = "server",
      .since = "1.0.0",
      .summary = "Remove all keys from the current database",
@@ -378,6 +426,20 @@ constexpr CommandSpec kKeyspaceCommands[] = {
      .history = "4.0.0|Added the `ASYNC` flushing mode modifier.\n6.2.0|Added the `SYNC` flushing "
                 "mode modifier.",
      .merge = MergePolicy::kAllOk},
+    {.name = "swapdb",
+     .arity = 3,
+     .flags = kWrite | kFast,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_swapdb,
+     .group = "server",
+     .since = "4.0.0",
+     .summary = "Swaps two Redis databases",
+     .complexity = "O(N) where N is the count of clients watching or blocking on keys from both "
+                   "databases.",
+     .syntax = "index1<integer> index2<integer>",
+     .acl_categories = "keyspace write fast dangerous"},
     {.name = "object",
      .arity = -2,
      .flags = 0,

@@ -16,7 +16,9 @@ void cmd_keys(CommandContext& ctx);
 void cmd_scan(CommandContext& ctx);
 void cmd_randomkey(CommandContext& ctx);
 void cmd_dbsize(CommandContext& ctx);
-void cmd_flushall(CommandContext& ctx);  // also FLUSHDB
+void cmd_flushall(CommandContext& ctx);
+void cmd_flushdb(CommandContext& ctx);
+void cmd_swapdb(CommandContext& ctx);
 void cmd_object_encoding(CommandContext& ctx);
 // The refcount Redis reports for this value (OBJECT REFCOUNT, DEBUG OBJECT): INT_MAX for the
 // integers 0..9999, whose objects Redis shares, else 1.

@@ -124,9 +124,12 @@ Digest value_digest(const Entry& entry) {
   return d;
 }
 
-Digest dataset_digest(Store& store) {
-  Digest out{};
-  if (store.size() == 0) return out;
+namespace {
+
+// The xor of the digests of a store's live keys (names, values, TTLs); false when it has none.
+bool keys_digest(Store& store, Digest& out) {
+  out = Digest{};
+  if (store.size() == 0) return false;
   bool any = false;
   store.for_each([&](const Entry& entry) {
     any = true;
@@ -135,9 +138,27 @@ Digest dataset_digest(Store& store) {
     add_value(d, entry);
     xor_digest(out, d.data(), d.size());
   });
-  if (!any) return out;
-  const Digest mark = database_mark();
-  for (size_t i = 0; i < out.size(); ++i) out[i] ^= mark[i];
+  return any;
+}
+
+}  // namespace
+
+Digest dataset_digest(Store& store) {
+  Store* const one[] = {&store};
+  return dataset_digest(one);
+}
+
+Digest dataset_digest(std::span<Store* const> dbs) {
+  // As Redis's computeDatasetDigest: each non-empty database mixes its number into the digest
+  // so far, then xors its keys in (the same keys in another database digest differently).
+  Digest out{};
+  for (size_t db = 0; db < dbs.size(); ++db) {
+    Digest keys{};
+    if (!keys_digest(*dbs[db], keys)) continue;
+    const uint32_t id = htonl(static_cast<uint32_t>(db));
+    mix_digest(out, &id, sizeof id);
+    for (size_t i = 0; i < out.size(); ++i) out[i] ^= keys[i];
+  }
   return out;
 }
 

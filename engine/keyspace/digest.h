@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,8 +19,10 @@ using Digest = std::array<uint8_t, 20>;
 
 // The digest of one key's value and TTL (not its name): DEBUG DIGEST-VALUE.
 Digest value_digest(const Entry& entry);
-// The digest of the whole keyspace: DEBUG DIGEST (all zeros when it is empty).
+// The digest of the whole keyspace: DEBUG DIGEST (all zeros when it is empty), of one store as
+// database 0, or of numbered databases.
 Digest dataset_digest(Store& store);
+Digest dataset_digest(std::span<Store* const> dbs);
 // The 40 lowercase hex digits.
 std::string digest_hex(const Digest& d);
 

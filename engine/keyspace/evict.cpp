@@ -49,9 +49,9 @@ bool is_volatile(EvictionPolicy p) {
          p == EvictionPolicy::kVolatileRandom || p == EvictionPolicy::kVolatileTtl;
 }
 
-void EvictionPool::offer(uint64_t score, std::string_view key) {
+void EvictionPool::offer(uint64_t score, std::string_view key, int db) {
   auto same = std::find_if(candidates_.begin(), candidates_.end(),
-                           [&](const Candidate& c) { return c.key == key; });
+                           [&](const Candidate& c) { return c.key == key && c.db == db; });
   if (same != candidates_.end()) candidates_.erase(same);
   if (candidates_.size() == kCapacity) {
     if (score <= candidates_.front().score) return;
@@ -59,7 +59,7 @@ void EvictionPool::offer(uint64_t score, std::string_view key) {
   }
   auto at = std::upper_bound(candidates_.begin(), candidates_.end(), score,
                              [](uint64_t s, const Candidate& c) { return s < c.score; });
-  candidates_.insert(at, Candidate{score, std::string(key)});
+  candidates_.insert(at, Candidate{score, std::string(key), db});
 }
 
 std::optional<EvictionPool::Candidate> EvictionPool::pop_best() {
@@ -84,33 +84,54 @@ uint64_t eviction_score(const Store& store, const Entry& entry, EvictionPolicy p
 }
 
 bool Evictor::enforce(Store& store, const EvictionLimits& limits) {
+  Store* const one[] = {&store};
+  return enforce(one, limits);
+}
+
+bool Evictor::enforce(std::span<Store* const> stores, const EvictionLimits& limits) {
   if (limits.maxmemory == 0) return true;
-  while (store.used_memory() > limits.maxmemory) {
-    if (limits.policy == EvictionPolicy::kNoEviction || !evict_one(store, limits)) return false;
+  auto used = [&] {
+    size_t n = 0;
+    for (const Store* s : stores) n += s->used_memory();
+    return n;
+  };
+  while (used() > limits.maxmemory) {
+    if (limits.policy == EvictionPolicy::kNoEviction || !evict_one(stores, limits)) return false;
   }
   return true;
 }
 
-bool Evictor::populate(Store& store, const EvictionLimits& limits) {
+bool Evictor::populate(std::span<Store* const> stores, const EvictionLimits& limits) {
   bool any = false;
-  store.sample(limits.samples, is_volatile(limits.policy), [&](const Entry& e) {
-    pool_.offer(eviction_score(store, e, limits.policy), e.key());
-    any = true;
-  });
+  for (size_t db = 0; db < stores.size(); ++db) {
+    Store& store = *stores[db];
+    if (store.size() == 0) continue;
+    store.sample(limits.samples, is_volatile(limits.policy), [&](const Entry& e) {
+      pool_.offer(eviction_score(store, e, limits.policy), e.key(), static_cast<int>(db));
+      any = true;
+    });
+  }
   return any;
 }
 
-bool Evictor::evict_one(Store& store, const EvictionLimits& limits) {
+bool Evictor::evict_one(std::span<Store* const> stores, const EvictionLimits& limits) {
   const bool volatile_only = is_volatile(limits.policy);
   if (is_random(limits.policy)) {
-    std::optional<std::string> key;
-    store.sample(1, volatile_only, [&](const Entry& e) { key.emplace(e.key()); });
-    return key && store.evict(*key, volatile_only);
+    for (size_t i = 0; i < stores.size(); ++i) {
+      Store& store = *stores[random_db_++ % stores.size()];
+      std::optional<std::string> key;
+      store.sample(1, volatile_only, [&](const Entry& e) { key.emplace(e.key()); });
+      if (key && store.evict(*key, volatile_only)) return true;
+    }
+    return false;
   }
-  while (populate(store, limits)) {
+  while (populate(stores, limits)) {
     // Candidates may have gone (deleted, or their TTL removed) since they were pooled.
     while (auto best = pool_.pop_best()) {
-      if (store.evict(best->key, volatile_only)) return true;
+      if (static_cast<size_t>(best->db) < stores.size() &&
+          stores[static_cast<size_t>(best->db)]->evict(best->key, volatile_only)) {
+        return true;
+      }
     }
   }
   return false;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,11 +44,12 @@ class EvictionPool {
   struct Candidate {
     uint64_t score;
     std::string key;
+    int db = 0;  // the database of the key (Redis pools candidates of every database)
   };
 
   // Keeps `key` if the pool has room or it scores above the worst candidate (which then leaves).
   // A key already in the pool takes the new score.
-  void offer(uint64_t score, std::string_view key);
+  void offer(uint64_t score, std::string_view key, int db = 0);
   // Removes and returns the best candidate; nullopt when empty.
   std::optional<Candidate> pop_best();
   size_t size() const { return candidates_.size(); }
@@ -69,15 +71,19 @@ class Evictor {
   // Evicts keys until store.used_memory() is at most the limit (Redis's performEvictions).
   // Returns false when it is still over: the policy is noeviction or no key may be evicted.
   bool enforce(Store& store, const EvictionLimits& limits);
+  // The same over several databases: their used_memory() together, keys taken from any.
+  bool enforce(std::span<Store* const> stores, const EvictionLimits& limits);
 
   // A policy change invalidates the scores in the pool.
   void reset() { pool_.clear(); }
 
  private:
   // Evicts one key; false when none may go.
-  bool evict_one(Store& store, const EvictionLimits& limits);
-  // Samples keys into the pool; false when the sample was empty.
-  bool populate(Store& store, const EvictionLimits& limits);
+  bool evict_one(std::span<Store* const> stores, const EvictionLimits& limits);
+  // Samples keys of every database into the pool; false when every sample was empty.
+  bool populate(std::span<Store* const> stores, const EvictionLimits& limits);
+
+  size_t random_db_ = 0;  // where random eviction looks next (databases in turn, as Redis)
 
   EvictionPool pool_;
 };

@@ -38,6 +38,13 @@ Store::Store() : impl_(std::make_unique<Impl>(*this)) {}
 
 Store::~Store() = default;
 
+void Store::swap_contents(Store& other) {
+  std::swap(impl_, other.impl_);
+  impl_->owner = this;
+  other.impl_->owner = &other;
+  std::swap(avg_ttl_ms_, other.avg_ttl_ms_);
+}
+
 const Entry* Store::lookup(std::string_view key) {
   impl_->step();
   Impl::Found f = impl_->find(key, impl_->hash(key));
@@ -221,6 +228,44 @@ bool Store::copy(std::string_view from, std::string_view to, bool replace) {
   } else {
     impl_->insert_new(e, h);
   }
+  return true;
+}
+
+bool Store::copy_to(Store& dst, std::string_view from, std::string_view to, bool replace) {
+  if (&dst == this) return copy(from, to, replace);
+  impl_->step();
+  dst.impl_->step();
+  const Impl::Found src = impl_->find_live(from, impl_->hash(from));
+  if (src.entry == nullptr) return false;
+  const uint64_t h = dst.impl_->hash(to);
+  const Impl::Found existing = dst.impl_->find_live(to, h);
+  if (existing.entry != nullptr && !replace) return false;
+  const uint32_t access = dst.impl_->initial_access();
+  Entry* e = src.entry->type() == ValueType::kString
+                 ? Impl::clone(src.entry, to, src.entry->expire_at(), access)
+                 : Entry::create_object(access, to, src.entry->object()->clone().release(),
+                                        src.entry->expire_at());
+  if (existing.entry != nullptr) {
+    dst.impl_->replace_at(*existing.table, existing.pos, e);
+  } else {
+    dst.impl_->insert_new(e, h);
+  }
+  return true;
+}
+
+bool Store::move_to(Store& dst, std::string_view key) {
+  if (&dst == this) return false;
+  impl_->step();
+  dst.impl_->step();
+  const Impl::Found f = impl_->find_live(key, impl_->hash(key));
+  if (f.entry == nullptr) return false;
+  const uint64_t h = dst.impl_->hash(key);
+  if (dst.impl_->find_live(key, h).entry != nullptr) return false;
+  // The value moves as it is (Redis moves the object): its access bits and TTL go with it.
+  Entry* moved = Impl::clone(f.entry, key, f.entry->expire_at(), f.entry->lru());
+  impl_->detach(f.entry);
+  impl_->remove_at(*f.table, f.pos);
+  dst.impl_->insert_new(moved, h);
   return true;
 }
 

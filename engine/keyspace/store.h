@@ -48,6 +48,10 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
+  // Exchanges the keys (and their tables) with `other` (SWAPDB); each store keeps its clock,
+  // counters, listeners and access policy, which belong to its database number.
+  void swap_contents(Store& other);
+
   // The time (unix ms) that expiry decisions use until the next call.
   void set_now(int64_t now_ms) { now_ms_ = now_ms; }
   int64_t now() const { return now_ms_; }
@@ -110,6 +114,12 @@ class Store {
   // Copies `from` to `to` (value and TTL; a collection is deep-copied). false if `from` is absent.
   // Replaces `to` only when `replace`; returns false if `to` exists and !replace.
   bool copy(std::string_view from, std::string_view to, bool replace);
+
+  // COPY ... DB: copies `from` here to `to` in `dst` (another database; this one: as copy).
+  bool copy_to(Store& dst, std::string_view from, std::string_view to, bool replace);
+  // MOVE: moves `key` with its value, TTL and access bits to `dst`. false when it is absent here
+  // or exists there (nothing moves).
+  bool move_to(Store& dst, std::string_view key);
 
   size_t size() const;           // keys, including expired ones not yet collected
   size_t volatile_size() const;  // keys with a TTL

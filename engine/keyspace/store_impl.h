@@ -95,9 +95,9 @@ struct Store::Impl {
     Entry* entry = nullptr;
   };
 
-  Store& store;
-  Table main;  // new keys go here
-  Table old;   // draining while a resize is in progress (slots == nullptr otherwise)
+  Store* owner;  // re-pointed when two stores swap their contents (SWAPDB)
+  Table main;    // new keys go here
+  Table old;     // draining while a resize is in progress (slots == nullptr otherwise)
   size_t migrate_pos = 0;
   size_t migrate_left = 0;  // old-table slots still to visit
   size_t volatile_count = 0;
@@ -106,7 +106,7 @@ struct Store::Impl {
   uint64_t seed = process_seed();
   uint64_t rng_state = process_seed() ^ 0x9e3779b97f4a7c15ull;
 
-  explicit Impl(Store& s) : store(s) { main = make_table(kMinCapacity); }
+  explicit Impl(Store& s) : owner(&s) { main = make_table(kMinCapacity); }
 
   ~Impl() {
     free_all(main);
@@ -153,7 +153,8 @@ struct Store::Impl {
   }
 
   bool expired(uint64_t slot) const {
-    return !store.loading_ && slot_volatile(slot) && store.now_ms_ > slot_entry(slot)->expire_at();
+    return !owner->loading_ && slot_volatile(slot) &&
+           owner->now_ms_ > slot_entry(slot)->expire_at();
   }
 
   bool rehashing() const { return old.slots != nullptr; }
@@ -180,9 +181,9 @@ struct Store::Impl {
   Found find_live(std::string_view key, uint64_t h) {
     Found f = find(key, h);
     if (f.entry != nullptr && expired(f.table->slots[f.pos])) {
-      store.report_expired(f.entry->key());
+      owner->report_expired(f.entry->key());
       remove_at(*f.table, f.pos);
-      ++store.stats_.expired_keys;
+      ++owner->stats_.expired_keys;
       return {};
     }
     return f;
@@ -322,11 +323,11 @@ struct Store::Impl {
         if (budget > 0) --budget;
         Entry* e = slot_entry(s);
         if (expired(s)) {
-          store.report_expired(e->key());
+          owner->report_expired(e->key());
           --volatile_count;
           used -= footprint(e);
           Entry::destroy(e);
-          ++store.stats_.expired_keys;
+          ++owner->stats_.expired_keys;
         } else {
           place(main, s, hash(e->key()));
         }
@@ -338,18 +339,18 @@ struct Store::Impl {
     if (rehashing()) migrate(kStepSlots * std::max<size_t>(1, old.cap / main.cap));
   }
 
-  uint32_t lru_clock() const { return lru_clock_at(store.now_ms_); }
+  uint32_t lru_clock() const { return lru_clock_at(owner->now_ms_); }
 
   // Access bits of a key created now (see access.h).
   uint32_t initial_access() const {
-    return store.access_.lfu ? lfu_initial(store.now_ms_) : lru_clock();
+    return owner->access_.lfu ? lfu_initial(owner->now_ms_) : lru_clock();
   }
 
   // Access bits after one more access of a key whose bits were `bits`.
   uint32_t touched_access(uint32_t bits) {
-    if (!store.access_.lfu) return lru_clock();
+    if (!owner->access_.lfu) return lru_clock();
     const double uniform = static_cast<double>(next_random() >> 11) * 0x1.0p-53;
-    return lfu_touched(bits, store.now_ms_, store.access_, uniform);
+    return lfu_touched(bits, owner->now_ms_, owner->access_, uniform);
   }
 
   // Takes a collection's object out of an entry about to be freed (it moved to another entry),

@@ -39,8 +39,8 @@ std::string node_listpack(const StreamNode& node) {
   add_int(lp, static_cast<int64_t>(node.master_fields.size()));
   for (const std::string& f : node.master_fields) lp.add(f);
   add_int(lp, 0);
-  for (size_t n = 0; n < node.count(); ++n) {
-    const StreamItem item = node.item(n);
+  for (size_t pos = 0; pos < node.end(); pos = node.next(pos)) {
+    const StreamItem item = node.item(pos);
     const bool same = (item.flags & kStreamItemSameFields) != 0;
     const auto numfields = static_cast<int64_t>(item.size() / 2);
     add_int(lp, item.flags);
@@ -129,6 +129,7 @@ bool decode_node(std::string_view key, std::string_view lp, StreamNode& node) {
   if (!it.next_int(zero) || zero != 0) return false;
   int64_t seen_live = 0;
   int64_t seen_deleted = 0;
+  StreamID last;
   std::vector<std::string> strings;
   std::vector<std::string_view> views;
   while (!it.done()) {
@@ -160,7 +161,8 @@ bool decode_node(std::string_view key, std::string_view lp, StreamNode& node) {
     int64_t lp_count = 0;
     if (!it.next_int(lp_count) || lp_count != count + 3 + (same ? 0 : count + 1)) return false;
     if (id < node.master_id) return false;
-    if (node.count() > 0 && id <= node.id_at(node.count() - 1)) return false;
+    if (seen_live + seen_deleted > 0 && id <= last) return false;
+    last = id;
     if ((flags & kStreamItemDeleted) != 0) {
       ++seen_deleted;
     } else {
@@ -169,7 +171,7 @@ bool decode_node(std::string_view key, std::string_view lp, StreamNode& node) {
     views.assign(strings.begin(), strings.end());
     node.add(id, static_cast<uint8_t>(flags), views);
   }
-  if (node.count() == 0 || seen_live != live || seen_deleted != deleted) return false;
+  if (seen_live + seen_deleted == 0 || seen_live != live || seen_deleted != deleted) return false;
   node.live = live;
   node.deleted = deleted;
   node.bytes = lp.size();
@@ -289,10 +291,9 @@ std::unique_ptr<StreamObject> decode_stream(uint8_t type, Reader& r) {
   if (!r.read_len(length) || !read_id(r, last_id) || length != live) return nullptr;
   stream->set_length(length);
   stream->set_last_id(last_id);
-  if (!stream->nodes().empty() &&
-      std::prev(stream->nodes().end())
-              ->second.id_at(std::prev(stream->nodes().end())->second.count() - 1) > last_id) {
-    return nullptr;
+  if (!stream->nodes().empty()) {
+    const StreamNode& tail = std::prev(stream->nodes().end())->second;
+    if (tail.id_at(tail.last()) > last_id) return nullptr;
   }
   if (v2) {
     StreamID first_id;

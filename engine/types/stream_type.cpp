@@ -69,17 +69,29 @@ size_t rax_nodes(const std::vector<RaxKey>& keys, size_t lo, size_t hi, size_t d
   return total;
 }
 
+// The entry's length (without this field), written so that it reads from its last byte
+// backwards: 7 bits a byte, low bits last, the high bit set on every byte but the first.
+char* put_backlen(char* p, size_t len) {
+  const size_t n = varint_size(len);
+  for (size_t i = n; i-- > 0;) {
+    p[i] = static_cast<char>((len & 0x7f) | (i > 0 ? 0x80 : 0));
+    len >>= 7;
+  }
+  return p + n;
+}
+
 }  // namespace
 
-StreamItem StreamNode::item(size_t i) const {
+StreamItem StreamNode::item(size_t pos) const {
   StreamItem item;
-  const char* p = data.data() + offsets[i];
+  const char* p = data.data() + pos;
   item.flags = static_cast<uint8_t>(*p++);
   uint64_t ms_delta = 0;
   uint64_t seq_delta = 0;
   p = get_varint(p, &ms_delta);
   p = get_varint(p, &seq_delta);
-  item.id = {master_id.ms + ms_delta, master_id.seq + seq_delta};
+  item.id = {master_id.ms + ms_delta,
+             master_id.seq + static_cast<uint64_t>(zigzag_decode(seq_delta))};
   if ((item.flags & kStreamItemSameFields) != 0) {
     item.fields_ = master_fields.size();
   } else {
@@ -90,55 +102,80 @@ StreamItem StreamNode::item(size_t i) const {
   return item;
 }
 
-StreamID StreamNode::id_at(size_t i) const {
-  const char* p = data.data() + offsets[i] + 1;
+StreamID StreamNode::id_at(size_t pos) const {
+  const char* p = data.data() + pos + 1;
   uint64_t ms_delta = 0;
   uint64_t seq_delta = 0;
   p = get_varint(p, &ms_delta);
   get_varint(p, &seq_delta);
-  return {master_id.ms + ms_delta, master_id.seq + seq_delta};
+  return {master_id.ms + ms_delta, master_id.seq + static_cast<uint64_t>(zigzag_decode(seq_delta))};
+}
+
+size_t StreamNode::next(size_t pos) const {
+  const char* start = data.data() + pos;
+  const uint8_t flags = static_cast<uint8_t>(*start);
+  const char* p = start + 1;
+  uint64_t v = 0;
+  p = get_varint(p, &v);
+  p = get_varint(p, &v);
+  uint64_t strings = master_fields.size();
+  if ((flags & kStreamItemSameFields) == 0) {
+    p = get_varint(p, &v);
+    strings = 2 * v;
+  }
+  for (uint64_t i = 0; i < strings; ++i) p = skip_packed(p);
+  const auto len = static_cast<size_t>(p - start);
+  return pos + len + varint_size(len);
+}
+
+size_t StreamNode::prev(size_t pos) const {
+  const char* p = data.data() + pos;
+  size_t len = 0;
+  int shift = 0;
+  uint8_t b = 0;
+  do {
+    b = static_cast<uint8_t>(*--p);
+    len |= static_cast<size_t>(b & 0x7f) << shift;
+    shift += 7;
+  } while ((b & 0x80) != 0);
+  return static_cast<size_t>(p - data.data()) - len;
 }
 
 size_t StreamNode::add(StreamID id, uint8_t flags,
                        std::span<const std::string_view> fields_values) {
   const bool same = (flags & kStreamItemSameFields) != 0;
   const uint64_t ms_delta = id.ms - master_id.ms;
-  const uint64_t seq_delta = id.seq - master_id.seq;
-  size_t need = 1 + varint_size(ms_delta) + varint_size(seq_delta);
-  if (!same) need += varint_size(fields_values.size() / 2);
+  // An entry of a later millisecond than the master entry often has a lower sequence number.
+  const uint64_t seq_delta = zigzag_encode(static_cast<int64_t>(id.seq - master_id.seq));
+  size_t len = 1 + varint_size(ms_delta) + varint_size(seq_delta);
+  if (!same) len += varint_size(fields_values.size() / 2);
   for (size_t i = same ? 1 : 0; i < fields_values.size(); i += same ? 2 : 1) {
-    need += prefixed_size(fields_values[i]);
+    len += packed_size(fields_values[i]);
   }
   const size_t at = data.size();
-  offsets.push_back(static_cast<uint32_t>(at));
-  data.resize(at + need);
+  data.resize(at + len + varint_size(len));
   char* p = data.data() + at;
   *p++ = static_cast<char>(flags);
   p = put_varint(p, ms_delta);
   p = put_varint(p, seq_delta);
   if (!same) p = put_varint(p, fields_values.size() / 2);
   for (size_t i = same ? 1 : 0; i < fields_values.size(); i += same ? 2 : 1) {
-    p = put_prefixed(p, fields_values[i]);
+    p = put_packed(p, fields_values[i]);
   }
+  put_backlen(p, len);
   return item_bytes(master_id, id, flags, fields_values);
 }
 
 size_t StreamNode::lower_bound(StreamID id) const {
-  size_t lo = 0;
-  size_t hi = count();
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (id_at(mid) < id) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+  // Appends make reads past the last entry (XREAD $, XREADGROUP >) the common case.
+  if (data.empty() || id_at(last()) < id) return end();
+  size_t pos = 0;
+  while (pos < end() && id_at(pos) < id) pos = next(pos);
+  return pos;
 }
 
 size_t StreamNode::memory() const {
-  size_t n = sizeof(StreamNode) + 48 + data.capacity() + offsets.capacity() * sizeof(uint32_t) +
+  size_t n = sizeof(StreamNode) + 48 + (data.capacity() > 15 ? data.capacity() + 1 : 0) +
              master_fields.capacity() * sizeof(std::string);
   for (const std::string& f : master_fields) n += string_heap(f);
   return n;
@@ -184,7 +221,14 @@ void StreamObject::append(StreamID id, std::span<const std::string_view> fields_
     StreamNode& tail = std::prev(nodes_.end())->second;
     const bool full = tail.bytes + total_len >= kStreamNodeMaxBytes ||
                       tail.live + tail.deleted >= kStreamNodeMaxEntries;
-    if (!full) node = &tail;
+    if (!full) {
+      node = &tail;
+    } else {
+      // The tail will not grow again: give its buffer's unused room back.
+      entry_memory_ -= tail.memory();
+      tail.data.shrink_to_fit();
+      entry_memory_ += tail.memory();
+    }
   }
   uint8_t flags = 0;
   if (node == nullptr) {
@@ -224,9 +268,9 @@ std::map<StreamID, StreamNode>::iterator StreamObject::erase_node(
   return nodes_.erase(it);
 }
 
-void StreamObject::mark_deleted(std::map<StreamID, StreamNode>::iterator node, size_t index) {
+void StreamObject::mark_deleted(std::map<StreamID, StreamNode>::iterator node, size_t pos) {
   StreamNode& n = node->second;
-  n.set_flags(index, n.flags_at(index) | kStreamItemDeleted);
+  n.set_flags(pos, n.flags_at(pos) | kStreamItemDeleted);
   --length_;
   if (n.live == 1) {
     // The node's last live entry: the whole listpack goes.
@@ -245,11 +289,12 @@ bool StreamObject::remove(StreamID id) {
   if (cit == nodes_.end()) return false;
   auto it = nodes_.erase(cit, cit);  // a mutable iterator to the same node
   const StreamNode& node = it->second;
-  const size_t i = node.lower_bound(id);
-  if (i == node.count() || node.id_at(i) != id || (node.flags_at(i) & kStreamItemDeleted) != 0) {
+  const size_t pos = node.lower_bound(id);
+  if (pos == node.end() || node.id_at(pos) != id ||
+      (node.flags_at(pos) & kStreamItemDeleted) != 0) {
     return false;
   }
-  mark_deleted(it, i);
+  mark_deleted(it, pos);
   if (id == first_id_) first_id_ = length_ == 0 ? kMinStreamID : first_live_id();
   if (length_ == 0) first_id_ = kMinStreamID;
   if (id > max_deleted_) max_deleted_ = id;
@@ -260,9 +305,9 @@ bool StreamObject::find(StreamID id, StreamItem* out) const {
   auto it = node_of(id);
   if (it == nodes_.end()) return false;
   const StreamNode& node = it->second;
-  const size_t i = node.lower_bound(id);
-  if (i == node.count() || node.id_at(i) != id) return false;
-  const StreamItem item = node.item(i);
+  const size_t pos = node.lower_bound(id);
+  if (pos == node.end() || node.id_at(pos) != id) return false;
+  const StreamItem item = node.item(pos);
   if (item.deleted()) return false;
   if (out != nullptr) *out = item;
   return true;
@@ -298,7 +343,7 @@ int64_t StreamObject::trim(const StreamTrim& t) {
     if (t.limit != 0 && deleted + entries > t.limit) break;
     const bool whole = t.strategy == Strategy::kMaxLen ? length_ - static_cast<uint64_t>(entries) >=
                                                              static_cast<uint64_t>(t.maxlen)
-                                                       : node.id_at(node.count() - 1) < t.minid;
+                                                       : node.id_at(node.last()) < t.minid;
     if (whole) {
       length_ -= static_cast<uint64_t>(entries);
       deleted += entries;
@@ -308,13 +353,13 @@ int64_t StreamObject::trim(const StreamTrim& t) {
     if (t.approx) break;
     // Tombstones inside the first node that cannot go whole.
     int64_t marked = 0;
-    for (size_t i = 0; i < node.count(); ++i) {
+    for (size_t pos = 0; pos < node.end(); pos = node.next(pos)) {
       const bool stop = t.strategy == Strategy::kMaxLen ? length_ <= static_cast<uint64_t>(t.maxlen)
-                                                        : node.id_at(i) >= t.minid;
+                                                        : node.id_at(pos) >= t.minid;
       if (stop) break;
-      const uint8_t flags = node.flags_at(i);
+      const uint8_t flags = node.flags_at(pos);
       if ((flags & kStreamItemDeleted) == 0) {
-        node.set_flags(i, flags | kStreamItemDeleted);
+        node.set_flags(pos, flags | kStreamItemDeleted);
         ++marked;
         --length_;
       }
@@ -398,6 +443,7 @@ std::optional<int64_t> StreamObject::group_lag(const StreamGroup& g) const {
 bool StreamObject::restore_node(StreamNode node) {
   if (!nodes_.empty() && node.master_id <= std::prev(nodes_.end())->first) return false;
   if (node.count() == 0) return false;
+  node.data.shrink_to_fit();
   entry_memory_ += node.memory();
   const StreamID key = node.master_id;
   nodes_.emplace(key, std::move(node));

@@ -18,6 +18,7 @@ PFCOUNT and PFMERGE are atomic over their keys too).
 
 from command_gen_bitmap import (BIT_KEYS, BITMAP_HLL_ARITY, HLL_KEYS, BitmapHllGenMixin,
                                 bitmap_hll_atomic_keys)
+from command_gen_db import DB_ARITY, DatabasesGenMixin
 from command_gen_geo import GEO_ARITY, GeoGenMixin, geo_atomic_keys
 from command_gen_script import SCRIPT_ARITY, ScriptGenMixin
 from command_gen_zset import ZSET_ARITY, ZSetGenMixin, zset_atomic_keys
@@ -60,6 +61,7 @@ ARITY.update(ZSET_ARITY)
 ARITY.update(BITMAP_HLL_ARITY)
 ARITY.update(GEO_ARITY)
 ARITY.update(SCRIPT_ARITY)
+ARITY.update(DB_ARITY)
 SUB_ARITY = {("object", "encoding"): 3, ("object", "refcount"): 3, ("object", "freq"): 3,
              ("client", "setname"): 3, ("client", "getname"): 2}
 
@@ -146,7 +148,8 @@ def atomic_keys(argv):
     return argv[1:3] if len(argv) == 3 else None
 
 
-class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, ScriptGenMixin):
+class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, DatabasesGenMixin,
+                 ScriptGenMixin):
     """Draws commands from every group; all randomness comes from the given random.Random."""
 
     def __init__(self, rng):
@@ -164,7 +167,7 @@ class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, ScriptGenMixin):
             (10, self.gen_zset), (1, self.gen_zset_big),
             (8, self.gen_bitmap), (7, self.gen_hll), (1, self.gen_hll_big),
             (10, self.gen_geo), (1, self.gen_geo_big), (3, self.gen_lcs),
-            (2, self.gen_function), (3, self.gen_sort),
+            (4, self.gen_databases), (2, self.gen_function), (3, self.gen_sort),
         ]
         self.total = sum(w for w, _ in self.gens)
 

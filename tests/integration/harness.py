@@ -120,8 +120,7 @@ class ServerProcess:
         """The argv this server is started with."""
         args = self.launcher() + [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
         if self.kind == "redis":
-            # One database, like ringkv: SELECT 1 and COPY ... DB 1 then fail alike on both.
-            args += ["--save", "", "--appendonly", "no", "--dir", self.dir, "--databases", "1"]
+            args += ["--save", "", "--appendonly", "no", "--dir", self.dir]
         return args + self.extra_args
 
     def start(self, wait=True, timeout=10.0):

@@ -20,7 +20,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
-from command_gen import KEYS, CommandGen, atomic_keys  # noqa: E402
+from command_gen import CommandGen, atomic_keys  # noqa: E402
+from command_gen_db import cluster_db_error  # noqa: E402
 
 CROSSSLOT = b"-CROSSSLOT Keys in request don't hash to the same node\r\n"
 
@@ -75,8 +76,10 @@ class ClusterRules:
         return self.owners[key]
 
     def classify(self, argv, oracle):
-        """"crossslot" (ringkv must refuse it, redis is not asked), "skip" (not comparable) or
-        None (compare as usual). `oracle` is the redis connection the request would go to."""
+        """"crossslot" (ringkv must refuse it, redis is not asked), "skip" (not comparable),
+        ("error", reply) (a cluster refuses it with that error: SELECT 1, MOVE, SWAPDB, COPY ... DB
+        1; redis is not asked) or None (compare as usual). `oracle` is the redis connection the
+        request would go to."""
         name = argv[0].lower()
         if name == b"scan":
             return "skip"
@@ -86,7 +89,8 @@ class ClusterRules:
         keys = atomic_keys(argv)
         if keys is not None and len({self.owner(k) for k in keys}) > 1:
             return "crossslot"
-        return None
+        error = cluster_db_error(argv)
+        return ("error", error) if error else None
 
     def close(self):
         self.client.close()
@@ -121,16 +125,17 @@ class Pair:
         self.count += 1
         ours.send(request)
         got = ours.read()
-        if verdict == "crossslot":
+        if verdict == "crossslot" or isinstance(verdict, tuple):
+            want = CROSSSLOT if verdict == "crossslot" else verdict[1]
             self.crossslot += 1
             ok = self.report.check(
-                got == CROSSSLOT, "%s #%d (node %d) %s is CROSSSLOT" % (self.label, self.count,
-                                                                        i + 1, shown[:300]),
+                got == want, "%s #%d (node %d) %s is %r" % (self.label, self.count, i + 1,
+                                                            shown[:300], want),
                 "ringkv %r" % got[:300])
             if not ok:
                 self.mismatches += 1
                 self.resync()
-            return got, CROSSSLOT
+            return got, want
         theirs.send(request)
         want = theirs.read()
         ok = replies_agree(got, want, mode)
@@ -146,12 +151,14 @@ class Pair:
         return got, want
 
     def resync(self):
-        """After a difference the two keyspaces may have diverged; empty every key the generator
-        uses, in db 0 on both, so one bug is reported once instead of cascading."""
+        """After a difference the two keyspaces may have diverged; empty every database on both
+        and go back to db 0 on every connection, so one bug is reported once instead of
+        cascading."""
         for client in (self.ours[0], self.theirs[0]):
-            client.send(harness.encode_command("SELECT", "0"))
-            client.send(harness.encode_command("DEL", *KEYS))
+            client.send(harness.encode_command("FLUSHALL"))
             client.read()
+        for client in self.ours + self.theirs:
+            client.send(harness.encode_command("SELECT", "0"))
             client.read()
 
     def close(self):
@@ -265,7 +272,7 @@ def main(argv=None, name="test_differential"):
         bad = sum(p.mismatches for p in pairs)
         print("compared %d requests, %d differences" % (total, bad))
         if args.cluster:
-            print("CROSSSLOT checked: %d, not comparable (skipped): %d" % (
+            print("CROSSSLOT and cluster-mode errors checked: %d, not comparable (skipped): %d" % (
                 sum(p.crossslot for p in pairs), sum(p.skipped for p in pairs)))
         for n in nodes:
             report.check(n.alive(), "%s still running after the run" % n.name, n.log())

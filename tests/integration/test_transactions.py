@@ -308,6 +308,8 @@ TEMPLATES = {
                 ("SET k w", "RESTORE k 0 @PAYLOAD"), ("", "RESTORE k 1 @PAYLOAD ABSTTL")],
     "flushdb": [("SET k v", "FLUSHDB"), ("SET x v", "FLUSHDB")],
     "flushall": [("SET k v", "FLUSHALL SYNC"), ("", "FLUSHALL")],
+    "move": [("SET k v", "MOVE k 1"), ("", "MOVE k 1"), ("SET k v", "MOVE k 0")],
+    "swapdb": [("SET k v", "SWAPDB 0 1"), ("", "SWAPDB 0 1"), ("SET k v", "SWAPDB 2 3")],
     "setbit": [("", "SETBIT k 7 1"), ("SETBIT k 7 1", "SETBIT k 7 1"), ("SET k a", "SETBIT k 99 0"),
                ("LPUSH k a", "SETBIT k 1 1")],
     "bitfield": [("", "BITFIELD k GET u8 0"), ("SET k a", "BITFIELD k SET u8 0 1"),

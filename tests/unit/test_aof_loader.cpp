@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/keyspace/databases.h"
 #include "engine/keyspace/store.h"
 #include "persistence/aof_loader.h"
 #include "protocol/request_writer.h"
@@ -16,6 +17,7 @@
 
 namespace {
 
+using ringkv::engine::Databases;
 using ringkv::engine::Store;
 using ringkv::persistence::load_aof;
 using ringkv::persistence::LoadResult;
@@ -50,8 +52,9 @@ std::string sample_prefix() {
 TEST_CASE("a whole file is replayed and every byte of it is valid") {
   ringkv::test::ScratchDir dir;
   const std::string bytes = sample_prefix() + request({"PEXPIREAT", "a", "99999999999999"});
-  Store store;
-  LoadResult r = load_aof(dir.write("whole.aof", bytes), store);
+  Databases store_dbs(16);
+  Store& store = store_dbs[0];
+  LoadResult r = load_aof(dir.write("whole.aof", bytes), store_dbs);
   CHECK(r.status == Status::kOk);
   CHECK(r.error.empty());
   CHECK(r.valid_bytes == bytes.size());
@@ -65,11 +68,12 @@ TEST_CASE("a whole file is replayed and every byte of it is valid") {
 
 TEST_CASE("a missing file and an empty file load nothing and are fine") {
   ringkv::test::ScratchDir dir;
-  Store store;
-  LoadResult missing = load_aof(dir.file("absent.aof"), store);
+  Databases store_dbs(16);
+  Store& store = store_dbs[0];
+  LoadResult missing = load_aof(dir.file("absent.aof"), store_dbs);
   CHECK(missing.status == Status::kOk);
   CHECK(missing.commands == 0);
-  LoadResult empty = load_aof(dir.write("empty.aof", ""), store);
+  LoadResult empty = load_aof(dir.write("empty.aof", ""), store_dbs);
   CHECK(empty.status == Status::kOk);
   CHECK(empty.valid_bytes == 0);
   CHECK(store.size() == 0);
@@ -81,8 +85,9 @@ TEST_CASE("a file cut anywhere inside its last record is truncated after the who
   const std::string last = request({"SET", "last", "value"});
   for (size_t cut = 1; cut < last.size(); ++cut) {
     CAPTURE(cut);
-    Store store;
-    LoadResult r = load_aof(dir.write("cut.aof", prefix + last.substr(0, cut)), store);
+    Databases store_dbs(16);
+    Store& store = store_dbs[0];
+    LoadResult r = load_aof(dir.write("cut.aof", prefix + last.substr(0, cut)), store_dbs);
     CHECK(r.status == Status::kTruncated);
     CHECK(r.valid_bytes == prefix.size());
     CHECK(r.error.find("offset " + std::to_string(prefix.size())) != std::string::npos);
@@ -99,15 +104,17 @@ TEST_CASE("a MULTI block without EXEC at the end is not applied and truncates at
   // Every cut inside the block, its EXEC record included, leaves the block out.
   for (size_t cut = 1; cut < block.size(); ++cut) {
     CAPTURE(cut);
-    Store store;
-    LoadResult r = load_aof(dir.write("multi.aof", prefix + block.substr(0, cut)), store);
+    Databases store_dbs(16);
+    Store& store = store_dbs[0];
+    LoadResult r = load_aof(dir.write("multi.aof", prefix + block.substr(0, cut)), store_dbs);
     CHECK(r.status == Status::kTruncated);
     CHECK(r.valid_bytes == prefix.size());
     CHECK(get(store, "a") == "1");
     CHECK(get(store, "b") == "(nil)");
   }
-  Store store;
-  LoadResult whole = load_aof(dir.write("multi.aof", prefix + block), store);
+  Databases store_dbs(16);
+  Store& store = store_dbs[0];
+  LoadResult whole = load_aof(dir.write("multi.aof", prefix + block), store_dbs);
   CHECK(whole.status == Status::kOk);
   CHECK(get(store, "a") == "2");
   CHECK(get(store, "b") == "2");
@@ -123,8 +130,9 @@ TEST_CASE("corruption in the middle stops loading at its offset") {
         std::string_view("*2\r\n$3\r\nGET\r\n$x\r\n"), std::string_view("*1\r\n:1\r\n"),
         std::string_view("*0\r\n"), std::string_view("*-1\r\n")}) {
     CAPTURE(garbage);
-    Store store;
-    LoadResult r = load_aof(dir.write("bad.aof", prefix + std::string(garbage) + after), store);
+    Databases store_dbs(16);
+    Store& store = store_dbs[0];
+    LoadResult r = load_aof(dir.write("bad.aof", prefix + std::string(garbage) + after), store_dbs);
     CHECK(r.status == Status::kCorrupt);
     CHECK(r.valid_bytes == prefix.size());
     CHECK(r.error.find(offset) != std::string::npos);
@@ -139,8 +147,10 @@ TEST_CASE("an unknown command or a wrong arity is corruption; a failing command 
   for (const std::string& bad :
        {request({"NOSUCHCMD", "a"}), request({"GET"}), request({"CONFIG", "NOSUCH"})}) {
     CAPTURE(bad);
-    Store store;
-    LoadResult r = load_aof(dir.write("bad.aof", prefix + bad + request({"SET", "b", "1"})), store);
+    Databases store_dbs(16);
+    Store& store = store_dbs[0];
+    LoadResult r =
+        load_aof(dir.write("bad.aof", prefix + bad + request({"SET", "b", "1"})), store_dbs);
     CHECK(r.status == Status::kCorrupt);
     CHECK(r.valid_bytes == prefix.size());
     CHECK(r.error.find("offset " + std::to_string(prefix.size())) != std::string::npos);
@@ -148,10 +158,11 @@ TEST_CASE("an unknown command or a wrong arity is corruption; a failing command 
   }
   // A command that runs and answers an error (wrong type) changes nothing and loading goes on,
   // as in Redis.
-  Store store;
+  Databases store_dbs(16);
+  Store& store = store_dbs[0];
   LoadResult r = load_aof(
       dir.write("err.aof", prefix + request({"LPUSH", "a", "x"}) + request({"SET", "b", "1"})),
-      store);
+      store_dbs);
   CHECK(r.status == Status::kOk);
   CHECK(get(store, "b") == "1");
 }
@@ -164,8 +175,9 @@ TEST_CASE("nothing expires while loading: a passed TTL still holds for later rec
                             request({"APPEND", "k", "w"}) + request({"PEXPIREAT", "k", future}) +
                             request({"SET", "gone", "v", "PXAT", past}) +
                             request({"APPEND", "gone", "w"});
-  Store store;
-  LoadResult r = load_aof(dir.write("ttl.aof", bytes), store);
+  Databases store_dbs(16);
+  Store& store = store_dbs[0];
+  LoadResult r = load_aof(dir.write("ttl.aof", bytes), store_dbs);
   CHECK(r.status == Status::kOk);
   CHECK(get(store, "k") == "vw");
   CHECK(std::to_string(store.lookup("k")->expire_at()) == future);
@@ -178,8 +190,9 @@ TEST_CASE("a record larger than the read chunk is loaded whole") {
   const std::string big(9u << 20, 'x');
   const std::string bytes =
       request({"SET", "a", "1"}) + request({"SET", "big", big}) + request({"RPUSH", "l", big, "y"});
-  Store store;
-  LoadResult r = load_aof(dir.write("big.aof", bytes), store);
+  Databases store_dbs(16);
+  Store& store = store_dbs[0];
+  LoadResult r = load_aof(dir.write("big.aof", bytes), store_dbs);
   CHECK(r.status == Status::kOk);
   CHECK(r.valid_bytes == bytes.size());
   CHECK(get(store, "big") == big);
@@ -189,8 +202,35 @@ TEST_CASE("a record larger than the read chunk is loaded whole") {
 TEST_CASE("PFCOUNT is replayed: the estimate it cached is part of the sketch's bytes") {
   ringkv::test::ScratchDir dir;
   const std::string bytes = request({"PFADD", "h", "a", "b", "c"}) + request({"PFCOUNT", "h"});
-  Store store;
-  LoadResult r = load_aof(dir.write("pf.aof", bytes), store);
+  Databases store_dbs(16);
+  Store& store = store_dbs[0];
+  LoadResult r = load_aof(dir.write("pf.aof", bytes), store_dbs);
   CHECK(r.status == Status::kOk);
   CHECK(get(store, "h").substr(8, 8) == std::string("\x03\0\0\0\0\0\0\0", 8));
+}
+
+TEST_CASE("SELECT sends the records after it to that database, also inside MULTI") {
+  ringkv::test::ScratchDir dir;
+  const std::string bytes =
+      request({"SET", "a", "0"}) + request({"SELECT", "3"}) + request({"SET", "a", "3"}) +
+      request({"MULTI"}) + request({"SET", "b", "3"}) + request({"SELECT", "15"}) +
+      request({"SET", "b", "15"}) + request({"EXEC"}) + request({"SET", "c", "15"});
+  Databases dbs(16);
+  LoadResult r = load_aof(dir.write("select.aof", bytes), dbs);
+  CHECK(r.status == Status::kOk);
+  CHECK(get(dbs[0], "a") == "0");
+  CHECK(get(dbs[3], "a") == "3");
+  CHECK(get(dbs[3], "b") == "3");
+  CHECK(get(dbs[15], "b") == "15");
+  CHECK(get(dbs[15], "c") == "15");
+  CHECK(dbs.size() == 5);
+
+  // A database this server does not have: refused, not loaded into another one.
+  const std::string beyond =
+      request({"SET", "a", "0"}) + request({"SELECT", "16"}) + request({"SET", "a", "16"});
+  Databases small(16);
+  LoadResult bad = load_aof(dir.write("beyond.aof", beyond), small);
+  CHECK(bad.status == Status::kCorrupt);
+  CHECK(bad.error.find("SELECT of a database") != std::string::npos);
+  CHECK(get(small[0], "a") == "0");
 }

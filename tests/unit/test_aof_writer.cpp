@@ -131,38 +131,41 @@ TEST_CASE("a missing temporary file cannot be opened for the rewrite") {
 
 TEST_CASE("a forked rewrite child writes a file that loads back the same store") {
   ringkv::test::ScratchDir dir;
-  ringkv::engine::Store store;
+  ringkv::engine::Databases store_dbs(16);
+  ringkv::engine::Store& store = store_dbs[0];
   const std::string seed = set_record("s", "text") +
                            "*5\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$1\r\na\r\n$1\r\n"
                            "b\r\n$1\r\nc\r\n*4\r\n$4\r\nSADD\r\n$2\r\nst\r\n$1\r\nx\r\n$1\r\ny\r\n"
                            "*4\r\n$4\r\nZADD\r\n$1\r\nz\r\n$3\r\n1.5\r\n$1\r\nm\r\n*4\r\n$4\r\nHSET"
                            "\r\n$1\r\nh\r\n$1\r\nf\r\n$1\r\nv\r\n*3\r\n$9\r\nPEXPIREAT\r\n$1\r\ns"
                            "\r\n$14\r\n99999999999999\r\n";
-  REQUIRE(ringkv::persistence::load_aof(dir.write("seed.aof", seed), store).status ==
+  REQUIRE(ringkv::persistence::load_aof(dir.write("seed.aof", seed), store_dbs).status ==
           ringkv::persistence::LoadResult::Status::kOk);
   for (int i = 0; i < 5000; ++i) {
     store.set_string("n" + std::to_string(i), std::to_string(i), ringkv::engine::Expiry::none());
   }
-  pid_t pid = ringkv::persistence::fork_rewrite_child(store, dir.file(""));
+  pid_t pid = ringkv::persistence::fork_rewrite_child(store_dbs.all(), dir.file(""));
   REQUIRE(pid > 0);
   int status = 0;
   REQUIRE(waitpid(pid, &status, 0) == pid);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   const std::string temp = ringkv::persistence::temp_rewrite_path(dir.file(""), pid);
-  ringkv::engine::Store loaded;
-  auto r = ringkv::persistence::load_aof(temp, loaded);
+  ringkv::engine::Databases loaded_dbs(16);
+  ringkv::engine::Store& loaded = loaded_dbs[0];
+  auto r = ringkv::persistence::load_aof(temp, loaded_dbs);
   CHECK(r.status == ringkv::persistence::LoadResult::Status::kOk);
   CHECK(ringkv::test::dump_store(loaded) == ringkv::test::dump_store(store));
 }
 
 TEST_CASE("a transaction's records are wrapped in MULTI/EXEC only when it wrote") {
   ringkv::test::ScratchDir dir;
-  ringkv::engine::Store store;
+  ringkv::engine::Databases store_dbs(16);
+  ringkv::engine::Store& store = store_dbs[0];
   ringkv::conf::PersistenceOptions options;
   options.appendonly = true;
   options.dir = dir.file("");
-  ringkv::persistence::AppendOnlyFile aof(store, options);
+  ringkv::persistence::AppendOnlyFile aof(store_dbs, options);
   REQUIRE(aof.load_and_open());
   CHECK(aof.wants_records());
   aof.begin_transaction();

@@ -11,13 +11,13 @@ TEST_CASE("waiters are served per key in the order they blocked") {
   b.add(3, {{"BLPOP", "b", "0"}, {"b"}, 500});
   b.add(9, {{"BLPOP", "a", "a", "1"}, {"a", "a"}, 300});
   CHECK(b.size() == 3);
-  CHECK(b.waited_on("a"));
-  CHECK_FALSE(b.waited_on("c"));
-  CHECK(b.waiters("a") == std::vector<uint64_t>{7, 9});
-  CHECK(b.waiters("b") == std::vector<uint64_t>{7, 3});
+  CHECK(b.waited_on(0, "a"));
+  CHECK_FALSE(b.waited_on(0, "c"));
+  CHECK(b.waiters(0, "a") == std::vector<uint64_t>{7, 9});
+  CHECK(b.waiters(0, "b") == std::vector<uint64_t>{7, 3});
   b.remove(7);
-  CHECK(b.waiters("a") == std::vector<uint64_t>{9});
-  CHECK(b.waiters("b") == std::vector<uint64_t>{3});
+  CHECK(b.waiters(0, "a") == std::vector<uint64_t>{9});
+  CHECK(b.waiters(0, "b") == std::vector<uint64_t>{3});
   CHECK(b.find(7) == nullptr);
   REQUIRE(b.find(3) != nullptr);
   CHECK(b.find(3)->argv[0] == "BLPOP");
@@ -37,7 +37,22 @@ TEST_CASE("deadlines expire earliest first; forever never expires") {
   CHECK(b.next_deadline() == 0);
   CHECK(b.expired(1u << 30).empty());
   b.remove(1);
-  CHECK_FALSE(b.waited_on("k"));
+  CHECK_FALSE(b.waited_on(0, "k"));
   b.remove(1);  // forgetting twice is harmless
   CHECK(b.size() == 0);
+}
+
+TEST_CASE("a key of one database is not the same key of another") {
+  BlockedClients b;
+  BlockedClients::Waiter in_db3{{"BLPOP", "k", "0"}, {"k"}, 0};
+  in_db3.db = 3;
+  b.add(1, in_db3);
+  b.add(2, {{"BLPOP", "k", "0"}, {"k"}, 0});
+  CHECK(b.waiters(0, "k") == std::vector<uint64_t>{2});
+  CHECK(b.waiters(3, "k") == std::vector<uint64_t>{1});
+  CHECK_FALSE(b.waited_on(5, "k"));
+  CHECK(b.waited_keys(3) == std::vector<std::string>{"k"});
+  b.remove(1);
+  CHECK_FALSE(b.waited_on(3, "k"));
+  CHECK(b.waited_on(0, "k"));
 }

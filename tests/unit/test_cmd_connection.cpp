@@ -126,7 +126,7 @@ TEST_CASE("PING, ECHO, QUIT") {
   CHECK(h.client.closing_);
 }
 
-TEST_CASE("SELECT accepts only database 0") {
+TEST_CASE("SELECT without a server's databases accepts only database 0") {
   Harness h;
   CHECK(h.run({"SELECT", "0"}) == "+OK\r\n");
   CHECK(h.run({"SELECT", "1"}) == "-ERR DB index is out of range\r\n");
@@ -134,7 +134,8 @@ TEST_CASE("SELECT accepts only database 0") {
   CHECK(h.run({"SELECT", "x"}) == "-ERR value is not an integer or out of range\r\n");
   CHECK(h.run({"SELECT", "99999999999999999999"}) ==
         "-ERR value is not an integer or out of range\r\n");
-  CHECK(h.run({"SELECT", "4294967296"}) == "-ERR value is not an integer or out of range\r\n");
+  CHECK(h.run({"SELECT", "4294967296"}) ==
+        "-ERR value is out of range, value must between -2147483648 and 2147483647\r\n");
   CHECK(h.run({"SELECT", "00"}) == "-ERR value is not an integer or out of range\r\n");
 }
 

@@ -403,3 +403,26 @@ TEST_CASE("first/last/step agree with the key specs, as Redis derives them") {
   CHECK(legacy_range("").first == 0);
   CHECK(legacy_range("RO access|1|0|1|0;OW update|unknown|unknown|0|0").last == 1);  // SORT
 }
+
+TEST_CASE("COMMAND INFO and COMMAND DOCS of MOVE and SWAPDB match Redis") {
+  CHECK(
+      run({"command", "info", "move", "swapdb"}) ==
+      "*2\r\n*10\r\n$4\r\nmove\r\n:3\r\n*2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n*3\r\n+@"
+      "keyspace\r\n+@write\r\n+@fast\r\n*0\r\n*1\r\n*6\r\n$5\r\nflags\r\n*3\r\n+RW\r\n+access\r\n+"
+      "update\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$"
+      "5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n*"
+      "6\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n*0\r\n*10\r\n$"
+      "6\r\nswapdb\r\n:3\r\n*2\r\n+write\r\n+fast\r\n:0\r\n:0\r\n:0\r\n*4\r\n+@keyspace\r\n+@"
+      "write\r\n+@fast\r\n+@dangerous\r\n*0\r\n*0\r\n*0\r\n");
+  CHECK(
+      run({"command", "docs", "move", "swapdb"}) ==
+      "*4\r\n$4\r\nmove\r\n*10\r\n$7\r\nsummary\r\n$30\r\nMove a key to another database\r\n$"
+      "5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\nO("
+      "1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$"
+      "14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$2\r\ndb\r\n$4\r\ntype\r\n$7\r\ninteger\r"
+      "\n$6\r\nswapdb\r\n*10\r\n$7\r\nsummary\r\n$25\r\nSwaps two Redis databases\r\n$5\r\nsince\r"
+      "\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$86\r\nO(N) where N "
+      "is the count of clients watching or blocking on keys from both databases.\r\n$9\r\nargume"
+      "nts\r\n*2\r\n*4\r\n$4\r\nname\r\n$6\r\nindex1\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r"
+      "\nname\r\n$6\r\nindex2\r\n$4\r\ntype\r\n$7\r\ninteger\r\n");
+}

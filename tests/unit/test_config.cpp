@@ -409,6 +409,7 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "maxclients",
                                                "timeout",
                                                "proto-max-bulk-len",
+                                               "databases",
                                                "hz",
                                                "busy-reply-threshold",
                                                "client-query-buffer-limit",

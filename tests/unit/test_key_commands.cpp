@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/commands/key_commands.h"
+#include "engine/keyspace/databases.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/hash_type.h"
 #include "engine/types/list_type.h"
@@ -60,8 +61,9 @@ TEST_CASE("keys serialized as commands load back identical") {
   fill(source);
   const std::string bytes = serialize(source);
   ringkv::test::ScratchDir dir;
-  Store loaded;
-  auto result = ringkv::persistence::load_aof(dir.write("rewrite.aof", bytes), loaded);
+  ringkv::engine::Databases loaded_dbs(16);
+  ringkv::engine::Store& loaded = loaded_dbs[0];
+  auto result = ringkv::persistence::load_aof(dir.write("rewrite.aof", bytes), loaded_dbs);
   REQUIRE(result.status == ringkv::persistence::LoadResult::Status::kOk);
   CHECK(result.valid_bytes == bytes.size());
   CHECK(ringkv::test::dump_store(loaded) == ringkv::test::dump_store(source));
@@ -154,8 +156,9 @@ TEST_CASE("collections copied a slice at a time load back identical") {
   });
   CHECK(slices > 20);  // the big ones took several slices
   ringkv::test::ScratchDir dir;
-  Store loaded;
-  auto result = ringkv::persistence::load_aof(dir.write("sliced.aof", bytes), loaded);
+  ringkv::engine::Databases loaded_dbs(16);
+  ringkv::engine::Store& loaded = loaded_dbs[0];
+  auto result = ringkv::persistence::load_aof(dir.write("sliced.aof", bytes), loaded_dbs);
   REQUIRE(result.status == ringkv::persistence::LoadResult::Status::kOk);
   CHECK(ringkv::test::dump_store(loaded) == ringkv::test::dump_store(source));
 }

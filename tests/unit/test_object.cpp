@@ -197,3 +197,58 @@ TEST_CASE("used_memory counts objects exactly through every path") {
   CHECK(store.used_memory() == empty);
   CHECK(two > one);
 }
+
+TEST_CASE("MOVE, COPY ... DB and SWAPDB between stores keep values, TTLs and accounting") {
+  live_objects = 0;
+  {
+    Store a, b;
+    a.set_now(kNow);
+    b.set_now(kNow);
+    const size_t empty = b.used_memory();
+    push(a, "l", "x");
+    push(a, "l", "y");
+    a.set_string("s", "text", Expiry::at(kNow + 5000));
+    const size_t full = a.used_memory();
+
+    CHECK(a.move_to(b, "l"));
+    CHECK(a.peek("l") == nullptr);
+    REQUIRE(read(b, "l") != nullptr);
+    CHECK(read(b, "l")->items == std::vector<std::string>{"x", "y"});
+    CHECK(live_objects == 1);  // moved, not copied
+    CHECK(a.move_to(b, "s"));
+    CHECK(b.peek("s")->expire_at() == kNow + 5000);
+    CHECK(b.volatile_size() == 1);
+    CHECK(a.size() == 0);
+    CHECK(b.used_memory() - empty == full - a.used_memory());
+
+    // Nothing moves onto an existing key, nor from a missing one.
+    a.set_string("s", "other", Expiry::none());
+    CHECK_FALSE(a.move_to(b, "s"));
+    CHECK(a.peek("s")->string_value() == "other");
+    CHECK_FALSE(a.move_to(b, "missing"));
+
+    CHECK(b.copy_to(a, "l", "l2", false));
+    CHECK(live_objects == 2);  // a deep copy
+    CHECK(read(a, "l2")->items == read(b, "l")->items);
+    CHECK_FALSE(b.copy_to(a, "s", "s", false));  // exists there, no REPLACE
+    CHECK(b.copy_to(a, "s", "s", true));
+    CHECK(a.peek("s")->string_value() == "text");
+    CHECK(a.peek("s")->expire_at() == kNow + 5000);
+
+    const size_t a_keys = a.size(), b_keys = b.size();
+    const size_t a_bytes = a.used_memory(), b_bytes = b.used_memory();
+    a.swap_contents(b);
+    CHECK(a.size() == b_keys);
+    CHECK(b.size() == a_keys);
+    CHECK(a.used_memory() == b_bytes);
+    CHECK(b.used_memory() == a_bytes);
+    CHECK(read(b, "l2") != nullptr);
+    // Each store still works on its own table after the swap (writes, deletes, expiry).
+    push(b, "l2", "z");
+    CHECK(read(b, "l2")->items.size() == 3);
+    CHECK(a.erase("l"));
+    b.set_now(kNow + 6000);
+    CHECK(b.peek("s") == nullptr);
+  }
+  CHECK(live_objects == 0);
+}

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/keyspace/databases.h"
 #include "engine/keyspace/store.h"
 #include "engine/rdb/crc64.h"
 #include "engine/rdb/rdb_format.h"
@@ -27,6 +28,7 @@
 namespace {
 
 using namespace ringkv::persistence;
+using ringkv::engine::Databases;
 using ringkv::engine::Expiry;
 using ringkv::engine::Store;
 using ringkv::test::dump_store;
@@ -79,7 +81,8 @@ TEST_CASE("every type in every encoding loads back identical, whole or in chunks
         ringkv::engine::crc64(0, std::string_view(bytes).substr(0, bytes.size() - 8)));
   for (size_t chunk : {bytes.size(), size_t{1}, size_t{7}, size_t{4096}}) {
     CAPTURE(chunk);
-    Store loaded;
+    Databases loaded_dbs(16);
+    Store& loaded = loaded_dbs[0];
     REQUIRE(load(bytes, loaded, chunk));
     CHECK(dump_store(loaded) == dump_store(source));
   }
@@ -92,13 +95,15 @@ TEST_CASE("a file cut off anywhere is refused, naming the offset") {
   const std::string bytes = rdb_of(source);
   for (size_t cut = 0; cut < bytes.size(); cut += cut < 64 ? 1 : 509) {
     CAPTURE(cut);
-    Store loaded;
+    Databases loaded_dbs(16);
+    Store& loaded = loaded_dbs[0];
     std::string error;
     CHECK_FALSE(load(std::string_view(bytes).substr(0, cut), loaded, 8192, &error));
     CHECK(error.find("at offset") != std::string::npos);
   }
   // The last bytes: inside the checksum.
-  Store loaded;
+  Databases loaded_dbs(16);
+  Store& loaded = loaded_dbs[0];
   std::string error;
   CHECK_FALSE(load(std::string_view(bytes).substr(0, bytes.size() - 3), loaded, 8192, &error));
   CHECK(error.find("unexpected end") != std::string::npos);
@@ -172,7 +177,8 @@ TEST_CASE("keys whose TTL passed are dropped when a file is loaded") {
   source.set_expire("gone", unix_ms() - 1000);
   const std::string bytes = rdb_of(source);
   source.set_loading(false);
-  Store loaded;
+  Databases loaded_dbs(16);
+  Store& loaded = loaded_dbs[0];
   REQUIRE(load(bytes, loaded, bytes.size()));
   CHECK(loaded.size() == 1);
   CHECK(loaded.peek("live") != nullptr);
@@ -188,12 +194,14 @@ TEST_CASE("save_rdb_file and load_rdb_file; redis-check-rdb accepts the file") {
   RdbWriteStats stats;
   REQUIRE(save_rdb_file(source, options, dir.file("dump.rdb"), &stats).empty());
   CHECK(stats.keys == source.size());
-  Store loaded;
-  RdbFileResult r = load_rdb_file(dir.file("dump.rdb"), loaded);
+  Databases loaded_dbs(16);
+  Store& loaded = loaded_dbs[0];
+  RdbFileResult r = load_rdb_file(dir.file("dump.rdb"), loaded_dbs);
   REQUIRE(r.status == RdbFileResult::Status::kOk);
   CHECK(r.keys == source.size());
   CHECK(dump_store(loaded) == dump_store(source));
-  CHECK(load_rdb_file(dir.file("absent.rdb"), loaded).status == RdbFileResult::Status::kMissing);
+  CHECK(load_rdb_file(dir.file("absent.rdb"), loaded_dbs).status ==
+        RdbFileResult::Status::kMissing);
 
   if (std::system("command -v redis-check-rdb > /dev/null 2>&1") != 0) {
     MESSAGE("redis-check-rdb is not installed: skipped");
@@ -219,8 +227,9 @@ TEST_CASE("an append-only file with an RDB preamble loads the keys, then the com
   const std::string records =
       "*3\r\n$3\r\nSET\r\n$5\r\nafter\r\n$1\r\n1\r\n*2\r\n$3\r\nDEL\r\n$7\r\nstr:int\r\n";
   { std::ofstream(path, std::ios::binary | std::ios::app).write(records.data(), records.size()); }
-  Store loaded;
-  LoadResult r = load_aof(path, loaded);
+  Databases loaded_dbs(16);
+  Store& loaded = loaded_dbs[0];
+  LoadResult r = load_aof(path, loaded_dbs);
   REQUIRE(r.status == LoadResult::Status::kOk);
   CHECK(r.preamble_keys == source.size());
   CHECK(r.commands == 2);
@@ -234,8 +243,8 @@ TEST_CASE("an append-only file with an RDB preamble loads the keys, then the com
     std::ifstream in(path, std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(in), {});
   }
-  Store cut;
-  LoadResult bad = load_aof(dir.write("cut.aof", bytes.substr(0, bytes.size() / 3)), cut);
+  Databases cut_dbs(16);
+  LoadResult bad = load_aof(dir.write("cut.aof", bytes.substr(0, bytes.size() / 3)), cut_dbs);
   CHECK(bad.status == LoadResult::Status::kCorrupt);
   CHECK(bad.error.find("RDB preamble") != std::string::npos);
 
@@ -251,6 +260,7 @@ TEST_CASE("a snapshot streamed from a forked child, paused and resumed, loads ba
     source.set_string("bulk:" + std::to_string(i), std::string(50, 'x'), Expiry::none());
   }
   const auto at_fork = dump_store(source);
+  Store* const sources[] = {&source};
   uv_loop_t loop;
   uv_loop_init(&loop);
   RdbSaveOptions options;
@@ -262,7 +272,7 @@ TEST_CASE("a snapshot streamed from a forked child, paused and resumed, loads ba
   std::unique_ptr<SnapshotStream> stream;
   std::string error;
   stream = SnapshotStream::start(
-      &loop, source, options,
+      &loop, std::span<Store* const>(sources), options,
       [&](std::string_view chunk) {
         received.append(chunk);
         // Back-pressure: the child waits on the full pipe until the reader resumes.
@@ -286,7 +296,8 @@ TEST_CASE("a snapshot streamed from a forked child, paused and resumed, loads ba
   CHECK(ok);
   CHECK(chunks > 1);
   uv_loop_close(&loop);
-  Store loaded;
+  Databases loaded_dbs(16);
+  Store& loaded = loaded_dbs[0];
   REQUIRE(load(received, loaded, 65536));
   CHECK(dump_store(loaded) == at_fork);
   CHECK(dump_store(loaded) != dump_store(source));
@@ -302,7 +313,8 @@ TEST_CASE("IDLE and FREQ are written under LRU and LFU policies and loaded back"
     const std::string bytes = rdb_of(source, options);
     // Each key gets an opcode and its value (at least 2 bytes) before its type.
     CHECK(bytes.size() >= rdb_of(source).size() + 2 * source.size());
-    Store loaded;
+    Databases loaded_dbs(16);
+    Store& loaded = loaded_dbs[0];
     if (access == RdbSaveOptions::Access::kLfu) {
       loaded.set_access_policy(ringkv::engine::AccessPolicy{true, 10, 1});
     }
@@ -331,4 +343,30 @@ TEST_CASE("function libraries are written as FUNCTION2 records and read back in 
     CHECK(loader.functions() == options.functions);
     CHECK(dump_store(into) == dump_store(store));
   }
+}
+
+TEST_CASE("numbered databases are written after their SELECTDB and load back into theirs") {
+  Databases source(16);
+  source.set_now(unix_ms());
+  source[0].set_string("k", "zero", Expiry::none());
+  source[5].set_string("k", "five", Expiry::none());
+  source[15].set_string("other", "fifteen", Expiry::none());
+  std::string bytes;
+  REQUIRE(write_rdb(source.all(), RdbSaveOptions{}, [&](std::string_view chunk) {
+    bytes.append(chunk);
+    return true;
+  }));
+  Databases loaded(16);
+  loaded.set_now(unix_ms());
+  RdbLoader loader(ringkv::persistence::databases_consumer(loaded, true));
+  REQUIRE(loader.feed(bytes));
+  REQUIRE(loader.finish());
+  for (int db : {0, 5, 15}) CHECK(dump_store(loaded[db]) == dump_store(source[db]));
+  CHECK(loaded.size() == 3);
+
+  // Into a single store, a key of another database is refused (not merged into database 0).
+  Store one;
+  std::string error;
+  CHECK_FALSE(load(bytes, one, bytes.size(), &error));
+  CHECK(error.find("in database 5") != std::string::npos);
 }

@@ -6,6 +6,7 @@
 // refused. Figures marked "redis" were read from redis-server 7.0.15 for the same commands.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -128,9 +129,11 @@ TEST_CASE("entries with the master entry's fields are marked, others carry their
   add(s, id(3, 0), {"a", "5"});
   const StreamNode& node = s.nodes().begin()->second;
   CHECK(node.master_fields == std::vector<std::string>{"a", "b"});
+  CHECK(node.count() == 3);
   CHECK(node.flags_at(0) == kStreamItemSameFields);
-  CHECK(node.flags_at(1) == kStreamItemSameFields);
-  CHECK(node.flags_at(2) == 0);
+  CHECK(node.flags_at(node.next(0)) == kStreamItemSameFields);
+  CHECK(node.flags_at(node.next(node.next(0))) == 0);
+  CHECK(node.next(node.next(node.next(0))) == node.end());
   auto strings = [&](StreamID at) {
     StreamItem item;
     REQUIRE(s.find(at, &item));
@@ -140,6 +143,85 @@ TEST_CASE("entries with the master entry's fields are marked, others carry their
   };
   CHECK(strings(id(2, 0)) == std::vector<std::string>{"a", "3", "b", "4"});
   CHECK(strings(id(3, 0)) == std::vector<std::string>{"a", "5"});
+}
+
+TEST_CASE("values are given back exactly, whether kept as integers or as text") {
+  // Integers in [-2^62, 2^62) in canonical form are packed as integers; everything else, text
+  // that only looks like a number included, is kept as it came.
+  const std::vector<std::string> values = {"0",
+                                           "7",
+                                           "-1",
+                                           "123456",
+                                           "-0",
+                                           "007",
+                                           "+5",
+                                           " 5",
+                                           "5 ",
+                                           "-",
+                                           "",
+                                           "1e3",
+                                           "4611686018427387903",
+                                           "4611686018427387904",
+                                           "-4611686018427387904",
+                                           "-4611686018427387905",
+                                           "9223372036854775807",
+                                           "-9223372036854775808",
+                                           "99999999999999999999",
+                                           std::string(200, 'x'),
+                                           std::string(20000, 'y')};
+  StreamObject s;
+  uint64_t ms = 1;
+  for (const std::string& v : values) {
+    add(s, id(ms, 0), {"f", v});
+    add(s, id(ms, 1), {v, "g", v, v});
+    ++ms;
+  }
+  std::vector<std::vector<std::string>> forward;
+  s.for_each(kMinStreamID, kMaxStreamID, false, [&](const StreamItem& item) {
+    std::vector<std::string> strings;
+    item.for_each_string([&](std::string_view x) { strings.emplace_back(x); });
+    forward.push_back(strings);
+    return true;
+  });
+  REQUIRE(forward.size() == 2 * values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    CHECK(forward[2 * i] == std::vector<std::string>{"f", values[i]});
+    CHECK(forward[2 * i + 1] == std::vector<std::string>{values[i], "g", values[i], values[i]});
+  }
+  // Walking down (entries of every size, so lengths of 1 to 3 bytes) meets the same entries.
+  std::vector<StreamID> down = ids(s, kMinStreamID, kMaxStreamID, true);
+  std::vector<StreamID> up = ids(s, kMinStreamID, kMaxStreamID, false);
+  std::reverse(up.begin(), up.end());
+  CHECK(down == up);
+  CHECK(down.size() == 2 * values.size());
+  StreamItem item;
+  REQUIRE(s.find(id(4, 1), &item));
+  CHECK(item.size() == 4);
+  CHECK_FALSE(s.find(id(4, 2)));
+}
+
+TEST_CASE("entries of a few small fields take about ten bytes each") {
+  // The bench's shape: the same three fields, small integer values, IDs from a fast writer
+  // (sequences restarting at each millisecond, so often below the master entry's).
+  StreamObject s;
+  add(s, id(1000, 7), {"a", "0", "b", "2", "c", "3"});
+  for (uint64_t n = 1; n < 100; ++n) {
+    const std::string a = std::to_string(100000 + n);
+    add(s, id(1001 + n / 10, n % 10), {"a", a, "b", "2", "c", "3"});
+  }
+  REQUIRE(s.nodes().size() == 1);
+  const StreamNode& node = s.nodes().begin()->second;
+  CHECK(node.count() == 100);
+  // flags, two deltas, a 3-byte integer, two 1-byte ones and the back-length: 9 bytes.
+  CHECK(node.end() == 9 * 99 + 7);
+  StreamItem item;
+  REQUIRE(s.find(id(1010, 0), &item));
+  std::vector<std::string> strings;
+  item.for_each_string([&](std::string_view x) { strings.emplace_back(x); });
+  CHECK(strings == std::vector<std::string>{"a", "100090", "b", "2", "c", "3"});
+  CHECK(ids(s, id(1009, 8), id(1010, 1), false) ==
+        std::vector<StreamID>{id(1009, 8), id(1009, 9), id(1010, 0), id(1010, 1)});
+  CHECK(ids(s, id(1000, 0), id(1001, 1), true) == std::vector<StreamID>{id(1001, 1), id(1000, 7)});
 }
 
 TEST_CASE("deletions leave tombstones until the node empties") {
