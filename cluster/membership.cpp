@@ -246,6 +246,14 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     // Whether this node held copies of that member's keys (it restarted and asks).
     return replication_->replicated(args[1]) || is_failed(args[1]) ? "+1\r\n" : "+0\r\n";
   }
+  if (common::equals_ignore_case(sub, "functions") && args.size() == 2) {
+    // The coordinator of this node's join gives it the cluster's function libraries first.
+    if (change_ || phase_ != Phase::kIdle || !candidate()) {
+      return error("only a node about to be joined takes function libraries");
+    }
+    const std::string failed = host_->restore_functions(args[1]);
+    return failed.empty() ? "+OK\r\n" : error(failed);
+  }
   if (common::equals_ignore_case(sub, "returning") && args.size() == 3) {
     // A member restarted with stale keys asks to be failed over (then restored).
     const std::string address(args[1]);

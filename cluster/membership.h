@@ -74,6 +74,11 @@ class MembershipHost {
   // This node comes back from being failed over while its keys have copies elsewhere: what it
   // holds is stale, and is deleted (the live members copy it what it owns again).
   virtual void discard_keys() = 0;
+  // The function libraries a node joining the cluster is given (FUNCTION DUMP's payload; empty
+  // when there are none), and how the node being joined takes them (FUNCTION RESTORE ...
+  // REPLACE): returns "" or the error.
+  virtual std::string function_payload() { return {}; }
+  virtual std::string restore_functions(std::string_view /*payload*/) { return {}; }
 };
 
 }  // namespace ringkv::cluster

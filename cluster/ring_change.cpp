@@ -132,7 +132,18 @@ void Cluster::change_ring(const RingChangeRequest& request, ReplyDone done) {
                              std::to_string(s->keys) + " keys and " + std::to_string(s->members) +
                              " members)");
       }
-      drive_change();
+      // It gets the function libraries before it serves anything (FCALL through any node).
+      const std::string payload = host_ != nullptr ? host_->function_payload() : std::string();
+      if (payload.empty()) return drive_change();
+      control(change_->participants.back(), {"RINGKV.RING", "FUNCTIONS", payload},
+              [this](std::string_view reply, bool ok) {
+                if (!change_) return;
+                if (!ok) {
+                  return finish_change("cannot give the node to join the function libraries: " +
+                                       failure_text(reply));
+                }
+                drive_change();
+              });
     });
     return;
   }

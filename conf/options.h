@@ -155,6 +155,13 @@ struct MemoryOptions {
   int64_t maxmemory_samples = 5;                     // keys sampled per eviction
   int64_t lfu_log_factor = 10;  // LFU counter: higher = more accesses per increment
   int64_t lfu_decay_time = 1;   // LFU counter: minutes per decrement (0 = never decays)
+  // Compact encodings: the sizes up to which hashes and sorted sets stay listpacks and sets of
+  // integers stay intsets (Redis 7.0.15's defaults).
+  int64_t hash_max_listpack_entries = 512;
+  int64_t hash_max_listpack_value = 64;
+  int64_t zset_max_listpack_entries = 128;
+  int64_t zset_max_listpack_value = 64;
+  int64_t set_max_intset_entries = 512;
 };
 
 // Logging through spdlog, and the logs and measurements of commands (Redis's names).

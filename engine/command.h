@@ -376,15 +376,24 @@ class Propagation {
   }
   // Logs nothing for this command even though it changed data (its effect is logged otherwise).
   void suppress() { replaced_ = true; }
+  // Logs `argv` though no key changed: the command changed state kept with the data (FUNCTION
+  // LOAD, DELETE, FLUSH, RESTORE change the function libraries).
+  void record_always(std::vector<std::string> argv) {
+    forced_ = true;
+    replace(std::move(argv));
+  }
   bool replaced() const { return replaced_; }
+  bool forced() const { return forced_; }
   const std::vector<std::vector<std::string>>& commands() const { return commands_; }
   void clear() {
     replaced_ = false;
+    forced_ = false;
     commands_.clear();
   }
 
  private:
   bool replaced_ = false;
+  bool forced_ = false;
   std::vector<std::vector<std::string>> commands_;
 };
 

@@ -139,6 +139,13 @@ class SyntaxParser {
       }
       return true;
     }
+    // A pattern naming keys (SORT's BY and GET): "pattern:N", N its key spec.
+    if (t.size() == 9 && t.starts_with("pattern:") &&
+        std::isdigit(static_cast<unsigned char>(t[8]))) {
+      arg.type = DocArg::Type::kPattern;
+      arg.key_spec_index = t[8] - '0';
+      return true;
+    }
     for (const TypeName& tn : kTypeNames) {
       if (tn.name == t && tn.type != DocArg::Type::kPureToken && tn.type != DocArg::Type::kOneof &&
           tn.type != DocArg::Type::kBlock) {

@@ -3,6 +3,7 @@
 // The syntax notation is Redis's usage notation plus the facts COMMAND DOCS reports:
 //   name                 a string argument            name<type>   integer, double, key, pattern,
 //   TOKEN                a pure token (name: token)                unix-time; key:N = key spec N
+//                                                          (pattern:N likewise)
 //   TOKEN=name<type>     an argument introduced by a token
 //   name:"TOKEN"         a pure token with a name of its own (equal:"=")
 //   [item]               optional                     item...      multiple (+ multiple_token)

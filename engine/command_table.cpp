@@ -26,12 +26,14 @@
 #include "engine/commands/replication.h"
 #include "engine/commands/server.h"
 #include "engine/commands/set.h"
+#include "engine/commands/sort.h"
 #include "engine/commands/stream.h"
 #include "engine/commands/string.h"
 #include "engine/commands/transaction.h"
 #include "engine/commands/zset.h"
 #include "engine/commands/zset_combine.h"
 #include "engine/commands/zset_pop.h"
+#include "engine/scripting/function_commands.h"
 #include "engine/scripting/scripting_commands.h"
 
 namespace ringkv::engine {
@@ -49,7 +51,7 @@ constexpr Family kFamilies[] = {
     scripting_commands,     bitmap_commands,       hyperloglog_commands,    stream_commands,
     stream_read_commands,   stream_group_commands, stream_pending_commands, stream_info_commands,
     observe_commands,       debug_commands,        replication_commands,    geo_commands,
-    lcs_commands,           acl_commands,
+    lcs_commands,           acl_commands,          function_commands,       sort_commands,
 };
 
 std::vector<CommandSpec> assemble() {

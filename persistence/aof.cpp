@@ -207,19 +207,19 @@ RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
   if (state_ == State::kOn) writer_.flush(now_ms);
   create_dir();
   const uint64_t start = monotonic_us();
+  // The options also carry the function libraries, which the rewrite keeps either way.
   RdbSaveOptions preamble;
-  if (options_.aof_use_rdb_preamble) {
-    if (preamble_options_) {
-      preamble = preamble_options_();
-    } else {
-      preamble.checksum = options_.rdbchecksum;
-      preamble.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
-    }
+  if (preamble_options_) {
+    preamble = preamble_options_();
+  } else {
+    preamble.checksum = options_.rdbchecksum;
+    preamble.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
   }
-  pid_t pid = fork_rewrite_child(dbs_.all(), options_.dir,
-                                 options_.aof_use_rdb_preamble ? &preamble : nullptr);
+  pid_t pid =
+      fork_rewrite_child(dbs_.all(), options_.dir,
+                         options_.aof_use_rdb_preamble ? &preamble : nullptr, preamble.functions);
   latest_fork_usec_ = monotonic_us() - start;
   child_started_ms_ = now_ms;
   if (pid < 0) {

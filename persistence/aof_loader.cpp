@@ -168,6 +168,13 @@ bool Loader::load_preamble() {
     return false;
   }
   result_.preamble_keys = rdb.keys();
+  // The preamble's function libraries are loaded as the records FUNCTION LOAD made would be.
+  for (const std::string& code : rdb.functions()) {
+    const std::string_view argv[] = {"FUNCTION", "LOAD", code};
+    const CommandSpec* spec = engine::resolve_command(argv, resolve_error_);
+    if (spec == nullptr) return fail(Status::kCorrupt, 0, resolve_error_);
+    run_command(*spec, argv);
+  }
   base_ = rdb.consumed();
   result_.valid_bytes = base_;
   if (::lseek(fd_, static_cast<off_t>(base_), SEEK_SET) < 0) {

@@ -24,12 +24,12 @@ std::string temp_rewrite_path(const std::string& dir, pid_t pid) {
 }
 
 pid_t fork_rewrite_child(std::span<engine::Store* const> dbs, const std::string& dir,
-                         const RdbSaveOptions* preamble) {
+                         const RdbSaveOptions* preamble, std::span<const std::string> functions) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   // The child: no event loop, no logger, no destructors; only the snapshot, then _exit.
   detach_forked_child();
-  std::string error = write_snapshot(dbs, temp_rewrite_path(dir, getpid()), preamble);
+  std::string error = write_snapshot(dbs, temp_rewrite_path(dir, getpid()), preamble, functions);
   if (!error.empty()) {
     error = "AOF rewrite child: " + error + "\n";
     (void)!::write(STDERR_FILENO, error.data(), error.size());
@@ -38,7 +38,7 @@ pid_t fork_rewrite_child(std::span<engine::Store* const> dbs, const std::string&
 }
 
 std::string write_snapshot(std::span<engine::Store* const> dbs, const std::string& path,
-                           const RdbSaveOptions* preamble) {
+                           const RdbSaveOptions* preamble, std::span<const std::string> functions) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return errno_text("can't create", path);
   bool ok = true;
@@ -49,6 +49,10 @@ std::string write_snapshot(std::span<engine::Store* const> dbs, const std::strin
   } else {
     std::string buf;
     buf.reserve(kChunkBytes + kChunkBytes / 4);
+    for (const std::string& code : functions) {
+      const std::string_view argv[] = {"FUNCTION", "LOAD", code};
+      protocol::append_request(buf, argv);
+    }
     for (size_t db = 0; db < dbs.size(); ++db) {
       if (dbs[db]->size() == 0) continue;
       // The file is read from database 0 on: database 0 needs no SELECT.

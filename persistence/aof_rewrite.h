@@ -25,14 +25,18 @@ std::string temp_rewrite_path(const std::string& dir, pid_t pid);
 // Forks a child that writes the databases `dbs` into temp_rewrite_path(dir, child pid), fsyncs it
 // and exits with status 0 on success. Returns the child's pid, or -1 when fork failed (errno set).
 // With `preamble` (aof-use-rdb-preamble) the keys are written as an RDB, else as commands.
+// `functions`: the function libraries' code, written as FUNCTION LOAD commands when there is no
+// preamble (a preamble carries its options' own).
 pid_t fork_rewrite_child(std::span<engine::Store* const> dbs, const std::string& dir,
-                         const RdbSaveOptions* preamble = nullptr);
+                         const RdbSaveOptions* preamble = nullptr,
+                         std::span<const std::string> functions = {});
 
 // Writes every key of the databases `dbs` to `path` (truncated first) and fsyncs it: as an RDB
 // preamble with `preamble`, else as the commands recreating them (each database's after a
-// SELECT of its number). Returns an empty string or the error.
+// SELECT of its number; the libraries of `functions` first). Returns an empty string or the error.
 std::string write_snapshot(std::span<engine::Store* const> dbs, const std::string& path,
-                           const RdbSaveOptions* preamble = nullptr);
+                           const RdbSaveOptions* preamble = nullptr,
+                           std::span<const std::string> functions = {});
 // The same for one store, written as database 0.
 inline std::string write_snapshot(engine::Store& store, const std::string& path,
                                   const RdbSaveOptions* preamble = nullptr) {

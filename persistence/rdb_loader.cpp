@@ -180,7 +180,7 @@ RdbLoader::Step RdbLoader::parse_one() {
     case kOpcodeFunction2: {
       std::string code;
       if (!r.read_string(code)) return need_more_or("bad FUNCTION2 record");
-      ++functions_skipped_;
+      functions_.push_back(std::move(code));
       break;
     }
     case kOpcodeFunction:
@@ -316,7 +316,7 @@ RdbFileResult load_rdb_file(const std::string& path, engine::Databases& dbs,
   dbs.set_now(unix_ms());
   result.keys = loader.keys();
   result.bytes = loader.consumed();
-  result.functions_skipped = loader.functions_skipped();
+  result.functions = loader.functions();
   result.seconds = elapsed();
   if (io_error) {
     result.status = Status::kIoError;

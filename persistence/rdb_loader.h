@@ -69,8 +69,9 @@ class RdbLoader {
   // AUX fields as read (redis-ver, ctime, repl-id, repl-offset, aof-base...).
   const std::vector<std::pair<std::string, std::string>>& aux() const { return aux_; }
   std::string aux_value(std::string_view name) const;
-  // Function libraries (FUNCTION LOAD) the stream carried: ringkv has no functions and skips them.
-  uint64_t functions_skipped() const { return functions_skipped_; }
+  // The code of each function library (FUNCTION2 record) the stream carried, in order: the caller
+  // loads them (FUNCTION LOAD) where it keeps functions.
+  const std::vector<std::string>& functions() const { return functions_; }
 
  private:
   enum class Step { kProgress, kNeedMore, kFailed, kEnd };
@@ -101,7 +102,7 @@ class RdbLoader {
   int64_t idle_ = -1;
   int64_t freq_ = -1;
   uint64_t keys_ = 0;
-  uint64_t functions_skipped_ = 0;
+  std::vector<std::string> functions_;
   std::vector<std::pair<std::string, std::string>> aux_;
   std::string error_;
   uint64_t error_offset_ = 0;
@@ -120,8 +121,8 @@ struct RdbFileResult {
   uint64_t keys = 0;
   uint64_t bytes = 0;
   double seconds = 0;
-  uint64_t functions_skipped = 0;
-  std::string error;  // "<reason> at offset <n>" (kCorrupt) or the I/O error
+  std::vector<std::string> functions;  // the libraries' code (see RdbLoader::functions)
+  std::string error;                   // "<reason> at offset <n>" (kCorrupt) or the I/O error
 };
 
 struct RdbLoadProgress {

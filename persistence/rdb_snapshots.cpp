@@ -48,6 +48,7 @@ RdbSaveOptions RdbSnapshots::save_options(int64_t now_unix_ms) const {
   o.access = rdb_access_for_policy(memory_.maxmemory_policy);
   o.now_ms = now_unix_ms;
   o.used_mem = dbs_.used_memory();
+  if (function_codes_) o.functions = function_codes_();
   return o;
 }
 
@@ -73,9 +74,12 @@ bool RdbSnapshots::load() {
         file, r.error, file);
     return false;
   }
-  if (r.functions_skipped > 0) {
-    spdlog::warn("the RDB file {} holds {} function libraries: ringkv has no functions, skipped",
-                 file, r.functions_skipped);
+  for (const std::string& code : r.functions) {
+    const std::string error = load_function_ ? load_function_(code) : std::string();
+    if (!error.empty()) {
+      spdlog::error("can't load a function library of the RDB file {}: {}", file, error);
+      return false;
+    }
   }
   last_load_keys_loaded_ = dbs_.size();
   last_load_keys_expired_ = r.keys - dbs_.size();

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +77,13 @@ class RdbSnapshots {
   RdbInfo info(uint64_t now_ms) const;
   // The options a snapshot is written with now (for files and SYNC streams alike).
   RdbSaveOptions save_options(int64_t now_unix_ms) const;
+  // Where the function libraries are kept: `codes` lists their code for snapshots, `load` loads
+  // one read from the file (FUNCTION LOAD), returning "" or the error.
+  void set_functions(std::function<std::vector<std::string>()> codes,
+                     std::function<std::string(const std::string&)> load) {
+    function_codes_ = std::move(codes);
+    load_function_ = std::move(load);
+  }
 
  private:
   void collect_child(uint64_t now_ms, int64_t now_unix_ms);
@@ -99,6 +107,8 @@ class RdbSnapshots {
   std::string child_path_;  // the temporary file the child writes
   uint64_t child_started_ms_ = 0;
   bool bgsave_scheduled_ = false;
+  std::function<std::vector<std::string>()> function_codes_;
+  std::function<std::string(const std::string&)> load_function_;
   uint64_t latest_fork_usec_ = 0;
   uint64_t forks_ = 0;
 };

@@ -83,6 +83,10 @@ bool write_rdb(std::span<engine::Store* const> dbs, const RdbSaveOptions& option
     aux(buf, "repl-offset", options.repl_offset);
   }
   aux(buf, "aof-base", options.aof_preamble ? 1 : 0);
+  for (const std::string& code : options.functions) {
+    buf.push_back(static_cast<char>(kOpcodeFunction2));
+    rdb::write_string(buf, code);
+  }
 
   uint64_t keys = 0;
   for (size_t db = 0; db < dbs.size(); ++db) {

@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ringkv::engine {
 class Store;
@@ -36,6 +37,8 @@ struct RdbSaveOptions {
   // replica).
   std::string repl_id;
   int64_t repl_offset = 0;
+  // The function libraries' code, written as FUNCTION2 records after the aux fields.
+  std::vector<std::string> functions;
 };
 
 // Receives the stream in order; returns false to stop the writing (an I/O error).

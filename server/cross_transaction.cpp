@@ -8,6 +8,7 @@
 
 #include "cluster/cluster.h"
 #include "common/numbers.h"
+#include "engine/scripting/script_engine.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 #include "server/server.h"
@@ -229,7 +230,7 @@ bool Server::txn_frame(Connection& conn, std::span<const std::string_view> args,
       return refuse_frame("ERR RINGKV.TXN LOCK needs a wait and a lease");
     }
     // Whatever it answers, the WATCHes stay until the coordinator's final RELEASE or the RUN.
-    if (script_busy_) return refuse_frame(kBusyError);
+    if (script_busy_) return refuse_frame(engine::busy_error(scripts_->running_function()));
     if (!cluster_->lease_valid()) {
       return refuse_frame("CLUSTERDOWN this node cannot reach a majority of the cluster's members");
     }
@@ -290,7 +291,7 @@ bool Server::txn_frame(Connection& conn, std::span<const std::string_view> args,
       txn_leases_.erase(it);
       return refuse_frame("ERR the cluster ring changed here since the transaction locked");
     }
-    if (script_busy_) return refuse_frame(kBusyError);
+    if (script_busy_) return refuse_frame(engine::busy_error(scripts_->running_function()));
     if (unix_now_ms() > *not_after) {
       release_locks(conn.id());
       txn_leases_.erase(conn.id());

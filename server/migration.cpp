@@ -45,6 +45,18 @@ void Migration::discard_keys() {
   server_.discard_keyspace();
 }
 
+std::string Migration::function_payload() {
+  const engine::ScriptEngine& scripts = *server_.script_engine();
+  return scripts.functions().empty() ? std::string() : function_dump_payload(scripts.functions());
+}
+
+std::string Migration::restore_functions(std::string_view payload) {
+  std::string error;
+  server_.script_engine()->function_restore(payload, engine::ScriptEngine::RestorePolicy::kReplace,
+                                            error);
+  return error;
+}
+
 bool Migration::holds(const hashring::HashRing& ring, std::string_view key) const {
   const size_t factor = server_.cluster()->replication().factor();
   if (factor <= 1) return ring.owner_of(key) == self_;

@@ -41,6 +41,8 @@ class Migration final : public cluster::MembershipHost {
   void release_held() override;
   size_t key_count() override;
   void discard_keys() override;
+  std::string function_payload() override;
+  std::string restore_functions(std::string_view payload) override;
 
   // A key was written or deleted (by a command, expiry or eviction).
   void key_changed(std::string_view key);

@@ -90,7 +90,8 @@ bool uses_transparent_huge_pages() {
 }  // namespace
 
 bool Server::runs_script(const engine::CommandSpec& spec) {
-  return spec.group == "scripting" && spec.name.starts_with("eval");
+  return spec.group == "scripting" &&
+         (spec.name.starts_with("eval") || spec.name.starts_with("fcall"));
 }
 
 bool Server::monitored_after_run(const engine::CommandSpec& spec) {

@@ -145,16 +145,6 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
   return true;
 }
 
-namespace {
-
-// Commands whose script runs redis.call()s that the caller's rights must cover.
-bool runs_script(const engine::CommandSpec& spec) {
-  return spec.name == "eval" || spec.name == "evalsha" || spec.name == "eval_ro" ||
-         spec.name == "evalsha_ro";
-}
-
-}  // namespace
-
 bool Server::relayed_keyed(std::span<const std::string_view> argv) {
   if (argv.size() > 1 && engine::equals_ignore_case(argv[0], cluster::kResp3Prefix)) {
     argv = argv.subspan(1);
@@ -363,7 +353,7 @@ void Server::call(const engine::CommandSpec& spec, engine::CommandContext& ctx, 
   const uint64_t changes = changes_;
   spec.handler(ctx);
   ctx.propagation = nullptr;
-  if (changes_ == changes) return;
+  if (changes_ == changes && !propagation.forced()) return;
   if (!propagation.replaced()) {
     record(ctx.argv);
     return;

@@ -129,7 +129,7 @@ void Server::end_record_block() {
 bool Server::refused_while_busy(const Origin& origin, const engine::CommandSpec& spec,
                                 protocol::ReplyWriter& writer) {
   if (!script_busy_ || (spec.flags & engine::kAllowBusy) != 0) return false;
-  refuse(origin, kBusyError, writer, &spec);
+  refuse(origin, engine::busy_error(scripts_->running_function()), writer, &spec);
   return true;
 }
 

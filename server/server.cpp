@@ -13,6 +13,7 @@
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
 #include "engine/rdb/rdb_format.h"
+#include "engine/types/encoding_limits.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 
@@ -48,6 +49,18 @@ Server::Server(conf::Config config)
   aof_.set_preamble_options([this] { return rdb_.save_options(unix_now_ms()); });
   scripts_ = std::make_unique<engine::ScriptEngine>(this);
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
+  // Function libraries go into snapshots (and append-only rewrites) and come back from them.
+  rdb_.set_functions(
+      [this] {
+        std::vector<std::string> codes;
+        for (const auto& [name, lib] : scripts_->functions().libraries())
+          codes.push_back(lib->code);
+        return codes;
+      },
+      [this](const std::string& code) {
+        std::string error;
+        return scripts_->function_load(code, false, false, error).empty() ? error : std::string();
+      });
   // A node is part of a cluster when it has peers, was given its own address (a ring of one
   // that may join a cluster), or has a ring from an earlier run.
   const std::string ring_file = cluster::ring_file_path(config_.persistence.dir);
@@ -758,6 +771,12 @@ void Server::apply_runtime_config() {
 
 void Server::apply_memory_config() {
   const conf::MemoryOptions& opts = config_.memory;
+  engine::EncodingLimits& limits = engine::encoding_limits();
+  limits.hash_max_listpack_entries = static_cast<size_t>(opts.hash_max_listpack_entries);
+  limits.hash_max_listpack_value = static_cast<size_t>(opts.hash_max_listpack_value);
+  limits.zset_max_listpack_entries = static_cast<size_t>(opts.zset_max_listpack_entries);
+  limits.zset_max_listpack_value = static_cast<size_t>(opts.zset_max_listpack_value);
+  limits.set_max_intset_entries = static_cast<size_t>(opts.set_max_intset_entries);
   const engine::EvictionPolicy policy = engine::parse_eviction_policy(opts.maxmemory_policy)
                                             .value_or(engine::EvictionPolicy::kNoEviction);
   // Pooled candidates were scored under the old policy.

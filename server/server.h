@@ -58,10 +58,6 @@ struct ServerStats {
 // What became of a command: answered (or handed to a peer, or queued), or waiting for its keys.
 enum class Outcome { kDone, kWaiting };
 
-// The answer to commands while a script is busy.
-inline constexpr std::string_view kBusyError =
-    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
-
 class Server final : public engine::ServerControl,
                      public engine::KeyEvents,
                      public engine::ScriptHost,
@@ -413,7 +409,7 @@ class Server final : public engine::ServerControl,
                std::span<const std::string_view> argv, uint64_t start_us, bool failed);
   void slow_command(const Origin& origin, const engine::CommandSpec& spec,
                     std::span<const std::string_view> argv, uint64_t usec, uint64_t now_us);
-  // Which commands monitors see: scripts (EVAL, EVALSHA and their _RO forms) as they start,
+  // Which commands monitors see: scripts (EVAL, EVALSHA, FCALL and their _RO forms) as they start,
   // before the commands they call; other commands once they ran, except admin and
   // skip_monitor ones (as in Redis, EXEC after its body).
   static bool runs_script(const engine::CommandSpec& spec);

@@ -81,6 +81,7 @@ struct KeySpec {
   std::string_view keyword;  // begin search by keyword, else by index
   int64_t begin = 0;         // index, or the keyword's startfrom
   bool keynum = false;
+  bool unknown = false;         // no argument names its keys (SORT's STORE): use the key finder
   int64_t a = 0, b = 0, c = 0;  // lastkey, keystep, limit / keynumidx, firstkey, keystep
 };
 
@@ -103,6 +104,10 @@ KeySpec parse_key_spec(std::string_view text) {
     if (flag == "access") spec.rights |= kReadRight;
     if (flag == "insert" || flag == "delete" || flag == "update") spec.rights |= kWriteRight;
     if (flag == "variable_flags") spec.variable_flags = true;
+  }
+  if (fields[1] == "unknown") {
+    spec.unknown = true;
+    return spec;
   }
   if (fields[1].starts_with("keyword:")) {
     const std::string_view rest = fields[1].substr(8);
@@ -130,6 +135,7 @@ KeySpec parse_key_spec(std::string_view text) {
 // discards every spec's keys and asks the command's own key finder).
 bool add_spec_keys(const KeySpec& spec, std::span<const std::string_view> argv,
                    std::vector<KeyReference>& out) {
+  if (spec.unknown) return false;
   const auto argc = static_cast<int64_t>(argv.size());
   int64_t first = 0;
   if (spec.keyword.empty()) {

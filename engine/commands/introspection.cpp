@@ -85,7 +85,7 @@ const CommandSpec* find_by_fullname(std::string_view name) {
 }
 
 // One key spec, "FLAGS|index|lastkey|keystep|limit[|notes]" (index may be
-// "keyword:TOKEN:startfrom"), in COMMAND INFO's shape.
+// "keyword:TOKEN:startfrom", or "unknown" for keys no argument names), in COMMAND INFO's shape.
 void write_key_spec(ReplyWriter& reply, std::string_view spec) {
   std::string_view fields[6];
   size_t n = 0;
@@ -104,6 +104,19 @@ void write_key_spec(ReplyWriter& reply, std::string_view spec) {
   reply.bulk("begin_search");
   reply.map(2);
   reply.bulk("type");
+  if (fields[1] == "unknown") {
+    // Keys Redis cannot locate from the arguments (SORT's BY/GET patterns and STORE).
+    reply.bulk("unknown");
+    reply.bulk("spec");
+    reply.map(0);
+    reply.bulk("find_keys");
+    reply.map(2);
+    reply.bulk("type");
+    reply.bulk("unknown");
+    reply.bulk("spec");
+    reply.map(0);
+    return;
+  }
   if (fields[1].starts_with("keyword:")) {
     // "keyword:TOKEN:startfrom": the keys start after the TOKEN argument (XREAD's STREAMS).
     const std::string_view rest = fields[1].substr(8);

@@ -144,7 +144,8 @@ std::vector<Element> compute(Op op, std::vector<Source>& sources, Aggregate aggr
 std::unique_ptr<ZSetObject> build_zset(const std::vector<Element>& elements) {
   size_t longest = 0;
   for (const Element& e : elements) longest = std::max(longest, e.member.size());
-  const bool small = elements.size() <= kZSetMaxListpackEntries && longest <= kZSetMaxListpackValue;
+  const bool small = elements.size() <= encoding_limits().zset_max_listpack_entries &&
+                     longest <= encoding_limits().zset_max_listpack_value;
   auto zset = std::make_unique<ZSetObject>(small ? ZSetObject::Encoding::kListpack
                                                  : ZSetObject::Encoding::kSkiplist);
   for (const Element& e : elements) zset->set(e.member, e.score);

@@ -213,9 +213,9 @@ std::unique_ptr<Object> decode_zset(uint8_t type, Reader& r) {
   }
   uint64_t len = 0;
   if (!r.read_len(len)) return nullptr;
-  auto zset =
-      std::make_unique<ZSetObject>(len > kZSetMaxListpackEntries ? ZSetObject::Encoding::kSkiplist
-                                                                 : ZSetObject::Encoding::kListpack);
+  auto zset = std::make_unique<ZSetObject>(len > encoding_limits().zset_max_listpack_entries
+                                               ? ZSetObject::Encoding::kSkiplist
+                                               : ZSetObject::Encoding::kListpack);
   for (uint64_t i = 0; i < len; ++i) {
     double score = 0;
     if (!r.read_string(s)) return nullptr;
@@ -295,13 +295,17 @@ void encode_key_value(const Entry& entry, std::string& out) {
   out.insert(type_at + 1, key);
 }
 
-std::string dump_payload(const Entry& entry) {
-  std::string out;
-  encode_value(entry, out);
+void append_dump_footer(std::string& out) {
   out.push_back(static_cast<char>(rdb::kVersion & 0xff));
   out.push_back(static_cast<char>(rdb::kVersion >> 8));
   const uint64_t crc = crc64(0, out);
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
+}
+
+std::string dump_payload(const Entry& entry) {
+  std::string out;
+  encode_value(entry, out);
+  append_dump_footer(out);
   return out;
 }
 

@@ -38,6 +38,9 @@ void encode_key_value(const Entry& entry, std::string& out);
 // DUMP's payload: the encoded value, RDB version 10 (2 bytes LE), CRC64 of all before (8 bytes
 // LE).
 std::string dump_payload(const Entry& entry);
+// Appends that footer (RDB version and CRC64) to the payload built so far in `out` (FUNCTION DUMP
+// uses the same one).
+void append_dump_footer(std::string& out);
 
 // verifyDumpPayload: at least 10 bytes, an RDB version not above 10, the CRC64 right.
 bool verify_dump_payload(std::string_view payload);

@@ -39,6 +39,11 @@ ScriptEngine* engine_of(lua_State* L) {
   return engine;
 }
 
+int redis_register_function(lua_State* L) {
+  if (!engine_of(L)->lua_register_function(L)) return lua_error(L);
+  return 0;
+}
+
 int redis_call(lua_State* L) { return engine_of(L)->lua_call_command(L, true); }
 int redis_pcall(lua_State* L) { return engine_of(L)->lua_call_command(L, false); }
 
@@ -161,10 +166,35 @@ bool is_readonly(lua_State* L, int index) {
 // A write through a proxy: refused, with the position of the script line.
 int proxy_newindex(lua_State* L) { return luaL_error(L, kReadonlyError); }
 
-// A read of the globals proxy: the real value, or Redis's error for a missing global.
-int globals_index(lua_State* L) {
+constexpr const char* kLoadingKey = "ringkv.loading";
+constexpr const char* kLibraryApiKey = "ringkv.library_api";
+
+// A read of a strict proxy: the real value, or Redis's error for a missing global.
+int strict_index(lua_State* L) {
   lua_pushvalue(L, 2);
   lua_rawget(L, lua_upvalueindex(1));
+  if (lua_isnil(L, -1)) {
+    const char* name = lua_tostring(L, 2);
+    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                      name != nullptr ? name : "?");
+  }
+  return 1;
+}
+
+// A read of the globals proxy. While a function library's code runs, the globals are Redis's
+// library API (a `redis` table with register_function, log and the version) and nothing else.
+int globals_index(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kLoadingKey);
+  const bool loading = lua_toboolean(L, -1) != 0;
+  lua_pop(L, 1);
+  lua_pushvalue(L, 2);
+  if (loading) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kLibraryApiKey);
+    lua_insert(L, -2);
+    lua_rawget(L, -2);
+  } else {
+    lua_rawget(L, lua_upvalueindex(1));
+  }
   if (lua_isnil(L, -1)) {
     const char* name = lua_tostring(L, 2);
     return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
@@ -232,7 +262,21 @@ void open_library(lua_State* L, const char* name, lua_CFunction open) {
   }
 }
 
-void open_redis_table(lua_State* L) {
+void set_version(lua_State* L) {
+  lua_pushstring(L, "REDIS_VERSION");
+  lua_pushstring(L, "7.0.15");
+  lua_settable(L, -3);
+  set_number(L, "REDIS_VERSION_NUM", 0x07000f);
+}
+
+void set_log_levels(lua_State* L) {
+  set_number(L, "LOG_DEBUG", 0);
+  set_number(L, "LOG_VERBOSE", 1);
+  set_number(L, "LOG_NOTICE", 2);
+  set_number(L, "LOG_WARNING", 3);
+}
+
+void open_redis_table(lua_State* L, bool functions) {
   lua_newtable(L);
   set_function(L, "call", redis_call);
   set_function(L, "pcall", redis_pcall);
@@ -243,27 +287,40 @@ void open_redis_table(lua_State* L) {
   set_function(L, "setresp", redis_setresp);
   set_function(L, "set_repl", redis_set_repl);
   set_function(L, "replicate_commands", redis_replicate_commands);
-  set_function(L, "breakpoint", redis_noop);
-  set_function(L, "debug", redis_noop);
-  set_number(L, "LOG_DEBUG", 0);
-  set_number(L, "LOG_VERBOSE", 1);
-  set_number(L, "LOG_NOTICE", 2);
-  set_number(L, "LOG_WARNING", 3);
+  if (!functions) {
+    set_function(L, "breakpoint", redis_noop);
+    set_function(L, "debug", redis_noop);
+  }
+  set_log_levels(L);
   set_number(L, "REPL_NONE", 0);
   set_number(L, "REPL_AOF", 1);
   set_number(L, "REPL_SLAVE", 2);
   set_number(L, "REPL_REPLICA", 2);
   set_number(L, "REPL_ALL", 3);
-  lua_pushstring(L, "REDIS_VERSION");
-  lua_pushstring(L, "7.0.15");
-  lua_settable(L, -3);
-  set_number(L, "REDIS_VERSION_NUM", 0x07000f);
+  set_version(L);
   lua_setglobal(L, "redis");
+}
+
+// Redis's library API (functions_lua.c): the globals a library's code sees while it loads,
+// {redis = strict proxy over {register_function, log, levels, version}}.
+void open_library_api(lua_State* L) {
+  lua_newtable(L);  // the API's globals
+  const int api = lua_gettop(L);
+  lua_newtable(L);  // its redis table
+  const int redis = lua_gettop(L);
+  set_function(L, "register_function", redis_register_function);
+  set_function(L, "log", redis_log);
+  set_log_levels(L);
+  set_version(L);
+  push_proxy(L, redis, strict_index);
+  lua_setfield(L, api, "redis");
+  lua_pop(L, 1);  // the real redis table (the proxy keeps it)
+  lua_setfield(L, LUA_REGISTRYINDEX, kLibraryApiKey);
 }
 
 }  // namespace
 
-lua_State* new_script_state(ScriptEngine* engine) {
+lua_State* new_script_state(ScriptEngine* engine, bool functions) {
   lua_State* L = luaL_newstate();
   if (L == nullptr) return nullptr;
   lua_pushlightuserdata(L, engine);
@@ -284,7 +341,7 @@ lua_State* new_script_state(ScriptEngine* engine) {
     lua_pushnil(L);
     lua_setglobal(L, name);
   }
-  open_redis_table(L);
+  open_redis_table(L, functions);
 
   lua_getglobal(L, "setmetatable");
   lua_pushcclosure(L, protected_setmetatable, 1);
@@ -315,7 +372,13 @@ lua_State* new_script_state(ScriptEngine* engine) {
   lua_rawset(L, real);
   lua_replace(L, LUA_GLOBALSINDEX);
   lua_setfield(L, LUA_REGISTRYINDEX, "ringkv.globals");
+  if (functions) open_library_api(L);
   return L;
+}
+
+void set_library_loading(lua_State* L, bool loading) {
+  lua_pushboolean(L, loading ? 1 : 0);
+  lua_setfield(L, LUA_REGISTRYINDEX, kLoadingKey);
 }
 
 void set_script_arrays(lua_State* L, std::span<const std::string_view> keys,

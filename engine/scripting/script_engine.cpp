@@ -92,6 +92,13 @@ std::string number_argument(lua_Number n) {
 
 }  // namespace
 
+std::string_view busy_error(bool function) {
+  return function ? "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+                    "SHUTDOWN NOSAVE."
+                  : "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+                    "SHUTDOWN NOSAVE.";
+}
+
 std::string sha1_hex(std::string_view data) {
   unsigned char digest[SHA_DIGEST_LENGTH];
   SHA1(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
@@ -155,9 +162,16 @@ bool parse_shebang(std::string_view body, uint32_t& flags, size_t& skip, std::st
   return true;
 }
 
-ScriptEngine::ScriptEngine(ScriptHost* host) : host_(host) { open(); }
+ScriptEngine::ScriptEngine(ScriptHost* host) : host_(host) {
+  open();
+  open_functions();
+}
 
-ScriptEngine::~ScriptEngine() { close(); }
+ScriptEngine::~ScriptEngine() {
+  close();
+  functions_.take_all();
+  lua_close(fn_lua_);
+}
 
 void ScriptEngine::open() { lua_ = new_script_state(this); }
 
@@ -249,14 +263,21 @@ void ScriptEngine::run(CommandContext& ctx, const std::string& sha, const Script
   const std::vector<std::string> args(ctx.argv.begin() + 3 + numkeys, ctx.argv.end());
   std::vector<std::string_view> key_views(keys.begin(), keys.end());
   std::vector<std::string_view> arg_views(args.begin(), args.end());
-  lua_State* L = lua_;
-  set_script_arrays(L, key_views, arg_views);
+  set_script_arrays(lua_, key_views, arg_views);
+  lua_getfield(lua_, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  call_script(ctx, lua_, 0, sha, script.flags, read_only);
+}
 
+void ScriptEngine::call_script(CommandContext& ctx, lua_State* L, int nargs,
+                               const std::string& name, uint32_t flags, bool read_only) {
+  const bool function = L == fn_lua_;
   running_ = true;
   timed_out_ = false;
   kill_requested_ = false;
   wrote_ = false;
-  read_only_ = read_only || (script.flags & kScriptNoWrites) != 0;
+  read_only_ = read_only || (flags & kScriptNoWrites) != 0;
+  running_name_ = function ? name : std::string();
+  running_argv_.assign(ctx.argv.begin(), ctx.argv.end());
   start_ms_ = monotonic_ms();
   hook_calls_ = 0;
   script_resp_ = protocol::RespVersion::kResp2;
@@ -265,13 +286,15 @@ void ScriptEngine::run(CommandContext& ctx, const std::string& sha, const Script
   host_->script_begin(ctx.client);
 
   lua_pushcfunction(L, error_handler);
-  const int handler = lua_gettop(L);
-  lua_getfield(L, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
-  const int status = lua_pcall(L, 0, 1, handler);
+  const int handler = lua_gettop(L) - nargs - 1;
+  lua_insert(L, handler);
+  const int status = lua_pcall(L, nargs, 1, handler);
   lua_sethook(L, nullptr, 0, 0);
   const bool was_busy = timed_out_;
   running_ = false;
   timed_out_ = false;
+  running_name_.clear();
+  running_argv_.clear();
   if (status != 0) {
     std::string text;
     if (lua_istable(L, -1)) {
@@ -282,13 +305,13 @@ void ScriptEngine::run(CommandContext& ctx, const std::string& sha, const Script
       lua_getfield(L, -1, "source");
       lua_getfield(L, -2, "line");
       if (lua_isstring(L, -2) && lua_isnumber(L, -1)) {
-        text += " script: " + sha + ", on " + lua_tostring(L, -2) + ":" +
+        text += " script: " + name + ", on " + lua_tostring(L, -2) + ":" +
                 std::to_string(static_cast<int64_t>(lua_tonumber(L, -1))) + ".";
       }
       lua_pop(L, 2);
     } else {
       const char* msg = lua_tostring(L, -1);
-      text = "ERR Error running script f_" + sha + ", " + (msg != nullptr ? msg : "");
+      text = "ERR Error running script f_" + name + ", " + (msg != nullptr ? msg : "");
     }
     lua_pop(L, 2);  // the error and the handler
     ctx.reply.error(text);
@@ -300,14 +323,36 @@ void ScriptEngine::run(CommandContext& ctx, const std::string& sha, const Script
   lua_gc(L, LUA_GCSTEP, 1);
 }
 
-ScriptEngine::KillResult ScriptEngine::kill(bool force) {
+void ScriptEngine::begin_load(lua_State* L, FunctionLibrary* lib, bool timeout) {
+  loading_ = lib;
+  load_timeout_ = timeout;
+  start_ms_ = monotonic_ms();
+  lua_sethook(L, hook, LUA_MASKCOUNT, kHookInstructions);
+}
+
+void ScriptEngine::end_load(lua_State* L) {
+  lua_sethook(L, nullptr, 0, 0);
+  loading_ = nullptr;
+}
+
+uint64_t ScriptEngine::running_ms() const { return running_ ? monotonic_ms() - start_ms_ : 0; }
+
+ScriptEngine::KillResult ScriptEngine::kill(bool force, bool eval) {
   if (!running_) return KillResult::kNotBusy;
   if (wrote_ && !force) return KillResult::kUnkillable;
+  if (!force && eval == running_function()) return KillResult::kOtherKind;
   kill_requested_ = true;
   return KillResult::kKilled;
 }
 
 void ScriptEngine::on_hook(lua_State* L) {
+  if (loading_ != nullptr) {
+    // A library's code registering its functions: at most 500 ms (Redis's LOAD_TIMEOUT_MS).
+    if (!load_timeout_ || monotonic_ms() - start_ms_ <= 500) return;
+    lua_sethook(L, hook, LUA_MASKLINE, 0);
+    push_error_table(L, "FUNCTION LOAD timeout");
+    lua_error(L);
+  }
   if (!kill_requested_) {
     const uint64_t elapsed = monotonic_ms() - start_ms_;
     if (busy_threshold_ms_ <= 0 || elapsed < static_cast<uint64_t>(busy_threshold_ms_)) return;

@@ -9,12 +9,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "engine/command.h"
+#include "engine/scripting/function_library.h"
 #include "protocol/reply_writer.h"
 
 struct lua_State;
@@ -55,6 +58,10 @@ enum ScriptFlag : uint32_t {
 // not compiled).
 bool parse_shebang(std::string_view body, uint32_t& flags, size_t& skip, std::string& error);
 
+// The -BUSY error other clients get while a script runs past the threshold: it names FUNCTION
+// KILL while a function runs, SCRIPT KILL while an EVAL does.
+std::string_view busy_error(bool function);
+
 // The lowercase hex SHA1 of `data` (redis.sha1hex, script names).
 std::string sha1_hex(std::string_view data);
 
@@ -74,13 +81,39 @@ class ScriptEngine {
   // SCRIPT FLUSH: forgets every script (and starts a fresh interpreter).
   void flush();
 
-  enum class KillResult { kNotBusy, kUnkillable, kKilled };
-  // SCRIPT KILL: stops the running script if it has not written. `force` (SHUTDOWN NOSAVE)
-  // stops it even if it has.
-  KillResult kill(bool force = false);
+  enum class KillResult { kNotBusy, kUnkillable, kKilled, kOtherKind };
+  // SCRIPT KILL (`eval`) / FUNCTION KILL: stops the running script if it has not written and is
+  // of that kind (kOtherKind: a function for SCRIPT KILL, an EVAL for FUNCTION KILL). `force`
+  // (SHUTDOWN NOSAVE) stops whatever runs, even if it has written.
+  KillResult kill(bool force = false, bool eval = true);
   // A script is running and has passed the busy threshold: other commands get -BUSY.
   bool busy() const { return running_ && timed_out_; }
   bool running() const { return running_; }
+  // The running script is a function (FCALL), not an EVAL.
+  bool running_function() const { return running_ && !running_name_.empty(); }
+
+  // Functions (lua_functions.cpp). FUNCTION LOAD [REPLACE]: returns the library's name, or ""
+  // with Redis's error text (without "ERR ") in `error`. `timeout`: the 500 ms limit on running
+  // the library's code (FUNCTION LOAD), not applied when restoring.
+  std::string function_load(std::string_view code, bool replace, bool timeout, std::string& error);
+  // FUNCTION DELETE: false when there is no such library.
+  bool function_delete(std::string_view library);
+  // FUNCTION FLUSH: forgets every library.
+  void function_flush();
+  // FUNCTION RESTORE with its policy: false with Redis's error text (without "ERR ").
+  enum class RestorePolicy { kAppend, kReplace, kFlush };
+  bool function_restore(std::string_view payload, RestorePolicy policy, std::string& error);
+  const FunctionLibraries& functions() const { return functions_; }
+  // FCALL / FCALL_RO: ctx.argv is the command, function name, numkeys, keys and arguments.
+  void fcall(CommandContext& ctx, bool read_only);
+  // FUNCTION STATS's running_script: the running function's name, command and milliseconds.
+  const std::string& running_name() const { return running_name_; }
+  const std::vector<std::string>& running_argv() const { return running_argv_; }
+  uint64_t running_ms() const;
+  // redis.register_function, called by the Lua library: registers the function described by
+  // the arguments on the Lua stack in the library being loaded; false with an error table
+  // pushed.
+  bool lua_register_function(lua_State* L);
 
   // busy-reply-threshold (lua-time-limit), milliseconds; 0 or less: never busy.
   void set_busy_threshold_ms(int64_t ms) { busy_threshold_ms_ = ms; }
@@ -117,10 +150,27 @@ class ScriptEngine {
   bool call_command(lua_State* L);
   void run(CommandContext& ctx, const std::string& sha, const Script& script, size_t numkeys,
            bool read_only);
+  // Calls what is pushed on L's stack (the function and `nargs` arguments) as the running
+  // script named `name` (its SHA1 or function name), writing its reply or error to ctx.reply.
+  void call_script(CommandContext& ctx, lua_State* L, int nargs, const std::string& name,
+                   uint32_t flags, bool read_only);
+  // Compiles and runs a library's code, collecting the functions it registers.
+  std::unique_ptr<FunctionLibrary> create_library(std::string_view code, bool timeout,
+                                                  std::string& error);
+  void release(FunctionLibrary& lib);
+  // Around running a library's code: the load clock and hook (on_hook's timeout).
+  void begin_load(lua_State* L, FunctionLibrary* lib, bool timeout);
+  void end_load(lua_State* L);
+  void open_functions();
 
   ScriptHost* host_;
   lua_State* lua_ = nullptr;
   std::unordered_map<std::string, Script> scripts_;
+  // Functions live in an interpreter of their own, as in Redis (SCRIPT FLUSH keeps them).
+  lua_State* fn_lua_ = nullptr;
+  FunctionLibraries functions_;
+  FunctionLibrary* loading_ = nullptr;  // the library whose code runs now (FUNCTION LOAD)
+  bool load_timeout_ = false;
   int64_t busy_threshold_ms_ = 5000;
 
   // The script running now.
@@ -129,6 +179,8 @@ class ScriptEngine {
   bool kill_requested_ = false;
   bool wrote_ = false;
   bool read_only_ = false;
+  std::string running_name_;  // the function running (empty for an EVAL)
+  std::vector<std::string> running_argv_;
   uint64_t start_ms_ = 0;
   uint64_t hook_calls_ = 0;
   protocol::RespVersion script_resp_ = protocol::RespVersion::kResp2;
@@ -136,8 +188,11 @@ class ScriptEngine {
 };
 
 // Lua interpreter set-up (lua_sandbox.cpp): a new state with the libraries Redis loads, the
-// `redis` table bound to `engine`, and the globals protected as Redis protects them.
-lua_State* new_script_state(ScriptEngine* engine);
+// `redis` table bound to `engine`, and the globals protected as Redis protects them. For
+// `functions`, the state also has redis.register_function and, while a library's code runs
+// (set_library_loading), globals that are only the `redis` table of Redis's library API.
+lua_State* new_script_state(ScriptEngine* engine, bool functions = false);
+void set_library_loading(lua_State* L, bool loading);
 // Makes KEYS and ARGV the given arrays (on the protected globals).
 void set_script_arrays(lua_State* L, std::span<const std::string_view> keys,
                        std::span<const std::string_view> args);

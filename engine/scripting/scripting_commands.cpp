@@ -90,7 +90,11 @@ void cmd_script_flush(CommandContext& ctx) {
 void cmd_script_kill(CommandContext& ctx) {
   ScriptEngine* engine = engine_of(ctx);
   if (engine == nullptr) return;
-  switch (engine->kill()) {
+  reply_kill(ctx, *engine, true);
+}
+
+void reply_kill(CommandContext& ctx, ScriptEngine& engine, bool eval) {
+  switch (engine.kill(false, eval)) {
     case ScriptEngine::KillResult::kNotBusy:
       ctx.reply.error("NOTBUSY No scripts in execution right now.");
       return;
@@ -102,6 +106,10 @@ void cmd_script_kill(CommandContext& ctx) {
       return;
     case ScriptEngine::KillResult::kKilled:
       ctx.reply.ok();
+      return;
+    case ScriptEngine::KillResult::kOtherKind:
+      // SCRIPT KILL while a function runs, FUNCTION KILL while an EVAL does.
+      ctx.reply.error(busy_error(engine.running_function()));
       return;
   }
 }

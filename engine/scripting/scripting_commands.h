@@ -18,6 +18,8 @@ void cmd_script_exists(CommandContext& ctx);
 void cmd_script_flush(CommandContext& ctx);
 void cmd_script_kill(CommandContext& ctx);
 void cmd_script_help(CommandContext& ctx);
+// SCRIPT KILL (`eval`) and FUNCTION KILL: kills the running script of that kind and replies.
+void reply_kill(CommandContext& ctx, ScriptEngine& engine, bool eval);
 // EVAL's keys: numkeys (argv[2]) names argv[3] .. argv[2 + numkeys].
 void eval_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions);
 

@@ -84,7 +84,8 @@ std::optional<std::string_view> HashObject::get(std::string_view field) const {
 
 bool HashObject::set(std::string_view field, std::string_view value) {
   if (encoding_ == Encoding::kListpack &&
-      (field.size() > kHashMaxListpackValue || value.size() > kHashMaxListpackValue)) {
+      (field.size() > encoding_limits().hash_max_listpack_value ||
+       value.size() > encoding_limits().hash_max_listpack_value)) {
     convert_to_hashtable();
   }
   if (encoding_ == Encoding::kListpack) {
@@ -95,12 +96,14 @@ bool HashObject::set(std::string_view field, std::string_view value) {
       get_prefixed(lp_.data() + value_at, &old);
       put_prefixed(lp_.splice(value_at, prefixed_size(old), prefixed_size(value), heap_bytes_),
                    value);
+      // As Redis's hashTypeSet: an update converts too when the limit was lowered meanwhile.
+      if (count_ > encoding_limits().hash_max_listpack_entries) convert_to_hashtable();
       return false;
     }
     char* p = lp_.splice(lp_.size(), 0, prefixed_size(field) + prefixed_size(value), heap_bytes_);
     put_prefixed(put_prefixed(p, field), value);
     ++count_;
-    if (count_ > kHashMaxListpackEntries) convert_to_hashtable();
+    if (count_ > encoding_limits().hash_max_listpack_entries) convert_to_hashtable();
     return true;
   }
   if (Node** link = table_.find(field)) {
@@ -317,7 +320,8 @@ void hash_random_fields(const HashObject& hash, int64_t count, const std::functi
   if (count < 0) {
     const uint64_t picks = static_cast<uint64_t>(-count);
     if (hash.encoding() == HashObject::Encoding::kListpack) {
-      // At most kHashMaxListpackEntries pairs: index them once instead of walking per pick.
+      // At most encoding_limits().hash_max_listpack_entries pairs: index them once instead of
+      // walking per pick.
       std::vector<std::pair<std::string_view, std::string_view>> pairs;
       pairs.reserve(size);
       hash.for_each([&](std::string_view f, std::string_view v) { pairs.emplace_back(f, v); });

@@ -24,14 +24,11 @@
 #include "engine/keyspace/store.h"
 #include "engine/result.h"
 #include "engine/types/chained_table.h"
+#include "engine/types/encoding_limits.h"
 #include "engine/types/object.h"
 #include "engine/types/packed_buffer.h"
 
 namespace ringkv::engine {
-
-// Redis 7.0.15's defaults for hash-max-listpack-entries and hash-max-listpack-value.
-inline constexpr size_t kHashMaxListpackEntries = 512;
-inline constexpr size_t kHashMaxListpackValue = 64;
 
 // Error texts of the hash commands (Redis 7.0.15, t_hash.c).
 inline constexpr std::string_view kHashValueNotInteger = "ERR hash value is not an integer";

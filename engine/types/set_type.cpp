@@ -113,7 +113,7 @@ bool SetObject::add(std::string_view member) {
       std::memmove(ints_ + (index + 1) * width_, ints_ + index * width_, (count_ - index) * width_);
       int_put(index, v);
       ++count_;
-      if (count_ > kSetMaxIntsetEntries) convert_to_hashtable();
+      if (count_ > encoding_limits().set_max_intset_entries) convert_to_hashtable();
       return true;
     }
   }

@@ -23,12 +23,10 @@
 #include "engine/keyspace/store.h"
 #include "engine/result.h"
 #include "engine/types/chained_table.h"
+#include "engine/types/encoding_limits.h"
 #include "engine/types/object.h"
 
 namespace ringkv::engine {
-
-// Redis 7.0.15's default set-max-intset-entries.
-inline constexpr size_t kSetMaxIntsetEntries = 512;
 
 class SetObject final : public Object {
  public:

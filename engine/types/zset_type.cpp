@@ -202,7 +202,8 @@ std::optional<double> ZSetObject::score(std::string_view member) const {
 
 bool ZSetObject::set(std::string_view member, double score) {
   assert(!std::isnan(score));
-  if (encoding_ == Encoding::kListpack && member.size() > kZSetMaxListpackValue) {
+  if (encoding_ == Encoding::kListpack &&
+      member.size() > encoding_limits().zset_max_listpack_value) {
     convert_to_skiplist();
   }
   if (encoding_ == Encoding::kListpack) {
@@ -216,7 +217,7 @@ bool ZSetObject::set(std::string_view member, double score) {
       lp_insert(member, score);
       return false;
     }
-    if (count_ + 1 > kZSetMaxListpackEntries) {
+    if (count_ + 1 > encoding_limits().zset_max_listpack_entries) {
       convert_to_skiplist();
       sl_insert(member, score);
       return true;
@@ -400,7 +401,7 @@ size_t ZSetObject::erase_ranks(size_t start, size_t count) {
 }
 
 void ZSetObject::convert_to_skiplist() {
-  assert(encoding_ == Encoding::kListpack);
+  if (encoding_ != Encoding::kListpack) return;
   const size_t header_size = sizeof(Node) + kMaxLevel * sizeof(Node::Level);
   header_ = static_cast<Node*>(checked_realloc(nullptr, header_size));
   std::memset(static_cast<void*>(header_), 0, header_size);

@@ -22,14 +22,11 @@
 
 #include "engine/result.h"
 #include "engine/types/chained_table.h"
+#include "engine/types/encoding_limits.h"
 #include "engine/types/object.h"
 #include "engine/types/packed_buffer.h"
 
 namespace ringkv::engine {
-
-// Redis 7.0.15's defaults for zset-max-listpack-entries and zset-max-listpack-value.
-inline constexpr size_t kZSetMaxListpackEntries = 128;
-inline constexpr size_t kZSetMaxListpackValue = 64;
 
 // A score interval: ZRANGEBYSCORE's "(1.5", "-inf", "+inf" bounds.
 struct ScoreRange {
@@ -123,10 +120,13 @@ class ZSetObject final : public Object {
   // element present for the whole scan is visited at least once however the index is resized.
   uint64_t scan(uint64_t cursor, size_t count, const Visit& visit) const;
 
+  // Converts a listpack to a skiplist (no-op for a skiplist): insertions past the limits do,
+  // and SORT does, as Redis's sortCommand converts the sorted set it sorts.
+  void convert_to_skiplist();
+
  private:
   struct Node;
 
-  void convert_to_skiplist();
   // Listpack helpers.
   size_t lp_find(std::string_view member, double* score) const;  // offset of the entry, or npos
   void lp_insert(std::string_view member, double score);

@@ -20,6 +20,7 @@ from command_gen_bitmap import (BIT_KEYS, BITMAP_HLL_ARITY, HLL_KEYS, BitmapHllG
                                 bitmap_hll_atomic_keys)
 from command_gen_db import DB_ARITY, DatabasesGenMixin
 from command_gen_geo import GEO_ARITY, GeoGenMixin, geo_atomic_keys
+from command_gen_script import SCRIPT_ARITY, ScriptGenMixin
 from command_gen_zset import ZSET_ARITY, ZSetGenMixin, zset_atomic_keys
 
 # Absolute unix times far in the future (2100, 2200) so EXPIREAT/EXAT results agree exactly.
@@ -59,6 +60,7 @@ ARITY = {
 ARITY.update(ZSET_ARITY)
 ARITY.update(BITMAP_HLL_ARITY)
 ARITY.update(GEO_ARITY)
+ARITY.update(SCRIPT_ARITY)
 ARITY.update(DB_ARITY)
 SUB_ARITY = {("object", "encoding"): 3, ("object", "refcount"): 3, ("object", "freq"): 3,
              ("client", "setname"): 3, ("client", "getname"): 2}
@@ -92,12 +94,30 @@ def numkeys_keys(argv, at):
     return argv[at + 1:at + 1 + n] if 0 < n <= len(argv) - at - 1 else None
 
 
+def sort_keys(argv):
+    """SORT's keys (the sorted key and STORE's destination) when it stores, else None."""
+    store, i = None, 2
+    while i < len(argv):
+        word = argv[i].lower()
+        if word == b"limit":
+            i += 2
+        elif word in (b"get", b"by"):
+            i += 1
+        elif word == b"store" and i + 1 < len(argv):
+            store = argv[i + 1]
+            i += 1
+        i += 1
+    return [argv[1], store] if store is not None else None
+
+
 def atomic_keys(argv):
     """The keys of an atomic multi-key command with a valid argument count, else None (other
     commands, and wrong-arity forms, which fail the same way on any node)."""
     name = argv[0].lower()
     if name == b"lcs":
         return argv[1:3] if len(argv) >= 3 else None
+    if name == b"sort":
+        return sort_keys(argv)
     if name in (b"bitop", b"pfcount", b"pfmerge"):
         return bitmap_hll_atomic_keys(argv)
     if name.startswith(b"geo"):
@@ -128,7 +148,8 @@ def atomic_keys(argv):
     return argv[1:3] if len(argv) == 3 else None
 
 
-class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, DatabasesGenMixin):
+class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, DatabasesGenMixin,
+                 ScriptGenMixin):
     """Draws commands from every group; all randomness comes from the given random.Random."""
 
     def __init__(self, rng):
@@ -146,7 +167,7 @@ class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, DatabasesGenMixin
             (10, self.gen_zset), (1, self.gen_zset_big),
             (8, self.gen_bitmap), (7, self.gen_hll), (1, self.gen_hll_big),
             (10, self.gen_geo), (1, self.gen_geo_big), (3, self.gen_lcs),
-            (4, self.gen_databases),
+            (4, self.gen_databases), (2, self.gen_function), (3, self.gen_sort),
         ]
         self.total = sum(w for w, _ in self.gens)
 
@@ -261,6 +282,46 @@ class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, DatabasesGenMixin
             # expiry cycle samples it), so DBSIZE would race; touching it expires it now.
             out.append(([b"EXISTS", k], "exact"))
         return out
+
+    def gen_sort(self):
+        """SORT and SORT_RO of lists, sorted sets and sets (or other types: WRONGTYPE) with LIMIT,
+        ASC/DESC and BY nosort (lists and sorted sets only: a set's own order is its table's).
+        ALPHA always stores (binary comparison: without STORE Redis collates with strcoll, whose
+        ties between different strings come out in the sort algorithm's order); the stored list
+        is read back."""
+        r = self.r
+        # Sorted sets of their own: SORT converts a sorted set to a skiplist for good, after
+        # which ZSCAN's order is the member table's (the other generators' keys stay listpacks).
+        ordered = [b"l1", b"l2", b"zsort"]
+        key = r.choice(ordered + [b"si1", b"si2", b"s1", self.key()])
+        out = []
+        if key == b"zsort" and r.random() < 0.3:
+            members = [str(r.randint(-5, 5)).encode() for _ in range(r.randint(1, 8))]
+            pairs = []
+            for m in members:
+                pairs += [str(r.randint(0, 3)).encode(), m]
+            out.append(([b"ZADD", key] + pairs, "exact"))
+        opts = []
+        if r.random() < 0.3:
+            opts += [b"LIMIT", str(r.randint(-3, 8)).encode(), str(r.randint(-2, 8)).encode()]
+        if r.random() < 0.5:
+            opts.append(r.choice([b"ASC", b"DESC", b"desc"]))
+        if key in ordered and r.random() < 0.25:
+            opts += [b"BY", b"nosort"]
+        alpha = r.random() < 0.4
+        if alpha:
+            opts.append(b"ALPHA")
+        store = alpha or r.random() < 0.2
+        if not alpha:
+            # Redis checks strtod's errno for ERANGE without clearing it first, so a numeric SORT
+            # fails after any earlier command left ERANGE behind (a score like 1e400); ZADD's
+            # score parsing clears it.
+            out.append(([b"ZADD", b"errno_reset", b"0.5", b"m"], "exact"))
+        if store:
+            dest = r.choice([b"sortdst", key])
+            return out + [([b"SORT", key] + opts + [b"STORE", dest], "exact"),
+                          ([b"LRANGE", dest, b"0", b"-1"], "exact")]
+        return out + [([r.choice([b"SORT", b"SORT_RO"]), key] + opts, "exact")]
 
     def gen_lcs(self):
         """LCS over strings that share runs (so IDX finds several ranges), missing keys and other

@@ -398,6 +398,18 @@ def check_clean_exit(report, server):
         report.check(at < 0, "%s log has no '%s'" % (server.name, marker), log[at : at + 3000])
 
 
+def keys_on_each_node(cluster, prefix="k"):
+    """One key per owner of `cluster` (asked with CLUSTER OWNER), in the order first found."""
+    owners = {}
+    with RespClient(cluster.ports[0]) as c:
+        for i in range(200):
+            key = "%s%d" % (prefix, i)
+            owners.setdefault(parse_reply(c.call("CLUSTER", "OWNER", key)), key)
+            if len(owners) == len(cluster.ports):
+                break
+    return list(owners.values())
+
+
 def info_fields(port, *args):
     """The `name:value` lines of INFO/CLUSTER INFO (args) as a dict of strings."""
     with RespClient(port) as c:

@@ -347,9 +347,9 @@ LegacyRange legacy_range(std::string_view key_specs) {
     for (std::string_view spec : split(key_specs, ';')) {
       std::vector<std::string_view> f = split(spec, '|');
       REQUIRE(f.size() >= 4);
-      // Only index + range specs count: keynum ones, and keyword searches (XREAD's STREAMS),
-      // make the keys movable.
-      if (f[2] == "keynum" || f[1].starts_with("keyword:")) {
+      // Only index + range specs count: keynum ones, keyword searches (XREAD's STREAMS) and
+      // unknown ones (SORT's STORE) make the keys movable.
+      if (f[2] == "keynum" || f[1].starts_with("keyword:") || f[1] == "unknown") {
         specs.push_back(std::nullopt);
       } else {
         REQUIRE(f.size() >= 5);
@@ -401,6 +401,7 @@ TEST_CASE("first/last/step agree with the key specs, as Redis derives them") {
   CHECK(legacy_range("RW update|1|-1|2|0").step == 2);                // MSET: 1 -1 2
   CHECK(legacy_range("RW access delete|1|0|1|0;RW insert|2|0|1|0").last == 2);  // LMOVE: 1 2 1
   CHECK(legacy_range("").first == 0);
+  CHECK(legacy_range("RO access|1|0|1|0;OW update|unknown|unknown|0|0").last == 1);  // SORT
 }
 
 TEST_CASE("COMMAND INFO and COMMAND DOCS of MOVE and SWAPDB match Redis") {

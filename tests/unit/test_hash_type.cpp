@@ -70,33 +70,35 @@ TEST_CASE("listpack keeps insertion order; overwrite keeps the place; erase clos
 TEST_CASE("conversion to hashtable at Redis 7.0.15's limits, never back") {
   SUBCASE("entries") {
     HashObject h;
-    for (size_t i = 0; i < kHashMaxListpackEntries; ++i) h.set("f" + std::to_string(i), "v");
+    for (size_t i = 0; i < encoding_limits().hash_max_listpack_entries; ++i)
+      h.set("f" + std::to_string(i), "v");
     CHECK(h.encoding() == Encoding::kListpack);
     h.set("f0", "overwrite keeps the count");
     CHECK(h.encoding() == Encoding::kListpack);
     h.set("one more", "v");
     CHECK(h.encoding_name() == "hashtable");
-    CHECK(h.size() == kHashMaxListpackEntries + 1);
+    CHECK(h.size() == encoding_limits().hash_max_listpack_entries + 1);
     CHECK(*h.get("f0") == "overwrite keeps the count");
-    for (size_t i = 0; i < kHashMaxListpackEntries; ++i) h.erase("f" + std::to_string(i));
+    for (size_t i = 0; i < encoding_limits().hash_max_listpack_entries; ++i)
+      h.erase("f" + std::to_string(i));
     CHECK(h.encoding() == Encoding::kHashtable);
     CHECK(contents(h).size() == 1);
   }
   SUBCASE("field length") {
     HashObject h;
-    h.set(std::string(kHashMaxListpackValue, 'f'), "v");
+    h.set(std::string(encoding_limits().hash_max_listpack_value, 'f'), "v");
     CHECK(h.encoding() == Encoding::kListpack);
-    h.set(std::string(kHashMaxListpackValue + 1, 'f'), "v");
+    h.set(std::string(encoding_limits().hash_max_listpack_value + 1, 'f'), "v");
     CHECK(h.encoding() == Encoding::kHashtable);
     CHECK(h.size() == 2);
   }
   SUBCASE("value length, also when overwriting") {
     HashObject h;
-    h.set("a", std::string(kHashMaxListpackValue, 'v'));
+    h.set("a", std::string(encoding_limits().hash_max_listpack_value, 'v'));
     CHECK(h.encoding() == Encoding::kListpack);
-    h.set("a", std::string(kHashMaxListpackValue + 1, 'v'));
+    h.set("a", std::string(encoding_limits().hash_max_listpack_value + 1, 'v'));
     CHECK(h.encoding() == Encoding::kHashtable);
-    CHECK(h.get("a")->size() == kHashMaxListpackValue + 1);
+    CHECK(h.get("a")->size() == encoding_limits().hash_max_listpack_value + 1);
   }
 }
 

@@ -326,6 +326,25 @@ TEST_CASE("IDLE and FREQ are written under LRU and LFU policies and loaded back"
   CHECK(rdb_access_for_policy("noeviction") == RdbSaveOptions::Access::kNone);
 }
 
+TEST_CASE("function libraries are written as FUNCTION2 records and read back in order") {
+  Store store;
+  fill(store);
+  RdbSaveOptions options;
+  options.functions = {"#!lua name=a\nredis.register_function('f', function() end)",
+                       std::string("#!lua name=b\n-- \0 binary", 24)};
+  const std::string bytes = rdb_of(store, options);
+  CHECK(bytes.find('\xf5') != std::string::npos);
+  for (size_t chunk : {bytes.size(), size_t{7}}) {
+    Store into;
+    into.set_now(unix_ms());
+    RdbLoader loader(store_consumer(into, true));
+    for (size_t pos = 0; pos < bytes.size(); pos += chunk) loader.feed(bytes.substr(pos, chunk));
+    REQUIRE(loader.finish());
+    CHECK(loader.functions() == options.functions);
+    CHECK(dump_store(into) == dump_store(store));
+  }
+}
+
 TEST_CASE("numbered databases are written after their SELECTDB and load back into theirs") {
   Databases source(16);
   source.set_now(unix_ms());

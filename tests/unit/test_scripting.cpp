@@ -221,4 +221,90 @@ TEST_CASE("a busy script calls the host from its hook and can be killed") {
   CHECK(h.eval("return 1") == ":1\r\n");
 }
 
+TEST_CASE("function libraries: metadata line, names and the DUMP payload") {
+  LibraryMetadata md;
+  std::string error;
+  CHECK(parse_library_metadata("#!lua name=lib\nreturn 1", md, error));
+  CHECK(md.engine == "lua");
+  CHECK(md.name == "lib");
+  CHECK(md.body == 14);
+  CHECK(parse_library_metadata("#!LUA NAME=\"a b\"\n", md, error));
+  CHECK(md.name == "a b");
+  CHECK_FALSE(parse_library_metadata("return 1", md, error));
+  CHECK(error == "Missing library metadata");
+  CHECK_FALSE(parse_library_metadata("#!lua name=x", md, error));
+  CHECK(error == "Invalid library metadata");
+  CHECK_FALSE(parse_library_metadata("#!lua\n", md, error));
+  CHECK(error == "Library name was not given");
+  CHECK_FALSE(parse_library_metadata("#!lua name=a name=b\n", md, error));
+  CHECK(error == "Invalid metadata value, name argument was given multiple times");
+  CHECK_FALSE(parse_library_metadata("#!lua name=a x=1\n", md, error));
+  CHECK(error == "Invalid metadata value given: x=1");
+  CHECK(valid_function_name("a_1"));
+  CHECK_FALSE(valid_function_name(""));
+  CHECK_FALSE(valid_function_name("a-b"));
+
+  Host h;
+  const std::string code = "#!lua name=lib\nredis.register_function('f', function() end)";
+  CHECK(h.engine.function_load(code, false, true, error) == "lib");
+  const std::string payload = function_dump_payload(h.engine.functions());
+  CHECK(static_cast<uint8_t>(payload[0]) == kRdbOpcodeFunction2);
+  std::vector<std::string> codes;
+  CHECK(parse_function_payload(payload, codes, error));
+  CHECK(codes == std::vector<std::string>{code});
+  std::string bad = payload;
+  bad[3] ^= 1;
+  CHECK_FALSE(parse_function_payload(bad, codes, error));
+  CHECK(error == "DUMP payload version or checksum are wrong");
+}
+
+TEST_CASE("functions: load, call, replace, delete and restore") {
+  Host h;
+  std::string error;
+  const auto fcall = [&h](std::vector<std::string_view> argv, bool read_only = false) {
+    std::string out;
+    protocol::ReplyWriter writer(out, protocol::RespVersion::kResp2);
+    CommandContext ctx{argv, writer, h.store, nullptr, &h, nullptr};
+    h.engine.fcall(ctx, read_only);
+    return out;
+  };
+  const std::string lib =
+      "#!lua name=lib\n"
+      "redis.register_function('put', function(k, a) return redis.call('set', k[1], a[1]) end)\n"
+      "redis.register_function{function_name='peek', callback=function(k) "
+      "return redis.call('get', k[1]) end, flags={'no-writes'}}";
+  CHECK(h.engine.function_load(lib, false, true, error) == "lib");
+  CHECK(h.engine.function_load(lib, false, true, error).empty());
+  CHECK(error == "Library 'lib' already exists");
+  CHECK(fcall({"FCALL", "put", "1", "k", "v"}) == "+OK\r\n");
+  CHECK(fcall({"FCALL", "PEEK", "1", "k"}) == "$1\r\nv\r\n");
+  CHECK(fcall({"FCALL_RO", "put", "1", "k", "v"}, true) ==
+        "-ERR Can not execute a script with write flag using *_ro command.\r\n");
+  CHECK(fcall({"FCALL", "nope", "0"}) == "-ERR Function not found\r\n");
+  CHECK(fcall({"FCALL", "put", "x"}) == "-ERR Bad number of keys provided\r\n");
+  // A library whose code fails leaves the one it would replace in place.
+  // (While it loads, its globals are the library API's: `redis` only, read-only.)
+  CHECK(h.engine.function_load("#!lua name=lib\nx = 1", true, true, error).empty());
+  CHECK(error ==
+        "Error registering functions: ERR user_function:2: Attempt to modify a readonly table");
+  CHECK(fcall({"FCALL", "peek", "1", "k"}) == "$1\r\nv\r\n");
+  CHECK(h.engine
+            .function_load("#!lua name=other\nredis.register_function('put', function() end)",
+                           false, true, error)
+            .empty());
+  CHECK(error == "Function put already exists");
+
+  const std::string payload = function_dump_payload(h.engine.functions());
+  CHECK(h.engine.function_delete("lib"));
+  CHECK_FALSE(h.engine.function_delete("lib"));
+  CHECK(h.engine.functions().empty());
+  CHECK(h.engine.function_restore(payload, ScriptEngine::RestorePolicy::kAppend, error));
+  CHECK_FALSE(h.engine.function_restore(payload, ScriptEngine::RestorePolicy::kAppend, error));
+  CHECK(error == "Library lib already exists");
+  CHECK(h.engine.function_restore(payload, ScriptEngine::RestorePolicy::kReplace, error));
+  CHECK(h.engine.functions().function_count() == 2);
+  h.engine.function_flush();
+  CHECK(fcall({"FCALL", "peek", "1", "k"}) == "-ERR Function not found\r\n");
+}
+
 }  // namespace ringkv::engine

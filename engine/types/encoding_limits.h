@@ -1,0 +1,23 @@
+// The sizes up to which hashes, sorted sets and sets keep their compact encodings (Redis's
+// hash-max-listpack-*, zset-max-listpack-*, set-max-intset-entries), settable at run time
+// (CONFIG SET) like Redis's server-wide settings: a key converts when a write takes it past the
+// limits in force then; lowering a limit converts nothing by itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ringkv::engine {
+
+struct EncodingLimits {
+  size_t hash_max_listpack_entries = 512;  // Redis 7.0.15's defaults
+  size_t hash_max_listpack_value = 64;
+  size_t zset_max_listpack_entries = 128;
+  size_t zset_max_listpack_value = 64;
+  size_t set_max_intset_entries = 512;
+};
+
+// The limits in force (one set per process, as Redis's).
+EncodingLimits& encoding_limits();
+
+}  // namespace ringkv::engine

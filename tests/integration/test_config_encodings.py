@@ -1,0 +1,81 @@
+"""The encoding parameters (hash-max-listpack-entries/-value, zset-max-listpack-entries/-value,
+their ziplist aliases, set-max-intset-entries), differential against a real redis-server 7:
+CONFIG GET of each name and alias, CONFIG SET with units, bad values and through the alias, and
+OBJECT ENCODING of hashes, sorted sets and sets grown past the limits in force (lowered and
+raised at run time; a lowered limit converts a key only at its next write), on both servers,
+byte for byte.
+
+    /usr/bin/python3 test_config_encodings.py --server build/ringkv-server
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+from harness import RespClient  # noqa: E402
+
+NAMES = ["hash-max-listpack-entries", "hash-max-ziplist-entries", "hash-max-listpack-value",
+         "hash-max-ziplist-value", "zset-max-listpack-entries", "zset-max-ziplist-entries",
+         "zset-max-listpack-value", "zset-max-ziplist-value", "set-max-intset-entries"]
+
+STEPS = [
+    ["CONFIG", "SET", "hash-max-listpack-entries", "4"], ["HSET", "h", "a", "1", "b", "2"],
+    ["OBJECT", "ENCODING", "h"], ["HSET", "h", "c", "3", "d", "4", "e", "5"],
+    ["OBJECT", "ENCODING", "h"], ["CONFIG", "SET", "hash-max-ziplist-value", "3"],
+    ["HSET", "h2", "a", "123"], ["OBJECT", "ENCODING", "h2"], ["HSET", "h2", "b", "1234"],
+    ["OBJECT", "ENCODING", "h2"], ["CONFIG", "SET", "hash-max-listpack-value", "1kb"],
+    ["CONFIG", "GET", "hash-max-listpack-value"],
+    ["CONFIG", "SET", "zset-max-listpack-entries", "2"], ["ZADD", "z", "1", "a", "2", "b"],
+    ["OBJECT", "ENCODING", "z"], ["ZADD", "z", "3", "c"], ["OBJECT", "ENCODING", "z"],
+    ["CONFIG", "SET", "zset-max-ziplist-entries", "100"], ["ZADD", "z2", "1", "a", "2", "b", "3",
+                                                           "c"],
+    ["OBJECT", "ENCODING", "z2"], ["CONFIG", "SET", "zset-max-listpack-value", "2"],
+    ["ZADD", "z3", "1", "abc"], ["OBJECT", "ENCODING", "z3"],
+    ["CONFIG", "SET", "set-max-intset-entries", "3"], ["SADD", "s", "1", "2", "3"],
+    ["OBJECT", "ENCODING", "s"], ["SADD", "s", "4"], ["OBJECT", "ENCODING", "s"],
+    ["CONFIG", "SET", "set-max-intset-entries", "1000"], ["SADD", "s2", "1", "2", "3", "4"],
+    ["OBJECT", "ENCODING", "s2"],
+    ["CONFIG", "SET", "hash-max-listpack-entries", "1"], ["HSET", "h3", "a", "1"],
+    ["OBJECT", "ENCODING", "h3"], ["CONFIG", "SET", "hash-max-listpack-entries", "0"],
+    ["OBJECT", "ENCODING", "h3"], ["HSET", "h3", "a", "2"], ["OBJECT", "ENCODING", "h3"],
+    ["CONFIG", "SET", "hash-max-listpack-entries", "-1"],
+    ["CONFIG", "SET", "hash-max-listpack-entries", "x"],
+    ["CONFIG", "SET", "set-max-intset-entries", "1kb"],
+    ["CONFIG", "SET", "zset-max-listpack-value", "-5"],
+]
+
+
+def observe(port):
+    out = []
+    with RespClient(port) as c:
+        c.call("FLUSHALL")
+        for name in NAMES:
+            out.append(("CONFIG GET " + name, c.call("CONFIG", "GET", name)))
+        for cmd in STEPS:
+            out.append((" ".join(cmd), c.call(*cmd)))
+        for name in NAMES:
+            out.append(("CONFIG GET " + name, c.call("CONFIG", "GET", name)))
+        got = harness.parse_reply(c.call("CONFIG", "GET", "*"))
+        names = set(got[::2])
+        out.append(("CONFIG GET * lists them", sorted(n.decode() for n in names
+                                                     if n.decode() in NAMES)))
+    return out
+
+
+def main():
+    args = harness.arg_parser(__doc__).parse_args()
+    report = harness.Report("test_config_encodings")
+    with harness.ServerProcess(args.server, name="ringkv") as ours, \
+            harness.start_oracle() as oracle:
+        got, want = observe(ours.port), observe(oracle.port)
+        report.equal(len(got), len(want), "number of observations")
+        for (note, g), (_, w) in zip(got, want):
+            report.equal(g, w, "%s (ringkv vs redis)" % note)
+        report.check(ours.alive(), "ringkv still running", ours.log())
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
