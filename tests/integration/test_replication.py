@@ -363,6 +363,62 @@ def check_basics(report, binary):
                      "basics: FLUSHALL empties every copy on every node")
 
 
+def repl_sync_counts(port):
+    """(partial, full) resyncs summed over the node's streams to its replicas."""
+    lines = [v for k, v in harness.info_fields(port, "INFO", "replication").items()
+             if k.startswith("slave")]
+    count = lambda name: sum(int(v.split(name + "=")[1].split(",")[0])  # noqa: E731
+                             for v in lines)
+    return count("partial_syncs"), count("full_syncs")
+
+
+def check_backlog_overrun(report, binary):
+    """A replica's stream connection drops and the replica hangs before the primary is back in
+    (CLIENT KILL, then SIGSTOP at once: the primary reconnects after 50 ms at the earliest); the
+    primary's writes meanwhile overrun the backlog, so the replica gets a full copy rather than a
+    partial resync, and every copy is right afterwards. Failure detection is slowed so that no
+    failover happens."""
+    opts = {"health-interval": 200, "failure-limit": 25, "replication-factor": 2,
+            "repl-backlog-size": "16kb"}
+    with harness.Cluster(binary, 3, name="repl-backlog", cluster_options=opts) as c:
+        ports = c.ports
+        settle(ports)
+        primary, replica = c.nodes[0].address, c.nodes[1].address
+        names = ["bl:%d" % i for i in range(2000)]
+        copies = pipelined(ports[0], [("CLUSTER", "COPIES", k) for k in names])
+        keys = [k for k, held in zip(names, copies)
+                if [n.decode() for n in held] == [primary, replica]][:100]
+        report.check(len(keys) >= 20, "backlog: keys kept on node 1 with copies on node 2",
+                     repr(len(keys)))
+        r = client(ports[0])
+        before = repl_sync_counts(ports[0])
+        written = 0
+        victim = client(ports[1])
+        ids = [line.split()[0].split("=")[1] for line in
+               victim.execute_command("CLIENT", "LIST").decode().splitlines()
+               if "name=repl-from-%s " % primary in line + " "]
+        for i in ids:
+            victim.execute_command("CLIENT", "KILL", "ID", i)
+        c.kill(1, signal.SIGSTOP)
+        try:
+            deadline = time.time() + 1.5
+            while time.time() < deadline:
+                pipe = r.pipeline(transaction=False)
+                for k in keys[:20]:
+                    pipe.set(k, "%d:%s" % (written, "x" * 1000))
+                pipe.execute()
+                written += 1
+                time.sleep(0.01)
+        finally:
+            c.kill(1, signal.SIGCONT)
+        settle(ports)
+        partial, full = (a - b for a, b in zip(repl_sync_counts(ports[0]), before))
+        report.check(full >= 1 and partial == 0, "backlog: %d KB written while the replica hung "
+                     "ended in a full copy, not a partial resync" % (written * 20),
+                     "partial %d, full %d" % (partial, full))
+        check_copies(report, ports, keys, 2, "backlog: after the full copy")
+
+
 def first_success_after(writers, t_fault, keys):
     """How long after t_fault the first acknowledged write to one of `keys` sent after it
     completed, per writer."""
@@ -532,6 +588,8 @@ def main():
     check_one_member(report, args.server)
     print("basics (replication-factor 2)", flush=True)
     check_basics(report, args.server)
+    print("a replica hung past the backlog", flush=True)
+    check_backlog_overrun(report, args.server)
     print("kill -9 of a primary (replication-factor 2, replica-acks 1)", flush=True)
     check_fault(report, args.server, rng, 3, 2, 1, "kill", "kill")
     print("SIGSTOP of a primary (replication-factor 3, 4 nodes, replica-acks 1)", flush=True)
