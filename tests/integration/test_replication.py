@@ -234,6 +234,27 @@ def start_writers(model, ports, rng, stop, nkeys=200):
     return writers
 
 
+def kill_stream(port, primary):
+    """Closes, on the replica at `port`, the stream connections it takes from `primary` (named
+    repl-from-<primary>); returns how many there were."""
+    victim = client(port)
+    ids = [line.split()[0].split("=")[1] for line in
+           victim.execute_command("CLIENT", "LIST").decode().splitlines()
+           if "name=repl-from-%s " % primary in line + " "]
+    for i in ids:
+        victim.execute_command("CLIENT", "KILL", "ID", i)
+    return len(ids)
+
+
+def repl_sync_counts(port):
+    """(partial, full) resyncs summed over the node's streams to its replicas."""
+    lines = [v for k, v in harness.info_fields(port, "INFO", "replication").items()
+             if k.startswith("slave")]
+    count = lambda name: sum(int(v.split(name + "=")[1].split(",")[0])  # noqa: E731
+                             for v in lines)
+    return count("partial_syncs"), count("full_syncs")
+
+
 def check_one_member(report, binary):
     """A candidate (a ring of one) with replication-factor 2 holds its lease from its first health
     check, which releases held clients through the server: under memcheck, nothing it touches may
@@ -326,26 +347,14 @@ def check_basics(report, binary):
                                      "{lua}:b"], 2, "basics: a transaction and a script")
 
         # A stream whose connection drops continues from the backlog (a partial resync).
-        stats = lambda: {k: v for k, v in harness.info_fields(ports[0], "INFO",  # noqa: E731
-                                                              "replication").items()
-                         if k.startswith("slave")}
-        before = stats()
-        victim = client(ports[1])
-        ids = [line.split()[0].split("=")[1] for line in
-               victim.execute_command("CLIENT", "LIST").decode().splitlines()
-               if "name=repl-from-%s " % c.nodes[0].address in line + " "]
-        report.equal(len(ids), 1, "basics: the replica names the stream it takes from node 1")
-        for i in ids:
-            victim.execute_command("CLIENT", "KILL", "ID", i)
+        before = repl_sync_counts(ports[0])
+        killed = kill_stream(ports[1], c.nodes[0].address)
+        report.equal(killed, 1, "basics: the replica names the stream it takes from node 1")
         for i in range(200):
             r.set("after-kill:%d" % i, i)
         settle(ports)
-        after = stats()
-        partial = lambda s: sum(int(v.split("partial_syncs=")[1].split(",")[0])  # noqa: E731
-                                for v in s.values())
-        full = lambda s: sum(int(v.split("full_syncs=")[1].split(",")[0])  # noqa: E731
-                             for v in s.values())
-        report.equal((partial(after) - partial(before), full(after) - full(before)), (1, 0),
+        after = repl_sync_counts(ports[0])
+        report.equal(tuple(a - b for a, b in zip(after, before)), (1, 0),
                      "basics: the dropped stream resumed with a partial resync, no full copy")
         check_copies(report, ports, ["after-kill:%d" % i for i in range(200)], 2,
                      "basics after the partial resync")
@@ -361,15 +370,6 @@ def check_basics(report, binary):
         settle(ports)
         report.equal((r.dbsize(), sum(keyspace_keys(p) for p in ports)), (0, 0),
                      "basics: FLUSHALL empties every copy on every node")
-
-
-def repl_sync_counts(port):
-    """(partial, full) resyncs summed over the node's streams to its replicas."""
-    lines = [v for k, v in harness.info_fields(port, "INFO", "replication").items()
-             if k.startswith("slave")]
-    count = lambda name: sum(int(v.split(name + "=")[1].split(",")[0])  # noqa: E731
-                             for v in lines)
-    return count("partial_syncs"), count("full_syncs")
 
 
 def check_backlog_overrun(report, binary):
@@ -393,12 +393,7 @@ def check_backlog_overrun(report, binary):
         r = client(ports[0])
         before = repl_sync_counts(ports[0])
         written = 0
-        victim = client(ports[1])
-        ids = [line.split()[0].split("=")[1] for line in
-               victim.execute_command("CLIENT", "LIST").decode().splitlines()
-               if "name=repl-from-%s " % primary in line + " "]
-        for i in ids:
-            victim.execute_command("CLIENT", "KILL", "ID", i)
+        kill_stream(ports[1], primary)
         c.kill(1, signal.SIGSTOP)
         try:
             deadline = time.time() + 1.5
