@@ -1,6 +1,7 @@
 // Server: listener, client registry, timers and orderly shutdown.
 #include "server/server.h"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -563,6 +564,18 @@ size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
   return clients_.kill(filter);
 }
 
+void Server::trim_freed_memory() {
+  // Large reply buffers (a client reading big values slowly holds up to 64 MB of them) are
+  // freed in chunks of a few MB. Once glibc has freed one such mapping it raises its mmap
+  // threshold and serves later ones from the heap, whose freed holes it keeps: after a burst
+  // the node's RSS stayed megabytes above where it was. Handing free heap pages back once a
+  // burst is over keeps RSS following what is in use, as Redis's allocator does with its decay.
+  constexpr size_t kTrimAfterBytes = 8 * 1024 * 1024;
+  if (released_output_bytes_ < kTrimAfterBytes) return;
+  released_output_bytes_ = 0;
+  malloc_trim(0);
+}
+
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
 
 void Server::cron() {
@@ -600,6 +613,7 @@ void Server::cron() {
   aof_.cron(now, rdb_.bgsave_in_progress());
   rdb_.set_changes(changes_);
   rdb_.cron(now, unix_now_ms(), aof_.rewrite_in_progress());
+  trim_freed_memory();
   if (!imports_.empty() && now - last_import_cron_ms_ >= 1000) {
     last_import_cron_ms_ = now;
     for (auto& source : imports_) source->cron(now);
