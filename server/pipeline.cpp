@@ -50,6 +50,8 @@ constexpr std::string_view kNoMajorityError =
 
 bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
                      protocol::ReplyWriter& writer) {
+  // CLIENT PAUSE holds clients' requests (never a peer's: a pause is this node's only).
+  if (clients_paused() && !conn.is_peer() && paused_request(conn, argv)) return false;
   if (cluster_ && !conn.is_peer() && cluster_->holds_clients() && must_wait_for_ring(argv)) {
     migration_->hold(conn);
     return false;
@@ -82,7 +84,10 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
   }
   stats_.total_commands_processed++;
   if (!conn.is_peer()) {
+    running_client_ = conn.id();
     run(Origin::client(conn), argv, writer);
+    running_client_ = 0;
+    tracking_after_request(conn);
     return true;
   }
   if (engine::equals_ignore_case(argv[0], cluster::kRingControl)) {
@@ -283,6 +288,9 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
     call_replicated(origin, spec, ctx);
   } else {
     call(spec, ctx, origin.records());
+  }
+  if ((spec.flags & engine::kReadonly) != 0 && conn != nullptr && conn->tracking_state().on) {
+    track_reads(origin, spec, argv);
   }
   if (block.active) {
     // A client served again that still finds nothing keeps its place in the queue.

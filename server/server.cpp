@@ -185,6 +185,8 @@ int Server::serve() {
 
   uv_timer_init(loop_, &block_timer_);
   block_timer_.data = this;
+  uv_timer_init(loop_, &pause_timer_);
+  pause_timer_.data = this;
   uv_timer_init(loop_, &lock_timer_);
   lock_timer_.data = this;
 
@@ -348,6 +350,7 @@ void Server::user_channels_changed(const engine::acl::User& user) {
 void Server::on_connection_closed(Connection* conn) {
   clients_.remove(conn);
   blocked_.remove(conn->id());
+  tracking_closed(*conn);
   // A snapshot's child stops with its client.
   syncs_.erase(conn->id());
   unwatch_all(*conn);
@@ -497,7 +500,7 @@ bool Server::rerun_blocked(Connection& conn, bool timed_out, std::string_view re
   if (waiter == nullptr) return true;
   const std::vector<std::string> args = waiter->argv;
   const std::vector<std::string_view> argv(args.begin(), args.end());
-  protocol::ReplyWriter& writer = conn.reply_writer();
+  protocol::ReplyWriter& writer = conn.late_reply_writer();
   const protocol::RespVersion version = writer.version();
   if (waiter->resp3) writer.set_version(protocol::RespVersion::kResp3);
   const Outcome outcome = run(Origin::blocked_retry(conn, timed_out, ready_key), argv, writer);
@@ -554,15 +557,6 @@ void Server::arm_block_timer() {
       next > now ? next - now : 0, 0);
 }
 
-std::string Server::client_list(std::span<const uint64_t> ids,
-                                std::optional<engine::ClientKind> kind) {
-  return clients_.list(ids, kind);
-}
-
-size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
-  return clients_.kill(filter);
-}
-
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
 
 void Server::cron() {
@@ -573,7 +567,8 @@ void Server::cron() {
   // Like Redis: active expiry may use up to 25% of each cron period, shared by the databases
   // (taken in turn from where the last cycle stopped).
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
-  if (active_expire_) {
+  // As Redis, no key expires actively while clients are paused.
+  if (active_expire_ && !clients_paused()) {
     const uint64_t start_us = unix_now_us();
     const int64_t budget_us = period_us / 4;
     for (int i = 0; i < dbs_.count(); ++i) {
@@ -687,6 +682,7 @@ void Server::maybe_finish_shutdown() {
   // The last handles: with them closed the loop runs out of work and run() returns.
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&pause_timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&lock_timer_), nullptr);
   input_task_->stop();
   end_syncs();
