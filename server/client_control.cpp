@@ -1,8 +1,9 @@
-// Client controls on the server's side: CLIENT LIST/KILL over the registry, CLIENT PAUSE (the
-// clients' requests held until the pause ends), CLIENT UNBLOCK, and client-side caching
-// (CLIENT TRACKING): remembering what tracking clients read and sending invalidations as Redis
-// 7.0 does — RESP3 pushes on the client's connection, or, redirected, pushes or
-// __redis__:invalidate messages on another client's.
+// Client controls on the server's side: CLIENT LIST/KILL over the registry, the disconnection
+// of clients whose ACL user was deleted or lost channels, CLIENT PAUSE (the clients' requests
+// held until the pause ends), CLIENT UNBLOCK, and client-side caching (CLIENT TRACKING):
+// remembering what tracking clients read and sending invalidations as Redis 7.0 does — RESP3
+// pushes on the client's connection, or, redirected, pushes or __redis__:invalidate messages on
+// another client's.
 #include "engine/commands/client_control.h"
 
 #include <algorithm>
@@ -26,6 +27,40 @@ std::string Server::client_list(std::span<const uint64_t> ids,
 
 size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
   return clients_.kill(filter);
+}
+
+void Server::disconnect_users(std::span<const engine::acl::User* const> users,
+                              engine::ClientSession* self) {
+  if (users.empty()) return;
+  clients_.for_each([&](Connection& conn) {
+    if (conn.closing() || std::find(users.begin(), users.end(), conn.user()) == users.end()) {
+      return;
+    }
+    // As Redis: logged out at once, then closed (the caller after its reply).
+    conn.set_user(users_.default_user());
+    conn.set_authenticated(false);
+    if (&conn == self) {
+      conn.close_after_reply();
+    } else {
+      conn.close();
+    }
+  });
+}
+
+void Server::user_channels_changed(const engine::acl::User& user) {
+  clients_.for_each([&](Connection& conn) {
+    if (conn.closing() || conn.user() != &user || pubsub_.subscription_count(conn.id()) == 0) {
+      return;
+    }
+    bool allowed = true;
+    for (const std::string& pattern : pubsub_.subscriptions(conn.id(), true)) {
+      allowed = allowed && user.channel_allowed(pattern, true);
+    }
+    for (const std::string& channel : pubsub_.subscriptions(conn.id(), false)) {
+      allowed = allowed && user.channel_allowed(channel, false);
+    }
+    if (!allowed) conn.close();
+  });
 }
 
 void Server::pause_clients(int64_t until_ms, bool all) {

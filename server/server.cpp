@@ -1,6 +1,7 @@
 // Server: listener, client registry, timers and orderly shutdown.
 #include "server/server.h"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -313,40 +314,6 @@ bool Server::load_acl_file() {
   return true;
 }
 
-void Server::disconnect_users(std::span<const engine::acl::User* const> users,
-                              engine::ClientSession* self) {
-  if (users.empty()) return;
-  clients_.for_each([&](Connection& conn) {
-    if (conn.closing() || std::find(users.begin(), users.end(), conn.user()) == users.end()) {
-      return;
-    }
-    // As Redis: logged out at once, then closed (the caller after its reply).
-    conn.set_user(users_.default_user());
-    conn.set_authenticated(false);
-    if (&conn == self) {
-      conn.close_after_reply();
-    } else {
-      conn.close();
-    }
-  });
-}
-
-void Server::user_channels_changed(const engine::acl::User& user) {
-  clients_.for_each([&](Connection& conn) {
-    if (conn.closing() || conn.user() != &user || pubsub_.subscription_count(conn.id()) == 0) {
-      return;
-    }
-    bool allowed = true;
-    for (const std::string& pattern : pubsub_.subscriptions(conn.id(), true)) {
-      allowed = allowed && user.channel_allowed(pattern, true);
-    }
-    for (const std::string& channel : pubsub_.subscriptions(conn.id(), false)) {
-      allowed = allowed && user.channel_allowed(channel, false);
-    }
-    if (!allowed) conn.close();
-  });
-}
-
 void Server::on_connection_closed(Connection* conn) {
   clients_.remove(conn);
   blocked_.remove(conn->id());
@@ -557,6 +524,18 @@ void Server::arm_block_timer() {
       next > now ? next - now : 0, 0);
 }
 
+void Server::trim_freed_memory() {
+  // Large reply buffers (a client reading big values slowly holds up to 64 MB of them) are
+  // freed in chunks of a few MB. Once glibc has freed one such mapping it raises its mmap
+  // threshold and serves later ones from the heap, whose freed holes it keeps: after a burst
+  // the node's RSS stayed megabytes above where it was. Handing free heap pages back once a
+  // burst is over keeps RSS following what is in use, as Redis's allocator does with its decay.
+  constexpr size_t kTrimAfterBytes = 8 * 1024 * 1024;
+  if (released_output_bytes_ < kTrimAfterBytes) return;
+  released_output_bytes_ = 0;
+  malloc_trim(0);
+}
+
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
 
 void Server::cron() {
@@ -595,6 +574,7 @@ void Server::cron() {
   aof_.cron(now, rdb_.bgsave_in_progress());
   rdb_.set_changes(changes_);
   rdb_.cron(now, unix_now_ms(), aof_.rewrite_in_progress());
+  trim_freed_memory();
   if (!imports_.empty() && now - last_import_cron_ms_ >= 1000) {
     last_import_cron_ms_ = now;
     for (auto& source : imports_) source->cron(now);
