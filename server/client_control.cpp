@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "common/numbers.h"
 #include "protocol/reply_writer.h"
 #include "server/connection.h"
 #include "server/server.h"
@@ -17,6 +18,10 @@ namespace ringkv::server {
 namespace {
 
 constexpr std::string_view kInvalidateChannel = "__redis__:invalidate";
+// Client-side caching between nodes: RINGKV.TRACK <reader's node> <key>... asks a key's owner to
+// report the keys' next change; the owner does with RINGKV.INVALIDATE <key>.
+constexpr std::string_view kTrackFrame = "ringkv.track";
+constexpr std::string_view kInvalidateFrame = "ringkv.invalidate";
 
 }  // namespace
 
@@ -160,6 +165,18 @@ void Server::track_reads(const Origin& origin, const engine::CommandSpec& spec,
 
 void Server::tracking_key_changed(std::string_view key) {
   if (tracking_.has_prefixes()) tracking_.note_broadcast(key, running_client_);
+  if (!peer_readers_.empty()) {
+    if (auto it = peer_readers_.find(key); it != peer_readers_.end()) {
+      const std::set<std::string> nodes = std::move(it->second);
+      peer_readers_.erase(it);
+      const std::string_view frame[] = {kInvalidateFrame, key};
+      for (const std::string& node : nodes) cluster_->send_frame(node, frame);
+    }
+  }
+  invalidate_readers(key);
+}
+
+void Server::invalidate_readers(std::string_view key) {
   if (tracking_.keys() == 0) return;
   for (uint64_t id : tracking_.take_readers(key)) {
     Connection* target = clients_.find(id);
@@ -177,7 +194,66 @@ void Server::tracking_key_changed(std::string_view key) {
   }
 }
 
+void Server::track_remote_reads(Connection& conn, const engine::CommandSpec& spec,
+                                std::span<const std::string_view> argv,
+                                const cluster::Route& route) {
+  // A blocking read waits on a link of its own: its keys are not tracked across nodes.
+  if (runs_script(spec) || (spec.flags & (engine::kPubsub | engine::kBlocking)) != 0 ||
+      !engine::tracking_remembers_reads(conn.tracking_state())) {
+    return;
+  }
+  const std::vector<size_t> positions = engine::key_positions(spec, argv);
+  for (size_t pos : positions) tracking_.remember(conn.id(), argv[pos]);
+  // One RINGKV.TRACK per peer owner, with its keys.
+  std::vector<std::pair<size_t, std::vector<std::string_view>>> per_node;
+  if (route.kind == cluster::RouteKind::kRemote) {
+    per_node.emplace_back(route.node, std::vector<std::string_view>{});
+    for (size_t pos : positions) per_node.back().second.push_back(argv[pos]);
+  } else if (route.kind == cluster::RouteKind::kSplit) {
+    const hashring::HashRing& ring = cluster_->routing_ring();
+    for (const cluster::Fragment& f : route.fragments) {
+      if (ring.nodes()[f.node].address == cluster_->self_address()) continue;
+      per_node.emplace_back(f.node, std::vector<std::string_view>{});
+      for (size_t g : f.groups) per_node.back().second.push_back(argv[g]);
+    }
+  }
+  for (auto& [node, keys] : per_node) {
+    if (keys.empty()) continue;
+    std::vector<std::string_view> frame{kTrackFrame, cluster_->self_address()};
+    frame.insert(frame.end(), keys.begin(), keys.end());
+    cluster::Route to_owner;
+    to_owner.kind = cluster::RouteKind::kRemote;
+    to_owner.node = node;
+    // On the client's link, so the owner knows before it serves the read.
+    cluster_->execute(to_owner, spec, frame, conn.id(), protocol::RespVersion::kResp2,
+                      [](std::string_view) {});
+  }
+}
+
+bool Server::tracking_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
+  if (argv.size() >= 3 && common::equals_ignore_case(argv[0], kTrackFrame)) {
+    for (std::string_view key : argv.subspan(2)) {
+      auto it = peer_readers_.find(key);
+      if (it == peer_readers_.end()) {
+        it = peer_readers_.emplace(std::string(key), std::set<std::string>{}).first;
+      }
+      it->second.emplace(argv[1]);
+    }
+    writer.ok();
+    return true;
+  }
+  if (argv.size() == 2 && common::equals_ignore_case(argv[0], kInvalidateFrame)) {
+    invalidate_readers(argv[1]);
+    writer.ok();
+    return true;
+  }
+  return false;
+}
+
 void Server::tracking_flushed() {
+  // The peers reading keys here flush their own part of the same FLUSHALL (it runs on every
+  // node) and tell their clients then.
+  peer_readers_.clear();
   clients_.for_each([this](Connection& conn) {
     if (!conn.tracking_state().on) return;
     if (conn.id() == running_client_) {

@@ -110,7 +110,7 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     stats_.total_commands_processed--;  // run again when its keys are released
     return false;
   }
-  if (shard_frame(argv, writer)) return true;
+  if (shard_frame(argv, writer) || tracking_frame(argv, writer)) return true;
   if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kMigrateFrame)) {
     const std::optional<int64_t> version = common::parse_integer(argv[1]);
     if (!version || *version < 1 || !cluster_->accepts_copy(static_cast<uint64_t>(*version))) {
@@ -317,6 +317,9 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
     return true;
   }
   note_relayed_write(conn, spec, argv, route);
+  if ((spec.flags & engine::kReadonly) != 0 && conn.tracking_state().on) {
+    track_remote_reads(conn, spec, argv, route);
+  }
   Connection::ReplySlot slot = conn.reserve_reply();
   const uint64_t start_us = unix_now_us();
   store_.set_now(static_cast<int64_t>(start_us / 1000));

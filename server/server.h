@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -388,6 +389,15 @@ class Server final : public engine::ServerControl,
   void track_reads(const Origin& origin, const engine::CommandSpec& spec,
                    std::span<const std::string_view> argv);
   void tracking_key_changed(std::string_view key);
+  // The invalidations of this node's own readers of `key` (default mode).
+  void invalidate_readers(std::string_view key);
+  // In a cluster: a tracking client's read relayed to peers remembers its keys here, and tells
+  // each peer owner, on the client's link ahead of the read, to report their next change
+  // (RINGKV.TRACK); an owner reports it with RINGKV.INVALIDATE. tracking_frame() answers both
+  // frames (returns whether argv was one).
+  void track_remote_reads(Connection& conn, const engine::CommandSpec& spec,
+                          std::span<const std::string_view> argv, const cluster::Route& route);
+  bool tracking_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
   void tracking_flushed();
   void tracking_closed(Connection& conn);
   // Sends `tracker` an invalidation of `keys` (or, null, of everything), where its mode says.
@@ -540,6 +550,8 @@ class Server final : public engine::ServerControl,
   // CLIENT TRACKING: the keys read and the prefixes listened to; the client whose request is
   // running (its own invalidations wait for its reply: the keys, or nullopt for a flush).
   TrackingTable tracking_;
+  // Keys peers' tracking clients read here, with the addresses of those peers.
+  StringMap<std::set<std::string>> peer_readers_;
   uint64_t running_client_ = 0;
   std::vector<std::optional<std::string>> self_invalidations_;
   // WATCHed keys by database: the clients watching each.

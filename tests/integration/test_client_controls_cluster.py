@@ -2,9 +2,10 @@
 commands relayed to peers as it drops local ones (and ON's +OK comes back in order after them);
 CLIENT PAUSE WRITE pauses the node it is sent to only (a client of another node writes the same
 keys meanwhile), and the paused node's relayed writes run after CLIENT UNPAUSE; CLIENT UNBLOCK
-answers a client blocked on a key of its node; CLIENT TRACKING of keys the node owns is
-invalidated whichever node's client writes them, for a RESP3 client (raw socket) and a RESP2
-redis-py client redirecting to a subscriber of __redis__:invalidate.
+answers a client blocked on a key of its node; CLIENT TRACKING is invalidated whichever node's
+client writes a key, whether the client's node owns it or a peer does (which then reports the
+change), for GET and a split MGET, for a RESP3 client (raw socket) and a RESP2 redis-py client
+redirecting to a subscriber of __redis__:invalidate.
 
     /usr/bin/python3 test_client_controls_cluster.py --server build/ringkv-server
 """
@@ -45,7 +46,7 @@ def main():
     report = harness.Report("test_client_controls_cluster")
     with harness.Cluster(args.server, 3, name="clientctl", request_timeout=2000,
                          connect_timeout=500) as cluster:
-        p1, p2, _ = cluster.ports
+        p1, p2, p3 = cluster.ports
         mine, theirs = owned_keys(cluster, p1, 3)
         report.check(len(mine) == 3 and len(theirs) == 3, "keys on node 1 and on its peers")
 
@@ -98,6 +99,25 @@ def main():
             t.sock.settimeout(10.0)
             report.equal(data, b">2\r\n$10\r\ninvalidate\r\n_\r\n", "FLUSHALL through node 2")
 
+        # Keys peers own: the owner reports their change to node 1, which tells its client; an
+        # MGET split over node 1 and a peer is tracked on both.
+        with RespClient(p1) as t, RespClient(p3) as other:
+            t.call("HELLO", "3")
+            t.call("CLIENT", "TRACKING", "on")
+            t.call("GET", theirs[0])
+            t.call("MGET", mine[0], theirs[1])
+            report.equal(other.call("SET", theirs[0], "y"), b"+OK\r\n", "write a peer's key")
+            report.equal(t.read(), b">2\r\n$10\r\ninvalidate\r\n*1\r\n$%d\r\n%s\r\n"
+                         % (len(theirs[0]), theirs[0].encode()), "invalidation from the owner")
+            other.call("SET", theirs[1], "y")
+            report.equal(t.read(), b">2\r\n$10\r\ninvalidate\r\n*1\r\n$%d\r\n%s\r\n"
+                         % (len(theirs[1]), theirs[1].encode()), "split MGET: the peer's key")
+            other.call("SET", mine[0], "y")
+            report.equal(t.read(), b">2\r\n$10\r\ninvalidate\r\n*1\r\n$%d\r\n%s\r\n"
+                         % (len(mine[0]), mine[0].encode()), "split MGET: node 1's key")
+            other.call("SET", theirs[0], "z")
+            report.check(quiet(t), "one invalidation per read")
+
         # redis-py, RESP2: tracking redirected to a subscriber of __redis__:invalidate.
         r = redis.Redis(port=p1, single_connection_client=True)
         sub = redis.Redis(port=p1, client_name="invalidations").pubsub()
@@ -105,11 +125,13 @@ def main():
         report.equal(sub.get_message(timeout=2)["type"], "subscribe", "subscribed")
         sub_id = next(c["id"] for c in r.client_list() if c["name"] == "invalidations")
         report.check(r.client_tracking_on(clientid=sub_id), "redirect on")
-        r.get(mine[2])
-        redis.Redis(port=p2).set(mine[2], "changed")
-        msg = sub.get_message(timeout=2)
-        report.equal((msg or {}).get("channel"), b"__redis__:invalidate", "redirected message")
-        report.equal((msg or {}).get("data"), [mine[2].encode()], "its key")
+        for key in (mine[2], theirs[2]):
+            r.get(key)
+            redis.Redis(port=p2).set(key, "changed")
+            msg = sub.get_message(timeout=2)
+            report.equal((msg or {}).get("channel"), b"__redis__:invalidate",
+                         "redirected message (%s)" % key)
+            report.equal((msg or {}).get("data"), [key.encode()], "its key (%s)" % key)
         r.close()
         sub.close()
         report.check(all(n.alive() for n in cluster.nodes), "nodes alive", cluster.logs())
