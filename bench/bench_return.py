@@ -39,9 +39,14 @@ def sync_counts(ports):
 def measure(label, ports, started, before):
     repl.settle(ports, timeout=300)
     took = time.monotonic() - started
-    partial, full = (a - b for a, b in zip(sync_counts(ports), before))
-    print("%-28s %6.2f s   partial resyncs %d, full copies %d" % (label, took, partial, full),
-          flush=True)
+    after = sync_counts(ports)
+    partial, full = (a - b for a, b in zip(after, before))
+    if partial < 0 or full < 0:
+        # Streams closed and opened again (a ring change) count from 0: their counts now.
+        counts = "streams reopened, now partial resyncs %d, full copies %d" % after
+    else:
+        counts = "partial resyncs %d, full copies %d" % (partial, full)
+    print("%-28s %6.2f s   %s" % (label, took, counts), flush=True)
 
 
 def main():
