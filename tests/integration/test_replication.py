@@ -429,10 +429,9 @@ def owners(port, keys):
     return dict(zip(keys, (o.decode() for o in replies)))
 
 
-def stale_reads(port, model, rng, seconds=2.0):
-    """Reads random keys through `port` for `seconds` (errors are not answers); returns the reads
-    older than the write acknowledged before the first: (key, value, acknowledged)."""
-    floor = dict(model.acked)
+def stale_reads(port, floor, rng, seconds=2.0):
+    """Reads random keys of `floor` (key -> version acknowledged) through `port` for `seconds`
+    (errors are not answers); returns the reads older than that: (key, value, acknowledged)."""
     stale = []
     r = client(port, timeout=10)
     deadline = time.monotonic() + seconds
@@ -486,7 +485,7 @@ def check_fault(report, binary, rng, n_nodes, rf, acks, fault, label):
             if fault == "stop":
                 # Back from a hang: it must not answer anything older than acknowledged.
                 c.kill(victim, signal.SIGCONT)
-                stale = stale_reads(ports[victim], model, rng)
+                stale = stale_reads(ports[victim], dict(model.acked), rng)
                 report.check(not stale, "%s: reads through the node back from SIGSTOP never "
                              "return a value older than an acknowledged write" % label,
                              repr(stale[:5]))
