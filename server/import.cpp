@@ -21,6 +21,8 @@ constexpr uint64_t kMaxInFlight = 20000;
 constexpr uint64_t kRetryMs = 1000;
 // Commands whose owner was unavailable: a new snapshot after 1 s, then 2, 4... up to this.
 constexpr uint64_t kMaxOwnerRetryMs = 30000;
+// A node started again waits this long before resuming its imports.
+constexpr uint64_t kResumeDelayMs = 3000;
 constexpr size_t kReadChunk = 256 * 1024;
 constexpr size_t kMarkBytes = 40;
 // Errors logged one by one before they are only counted.
@@ -92,10 +94,14 @@ void ImportSource::resume(const ImportRecord& record) {
     state_ = State::kStopped;
     return;
   }
-  spdlog::info("import from {}: resuming after a restart ({})", address(),
+  spdlog::info("import from {}: resuming after a restart ({}) in {} s", address(),
                replid_.empty() ? "with a new snapshot"
-                               : "at offset " + std::to_string(offset_ + 1) + " of " + replid_);
-  connect();
+                               : "at offset " + std::to_string(offset_ + 1) + " of " + replid_,
+               kResumeDelayMs / 1000);
+  // First the members hear of it (announced each second): a CLUSTER IMPORT STOP given elsewhere
+  // while this node was down arrives before it applies anything.
+  state_ = State::kRetrying;
+  next_connect_ms_ = uv_now(server_.loop()) + kResumeDelayMs;
 }
 
 ImportRecord ImportSource::record() {

@@ -33,6 +33,7 @@ bool Server::cluster_import(engine::CommandContext& ctx) {
     }
     // An import another member runs (or ran until it went down) is stopped there.
     if (stop_remote_import(args.size() == 2 ? args[1] : std::string_view())) stopped++;
+    announce_imports();
     if (stopped == 0) {
       ctx.reply.error(args.size() == 2 ? "ERR no import from " + std::string(args[1]) + " runs"
                                        : std::string("ERR no import runs"));
@@ -73,6 +74,7 @@ bool Server::cluster_import(engine::CommandContext& ctx) {
     }
     spdlog::info("importing from {} again", address);
     source->restart(std::move(password));
+    announce_imports();
     ctx.reply.ok();
     return true;
   }
@@ -81,6 +83,7 @@ bool Server::cluster_import(engine::CommandContext& ctx) {
                                                     clients_.next_id()));
   spdlog::info("importing from {}", address);
   imports_.back()->start();
+  announce_imports();
   ctx.reply.ok();
   return true;
 }
@@ -118,6 +121,7 @@ void Server::load_imports() {
         *this, r.source.substr(0, colon), static_cast<int>(port), r.password, clients_.next_id()));
     imports_.back()->resume(r);
   }
+  if (!imports_.empty()) announce_imports();
 }
 
 void Server::import_cron(uint64_t now) {
@@ -129,8 +133,9 @@ void Server::import_cron(uint64_t now) {
 }
 
 void Server::announce_imports() {
-  // Once a second to every member: where each import stands, so that CLUSTER INFO anywhere shows
-  // it (and where it stopped, if this node dies) and CLUSTER IMPORT STOP works anywhere.
+  // Once a second, and when an import starts, stops or resumes, to every member: where each stands,
+  // so that CLUSTER INFO anywhere shows it (and where it stopped, if this node dies) and CLUSTER
+  // IMPORT STOP works anywhere.
   const std::string& self = cluster_->self_address();
   const uint64_t now = uv_now(loop_);
   for (const auto& node : cluster_->ring().nodes()) {

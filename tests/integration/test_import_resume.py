@@ -57,6 +57,8 @@ def fill_source(r, rng, keys):
         p.set("bulk:%d" % i, "value-%d" % i, ex=3600 if i % 7 == 0 else None)
     p.execute()
     r.config_set("repl-diskless-sync-delay", 0)
+    # Room for the writes made while a killed node is down and resuming (3 s after its start).
+    r.config_set("repl-backlog-size", 64 * 1024 * 1024)
 
 
 def finish(report, cluster, node, ring, src, writer, what, stop_port=None):
@@ -86,8 +88,10 @@ def check_runner_killed(report, binary, rng, seed, keys):
         writer.start()
         with harness.RespClient(node) as c:
             report.equal(c.call("CLUSTER", "IMPORT", addr), b"+OK\r\n", "runner: CLUSTER IMPORT")
-        # Killed as soon as the snapshot's first keys arrived.
-        wait_for(lambda: int(import_fields(node)[addr]["keys"]) > 0, 20)
+        # Killed as soon as the snapshot's first keys arrived (and the other members know of it:
+        # announced at once).
+        wait_for(lambda: int(import_fields(node)[addr]["keys"]) > 0 and
+                 addr in elsewhere_fields(other), 20)
         state = import_fields(node)[addr]["state"]
         cluster.kill(0)
         report.check(wait_for(lambda: addr in elsewhere_fields(other), 5),
@@ -146,6 +150,24 @@ def check_runner_killed(report, binary, rng, seed, keys):
         report.equal(import_fields(node).get(addr, {}).get("state"), "stopped",
                      "a stopped import stays stopped after a restart")
         report.equal(ring.exists("after:stop"), 0, "still nothing imported after the restart")
+        # Imported again, then stopped through another member while its node is down: the node
+        # gets the STOP when it is back.
+        with harness.RespClient(node) as c:
+            report.equal(c.call("CLUSTER", "IMPORT", addr), b"+OK\r\n", "imported again")
+        wait_caught_up(report, node, {addr: src}, "imported again")
+        report.equal(ring.get("after:stop"), b"1", "the write made while stopped arrived")
+        time.sleep(1.2)  # announced as running
+        cluster.kill(0)
+        with harness.RespClient(other) as c:
+            report.equal(c.call("CLUSTER", "IMPORT", "STOP", addr), b"+OK\r\n",
+                         "STOP through another member while the node is down")
+        report.equal(elsewhere_fields(other).get(addr, {}).get("stop_requested"), "1",
+                     "the STOP waits for the node")
+        cluster.restart(0)
+        report.check(wait_for(lambda: import_fields(node)[addr]["state"] == "stopped" and
+                              elsewhere_fields(other)[addr]["stop_requested"] == "0", 10),
+                     "the node got the STOP when it was back",
+                     repr((import_fields(node), elsewhere_fields(other))))
 
 
 def check_target_killed(report, binary, rng, seed, keys, rf):
