@@ -115,6 +115,8 @@ class Server final : public engine::ServerControl,
 
   // Called by a Connection from its close callback.
   void on_connection_closed(Connection* conn);
+  // A connection let go of a large output buffer (see trim_freed_memory).
+  void note_released_output(size_t bytes) { released_output_bytes_ += bytes; }
 
   // engine::ServerControl
   std::string info(std::span<const std::string_view> sections) override;
@@ -287,6 +289,7 @@ class Server final : public engine::ServerControl,
   void peer_handshake(Connection& conn, std::span<const std::string_view> argv,
                       protocol::ReplyWriter& writer);
   void cron();
+  void trim_freed_memory();
   // Sharded pub/sub in a cluster (shard_pubsub.cpp): tells the owners of shard channels how many
   // subscribers this node has, forwards SPUBLISH to the nodes with subscribers, and answers the
   // peers' RINGKV.SHARDSUB and RINGKV.SHARDMSG frames (returns whether argv was one).
@@ -498,6 +501,7 @@ class Server final : public engine::ServerControl,
   void announce_imports();
   bool import_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
   bool stop_remote_import(std::string_view source);
+  size_t released_output_bytes_ = 0;
   uint64_t latest_sync_fork_usec_ = 0;
   // Reports of changed keys and flushes so far: a handler that moved it changed data.
   uint64_t changes_ = 0;
