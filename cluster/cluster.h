@@ -59,6 +59,9 @@ inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
 // and the owner forwards each SPUBLISH to such nodes, RINGKV.SHARDMSG <channel> <message>.
 inline constexpr std::string_view kShardSubscribers = "ringkv.shardsub";
 inline constexpr std::string_view kShardMessage = "ringkv.shardmsg";
+// A keyspace event the key's owner published, for this node's subscribers:
+// RINGKV.KEYSPACEMSG <channel> <message> [<channel> <message>] (server/notifications.cpp).
+inline constexpr std::string_view kKeyspaceMessage = "ringkv.keyspacemsg";
 // Prefix of a relayed script (EVAL, EVALSHA...): RINGKV.AS <user> <command...>. The peer runs the
 // script's redis.call()s with that ACL user's rights, as the caller's node would have.
 inline constexpr std::string_view kUserPrefix = "ringkv.as";

@@ -34,6 +34,7 @@ struct ServerOptions {
   int64_t databases = 16;                          // numbered databases clients SELECT
   int64_t busy_reply_threshold = 5000;  // ms a script runs before others get -BUSY (0 = never)
   int64_t client_query_buffer_limit = 1024 * 1024 * 1024;  // unparsed input one client may send
+  int notify_keyspace_events = 0;  // notify-keyspace-events classes (common/keyspace_events.h)
   // client-output-buffer-limit, per class of client (Redis's defaults).
   OutputBufferLimit output_limit_normal;
   OutputBufferLimit output_limit_replica{256 * 1024 * 1024, 64 * 1024 * 1024, 60};

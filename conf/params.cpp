@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "common/keyspace_events.h"
 #include "common/numbers.h"
 #include "conf/param_rows.h"
 
@@ -253,6 +254,28 @@ Row output_limit_row(const Head& h) {
   return row;
 }
 
+// notify-keyspace-events: the classes of keyspace events published, stored as Redis's bits and
+// printed in Redis's canonical order ("KEA" reads back as "AKE").
+Row keyspace_events_row(const Head& h) {
+  Row row = make_row(h);
+  row.from_redis = [](Config& c, std::string_view text) -> Reason {
+    const std::optional<int> flags = common::parse_keyspace_events(text);
+    if (!flags) return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+    c.server.notify_keyspace_events = *flags;
+    return {};
+  };
+  row.from_text = row.from_redis;
+  row.from_toml = [from_text = row.from_text](Config& c, const toml::node& node) -> Reason {
+    if (!node.is_string()) return "expected a string, got " + type_name(node);
+    return from_text(c, node.as_string()->get());
+  };
+  row.to_text = [](const Config& c) {
+    return common::format_keyspace_events(c.server.notify_keyspace_events);
+  };
+  row.to_toml = [to_text = row.to_text](const Config& c) { return toml_quote(to_text(c)); };
+  return row;
+}
+
 // rename-command, file-only as in Redis: a TOML table mapping command names to their new names,
 // "" disabling the command: rename-command = { FLUSHALL = "", CONFIG = "CFG_x1" }. Whether the
 // names are commands is checked where the command table is known (the server refuses to start).
@@ -386,6 +409,10 @@ const std::vector<Row>& rows() {
                               "--client-output-buffer-limit", "client-output-buffer-limit", true,
                               "Per class (normal, replica, pubsub): hard, soft limit and soft "
                               "seconds of a client's unsent output"}),
+        keyspace_events_row(Head{"server", "notify-keyspace-events", "--notify-keyspace-events",
+                                 "notify-keyspace-events", true,
+                                 "Keyspace event classes published (K E g $ l s h z x e t m d n A; "
+                                 "empty = none)"}),
         size_row(
             Head{"memory", "maxmemory", "--maxmemory", "maxmemory", true,
                  "Data size at which writes evict keys or fail (bytes, or 100mb...; 0 = none)"},

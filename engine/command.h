@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/keyspace_events.h"
 #include "protocol/reply_writer.h"
 
 namespace ringkv::engine {
@@ -338,6 +339,10 @@ class KeyEvents {
   // `key` was written in database `db`, not the command's own (MOVE's and COPY ... DB's
   // destination): its WATCHers fail and clients blocked on it there may be served.
   virtual void key_written_in(int /*db*/, std::string_view /*key*/) {}
+  // A keyspace event, where Redis calls notifyKeyspaceEvent: `type` is its class
+  // (common/keyspace_events.h), `event` its name ("set", "lpush", ...), `db` the key's database.
+  virtual void keyspace_event(int /*type*/, std::string_view /*event*/, std::string_view /*key*/,
+                              int /*db*/) {}
 };
 
 // Publish/subscribe on this node (implemented by server/): subscriptions of clients (by id) and
@@ -490,6 +495,14 @@ struct CommandContext {
   // Reports a write to `key` in another database than the command's (see KeyEvents).
   void key_written_in(int other_db, std::string_view key) const {
     if (ready != nullptr) ready->key_written_in(other_db, key);
+  }
+  // Reports a keyspace event on `key` of this command's database (see KeyEvents::keyspace_event),
+  // and on `key` of database `other_db` (MOVE's and COPY ... DB's destination).
+  void notify(int type, std::string_view event, std::string_view key) const {
+    if (ready != nullptr) ready->keyspace_event(type, event, key, db);
+  }
+  void notify_in(int other_db, int type, std::string_view event, std::string_view key) const {
+    if (ready != nullptr) ready->keyspace_event(type, event, key, other_db);
   }
 };
 

@@ -110,7 +110,8 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     stats_.total_commands_processed--;  // run again when its keys are released
     return false;
   }
-  if (shard_frame(argv, writer) || tracking_frame(argv, writer) || import_frame(argv, writer)) {
+  if (shard_frame(argv, writer) || tracking_frame(argv, writer) || import_frame(argv, writer) ||
+      keyspace_frame(argv, writer)) {
     return true;
   }
   if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kMigrateFrame)) {

@@ -38,11 +38,7 @@ Server::Server(conf::Config config)
       start_ms_(uv_now(uv_default_loop())) {
   dbs_.set_now(unix_now_ms());
   run_id_ = common::random_hex(20);
-  // WATCH treats a key deleted by expiry or eviction as changed; the append-only file logs a DEL.
-  for (int db = 0; db < dbs_.count(); ++db) {
-    dbs_[db].set_expiry_listener([this, db](std::string_view key) { key_dropped(db, key); });
-    dbs_[db].set_eviction_listener([this, db](std::string_view key) { key_dropped(db, key); });
-  }
+  for (int db = 0; db < dbs_.count(); ++db) watch_store(db);
   watchers_.resize(static_cast<size_t>(dbs_.count()));
   apply_memory_config();
   users_.set_default_password(config_.security.requirepass);

@@ -215,11 +215,17 @@ class Server final : public engine::ServerControl,
   void keyspace_flushing() override;
   void all_keyspaces_flushing() override;
   void key_written_in(int db, std::string_view key) override;
+  void keyspace_event(int type, std::string_view event, std::string_view key, int db) override;
   // A key the server deleted by itself: its TTL passed (lazily, during a command, or by active
   // expiry) or maxmemory evicted it. Its WATCHers fail and the append-only file logs a DEL at
   // once; the command running meanwhile does not count it as its change.
   void key_dropped(std::string_view key) { key_dropped(events_db_, key); }
   void key_dropped(int db, std::string_view key);
+  // Listens to database `db`'s expiries, evictions and new keys (notifications.cpp).
+  void watch_store(int db);
+  // Whether this node publishes the keyspace events of `key` (database 0 of a cluster): it is
+  // the key's primary.
+  bool publishes_for(std::string_view key) const;
 
   // engine::ServerControl: transactions (transaction.cpp)
   void multi(engine::CommandContext& ctx) override;
@@ -307,6 +313,9 @@ class Server final : public engine::ServerControl,
   void setup_shard_pubsub();
   void refresh_shard_interests();
   bool shard_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  // Runs a RINGKV.KEYSPACEMSG frame (a keyspace event another node published): true when argv is
+  // one.
+  bool keyspace_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
   // Snapshots for tools (snapshot_sync.cpp): a chunk for client `id`, the snapshot's end, the
   // timer that resumes transfers whose clients took their output, and the end of all of them.
   void sync_data(uint64_t id, std::string_view chunk);

@@ -70,7 +70,10 @@ void bitfield_generic(CommandContext& ctx, bool readonly) {
     ctx.reply.error(replies.error());
     return;
   }
-  if (changed > 0) ctx.key_modified(ctx.argv[1]);
+  if (changed > 0) {
+    ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyString, "setbit", ctx.argv[1]);
+  }
   ctx.reply.array((*replies).size());
   for (const std::optional<int64_t>& r : *replies) {
     if (r) {
@@ -100,7 +103,10 @@ void cmd_setbit(CommandContext& ctx) {
     ctx.reply.error(old.error());
     return;
   }
-  if (changed) ctx.key_modified(ctx.argv[1]);
+  if (changed) {
+    ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyString, "setbit", ctx.argv[1]);
+  }
   ctx.reply.integer(*old);
 }
 
@@ -212,7 +218,11 @@ void cmd_bitop(CommandContext& ctx) {
     ctx.reply.error(length.error());
     return;
   }
-  if (changed) ctx.key_modified(ctx.argv[2]);
+  if (changed) {
+    ctx.key_modified(ctx.argv[2]);
+    ctx.notify(*length > 0 ? common::kNotifyString : common::kNotifyGeneric,
+               *length > 0 ? "set" : "del", ctx.argv[2]);
+  }
   ctx.reply.integer(static_cast<int64_t>(*length));
 }
 

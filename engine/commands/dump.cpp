@@ -122,6 +122,7 @@ void cmd_restore(CommandContext& ctx) {
       if (deleted) {
         ctx.propagate_as({"DEL", key});
         ctx.key_modified(key);
+        ctx.notify(common::kNotifyGeneric, "del", key);
       }
       ctx.reply.ok();
       return;
@@ -141,6 +142,7 @@ void cmd_restore(CommandContext& ctx) {
     ctx.key_ready(key);
   }
   ctx.key_modified(key);
+  ctx.notify(common::kNotifyGeneric, "restore", key);
   ctx.reply.ok();
 }
 

@@ -164,15 +164,19 @@ struct SearchOptions {
 // STOREDIST) and replies their count; an empty result deletes `dest`.
 void store_result(CommandContext& ctx, std::string_view dest, const std::vector<GeoPoint>& points,
                   size_t returned, double to_meters, bool store_dist) {
-  const bool existed = ctx.store.erase(dest);
+  const bool existed = returned > 0 ? ctx.store.peek(dest) != nullptr : ctx.store.erase(dest);
   if (returned > 0) {
     auto zset = std::make_unique<ZSetObject>();
     for (size_t i = 0; i < returned; ++i) {
       const GeoPoint& p = points[i];
       zset->set(p.member, store_dist ? p.dist / to_meters : p.score);
     }
-    ctx.store.add_object(dest, std::move(zset));
+    ctx.store.put_object(dest, std::move(zset));
     ctx.key_ready(dest);
+    const bool search = ctx.spec != nullptr && ctx.spec->name == "geosearchstore";
+    ctx.notify(common::kNotifyZset, search ? "geosearchstore" : "georadiusstore", dest);
+  } else if (existed) {
+    ctx.notify(common::kNotifyGeneric, "del", dest);
   }
   if (existed || returned > 0) ctx.key_modified(dest);
   ctx.reply.integer(static_cast<int64_t>(returned));
@@ -317,7 +321,10 @@ void georadius_generic(CommandContext& ctx, Form form) {
 
   if (zset == nullptr) {
     if (opts.has_store) {
-      if (ctx.store.erase(opts.store_key)) ctx.key_modified(opts.store_key);
+      if (ctx.store.erase(opts.store_key)) {
+        ctx.key_modified(opts.store_key);
+        ctx.notify(common::kNotifyGeneric, "del", opts.store_key);
+      }
       ctx.reply.integer(0);
     } else {
       ctx.reply.array(0);
@@ -422,7 +429,10 @@ void cmd_geoadd(CommandContext& ctx) {
     return;
   }
   if (done->added > 0) ctx.key_ready(key);
-  if (done->added > 0 || done->updated > 0) ctx.key_modified(key);
+  if (done->added > 0 || done->updated > 0) {
+    ctx.key_modified(key);
+    ctx.notify(common::kNotifyZset, "zadd", key);
+  }
   ctx.reply.integer(flags.ch ? done->added + done->updated : done->added);
 }
 

@@ -79,6 +79,7 @@ void cmd_hset(CommandContext& ctx) {
   if (added) {
     // Even rewriting fields with their current values counts as a change, as in Redis.
     ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyHash, "hset", ctx.argv[1]);
     ctx.reply.integer(*added);
   } else {
     ctx.reply.error(added.error());
@@ -90,6 +91,7 @@ void cmd_hmset(CommandContext& ctx) {
   auto added = hash_set(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
   if (added) {
     ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyHash, "hset", ctx.argv[1]);
     ctx.reply.ok();
   } else {
     ctx.reply.error(added.error());
@@ -99,7 +101,10 @@ void cmd_hmset(CommandContext& ctx) {
 void cmd_hsetnx(CommandContext& ctx) {
   auto set = hash_set_nx(ctx.store, ctx.argv[1], ctx.argv[2], ctx.argv[3]);
   if (set) {
-    if (*set) ctx.key_modified(ctx.argv[1]);
+    if (*set) {
+      ctx.key_modified(ctx.argv[1]);
+      ctx.notify(common::kNotifyHash, "hset", ctx.argv[1]);
+    }
     ctx.reply.integer(*set ? 1 : 0);
   } else {
     ctx.reply.error(set.error());
@@ -134,7 +139,13 @@ void cmd_hmget(CommandContext& ctx) {
 void cmd_hdel(CommandContext& ctx) {
   auto deleted = hash_del(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
   if (deleted) {
-    if (*deleted > 0) ctx.key_modified(ctx.argv[1]);
+    if (*deleted > 0) {
+      ctx.key_modified(ctx.argv[1]);
+      ctx.notify(common::kNotifyHash, "hdel", ctx.argv[1]);
+      if (ctx.store.peek(ctx.argv[1]) == nullptr) {
+        ctx.notify(common::kNotifyGeneric, "del", ctx.argv[1]);
+      }
+    }
     ctx.reply.integer(*deleted);
   } else {
     ctx.reply.error(deleted.error());
@@ -175,6 +186,7 @@ void cmd_hincrby(CommandContext& ctx) {
   auto value = hash_incr_by(ctx.store, ctx.argv[1], ctx.argv[2], delta);
   if (value) {
     ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyHash, "hincrby", ctx.argv[1]);
     ctx.reply.integer(*value);
   } else {
     ctx.reply.error(value.error());
@@ -194,6 +206,7 @@ void cmd_hincrbyfloat(CommandContext& ctx) {
   auto value = hash_incr_by_float(ctx.store, ctx.argv[1], ctx.argv[2], increment);
   if (value) {
     ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyHash, "hincrbyfloat", ctx.argv[1]);
     // The stored text, so that replay does not depend on long double arithmetic.
     ctx.propagate_as({"HSET", ctx.argv[1], ctx.argv[2], *value});
     ctx.reply.bulk(*value);

@@ -35,7 +35,10 @@ void cmd_pfadd(CommandContext& ctx) {
   auto updated = pf_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2), modified);
   // Elements added before a corrupt part of the sketch was found stay added. Redis does not log
   // them; ringkv logs the command so that replaying it reproduces the same bytes.
-  if (modified) ctx.key_modified(ctx.argv[1]);
+  if (modified) {
+    ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyString, "pfadd", ctx.argv[1]);
+  }
   if (!updated) {
     ctx.reply.error(updated.error());
     return;
@@ -61,6 +64,7 @@ void cmd_pfmerge(CommandContext& ctx) {
     return;
   }
   ctx.key_modified(ctx.argv[1]);
+  ctx.notify(common::kNotifyString, "pfadd", ctx.argv[1]);
   ctx.reply.ok();
 }
 

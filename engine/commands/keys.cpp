@@ -115,6 +115,7 @@ void cmd_del(CommandContext& ctx) {
     if (ctx.store.erase(ctx.argv[i])) {
       ++deleted;
       ctx.key_modified(ctx.argv[i]);
+      ctx.notify(common::kNotifyGeneric, "del", ctx.argv[i]);
     }
   }
   ctx.reply.integer(deleted);
@@ -179,7 +180,8 @@ void cmd_expire(CommandContext& ctx) {
     return;
   }
   // Logged with the absolute time whichever form ran, or as the DEL it amounted to.
-  if (ctx.store.already_expired(when)) {
+  const bool deleted = ctx.store.already_expired(when);
+  if (deleted) {
     ctx.store.erase(key);
     ctx.propagate_as({"DEL", key});
   } else {
@@ -187,6 +189,7 @@ void cmd_expire(CommandContext& ctx) {
     ctx.propagate_as({"PEXPIREAT", key, std::to_string(when)});
   }
   ctx.key_modified(key);
+  ctx.notify(common::kNotifyGeneric, deleted ? "del" : "expire", key);
   ctx.reply.integer(1);
 }
 
@@ -200,7 +203,10 @@ void cmd_expiretime(CommandContext& ctx) {
 
 void cmd_persist(CommandContext& ctx) {
   const bool removed = ctx.store.persist(ctx.argv[1]);
-  if (removed) ctx.key_modified(ctx.argv[1]);
+  if (removed) {
+    ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyGeneric, "persist", ctx.argv[1]);
+  }
   ctx.reply.integer(removed ? 1 : 0);
 }
 
@@ -214,6 +220,12 @@ void report_if_blockable(CommandContext& ctx, std::string_view key) {
                        e->type() == ValueType::kStream)) {
     ctx.key_ready(key);
   }
+}
+
+// RENAME's and RENAMENX's events, after the "new" one of the destination (Redis's order).
+void notify_renamed(CommandContext& ctx, std::string_view from, std::string_view to) {
+  ctx.notify(common::kNotifyGeneric, "rename_from", from);
+  ctx.notify(common::kNotifyGeneric, "rename_to", to);
 }
 
 }  // namespace
@@ -231,6 +243,7 @@ void cmd_rename(CommandContext& ctx) {
     report_if_blockable(ctx, to);
     ctx.key_modified(from);
     ctx.key_modified(to);
+    notify_renamed(ctx, from, to);
   }
   ctx.reply.ok();
 }
@@ -250,6 +263,7 @@ void cmd_renamenx(CommandContext& ctx) {
   report_if_blockable(ctx, to);
   ctx.key_modified(from);
   ctx.key_modified(to);
+  notify_renamed(ctx, from, to);
   ctx.reply.integer(1);
 }
 
@@ -287,6 +301,7 @@ void cmd_copy(CommandContext& ctx) {
     return;
   }
   const bool copied = ctx.store.copy_to(*dst, from, to, replace);
+  if (copied) ctx.notify_in(dst_db, common::kNotifyGeneric, "copy_to", to);
   if (copied && dst == &ctx.store) {
     report_if_blockable(ctx, to);
     ctx.key_modified(to);
@@ -316,6 +331,8 @@ void cmd_move(CommandContext& ctx) {
   }
   ctx.key_modified(key);
   ctx.key_written_in(dst_db, key);
+  ctx.notify(common::kNotifyGeneric, "move_from", key);
+  ctx.notify_in(dst_db, common::kNotifyGeneric, "move_to", key);
   ctx.reply.integer(1);
 }
 

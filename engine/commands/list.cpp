@@ -54,6 +54,7 @@ void push_generic(CommandContext& ctx, End end, bool only_existing) {
   if (*len > 0) {
     ctx.key_ready(ctx.argv[1]);
     ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyList, end == End::kHead ? "lpush" : "rpush", ctx.argv[1]);
   }
   ctx.reply.integer(*len);
 }
@@ -81,7 +82,10 @@ void pop_generic(CommandContext& ctx, End end) {
     return;
   }
   // A count of 0 pops nothing.
-  if (!values->empty()) ctx.key_modified(ctx.argv[1]);
+  if (!values->empty()) {
+    ctx.key_modified(ctx.argv[1]);
+    notify_popped(ctx, ctx.argv[1], end);
+  }
   if (!has_count) {
     ctx.reply.bulk(values->front());
     return;
@@ -108,6 +112,18 @@ bool end_or_reply(CommandContext& ctx, std::string_view arg, End& end) {
 // The LEFT/RIGHT argument naming an end (LMOVE's spelling).
 std::string_view end_name(End end) { return end == End::kHead ? "LEFT" : "RIGHT"; }
 
+void notify_popped(CommandContext& ctx, std::string_view key, End end) {
+  ctx.notify(common::kNotifyList, end == End::kHead ? "lpop" : "rpop", key);
+  if (ctx.store.peek(key) == nullptr) ctx.notify(common::kNotifyGeneric, "del", key);
+}
+
+// An element was removed from `key` by `event` (LREM, LTRIM): that event, and del when it emptied
+// the list.
+static void notify_removed(CommandContext& ctx, std::string_view key, std::string_view event) {
+  ctx.notify(common::kNotifyList, event, key);
+  if (ctx.store.peek(key) == nullptr) ctx.notify(common::kNotifyGeneric, "del", key);
+}
+
 // LMOVE's common part (BLMOVE, RPOPLPUSH, BRPOPLPUSH): moves one element, replying it, or the
 // null bulk when the source is absent. Returns whether an element moved.
 bool move_generic(CommandContext& ctx, End from, End to) {
@@ -123,6 +139,9 @@ bool move_generic(CommandContext& ctx, End from, End to) {
   ctx.key_ready(ctx.argv[2]);
   ctx.key_modified(ctx.argv[1]);
   ctx.key_modified(ctx.argv[2]);
+  // Redis's order: the push onto the destination, then the pop from the source.
+  ctx.notify(common::kNotifyList, to == End::kHead ? "lpush" : "rpush", ctx.argv[2]);
+  notify_popped(ctx, ctx.argv[1], from);
   ctx.reply.bulk(**moved);
   return true;
 }
@@ -193,6 +212,7 @@ void cmd_lset(CommandContext& ctx) {
     return;
   }
   ctx.key_modified(ctx.argv[1]);
+  ctx.notify(common::kNotifyList, "lset", ctx.argv[1]);
   ctx.reply.ok();
 }
 
@@ -209,7 +229,10 @@ void cmd_linsert(CommandContext& ctx) {
     ctx.reply.error(len.error());
     return;
   }
-  if (*len > 0) ctx.key_modified(ctx.argv[1]);
+  if (*len > 0) {
+    ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyList, "linsert", ctx.argv[1]);
+  }
   ctx.reply.integer(*len);
 }
 
@@ -221,7 +244,10 @@ void cmd_lrem(CommandContext& ctx) {
     ctx.reply.error(removed.error());
     return;
   }
-  if (*removed > 0) ctx.key_modified(ctx.argv[1]);
+  if (*removed > 0) {
+    ctx.key_modified(ctx.argv[1]);
+    notify_removed(ctx, ctx.argv[1], "lrem");
+  }
   ctx.reply.integer(*removed);
 }
 
@@ -235,7 +261,10 @@ void cmd_ltrim(CommandContext& ctx) {
     return;
   }
   // Redis reports an existing list as changed even when nothing was trimmed.
-  if (*existed) ctx.key_modified(ctx.argv[1]);
+  if (*existed) {
+    ctx.key_modified(ctx.argv[1]);
+    notify_removed(ctx, ctx.argv[1], "ltrim");
+  }
   ctx.reply.ok();
 }
 

@@ -37,6 +37,10 @@ void cmd_rpoplpush(CommandContext& ctx);
 bool end_or_reply(CommandContext& ctx, std::string_view arg, ListEnd& end);
 // The LEFT/RIGHT argument naming an end (LMOVE's spelling).
 std::string_view end_name(ListEnd end);
+
+// The events of elements popped from `key`'s `end` (lpop or rpop), and del when that emptied it
+// (Redis's listElementsRemoved).
+void notify_popped(CommandContext& ctx, std::string_view key, ListEnd end);
 // LMOVE's common part (BLMOVE, RPOPLPUSH, BRPOPLPUSH): moves one element, replying it, or the
 // null bulk when the source is absent. Returns whether an element moved.
 bool move_generic(CommandContext& ctx, ListEnd from, ListEnd to);

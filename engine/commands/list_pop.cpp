@@ -50,6 +50,7 @@ bool pop_first_or_reply(CommandContext& ctx, std::span<const std::string_view> k
     const auto& values = *popped;
     if (!values) continue;
     ctx.key_modified(key);
+    notify_popped(ctx, key, end);
     // Logged as the non-blocking pop of the key that was served, with the count it took.
     if (count == 0) {
       ctx.propagate_as({end == End::kHead ? "LPOP" : "RPOP", key});

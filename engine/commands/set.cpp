@@ -55,11 +55,25 @@ void reply_count_and_report(CommandContext& ctx, std::string_view key, const Res
   reply_int_or_error(ctx, n);
 }
 
+// Members left `key` by `event` (SREM, SPOP, SMOVE's source): that event, and del when it emptied
+// the set.
+void notify_set_removed(CommandContext& ctx, std::string_view key, std::string_view event) {
+  ctx.notify(common::kNotifySet, event, key);
+  if (ctx.store.peek(key) == nullptr) ctx.notify(common::kNotifyGeneric, "del", key);
+}
+
 void store_combination(CommandContext& ctx, SetOp op) {
   // An empty result changes the destination only when it deletes an existing key.
   const bool existed = ctx.store.peek(ctx.argv[1]) != nullptr;
   auto n = set_combine_store(ctx.store, op, ctx.argv[1], ctx.argv.subspan(2));
   if (n && (*n > 0 || existed)) ctx.key_modified(ctx.argv[1]);
+  if (n && *n > 0) {
+    constexpr std::string_view kEvents[] = {"sinterstore", "sunionstore", "sdiffstore"};
+    const size_t which = op == SetOp::kInter ? 0 : (op == SetOp::kUnion ? 1 : 2);
+    ctx.notify(common::kNotifySet, kEvents[which], ctx.argv[1]);
+  } else if (n && existed) {
+    ctx.notify(common::kNotifyGeneric, "del", ctx.argv[1]);
+  }
   reply_int_or_error(ctx, n);
 }
 
@@ -91,11 +105,15 @@ void sintercard_keys(std::span<const std::string_view> argv, std::vector<size_t>
 }
 
 void cmd_sadd(CommandContext& ctx) {
-  reply_count_and_report(ctx, ctx.argv[1], set_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2)));
+  const Result<int64_t> added = set_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
+  if (added && *added > 0) ctx.notify(common::kNotifySet, "sadd", ctx.argv[1]);
+  reply_count_and_report(ctx, ctx.argv[1], added);
 }
 
 void cmd_srem(CommandContext& ctx) {
-  reply_count_and_report(ctx, ctx.argv[1], set_remove(ctx.store, ctx.argv[1], ctx.argv.subspan(2)));
+  const Result<int64_t> removed = set_remove(ctx.store, ctx.argv[1], ctx.argv.subspan(2));
+  if (removed && *removed > 0) notify_set_removed(ctx, ctx.argv[1], "srem");
+  reply_count_and_report(ctx, ctx.argv[1], removed);
 }
 
 void cmd_smembers(CommandContext& ctx) {
@@ -171,6 +189,7 @@ void cmd_spop(CommandContext& ctx) {
     }
     if (!popped.empty()) {
       ctx.key_modified(ctx.argv[1]);
+      notify_set_removed(ctx, ctx.argv[1], "spop");
       propagate_spop(ctx, popped);
     }
     ctx.reply.set(popped.size());
@@ -187,6 +206,7 @@ void cmd_spop(CommandContext& ctx) {
     ctx.reply.error(n.error());
   } else if (found) {
     ctx.key_modified(ctx.argv[1]);
+    notify_set_removed(ctx, ctx.argv[1], "spop");
     ctx.propagate_as({"SREM", ctx.argv[1], member});
     ctx.reply.bulk(member);
   } else {
@@ -228,10 +248,12 @@ void cmd_smove(CommandContext& ctx) {
   // The destination changes only when it did not hold the member yet.
   auto dst = read_object<SetObject>(ctx.store, ctx.argv[2]);
   const bool in_destination = dst && *dst != nullptr && (*dst)->contains(ctx.argv[3]);
-  auto moved = set_move(ctx.store, ctx.argv[1], ctx.argv[2], ctx.argv[3]);
+  auto moved = set_move(ctx.store, ctx.argv[1], ctx.argv[2], ctx.argv[3],
+                        [&] { notify_set_removed(ctx, ctx.argv[1], "srem"); });
   if (moved && *moved && ctx.argv[1] != ctx.argv[2]) {
     ctx.key_modified(ctx.argv[1]);
     if (!in_destination) ctx.key_modified(ctx.argv[2]);
+    if (!in_destination) ctx.notify(common::kNotifySet, "sadd", ctx.argv[2]);
   }
   if (moved) {
     ctx.reply.integer(*moved ? 1 : 0);

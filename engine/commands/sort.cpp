@@ -244,10 +244,13 @@ void sort_generic(CommandContext& ctx, bool readonly) {
     }
   }
   const std::string_view dest = *storekey;
-  const bool existed = ctx.store.erase(dest);
+  const bool existed = outputlen > 0 ? ctx.store.peek(dest) != nullptr : ctx.store.erase(dest);
   if (outputlen > 0) {
-    ctx.store.add_object(dest, std::move(result));
+    ctx.store.put_object(dest, std::move(result));
     ctx.key_ready(dest);
+    ctx.notify(common::kNotifyList, "sortstore", dest);
+  } else if (existed) {
+    ctx.notify(common::kNotifyGeneric, "del", dest);
   }
   if (existed || outputlen > 0) ctx.key_modified(dest);
   ctx.reply.integer(outputlen);

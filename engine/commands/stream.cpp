@@ -115,7 +115,10 @@ void cmd_xadd(CommandContext& ctx) {
   const std::string id_text = format_stream_id(id);
   ctx.reply.bulk(id_text);
   ctx.key_modified(key);
-  if (args.trim.strategy != StreamTrim::Strategy::kNone) s.trim(args.trim);
+  ctx.notify(common::kNotifyStream, "xadd", key);
+  if (args.trim.strategy != StreamTrim::Strategy::kNone && s.trim(args.trim) > 0) {
+    ctx.notify(common::kNotifyStream, "xtrim", key);
+  }
   // Logged with the ID it got, and a trim as the exact length it left.
   std::vector<std::string> effective{"XADD", std::string(key)};
   if (args.trim.strategy != StreamTrim::Strategy::kNone) {
@@ -151,7 +154,10 @@ void cmd_xdel(CommandContext& ctx) {
   StreamObject& s = *found->get();
   int64_t deleted = 0;
   for (StreamID id : ids) deleted += s.remove(id) ? 1 : 0;
-  if (deleted > 0) ctx.key_modified(ctx.argv[1]);
+  if (deleted > 0) {
+    ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyStream, "xdel", ctx.argv[1]);
+  }
   ctx.reply.integer(deleted);
 }
 
@@ -168,6 +174,7 @@ void cmd_xtrim(CommandContext& ctx) {
   const int64_t deleted = s.trim(args.trim);
   if (deleted > 0) {
     ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyStream, "xtrim", ctx.argv[1]);
     ctx.propagate_as(exact_trim_form(ctx, s));
   }
   ctx.reply.integer(deleted);
@@ -224,6 +231,7 @@ void cmd_xsetid(CommandContext& ctx) {
   if (max_deleted != kMinStreamID) s.set_max_deleted_id(max_deleted);
   // Redis 7.0.15 signals no key here (WATCH is not touched).
   ctx.data_changed(ctx.argv[1]);
+  ctx.notify(common::kNotifyStream, "xsetid", ctx.argv[1]);
   ctx.reply.ok();
 }
 

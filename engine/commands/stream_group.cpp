@@ -106,6 +106,7 @@ void cmd_xgroup_create(CommandContext& ctx) {
     return;
   }
   ctx.data_changed(ctx.argv[2]);
+  ctx.notify(common::kNotifyStream, "xgroup-create", ctx.argv[2]);
   ctx.reply.ok();
 }
 
@@ -121,6 +122,7 @@ void cmd_xgroup_setid(CommandContext& ctx) {
   t.group->last_id = id;
   t.group->entries_read = t.entries_read;
   ctx.data_changed(ctx.argv[2]);
+  ctx.notify(common::kNotifyStream, "xgroup-setid", ctx.argv[2]);
   ctx.reply.ok();
 }
 
@@ -132,6 +134,7 @@ void cmd_xgroup_destroy(CommandContext& ctx) {
     return;
   }
   ctx.data_changed(ctx.argv[2]);
+  ctx.notify(common::kNotifyStream, "xgroup-destroy", ctx.argv[2]);
   // Clients blocked in XREADGROUP on this group learn it is gone.
   ctx.key_ready(ctx.argv[2]);
   ctx.reply.integer(1);
@@ -142,7 +145,10 @@ void cmd_xgroup_createconsumer(CommandContext& ctx) {
   if (!group_target_or_reply(ctx, false, false, true, t)) return;
   bool created = false;
   t.group->get_or_create_consumer(ctx.argv[4], ctx.store.now(), &created);
-  if (created) ctx.data_changed(ctx.argv[2]);
+  if (created) {
+    ctx.data_changed(ctx.argv[2]);
+    ctx.notify(common::kNotifyStream, "xgroup-createconsumer", ctx.argv[2]);
+  }
   ctx.reply.integer(created ? 1 : 0);
 }
 
@@ -150,7 +156,10 @@ void cmd_xgroup_delconsumer(CommandContext& ctx) {
   GroupTarget t;
   if (!group_target_or_reply(ctx, false, false, true, t)) return;
   const int64_t pending = t.group->delete_consumer(ctx.argv[4]);
-  if (pending >= 0) ctx.data_changed(ctx.argv[2]);
+  if (pending >= 0) {
+    ctx.data_changed(ctx.argv[2]);
+    ctx.notify(common::kNotifyStream, "xgroup-delconsumer", ctx.argv[2]);
+  }
   ctx.reply.integer(pending < 0 ? 0 : pending);
 }
 

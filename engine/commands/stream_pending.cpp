@@ -270,8 +270,10 @@ void cmd_xclaim(CommandContext& ctx) {
     if (created && !force) continue;
     if (!created && min_idle != 0 && now - nack->delivery_time < min_idle) continue;
     if (consumer == nullptr) {
-      consumer = g->get_or_create_consumer(argv[3], now, nullptr);
+      bool made = false;
+      consumer = g->get_or_create_consumer(argv[3], now, &made);
       consumer->seen_time = now;
+      if (made) ctx.notify(common::kNotifyStream, "xgroup-createconsumer", argv[1]);
     }
     // A record FORCE creates starts at one delivery (streamCreateNACK).
     uint64_t deliveries = created ? 1 : nack->delivery_count;
@@ -349,8 +351,10 @@ void cmd_xautoclaim(CommandContext& ctx) {
     StreamNack* nack = g->nack(id);
     if (min_idle != 0 && now - nack->delivery_time < min_idle) continue;
     if (consumer == nullptr) {
-      consumer = g->get_or_create_consumer(argv[3], now, nullptr);
+      bool made = false;
+      consumer = g->get_or_create_consumer(argv[3], now, &made);
       consumer->seen_time = now;
+      if (made) ctx.notify(common::kNotifyStream, "xgroup-createconsumer", argv[1]);
     }
     g->set_pending(id, consumer, now, nack->delivery_count + (justid ? 0 : 1));
     if (justid) {

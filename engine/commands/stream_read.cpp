@@ -251,6 +251,8 @@ void xread_generic(CommandContext& ctx, bool group_mode) {
         ctx.reply.error(found.error());
         return;
       }
+      // Redis reads the key (lookupKeyRead): a missing one is a keyspace miss.
+      if (found && !*found && !woken) ctx.store.lookup_notouch(key);
       if (found && *found) {
         src.stream = found->get();
         src.group = found->get()->group(a.group);
@@ -336,7 +338,10 @@ void xread_generic(CommandContext& ctx, bool group_mode) {
         bool created = false;
         consumer = src.group->get_or_create_consumer(a.consumer, ctx.store.now(), &created);
         consumer->seen_time = ctx.store.now();
-        if (created) effects.consumer_created();
+        if (created) {
+          effects.consumer_created();
+          ctx.notify(common::kNotifyStream, "xgroup-createconsumer", key);
+        }
       }
       if (served++ == 0) token = ctx.reply.begin_deferred();
       if (!resp3) ctx.reply.array(2);

@@ -86,6 +86,8 @@ void set_and_reply(CommandContext& ctx, std::string_view key, std::string_view v
   auto outcome = set_value(ctx.store, key, value, options, expiry);
   if (outcome && outcome.value().written) {
     ctx.key_modified(key);
+    ctx.notify(common::kNotifyString, "set", key);
+    if (expiry.kind == Expiry::kAt) ctx.notify(common::kNotifyGeneric, "expire", key);
     propagate_set(ctx, key, value, options, expiry);
   }
   if (!outcome) {
@@ -129,6 +131,7 @@ void incr_and_reply(CommandContext& ctx, int64_t delta) {
   auto value = incr_by(ctx.store, ctx.argv[1], delta);
   if (value) {
     ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyString, "incrby", ctx.argv[1]);
     ctx.reply.integer(*value);
   } else {
     ctx.reply.error(value.error());
@@ -156,9 +159,10 @@ bool mset_pairs_or_reply(CommandContext& ctx) {
   return false;
 }
 
-// MSET / MSETNX wrote every key of their key/value arguments.
-void modified_each_key(CommandContext& ctx) {
-  for (size_t i = 1; i < ctx.argv.size(); i += 2) ctx.key_modified(ctx.argv[i]);
+// MSET / MSETNX wrote `key`.
+void key_set(const CommandContext& ctx, std::string_view key) {
+  ctx.key_modified(key);
+  ctx.notify(common::kNotifyString, "set", key);
 }
 
 }  // namespace
@@ -189,7 +193,10 @@ void cmd_setnx(CommandContext& ctx) {
   StringSetOptions options;
   options.nx = true;
   auto outcome = set_value(ctx.store, ctx.argv[1], ctx.argv[2], options, Expiry::none());
-  if (outcome.value().written) ctx.key_modified(ctx.argv[1]);
+  if (outcome.value().written) {
+    ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyString, "set", ctx.argv[1]);
+  }
   ctx.reply.integer(outcome.value().written ? 1 : 0);
 }
 
@@ -201,6 +208,7 @@ void cmd_getset(CommandContext& ctx) {
   auto old = get_set(ctx.store, ctx.argv[1], ctx.argv[2]);
   if (old) {
     ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyString, "set", ctx.argv[1]);
     reply_optional(ctx, *old);
   } else {
     ctx.reply.error(old.error());
@@ -210,7 +218,10 @@ void cmd_getset(CommandContext& ctx) {
 void cmd_getdel(CommandContext& ctx) {
   auto old = get_del(ctx.store, ctx.argv[1]);
   if (old) {
-    if (*old) ctx.key_modified(ctx.argv[1]);
+    if (*old) {
+      ctx.key_modified(ctx.argv[1]);
+      ctx.notify(common::kNotifyGeneric, "del", ctx.argv[1]);
+    }
     reply_optional(ctx, *old);
   } else {
     ctx.reply.error(old.error());
@@ -231,6 +242,9 @@ void cmd_getex(CommandContext& ctx) {
     if (*value &&
         (options.value().expire != ExpireOption::kNone || (options.value().persist && had_ttl))) {
       ctx.key_modified(ctx.argv[1]);
+      const bool gone = ctx.store.peek(ctx.argv[1]) == nullptr;
+      ctx.notify(common::kNotifyGeneric,
+                 options.value().persist ? "persist" : (gone ? "del" : "expire"), ctx.argv[1]);
       propagate_getex(ctx, options.value());
     }
     reply_optional(ctx, *value);
@@ -254,15 +268,14 @@ void cmd_mget(CommandContext& ctx) {
 
 void cmd_mset(CommandContext& ctx) {
   if (!mset_pairs_or_reply(ctx)) return;
-  set_many(ctx.store, ctx.argv.subspan(1), false);
-  modified_each_key(ctx);
+  set_many(ctx.store, ctx.argv.subspan(1), false, [&](std::string_view key) { key_set(ctx, key); });
   ctx.reply.ok();
 }
 
 void cmd_msetnx(CommandContext& ctx) {
   if (!mset_pairs_or_reply(ctx)) return;
-  const bool written = set_many(ctx.store, ctx.argv.subspan(1), true);
-  if (written) modified_each_key(ctx);
+  const bool written = set_many(ctx.store, ctx.argv.subspan(1), true,
+                                [&](std::string_view key) { key_set(ctx, key); });
   ctx.reply.integer(written ? 1 : 0);
 }
 
@@ -271,6 +284,7 @@ void cmd_append(CommandContext& ctx) {
   if (length) {
     // Even an empty suffix counts as a change, as in Redis.
     ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyString, "append", ctx.argv[1]);
     ctx.reply.integer(static_cast<int64_t>(*length));
   } else {
     ctx.reply.error(length.error());
@@ -311,6 +325,7 @@ void cmd_incrbyfloat(CommandContext& ctx) {
   auto value = incr_by_float(ctx.store, ctx.argv[1], ctx.argv[2]);
   if (value) {
     ctx.key_modified(ctx.argv[1]);
+    ctx.notify(common::kNotifyString, "incrbyfloat", ctx.argv[1]);
     // The stored text, so that replay does not depend on long double arithmetic.
     ctx.propagate_as({"SET", ctx.argv[1], *value, "KEEPTTL"});
     ctx.reply.bulk(*value);
@@ -338,7 +353,10 @@ void cmd_setrange(CommandContext& ctx) {
   auto length = set_range(ctx.store, ctx.argv[1], offset, ctx.argv[3], bulk_limit(ctx));
   if (length) {
     // An empty value writes nothing (not even a missing key).
-    if (!ctx.argv[3].empty()) ctx.key_modified(ctx.argv[1]);
+    if (!ctx.argv[3].empty()) {
+      ctx.key_modified(ctx.argv[1]);
+      ctx.notify(common::kNotifyString, "setrange", ctx.argv[1]);
+    }
     ctx.reply.integer(static_cast<int64_t>(*length));
   } else {
     ctx.reply.error(length.error());

@@ -217,7 +217,8 @@ Result<std::optional<std::string>> get_ex(Store& store, std::string_view key,
   return value;
 }
 
-bool set_many(Store& store, std::span<const std::string_view> key_values, bool only_if_none_exist) {
+bool set_many(Store& store, std::span<const std::string_view> key_values, bool only_if_none_exist,
+              const std::function<void(std::string_view key)>& written) {
   if (only_if_none_exist) {
     for (size_t i = 0; i + 1 < key_values.size(); i += 2) {
       if (store.peek(key_values[i]) != nullptr) return false;
@@ -225,6 +226,7 @@ bool set_many(Store& store, std::span<const std::string_view> key_values, bool o
   }
   for (size_t i = 0; i + 1 < key_values.size(); i += 2) {
     store.set_string(key_values[i], key_values[i + 1], Expiry::none());
+    if (written) written(key_values[i]);
   }
   return true;
 }

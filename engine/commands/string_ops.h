@@ -108,7 +108,9 @@ Result<std::optional<std::string>> get_ex(Store& store, std::string_view key,
 
 // MSET / MSETNX: sets each (key, value) pair of `key_values` (even length), dropping TTLs. With
 // `only_if_none_exist`, writes nothing and returns false when any key exists (of any type).
-bool set_many(Store& store, std::span<const std::string_view> key_values, bool only_if_none_exist);
+// `written` runs after each key is set (its events come before the next key's "new", as in Redis).
+bool set_many(Store& store, std::span<const std::string_view> key_values, bool only_if_none_exist,
+              const std::function<void(std::string_view key)>& written = {});
 
 // Adds `delta` to the integer stored at key (0 when absent), keeping its TTL. Returns the new
 // value. Errors: kWrongType, kNotInteger, kOverflow.

@@ -95,7 +95,10 @@ void zadd_generic(CommandContext& ctx, ZAddFlags flags) {
   }
   if (done->added > 0) ctx.key_ready(key);
   // Only a new member or a new score changes the key (ZINCRBY by 0 does not).
-  if (done->added > 0 || done->updated > 0) ctx.key_modified(key);
+  if (done->added > 0 || done->updated > 0) {
+    ctx.key_modified(key);
+    ctx.notify(common::kNotifyZset, flags.incr ? "zincr" : "zadd", key);
+  }
   if (flags.incr) {
     if (done->processed > 0) {
       ctx.reply.double_value(done->score);
@@ -167,10 +170,13 @@ void store_span(CommandContext& ctx, const ZSetObject* zset, RankSpan span) {
     zset->visit_ranks(span.start, span.count, span.reverse,
                       [&](std::string_view m, double s) { result->set(m, s); });
   }
-  const bool existed = ctx.store.erase(dest);
+  const bool existed = span.count > 0 ? ctx.store.peek(dest) != nullptr : ctx.store.erase(dest);
   if (span.count > 0) {
-    ctx.store.add_object(dest, std::move(result));
+    ctx.store.put_object(dest, std::move(result));
     ctx.key_ready(dest);
+    ctx.notify(common::kNotifyZset, "zrangestore", dest);
+  } else if (existed) {
+    ctx.notify(common::kNotifyGeneric, "del", dest);
   }
   if (existed || span.count > 0) ctx.key_modified(dest);
   ctx.reply.integer(static_cast<int64_t>(span.count));
@@ -319,7 +325,12 @@ void zremrange_generic(CommandContext& ctx, RangeKind kind) {
     span = window(lower, upper, 0, -1, false);
   }
   const size_t removed = zset->erase_ranks(span.start, span.count);
-  if (removed > 0) ctx.key_modified(ctx.argv[1]);
+  if (removed > 0) {
+    ctx.key_modified(ctx.argv[1]);
+    const char* event = kind == RangeKind::kRank ? "zremrangebyrank" : "zremrangebylex";
+    if (kind == RangeKind::kScore) event = "zremrangebyscore";
+    notify_zset_removed(ctx, ctx.argv[1], event, zset->size());
+  }
   ctx.reply.integer(static_cast<int64_t>(removed));
 }
 
@@ -448,7 +459,11 @@ void cmd_zrem(CommandContext& ctx) {
       ctx.store, ctx.argv[1], ctx.argv.subspan(2),
       [](ZSetObject& zset, std::string_view member) { return zset.erase(member); });
   if (removed) {
-    if (*removed > 0) ctx.key_modified(ctx.argv[1]);
+    if (*removed > 0) {
+      ctx.key_modified(ctx.argv[1]);
+      // The guard has deleted an emptied key by now.
+      notify_zset_removed(ctx, ctx.argv[1], "zrem", ctx.store.peek(ctx.argv[1]) == nullptr ? 0 : 1);
+    }
     ctx.reply.integer(*removed);
   } else {
     ctx.reply.error(removed.error());

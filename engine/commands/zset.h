@@ -2,7 +2,9 @@
 // outside the family (the server, the tests) calls directly.
 #pragma once
 
+#include <cstddef>
 #include <span>
+#include <string_view>
 
 #include "engine/command.h"
 
@@ -31,5 +33,13 @@ void cmd_zrem(CommandContext& ctx);
 void cmd_zremrangebyrank(CommandContext& ctx);
 void cmd_zremrangebyscore(CommandContext& ctx);
 void cmd_zremrangebylex(CommandContext& ctx);
+
+// The events of members removed from `key` by `event` (ZREM..., ZPOP...): that event, and del
+// when `left` is 0 (the write's guard deletes the key as it ends).
+inline void notify_zset_removed(CommandContext& ctx, std::string_view key, std::string_view event,
+                                size_t left) {
+  ctx.notify(common::kNotifyZset, event, key);
+  if (left == 0) ctx.notify(common::kNotifyGeneric, "del", key);
+}
 
 }  // namespace ringkv::engine

@@ -240,10 +240,16 @@ void zsetop_generic(CommandContext& ctx, Op op, bool store, bool cardinality = f
   if (store) {
     const std::string_view dest = ctx.argv[1];
     // An empty result changes the destination only when it deletes an existing key.
-    const bool existed = ctx.store.erase(dest);
+    const bool existed = result.empty() ? ctx.store.erase(dest) : ctx.store.peek(dest) != nullptr;
     if (!result.empty()) {
-      ctx.store.add_object(dest, build_zset(result));
+      ctx.store.put_object(dest, build_zset(result));
       ctx.key_ready(dest);
+      ctx.notify(
+          common::kNotifyZset,
+          op == Op::kUnion ? "zunionstore" : (op == Op::kInter ? "zinterstore" : "zdiffstore"),
+          dest);
+    } else if (existed) {
+      ctx.notify(common::kNotifyGeneric, "del", dest);
     }
     if (existed || !result.empty()) ctx.key_modified(dest);
     ctx.reply.integer(static_cast<int64_t>(result.size()));

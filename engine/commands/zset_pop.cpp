@@ -16,6 +16,7 @@
 #include "engine/commands/list_pop.h"
 #include "engine/commands/scan_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/commands/zset.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/zset_type.h"
 #include "protocol/errors.h"
@@ -67,6 +68,7 @@ void zpop_generic(CommandContext& ctx, bool min) {
   ctx.key_modified(ctx.argv[1]);
   ctx.reply.array(nested ? n : n * 2);
   pop_elements(ctx, *zset, n, min, nested);
+  notify_zset_removed(ctx, ctx.argv[1], min ? "zpopmin" : "zpopmax", zset->size());
 }
 
 // BZPOPMIN/BZPOPMAX key [key ...] timeout.
@@ -85,6 +87,7 @@ void bzpop_generic(CommandContext& ctx, bool min) {
     ctx.reply.array(3);
     ctx.reply.bulk(key);
     pop_elements(ctx, *zset, 1, min, false);
+    notify_zset_removed(ctx, key, min ? "zpopmin" : "zpopmax", zset->size());
     return;
   }
   block_or_timeout(ctx, keys, timeout_ms);
@@ -194,6 +197,7 @@ bool zmpop_first_or_reply(CommandContext& ctx, std::span<const std::string_view>
     ctx.reply.bulk(key);
     ctx.reply.array(n);
     pop_elements(ctx, *zset, n, min, true);
+    notify_zset_removed(ctx, key, min ? "zpopmin" : "zpopmax", zset->size());
     return true;
   }
   return false;

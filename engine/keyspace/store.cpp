@@ -57,6 +57,7 @@ const Entry* Store::lookup(std::string_view key) {
   }
   if (f.entry == nullptr) {
     ++stats_.keyspace_misses;
+    report_miss(key);
     return nullptr;
   }
   f.entry->set_lru(impl_->touched_access(f.entry->lru()));
@@ -68,6 +69,7 @@ const Entry* Store::lookup_notouch(std::string_view key) {
   const Entry* e = peek(key);
   if (e == nullptr) {
     ++stats_.keyspace_misses;
+    report_miss(key);
   } else {
     ++stats_.keyspace_hits;
   }
@@ -99,6 +101,7 @@ const Entry* Store::set_string(std::string_view key, std::string_view value, Exp
   if (f.entry == nullptr) {
     Entry* e = Entry::create(ValueType::kString, encoding, lru, key, value, at);
     impl_->insert_new(e, h);
+    report_new(e->key());
     return e;
   }
   Entry* e = f.entry;
@@ -140,6 +143,16 @@ const Entry* Store::add_object(std::string_view key, std::unique_ptr<Object> obj
   assert(impl_->find(key, h).entry == nullptr);
   Entry* e = Entry::create_object(impl_->initial_access(), key, object.release(), -1);
   impl_->insert_new(e, h);
+  report_new(e->key());
+  return e;
+}
+
+const Entry* Store::put_object(std::string_view key, std::unique_ptr<Object> object) {
+  const uint64_t h = impl_->hash(key);
+  Impl::Found f = impl_->find_live(key, h);
+  if (f.entry == nullptr) return add_object(key, std::move(object));
+  Entry* e = Entry::create_object(impl_->initial_access(), key, object.release(), -1);
+  impl_->replace_at(*f.table, f.pos, e);
   return e;
 }
 
@@ -205,6 +218,7 @@ bool Store::rename(std::string_view from, std::string_view to) {
   } else {
     impl_->insert_new(moved, h);
   }
+  report_new(moved->key());
   return true;
 }
 
@@ -228,6 +242,7 @@ bool Store::copy(std::string_view from, std::string_view to, bool replace) {
   } else {
     impl_->insert_new(e, h);
   }
+  report_new(e->key());
   return true;
 }
 
@@ -250,6 +265,7 @@ bool Store::copy_to(Store& dst, std::string_view from, std::string_view to, bool
   } else {
     dst.impl_->insert_new(e, h);
   }
+  dst.report_new(e->key());
   return true;
 }
 
@@ -266,6 +282,7 @@ bool Store::move_to(Store& dst, std::string_view key) {
   impl_->detach(f.entry);
   impl_->remove_at(*f.table, f.pos);
   dst.impl_->insert_new(moved, h);
+  dst.report_new(moved->key());
   return true;
 }
 

@@ -96,6 +96,9 @@ class Store {
   // Adds a collection key that does not exist yet (peek returned nullptr), taking ownership of
   // `object`. Commands use write_object (object.h), which calls this. Returns the entry.
   const Entry* add_object(std::string_view key, std::unique_ptr<Object> object);
+  // Stores a collection at `key`, replacing any value and dropping its TTL (Redis's setKey: the
+  // STORE variants). Only a key that did not exist is reported new.
+  const Entry* put_object(std::string_view key, std::unique_ptr<Object> object);
   // Accounts a change of an object's memory() during a write (called by ObjectWrite).
   void object_resized(size_t before, size_t after);
 
@@ -167,6 +170,17 @@ class Store {
     expiry_listener_ = std::move(listener);
   }
 
+  // Called with each key the store adds (Redis's dbAdd: a new key, RENAME's, COPY's and MOVE's
+  // destination even when it replaced one), once it is in: the "new" keyspace event.
+  void set_new_key_listener(std::function<void(std::string_view key)> listener) {
+    new_key_listener_ = std::move(listener);
+  }
+  // Called with each key a read looked up and did not find (counted in keyspace_misses): the
+  // "keymiss" keyspace event.
+  void set_miss_listener(std::function<void(std::string_view key)> listener) {
+    miss_listener_ = std::move(listener);
+  }
+
   // Called with each key the store deletes to free memory (evict), just before it goes.
   void set_eviction_listener(std::function<void(std::string_view key)> listener) {
     eviction_listener_ = std::move(listener);
@@ -195,6 +209,12 @@ class Store {
   void report_expired(std::string_view key) const {
     if (expiry_listener_) expiry_listener_(key);
   }
+  void report_new(std::string_view key) const {
+    if (new_key_listener_) new_key_listener_(key);
+  }
+  void report_miss(std::string_view key) const {
+    if (miss_listener_) miss_listener_(key);
+  }
 
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -204,6 +224,8 @@ class Store {
   StoreStats stats_;
   std::function<void(std::string_view)> expiry_listener_;
   std::function<void(std::string_view)> eviction_listener_;
+  std::function<void(std::string_view)> new_key_listener_;
+  std::function<void(std::string_view)> miss_listener_;
   AccessPolicy access_;
 };
 

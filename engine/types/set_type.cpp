@@ -309,7 +309,7 @@ Result<int64_t> set_remove(Store& store, std::string_view key,
 }
 
 Result<bool> set_move(Store& store, std::string_view source, std::string_view destination,
-                      std::string_view member) {
+                      std::string_view member, const std::function<void()>& removed) {
   auto src = write_object<SetObject>(store, source, false);
   if (src.ok() && !src.value()) return false;
   if (!src) return Error{src.error()};
@@ -318,6 +318,7 @@ Result<bool> set_move(Store& store, std::string_view source, std::string_view de
   if (source == destination) return src.value()->contains(member);
   if (!src.value()->remove(member)) return false;
   src.value().finish();
+  if (removed) removed();
   auto dst = write_object<SetObject>(store, destination, true);
   dst.value()->add(member);
   return true;
@@ -495,11 +496,13 @@ Result<int64_t> set_combine_store(Store& store, SetOp op, std::string_view desti
                                   std::span<const std::string_view> keys) {
   auto result = set_combine(store, op, keys);
   if (!result) return Error{result.error()};
-  store.erase(destination);
   std::unique_ptr<SetObject>& set = result.value();
-  if (set == nullptr) return int64_t{0};
+  if (set == nullptr) {
+    store.erase(destination);
+    return int64_t{0};
+  }
   const auto size = static_cast<int64_t>(set->size());
-  store.add_object(destination, std::move(set));
+  store.put_object(destination, std::move(set));
   return size;
 }
 

@@ -107,9 +107,11 @@ Result<int64_t> set_remove(Store& store, std::string_view key,
 
 // SMOVE: moves `member` from `source` to `destination` (creating it). Returns whether the member
 // was in `source` (a move within one key changes nothing). A missing source returns false before
-// any type check, as Redis. Error: kWrongType for either key.
+// any type check, as Redis. Error: kWrongType for either key. `removed` runs once the member
+// left the source (deleted when emptied) and before the destination is written, the point where
+// Redis reports the source's events.
 Result<bool> set_move(Store& store, std::string_view source, std::string_view destination,
-                      std::string_view member);
+                      std::string_view member, const std::function<void()>& removed = {});
 
 // SPOP with a count: removes up to `count` random distinct members, visiting each; the whole
 // set (in its order) when count >= size. Error: kWrongType.

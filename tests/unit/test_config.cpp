@@ -406,6 +406,13 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
         "ERR CONFIG SET failed (possibly related to argument "
         "'latency-tracking-info-percentiles') - latency-tracking-info-percentiles parameters "
         "should sit between [0.0,100.0]");
+  CHECK(get(c, "notify-keyspace-events") == "");
+  CHECK(set_parameter(c, "notify-keyspace-events", "KEA").empty());
+  CHECK(get(c, "notify-keyspace-events") == "AKE");
+  CHECK(set_parameter(c, "notify-keyspace-events", "KEy") ==
+        "ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') - Invalid "
+        "event class character. Use 'Ag$lshzxeKEtmdn'.");
+  CHECK(get(c, "notify-keyspace-events") == "AKE");
   CHECK(set_parameter(c, "enable-debug-command", "yes") ==
         "ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - can't set "
         "immutable config");
@@ -423,6 +430,7 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "busy-reply-threshold",
                                                "client-query-buffer-limit",
                                                "client-output-buffer-limit",
+                                               "notify-keyspace-events",
                                                "maxmemory",
                                                "maxmemory-policy",
                                                "maxmemory-samples",
