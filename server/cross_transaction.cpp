@@ -76,7 +76,7 @@ bool Server::watch_in_cluster(Connection& conn, std::span<const std::string_view
     }
     std::vector<std::string_view> frame{"WATCH"};
     frame.insert(frame.end(), keys.begin(), keys.end());
-    cluster_->transaction_send(node, conn.id(), frame, writer.version(), part_done);
+    cluster_->transaction_send(node, conn.id(), frame, writer.version(), conn.db(), part_done);
   }
   return true;
 }
@@ -119,7 +119,7 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
   const uint64_t id = conn.id();
   const protocol::RespVersion resp = writer.version();
   const bool watched = !tx.watch_nodes.empty();
-  auto session = cluster_->begin_transaction(id, std::move(parts), resp, true);
+  auto session = cluster_->begin_transaction(id, std::move(parts), resp, conn.db(), true);
   session->execute([this, id, slot, resp, watched, positions = std::move(positions),
                     total](cluster::TxnOutcome outcome) {
     std::string reply;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "common/numbers.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 #include "server/server.h"
@@ -86,6 +87,16 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   // EXECABORT, and a transaction whose keys are all here: the EXEC command answers.
   const size_t self = cluster_->router().self();
   if (tx.aborted || (nodes.size() == 1 && nodes[0] == self)) return false;
+  const int selected = db_after_block(tx.queued);
+  if (nodes.size() > 1 && selected >= 0) {
+    // Its parts would each run in one database: the commands after the SELECT in the wrong one.
+    tx.end();
+    unwatch_all(conn);
+    writer.error(
+        "EXECABORT Transaction discarded because SELECT is not supported in a transaction whose "
+        "keys are on several nodes");
+    return true;
+  }
   if (nodes.size() > 1) {
     exec_across(conn, writer);
     return true;
@@ -96,9 +107,16 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   tx.end();
   Connection::ReplySlot slot = conn.reserve_reply();
   conn.block();
-  cluster_->transaction_exec(nodes[0], conn.id(), queued, writer.version(),
-                             [this, slot](std::string_view reply) {
+  // A SELECT in the block runs on the peer's link: the client follows it, as with Redis.
+  const uint64_t id = conn.id();
+  cluster_->transaction_exec(nodes[0], id, queued, writer.version(), conn.db(),
+                             [this, slot, id, selected](std::string_view reply) {
                                count_error_reply(reply);
+                               Connection* c = find_client(id);
+                               if (c != nullptr && selected >= 0 && reply.size() > 4 &&
+                                   reply[0] == '*' && reply[1] != '-') {
+                                 c->set_db(selected);
+                               }
                                slot.fill(reply, true);
                              });
   tx.unwatched();
@@ -183,6 +201,16 @@ void Server::exec(engine::CommandContext& ctx) {
   run_block(conn, queued, ctx.reply);
 }
 
+int Server::db_after_block(const std::vector<std::vector<std::string>>& commands) const {
+  int db = -1;
+  for (const auto& args : commands) {
+    if (args.size() != 2 || !common::equals_ignore_case(args[0], "select")) continue;
+    const std::optional<int64_t> index = common::parse_integer(args[1]);
+    if (index && dbs_.valid(*index)) db = static_cast<int>(*index);
+  }
+  return db;
+}
+
 void Server::run_block(Connection& conn, const std::vector<std::vector<std::string>>& commands,
                        protocol::ReplyWriter& reply) {
   reply.array(commands.size());
@@ -260,8 +288,7 @@ void Server::key_written_in(int db, std::string_view key) {
 
 void Server::key_changed(int db, std::string_view key) {
   invalidate_watchers(db, key);
-  // Ring changes and replication know database 0 only, the one a cluster serves.
-  if (migration_ && db == 0) migration_->key_changed(key);
+  if (migration_) migration_->key_changed(db, key);
   // A blocked client may have to learn that its key changed under it (XREADGROUP answers that
   // its stream is gone, expired or deleted); the others find nothing new and keep waiting.
   if (blocked_.waited_on(db, key)) ready_keys_.emplace_back(db, key);
@@ -269,7 +296,7 @@ void Server::key_changed(int db, std::string_view key) {
 
 void Server::data_changed(std::string_view key) {
   changes_++;
-  if (migration_ && events_db_ == 0) migration_->key_changed(key);
+  if (migration_) migration_->key_changed(events_db_, key);
 }
 
 void Server::invalidate_watchers(int db, std::string_view key) {
@@ -299,7 +326,7 @@ void Server::database_replaced(int db, int replaced_with) {
 
 void Server::keyspace_flushing() {
   changes_++;
-  if (migration_ && events_db_ == 0) migration_->keyspace_flushed();
+  if (migration_) migration_->keyspace_flushed();
   database_replaced(events_db_, -1);
 }
 
@@ -316,6 +343,8 @@ void Server::swap_databases(int a, int b) {
   database_replaced(b, a);
   dbs_[a].swap_contents(dbs_[b]);
   changes_++;
+  // A ring change copying keys meanwhile sends both databases again.
+  if (migration_) migration_->keyspace_flushed();
 }
 
 }  // namespace ringkv::server
