@@ -129,7 +129,7 @@ bool decode_node(std::string_view key, std::string_view lp, StreamNode& node) {
   if (!it.next_int(zero) || zero != 0) return false;
   int64_t seen_live = 0;
   int64_t seen_deleted = 0;
-  StreamID last;
+  StreamID last_live;  // every entry lies above the live ones before it (not the tombstones)
   std::vector<std::string> strings;
   std::vector<std::string_view> views;
   while (!it.done()) {
@@ -161,12 +161,12 @@ bool decode_node(std::string_view key, std::string_view lp, StreamNode& node) {
     int64_t lp_count = 0;
     if (!it.next_int(lp_count) || lp_count != count + 3 + (same ? 0 : count + 1)) return false;
     if (id < node.master_id) return false;
-    if (seen_live + seen_deleted > 0 && id <= last) return false;
-    last = id;
+    if (seen_live > 0 && id <= last_live) return false;
     if ((flags & kStreamItemDeleted) != 0) {
       ++seen_deleted;
     } else {
       ++seen_live;
+      last_live = id;
     }
     views.assign(strings.begin(), strings.end());
     node.add(id, static_cast<uint8_t>(flags), views);
@@ -291,10 +291,8 @@ std::unique_ptr<StreamObject> decode_stream(uint8_t type, Reader& r) {
   if (!r.read_len(length) || !read_id(r, last_id) || length != live) return nullptr;
   stream->set_length(length);
   stream->set_last_id(last_id);
-  if (!stream->nodes().empty()) {
-    const StreamNode& tail = std::prev(stream->nodes().end())->second;
-    if (tail.id_at(tail.last()) > last_id) return nullptr;
-  }
+  // A tombstone may lie above the last ID (XDEL, then XSETID lower): only live entries must not.
+  if (stream->length() != 0 && stream->last_live_id() > last_id) return nullptr;
   if (v2) {
     StreamID first_id;
     StreamID max_deleted;

@@ -167,10 +167,11 @@ size_t StreamNode::add(StreamID id, uint8_t flags,
 }
 
 size_t StreamNode::lower_bound(StreamID id) const {
-  // Appends make reads past the last entry (XREAD $, XREADGROUP >) the common case.
+  // Appends make reads past the last entry (XREAD $, XREADGROUP >) the common case. Every entry
+  // is above the live ones before it, so past the last entry no live one is at or above `id`.
   if (data.empty() || id_at(last()) < id) return end();
   size_t pos = 0;
-  while (pos < end() && id_at(pos) < id) pos = next(pos);
+  while (pos < end() && (deleted_at(pos) || id_at(pos) < id)) pos = next(pos);
   return pos;
 }
 
@@ -290,10 +291,7 @@ bool StreamObject::remove(StreamID id) {
   auto it = nodes_.erase(cit, cit);  // a mutable iterator to the same node
   const StreamNode& node = it->second;
   const size_t pos = node.lower_bound(id);
-  if (pos == node.end() || node.id_at(pos) != id ||
-      (node.flags_at(pos) & kStreamItemDeleted) != 0) {
-    return false;
-  }
+  if (pos == node.end() || node.id_at(pos) != id) return false;
   mark_deleted(it, pos);
   if (id == first_id_) first_id_ = length_ == 0 ? kMinStreamID : first_live_id();
   if (length_ == 0) first_id_ = kMinStreamID;
@@ -307,9 +305,7 @@ bool StreamObject::find(StreamID id, StreamItem* out) const {
   const StreamNode& node = it->second;
   const size_t pos = node.lower_bound(id);
   if (pos == node.end() || node.id_at(pos) != id) return false;
-  const StreamItem item = node.item(pos);
-  if (item.deleted()) return false;
-  if (out != nullptr) *out = item;
+  if (out != nullptr) *out = node.item(pos);
   return true;
 }
 

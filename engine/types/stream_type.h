@@ -88,11 +88,14 @@ struct StreamNode {
   StreamItem item(size_t pos) const;
   StreamID id_at(size_t pos) const;
   uint8_t flags_at(size_t pos) const { return static_cast<uint8_t>(data[pos]); }
+  bool deleted_at(size_t pos) const { return (flags_at(pos) & kStreamItemDeleted) != 0; }
   void set_flags(size_t pos, uint8_t flags) { data[pos] = static_cast<char>(flags); }
   // Appends an entry; `fields_values` has every field (a kStreamItemSameFields entry keeps only
   // its values). Returns the listpack bytes the entry adds.
   size_t add(StreamID id, uint8_t flags, std::span<const std::string_view> fields_values);
-  // The position of the first entry whose ID is not below `id` (end() when none is).
+  // The position of the first live entry whose ID is not below `id` (end() when none is).
+  // Only live entries are in order: after XDEL and XSETID to a lower ID, a tombstone may hold a
+  // higher ID than entries appended after it, and Redis's iterators pass tombstones over.
   size_t lower_bound(StreamID id) const;
   // Heap bytes of the node (its buffers and map slot).
   size_t memory() const;
@@ -225,8 +228,9 @@ void StreamObject::for_each(StreamID start, StreamID end, bool reverse, Visit&& 
       const StreamNode& node = it->second;
       for (size_t pos = node.lower_bound(start); pos < node.end(); pos = node.next(pos)) {
         const StreamItem item = node.item(pos);
+        if (item.deleted()) continue;
         if (item.id > end) return;
-        if (!item.deleted() && !visit(item)) return;
+        if (!visit(item)) return;
       }
     }
     return;
@@ -238,9 +242,9 @@ void StreamObject::for_each(StreamID start, StreamID end, bool reverse, Visit&& 
     for (size_t pos = node.end(); pos > 0;) {
       pos = node.prev(pos);
       const StreamItem item = node.item(pos);
-      if (item.id > end) continue;
+      if (item.deleted() || item.id > end) continue;
       if (item.id < start) return;
-      if (!item.deleted() && !visit(item)) return;
+      if (!visit(item)) return;
     }
     if (it == nodes_.begin()) return;
     --it;

@@ -286,6 +286,33 @@ TEST_CASE("ranges run across nodes in both directions") {
   CHECK(s.last_live_id() == id(300, 0));
 }
 
+TEST_CASE("a deleted entry above a later one is passed over, as Redis's iterator does") {
+  // XADD 262-4, XADD <max>-1 then XDEL it, XSETID 266-7, XADD 324-0: the node now holds a
+  // tombstone whose ID is above the live entry appended after it.
+  StreamObject s;
+  add(s, id(262, 4), {"h", ""});
+  add(s, id(UINT64_MAX, 1), {"g", "-1"});
+  CHECK(s.remove(id(UINT64_MAX, 1)));
+  s.set_last_id(id(266, 7));
+  add(s, id(324, 0), {"h", "-0"});
+  CHECK(s.nodes().size() == 1);
+  StreamItem item;
+  CHECK(s.find(id(324, 0), &item));
+  CHECK_FALSE(s.find(id(UINT64_MAX, 1), nullptr));
+  CHECK(ids(s, kMinStreamID, kMaxStreamID, false) == std::vector<StreamID>{id(262, 4), id(324, 0)});
+  CHECK(ids(s, kMinStreamID, kMaxStreamID, true) == std::vector<StreamID>{id(324, 0), id(262, 4)});
+  CHECK(ids(s, id(300, 0), id(400, 0), false) == std::vector<StreamID>{id(324, 0)});
+  CHECK(ids(s, id(300, 0), id(400, 0), true) == std::vector<StreamID>{id(324, 0)});
+  CHECK(s.last_live_id() == id(324, 0));
+  // Redis's DUMP of this stream restores (the tombstone is above the stream's last ID).
+  auto copy = round_trip(s);
+  REQUIRE(copy != nullptr);
+  CHECK(ids(*copy, kMinStreamID, kMaxStreamID, false) == ids(s, kMinStreamID, kMaxStreamID, false));
+  CHECK(s.remove(id(324, 0)));
+  CHECK(ids(s, kMinStreamID, kMaxStreamID, false) == std::vector<StreamID>{id(262, 4)});
+  CHECK(s.length() == 1);
+}
+
 TEST_CASE("consumer groups: pending entries move between owners and are acknowledged") {
   StreamObject s;
   for (uint64_t i = 1; i <= 4; ++i) add(s, id(i, 0), {"f", "v"});
