@@ -252,6 +252,32 @@ def check_ring_change(report, binary):
             cand.cleanup()
 
 
+def check_copies(report, ports, want, label):
+    """INFO keyspace summed over the nodes counts 2 copies of every key of databases 1..3, and
+    each node CLUSTER COPIES names holds the key in its database (asked as a peer, with
+    RINGKV.DB n, so the node answers from its own store)."""
+    import test_replication
+    test_replication.settle(ports)
+    total = {db: sum(keyspace(p).get(db, 0) for p in ports) for db in (1, 2, 3)}
+    report.equal(total, {db: 2 * len([k for k in want if k[0] == db]) for db in (1, 2, 3)},
+                 "%s: INFO keyspace counts 2 copies of every key of databases 1..3" % label)
+    missing = []
+    for port in ports:
+        s = harness.RespClient(port)
+        fingerprint = test_replication.cluster_info(port)["cluster_ring_fingerprint"]
+        s.call("RINGKV.PEER", "127.0.0.1:1", fingerprint)
+        for (db, key), value in want.items():
+            copies = client(ports[0]).execute_command("CLUSTER", "COPIES", key)
+            if ("127.0.0.1:%d" % port).encode() not in copies:
+                continue
+            got = s.call("RINGKV.DB", str(db), "EXISTS", key)
+            if got != b":1\r\n":
+                missing.append((port, db, key))
+        s.close()
+    report.equal(missing[:5], [], "%s: every copy named by CLUSTER COPIES holds the key in its "
+                 "database" % label)
+
+
 def check_replication(report, binary):
     import test_replication
     opts = dict(HEALTH, **{"replication-factor": 2})
@@ -271,26 +297,11 @@ def check_replication(report, binary):
         for i in range(20):
             client(ports[2], 3).set("after:%d" % i, "x")
             want[(3, "after:%d" % i)] = b"x"
-        test_replication.settle(ports)
-        total = {db: sum(keyspace(p).get(db, 0) for p in ports) for db in (1, 2, 3)}
-        report.equal(total, {db: 2 * len([k for k in want if k[0] == db]) for db in (1, 2, 3)},
-                     "replication-factor 2: INFO keyspace counts 2 copies of every key of "
-                     "databases 1..3")
-        missing = []
-        for port in ports:
-            s = harness.RespClient(port)
-            fingerprint = test_replication.cluster_info(port)["cluster_ring_fingerprint"]
-            s.call("RINGKV.PEER", "127.0.0.1:1", fingerprint)
-            for (db, key), value in want.items():
-                copies = client(ports[0]).execute_command("CLUSTER", "COPIES", key)
-                if ("127.0.0.1:%d" % port).encode() not in copies:
-                    continue
-                got = s.call("RINGKV.DB", str(db), "EXISTS", key)
-                if got != b":1\r\n":
-                    missing.append((port, db, key))
-            s.close()
-        report.equal(missing[:5], [], "every copy named by CLUSTER COPIES holds the key in its "
-                     "database")
+        check_copies(report, ports, want, "replication-factor 2")
+        # A replica restarted empty gets a full copy of every database.
+        c.kill(2)
+        c.restart(2)
+        check_copies(report, ports, want, "after a restart of node 3")
         # A primary killed: its keys of every database are served from the copies.
         c.kill(0)
         survivors = ports[1:]
