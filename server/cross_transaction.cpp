@@ -95,6 +95,10 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
     return parts.size() - 1;
   };
   const size_t total = tx.queued.size();
+  // The database each command runs in: a SELECT in the block (run here, with the keyless
+  // commands) moves the commands after it, which then carry RINGKV.DB n (see run_block; a part
+  // keeps the database its last command named, so every command after a SELECT names one).
+  int db = -1;
   for (size_t i = 0; i < total; ++i) {
     // Keyless commands (PING, ECHO, CLIENT...) run here, for this client.
     const size_t node = tx.queued_nodes[i] == Transaction::kNoNode ? self : tx.queued_nodes[i];
@@ -105,6 +109,12 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
     if (const engine::CommandSpec* spec = engine::resolve_command(argv, error)) {
       if (spec->flags & engine::kDenyOom) part.deny_oom = true;
       for (size_t pos : engine::key_positions(*spec, argv)) part.keys.push_back(args[pos]);
+    }
+    const int selected = db_after_block({args});
+    if (selected >= 0) {
+      db = selected;
+    } else if (db >= 0) {
+      args.insert(args.begin(), {std::string(cluster::kDbPrefix), std::to_string(db)});
     }
     positions[part_of(node)].push_back(i);
     part.commands.push_back(std::move(args));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "cluster/cluster.h"
 #include "common/numbers.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
@@ -87,16 +88,6 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   // EXECABORT, and a transaction whose keys are all here: the EXEC command answers.
   const size_t self = cluster_->router().self();
   if (tx.aborted || (nodes.size() == 1 && nodes[0] == self)) return false;
-  const int selected = db_after_block(tx.queued);
-  if (nodes.size() > 1 && selected >= 0) {
-    // Its parts would each run in one database: the commands after the SELECT in the wrong one.
-    tx.end();
-    unwatch_all(conn);
-    writer.error(
-        "EXECABORT Transaction discarded because SELECT is not supported in a transaction whose "
-        "keys are on several nodes");
-    return true;
-  }
   if (nodes.size() > 1) {
     exec_across(conn, writer);
     return true;
@@ -108,6 +99,7 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   Connection::ReplySlot slot = conn.reserve_reply();
   conn.block();
   // A SELECT in the block runs on the peer's link: the client follows it, as with Redis.
+  const int selected = db_after_block(queued);
   const uint64_t id = conn.id();
   cluster_->transaction_exec(nodes[0], id, queued, writer.version(), conn.db(),
                              [this, slot, id, selected](std::string_view reply) {
@@ -219,7 +211,15 @@ void Server::run_block(Connection& conn, const std::vector<std::vector<std::stri
   // Inside a transaction a blocking command cannot wait: it answers as timed out. Memory was
   // checked for the whole transaction before it ran.
   for (const auto& args : commands) {
-    const std::vector<std::string_view> argv(args.begin(), args.end());
+    const std::vector<std::string_view> views(args.begin(), args.end());
+    std::span<const std::string_view> argv = views;
+    // A command after a SELECT in a transaction over several nodes names its database
+    // (exec_across); a client's own commands cannot: RINGKV.DB is no command to queue.
+    if (argv.size() > 2 && common::equals_ignore_case(argv[0], cluster::kDbPrefix)) {
+      const std::optional<int64_t> db = common::parse_integer(argv[1]);
+      if (db && dbs_.valid(*db)) conn.set_db(static_cast<int>(*db));
+      argv = argv.subspan(2);
+    }
     run(Origin::transaction(conn), argv, reply);
   }
   in_exec_ = false;

@@ -68,6 +68,29 @@ def check_differential(report, cluster, oracle, rng):
         report.equal(bad, [], "scenarios through node %d: every observation as redis" % (i + 1))
     for c in [client(p) for p in cluster.ports] + [client(oracle.port)]:
         c.flushall()
+    # SELECT inside MULTI moves the commands after it, here over keys of two peers (a
+    # transaction across nodes) and of one peer.
+    a, b = peer_keys(cluster, "sel")
+
+    def select_in_multi(port):
+        c = harness.RespClient(port)
+        out = [c.call("SELECT", "3")]
+        for block in ([("SET", a, "x"), ("SELECT", "4"), ("SET", b, "y"), ("SET", a, "z"),
+                       ("SELECT", "99"), ("SELECT", "3"), ("GET", a), ("SELECT", "5"),
+                       ("INCR", b)],
+                      [("SELECT", "6"), ("SET", a, "six"), ("SELECT", "7")]):
+            out.append(c.call("MULTI"))
+            out += [c.call(*cmd) for cmd in block]
+            out.append(c.call("EXEC"))
+            out += [c.call("GET", a), c.call("CLIENT", "INFO").split(b" db=")[1].split(b" ")[0]]
+        for db in (3, 4, 5, 6, 7):
+            out += [c.call("SELECT", str(db)), c.call("GET", a), c.call("GET", b)]
+        c.call("FLUSHALL")
+        c.close()
+        return out
+
+    report.equal(select_in_multi(cluster.ports[0]), select_in_multi(oracle.port),
+                 "SELECT inside MULTI over two peers' keys and over one peer's (ringkv vs redis)")
     gen = CommandGen(rng)
     rules = test_differential.ClusterRules(cluster.ports[0])
     pair = test_differential.Pair(report, cluster.ports, oracle.port, "databases", rules)
