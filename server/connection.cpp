@@ -18,6 +18,9 @@ constexpr size_t kReadChunk = 16 * 1024;
 // output is still unsent (back-pressure): a client that never reads its replies holds at most
 // this much plus one reply, whatever its output buffer limits say.
 constexpr size_t kMaxPendingOutput = 64ull * 1024 * 1024;
+// Output buffers at least this big are reported to the server when freed (it gives the memory
+// back to the system after a burst of them).
+constexpr size_t kLargeOutputBuffer = 256 * 1024;
 // Stop reading from a client with this many replies still waiting for peers.
 constexpr size_t kMaxPendingReplies = 64 * 1024;
 // A connection with much input runs at most this long per loop turn (checked every 64
@@ -521,6 +524,9 @@ void Connection::on_write(uv_write_t* req, int status) {
   Connection* self = wr->conn;
   self->in_flight_bytes_ -= wr->data.size();
   self->in_flight_writes_--;
+  if (wr->data.capacity() >= kLargeOutputBuffer) {
+    self->server_.note_released_output(wr->data.capacity());
+  }
   delete wr;
   if (status < 0) {
     self->close();
@@ -535,6 +541,8 @@ void Connection::on_write(uv_write_t* req, int status) {
 
 void Connection::on_close(uv_handle_t* handle) {
   auto* self = static_cast<Connection*>(handle->data);
+  const size_t buffers = self->out_.capacity() + self->tls_wire_.capacity();
+  if (buffers >= kLargeOutputBuffer) self->server_.note_released_output(buffers);
   self->server_.on_connection_closed(self);
   delete self;
 }

@@ -1,6 +1,7 @@
 // Server: listener, client registry, timers and orderly shutdown.
 #include "server/server.h"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -380,77 +381,6 @@ void Server::key_dropped(int db, std::string_view key) {
   feed_record(db, del);
 }
 
-void Server::rewrite_append_only_file(protocol::ReplyWriter& reply) {
-  constexpr std::string_view kRunning =
-      "ERR Background append only file rewriting already in progress";
-  if (aof_.rewrite_in_progress()) {
-    reply.error(kRunning);
-    return;
-  }
-  if (in_exec_ || rdb_.bgsave_in_progress()) {
-    // As Redis: not forked in the middle of a transaction, but right after it.
-    aof_.schedule_rewrite();
-    reply.simple("Background append only file rewriting scheduled");
-    return;
-  }
-  switch (aof_.start_rewrite(uv_now(loop_))) {
-    case persistence::RewriteStart::kStarted:
-      reply.simple("Background append only file rewriting started");
-      break;
-    case persistence::RewriteStart::kAlreadyRunning:
-      reply.error(kRunning);
-      break;
-    case persistence::RewriteStart::kForkFailed:
-      reply.error(
-          "ERR Can't execute an AOF background rewriting. Please check the server logs for more "
-          "information.");
-      break;
-  }
-}
-
-void Server::save_snapshot(protocol::ReplyWriter& reply) {
-  if (rdb_.bgsave_in_progress()) {
-    reply.error("ERR Background save already in progress");
-    return;
-  }
-  rdb_.set_changes(changes_);
-  if (rdb_.save(unix_now_ms()).empty()) {
-    reply.ok();
-  } else {
-    reply.error("ERR");
-  }
-}
-
-void Server::background_save(bool schedule, protocol::ReplyWriter& reply) {
-  if (rdb_.bgsave_in_progress()) {
-    reply.error("ERR Background save already in progress");
-    return;
-  }
-  if (aof_.rewrite_in_progress() || in_exec_) {
-    if (schedule || in_exec_) {
-      rdb_.schedule_bgsave();
-      reply.simple("Background saving scheduled");
-    } else {
-      reply.error(
-          "ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE "
-          "SCHEDULE in order to schedule a BGSAVE whenever possible.");
-    }
-    return;
-  }
-  rdb_.set_changes(changes_);
-  if (rdb_.bgsave(uv_now(loop_), unix_now_ms()) == persistence::BgsaveStart::kStarted) {
-    reply.simple("Background saving started");
-  } else {
-    reply.error("ERR");
-  }
-}
-
-bool Server::save_before_shutdown(bool save, bool nosave) {
-  shutdown_save_done_ = true;
-  rdb_.set_changes(changes_);
-  return rdb_.shutdown(save, nosave, unix_now_ms());
-}
-
 void Server::key_ready(std::string_view key) {
   if (blocked_.waited_on(events_db_, key)) ready_keys_.emplace_back(events_db_, key);
 }
@@ -563,6 +493,18 @@ size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
   return clients_.kill(filter);
 }
 
+void Server::trim_freed_memory() {
+  // Large reply buffers (a client reading big values slowly holds up to 64 MB of them) are
+  // freed in chunks of a few MB. Once glibc has freed one such mapping it raises its mmap
+  // threshold and serves later ones from the heap, whose freed holes it keeps: after a burst
+  // the node's RSS stayed megabytes above where it was. Handing free heap pages back once a
+  // burst is over keeps RSS following what is in use, as Redis's allocator does with its decay.
+  constexpr size_t kTrimAfterBytes = 8 * 1024 * 1024;
+  if (released_output_bytes_ < kTrimAfterBytes) return;
+  released_output_bytes_ = 0;
+  malloc_trim(0);
+}
+
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
 
 void Server::cron() {
@@ -600,6 +542,7 @@ void Server::cron() {
   aof_.cron(now, rdb_.bgsave_in_progress());
   rdb_.set_changes(changes_);
   rdb_.cron(now, unix_now_ms(), aof_.rewrite_in_progress());
+  trim_freed_memory();
   if (!imports_.empty() && now - last_import_cron_ms_ >= 1000) {
     last_import_cron_ms_ = now;
     for (auto& source : imports_) source->cron(now);

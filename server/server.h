@@ -114,6 +114,8 @@ class Server final : public engine::ServerControl,
 
   // Called by a Connection from its close callback.
   void on_connection_closed(Connection* conn);
+  // A connection let go of a large output buffer (see trim_freed_memory).
+  void note_released_output(size_t bytes) { released_output_bytes_ += bytes; }
 
   // engine::ServerControl
   std::string info(std::span<const std::string_view> sections) override;
@@ -286,6 +288,7 @@ class Server final : public engine::ServerControl,
   void peer_handshake(Connection& conn, std::span<const std::string_view> argv,
                       protocol::ReplyWriter& writer);
   void cron();
+  void trim_freed_memory();
   // Sharded pub/sub in a cluster (shard_pubsub.cpp): tells the owners of shard channels how many
   // subscribers this node has, forwards SPUBLISH to the nodes with subscribers, and answers the
   // peers' RINGKV.SHARDSUB and RINGKV.SHARDMSG frames (returns whether argv was one).
@@ -479,6 +482,7 @@ class Server final : public engine::ServerControl,
   // CLUSTER IMPORT sources, running or stopped (import.cpp).
   std::vector<std::unique_ptr<ImportSource>> imports_;
   uint64_t last_import_cron_ms_ = 0;
+  size_t released_output_bytes_ = 0;
   uint64_t latest_sync_fork_usec_ = 0;
   // Reports of changed keys and flushes so far: a handler that moved it changed data.
   uint64_t changes_ = 0;
