@@ -72,7 +72,7 @@ bool Migration::holds(const hashring::HashRing& ring, std::string_view key) cons
   return false;
 }
 
-void Migration::key_deleted(std::string_view key) {
+void Migration::key_deleted(int db, std::string_view key) {
   const cluster::Cluster& cluster = *server_.cluster();
   if (cluster.failed().empty() || cluster.replication().factor() > 1) return;
   const std::string_view owner = cluster.ring().owner_of(key);
@@ -81,7 +81,7 @@ void Migration::key_deleted(std::string_view key) {
     return;
   }
   constexpr size_t kMaxTombstones = 1 << 20;
-  if (tombstones_.size() >= kMaxTombstones) {
+  if (tombstone_count_ >= kMaxTombstones) {
     if (!tombstones_overflowed_) {
       spdlog::warn(
           "over {} keys of failed-over members deleted here: their restore will not delete "
@@ -91,7 +91,9 @@ void Migration::key_deleted(std::string_view key) {
     tombstones_overflowed_ = true;
     return;
   }
-  tombstones_.emplace(key);
+  if (tombstones_.size() <= static_cast<size_t>(db))
+    tombstones_.resize(static_cast<size_t>(db) + 1);
+  if (tombstones_[static_cast<size_t>(db)].emplace(key).second) tombstone_count_++;
 }
 
 void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
@@ -106,9 +108,11 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
   moved_ = 0;
   // Deletions of a restored member's keys made here while it was away reach it as DELs with
   // the keys written since the copy (at the flush).
-  for (const std::string& key : tombstones_) {
-    if (next.owner_of(key) != self_ && server_.store().peek(key) == nullptr) {
-      copy_->dirty[0].insert(key);
+  for (size_t db = 0; db < tombstones_.size() && db < dbs; ++db) {
+    for (const std::string& key : tombstones_[db]) {
+      if (next.owner_of(key) != self_ && server_.dbs()[static_cast<int>(db)].peek(key) == nullptr) {
+        copy_->dirty[db].insert(key);
+      }
     }
   }
   // A change starting while the last one's leftovers are being deleted: the deletion goes on
@@ -143,10 +147,12 @@ void Migration::copy_end(const hashring::HashRing& owners, std::string_view self
   copy_.reset();
   // Tombstones of members no longer failed are done with.
   const std::vector<std::string>& failed = server_.cluster()->failed();
-  std::erase_if(tombstones_, [&](const std::string& key) {
-    return std::find(failed.begin(), failed.end(), server_.cluster()->ring().owner_of(key)) ==
-           failed.end();
-  });
+  for (auto& keys : tombstones_) {
+    tombstone_count_ -= std::erase_if(keys, [&](const std::string& key) {
+      return std::find(failed.begin(), failed.end(), server_.cluster()->ring().owner_of(key)) ==
+             failed.end();
+    });
+  }
   if (failed.empty()) tombstones_overflowed_ = false;
   generation_++;
   self_ = self;
@@ -166,10 +172,8 @@ void Migration::release_held() {
 void Migration::hold(Connection& conn) { held_.push_back(conn.id()); }
 
 void Migration::key_changed(int db, std::string_view key) {
-  // Tombstones are kept for database 0 only: a restore after a failover without replicas deletes
-  // the keys of other databases deleted meanwhile not.
-  if (db == 0 && !server_.cluster()->failed().empty() && server_.store().peek(key) == nullptr) {
-    key_deleted(key);
+  if (!server_.cluster()->failed().empty() && server_.dbs()[db].peek(key) == nullptr) {
+    key_deleted(db, key);
   }
   // Once the flush began clients are held: what changes now is expiry or eviction of a copy
   // the new owner already has (with the same absolute expiry), or a key the new owner writes

@@ -127,9 +127,11 @@ class Migration final : public cluster::MembershipHost {
   uint64_t last_log_ms_ = 0;
   // A key was deleted: while members are failed over without copies elsewhere (a cache), a
   // deletion of one of their keys is remembered, so that their restore deletes it there too.
-  void key_deleted(std::string_view key);
-  // Keys of failed members deleted here while they were away (see key_deleted), bounded.
-  std::unordered_set<std::string> tombstones_;
+  void key_deleted(int db, std::string_view key);
+  // Keys of failed members deleted here while they were away (see key_deleted), by database,
+  // bounded (tombstone_count_ in all).
+  std::vector<std::unordered_set<std::string>> tombstones_;
+  size_t tombstone_count_ = 0;
   bool tombstones_overflowed_ = false;
   // Whether this node holds `key` under `ring`: it is among its first replication-factor
   // preferences there (its owner, without replication).

@@ -10,7 +10,9 @@ relays, splits or fans out, so any node answers as one redis-server with 16 data
   only; MULTI/EXEC and WATCH in db 3 on a peer's keys; a script in db 2;
 - a ring change (JOIN, then LEAVE) moves the keys of databases 0..3; a node that left holds none;
 - replication-factor 2: every key of databases 1..3 has its two copies (a MULTI block and a
-  FLUSHDB included), and SWAPDB is refused there.
+  FLUSHDB included, and after a replica restarted empty), its keys survive a kill -9 of a
+  primary, and SWAPDB is refused there; in eject mode (a cache) a key of database 1 deleted on
+  a stand-in is deleted on its owner when it returns.
 
     /usr/bin/python3 test_databases_cluster.py --server build/ringkv-server [--seed N]
 """
@@ -347,6 +349,34 @@ def check_replication(report, binary):
                          "SWAPDB refused with replication-factor 2")
 
 
+def check_eject_delete(report, binary):
+    """Eject mode without replicas (a cache): a key of database 1 that a stand-in wrote and
+    deleted while its owner was stopped is deleted on the owner too when it is restored."""
+    import signal
+    import test_replication
+    opts = dict(HEALTH, **{"on-peer-down": "eject"})
+    with harness.Cluster(binary, 3, name="dbeject", cluster_options=opts) as c:
+        ports = c.ports
+        test_replication.settle(ports)
+        key = peer_keys(c, "ej")[1]  # owned by node 3
+        client(ports[0], 1).set(key, "v1")
+        c.kill(2, signal.SIGSTOP)
+        deadline = time.monotonic() + 10 * harness.timeout_scale()
+        while time.monotonic() < deadline:
+            try:
+                if client(ports[1], 1).set(key, "v2"):
+                    break
+            except redis.RedisError:
+                time.sleep(0.05)
+        report.equal(client(ports[1], 1).delete(key), 1, "eject: the stand-in deletes the key it "
+                     "took in database 1")
+        c.kill(2, signal.SIGCONT)
+        test_replication.settle(ports)
+        report.equal([client(p, 1).get(key) for p in ports] + [client(ports[2], 0).get(key)],
+                     [None] * 4, "eject: once restored no node has the deleted key of database 1 "
+                     "(nor database 0)")
+
+
 def main():
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int)
@@ -360,6 +390,7 @@ def main():
             report.check(node.alive(), "%s still running" % node.name, node.log())
     check_ring_change(report, args.server)
     check_replication(report, args.server)
+    check_eject_delete(report, args.server)
     report.finish()
 
 
