@@ -193,6 +193,12 @@ void Cluster::check_health() {
                     p.granted_ms = sent;
                     ping_succeeded(p);
                   } else {
+                    // A peer that fences this node failed it over, or is about to: a link that
+                    // was accepted before is not refused for a ring mismatch, so its ring is
+                    // asked for here (this node serves nothing stale meanwhile: no lease).
+                    if (error == nullptr && reply.starts_with("-ERR fenced")) {
+                      catch_up_from(p.address);
+                    }
                     ping_failed(p, error ? error->reason() : "unexpected reply to PING");
                   }
                 });

@@ -298,8 +298,22 @@ class Cluster {
   // Asks peers that refuse this node's links for a ring mismatch which ring they have; adopts
   // a newer committed one (a node that was away while the ring changed).
   void catch_up_ring();
+  // Asks `address` for its ring and adopts it if it is a newer committed one.
+  void catch_up_from(const std::string& address);
   // Recomputes the lease from the peers' answered pings.
   void update_lease();
+  // Votes in the decisions a majority takes (the lease, failovers): one per member, two for the
+  // tie-breaker while the members are even in number. A majority is more than half the total.
+  size_t votes_of(std::string_view address) const;
+  size_t votes_total() const { return ring_.size() + (tie_breaker_counts() ? 1 : 0); }
+  size_t votes_needed() const { return votes_total() / 2 + 1; }
+  // CLUSTER INFO's cluster_failover: which members' loss the others can fail over ("off",
+  // "every-member", "not-the-tie-breaker" or "none", as with 2 members and no tie-breaker).
+  std::string failover_coverage() const;
+  bool tie_breaker_counts() const {
+    return ring_.size() % 2 == 0 && !options_.tie_breaker.empty() &&
+           ring_.contains(options_.tie_breaker);
+  }
   // The member that proposes failovers and restores: the first by address of the live members
   // this node sees up (itself included).
   std::string proposer() const;

@@ -134,7 +134,7 @@ struct Cluster::Coordination {
   ReplyDone done;               // the command's client, until every member prepared
   uint64_t step_started_ms = 0;
   int failures = 0;     // consecutive failed rounds of this step
-  size_t round_ok = 0;  // participants that answered this round as asked
+  size_t round_ok = 0;  // votes of the participants that answered this round as asked
 };
 
 }  // namespace ringkv::cluster

@@ -64,6 +64,10 @@ std::string Cluster::info_text() const {
   line("cluster_failed", std::to_string(failed_.size()));
   line("cluster_failed_members", members_list_text(failed_));
   line("cluster_lease", !failover_enabled() ? "none" : lease_valid() ? "valid" : "lost");
+  line("cluster_votes", std::to_string(votes_total()));
+  line("cluster_votes_needed", std::to_string(votes_needed()));
+  line("cluster_tie_breaker", tie_breaker_counts() ? options_.tie_breaker : "-");
+  line("cluster_failover", failover_coverage());
   if (pending_) {
     line("cluster_pending_version", std::to_string(pending_version_));
     line("cluster_change_phase", phase_ == Phase::kPrepared ? "prepared"
@@ -161,6 +165,25 @@ std::string Cluster::info_section() const {
            ",usec_per_reply=" + per_reply + "\r\n";
   }
   return out;
+}
+
+std::string Cluster::failover_coverage() const {
+  if (!failover_enabled()) return "off";
+  // Which live member could be lost with the others still a majority (able to fail it over).
+  size_t live = 0;
+  for (const auto& m : ring_.nodes()) {
+    if (!is_failed(m.address)) live += votes_of(m.address);
+  }
+  size_t coverable = 0;
+  size_t members = 0;
+  for (const auto& m : ring_.nodes()) {
+    if (is_failed(m.address)) continue;
+    members++;
+    if (live - votes_of(m.address) >= votes_needed()) coverable++;
+  }
+  if (members > 0 && coverable == members) return "every-member";
+  if (coverable == 0) return "none";
+  return "not-the-tie-breaker";
 }
 
 }  // namespace ringkv::cluster

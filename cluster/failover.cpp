@@ -136,21 +136,22 @@ bool Cluster::fenced(std::string_view address, std::string_view link_fingerprint
 void Cluster::update_lease() {
   if (!failover_enabled()) return;
   const uint64_t now = uv_now(loop_);
-  // This node and `need` peers make a majority of the members.
-  const size_t need = ring_.size() / 2;
-  std::vector<uint64_t> grants;
+  // This node's votes and those of the peers that granted it most recently make a majority: the
+  // lease lasts from the oldest grant needed.
+  const size_t need = votes_needed();
+  std::vector<std::pair<uint64_t, size_t>> grants;  // (granted at, votes)
   for (size_t i = 0; i < ring_.size(); ++i) {
     if (i != self_full_ && peers_[i] != nullptr && peers_[i]->granted_ms != 0) {
-      grants.push_back(peers_[i]->granted_ms);
+      grants.emplace_back(peers_[i]->granted_ms, votes_of(peers_[i]->address));
     }
   }
   std::sort(grants.begin(), grants.end(), std::greater<>());
-  if (need == 0) {
-    lease_until_ = UINT64_MAX;
-  } else if (grants.size() >= need) {
-    lease_until_ = grants[need - 1] + lease_ms_;
-  } else {
-    lease_until_ = 0;
+  size_t votes = votes_of(self_);
+  lease_until_ = votes >= need ? UINT64_MAX : 0;
+  for (const auto& [granted, v] : grants) {
+    if (votes >= need) break;
+    votes += v;
+    if (votes >= need) lease_until_ = granted + lease_ms_;
   }
   const bool valid = now < lease_until_;
   if (valid && lease_lost_since_ != 0) {
@@ -162,12 +163,21 @@ void Cluster::update_lease() {
     lease_lost_since_ = now;
     spdlog::warn(
         "fewer than a majority of the members answered within {} ms: this node serves none of "
-        "its keys until they do",
-        lease_ms_);
+        "its keys until they do{}",
+        lease_ms_,
+        ring_.size() == 2 && !tie_breaker_counts()
+            ? " (2 members are a majority only together: add a third member or set [cluster] "
+              "tie-breaker)"
+            : "");
   } else if (!valid && now - lease_lost_since_ >= lease_ms_ && host_) {
     // Requests that waited for the lease are answered now (with an error).
     host_->release_held();
   }
+}
+
+size_t Cluster::votes_of(std::string_view address) const {
+  if (!ring_.contains(address)) return 0;
+  return tie_breaker_counts() && address == options_.tie_breaker ? 2 : 1;
 }
 
 std::string Cluster::proposer() const {
@@ -260,34 +270,37 @@ std::string Cluster::ring_text() const {
 void Cluster::catch_up_ring() {
   if (change_) return;
   for (PeerState* p : peers_) {
-    if (p == nullptr || !ring_mismatch(*p)) continue;
-    control(p->address, {"RINGKV.RING", "GET"}, [this](std::string_view reply, bool ok) {
-      if (!ok || change_) return;
-      const std::vector<std::string_view> w = common::split_words(line_text(reply));
-      if (w.size() < 3) return;
-      const std::optional<int64_t> version = common::parse_integer(w[0]);
-      if (!version || *version <= static_cast<int64_t>(ring_version_)) return;
-      std::vector<std::string> failed = parse_members_list(w[1]);
-      std::vector<hashring::Member> members;
-      for (size_t i = 2; i < w.size(); ++i) {
-        std::optional<hashring::Member> m = hashring::parse_member(w[i]);
-        if (!m) return;
-        members.push_back(*m);
-      }
-      spdlog::warn("the ring changed to version {} while this node was away; taking it up",
-                   *version);
-      // A change prepared here meanwhile is over, one way or the other.
-      end_pending();
-      close_migration_links();
-      apply_ring(std::move(members), std::move(failed), static_cast<uint64_t>(*version));
-      save_ring();
-      reroute_blocking();
-      if (host_) {
-        host_->copy_end(kept_keys_ring(), self_);
-        host_->release_held();
-      }
-    });
+    if (p != nullptr && ring_mismatch(*p)) catch_up_from(p->address);
   }
+}
+
+void Cluster::catch_up_from(const std::string& address) {
+  if (change_) return;
+  control(address, {"RINGKV.RING", "GET"}, [this](std::string_view reply, bool ok) {
+    if (!ok || change_) return;
+    const std::vector<std::string_view> w = common::split_words(line_text(reply));
+    if (w.size() < 3) return;
+    const std::optional<int64_t> version = common::parse_integer(w[0]);
+    if (!version || *version <= static_cast<int64_t>(ring_version_)) return;
+    std::vector<std::string> failed = parse_members_list(w[1]);
+    std::vector<hashring::Member> members;
+    for (size_t i = 2; i < w.size(); ++i) {
+      std::optional<hashring::Member> m = hashring::parse_member(w[i]);
+      if (!m) return;
+      members.push_back(*m);
+    }
+    spdlog::warn("the ring changed to version {} while this node was away; taking it up", *version);
+    // A change prepared here meanwhile is over, one way or the other.
+    end_pending();
+    close_migration_links();
+    apply_ring(std::move(members), std::move(failed), static_cast<uint64_t>(*version));
+    save_ring();
+    reroute_blocking();
+    if (host_) {
+      host_->copy_end(kept_keys_ring(), self_);
+      host_->release_held();
+    }
+  });
 }
 
 }  // namespace ringkv::cluster

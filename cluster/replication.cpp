@@ -472,6 +472,11 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
     }
     from = *n;
     s.partial_syncs++;
+    // The replica has the stream up to `from`: its full copy's end among it, if it was there.
+    if (s.synced_offset != 0 && from >= s.synced_offset) {
+      s.synced = true;
+      s.synced_offset = 0;
+    }
   } else if (reply == "+FULL\r\n") {
     from = s.hello_next - 1;
     if (from + 1 < s.backlog_first) return link_failed(s, "writes during the handshake overflowed");
@@ -620,8 +625,10 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
     src.last_frame_ms = uv_now(env_.loop);
     // Frames still arriving on an older connection of this primary no longer count.
     src.conn = conn_id;
-    if (src.replid == args[2] && src.ring_version == *version && src.offset + 1 >= *first &&
-        src.offset < *next) {
+    // Only a complete copy continues: one whose full copy was cut off (its end, SYNCED, never
+    // came) copies again, or this node would keep a stream that never sends the keys it dropped.
+    if (src.synced && src.replid == args[2] && src.ring_version == *version &&
+        src.offset + 1 >= *first && src.offset < *next) {
       return "+CONTINUE " + std::to_string(src.offset) + "\r\n";
     }
     if (host_) host_->drop_keys_of(primary);

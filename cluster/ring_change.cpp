@@ -252,7 +252,8 @@ void Cluster::drive_change() {
     control(parts[i], args, [this, i, step, version](std::string_view reply, bool ok) {
       if (!change_ || change_->version != version || change_->step != step) return;
       Coordination& cc = *change_;
-      if (ok) cc.round_ok++;
+      // Failovers decide by votes (the tie-breaker has two).
+      if (ok) cc.round_ok += votes_of(cc.participants[i]);
       if (!ok) {
         cc.round_failed = true;
         if (cc.failure.empty()) cc.failure = cc.participants[i] + ": " + failure_text(reply);
@@ -336,9 +337,15 @@ void Cluster::failover_round_done() {
   // any member, by their ring version) once they answer again.
   Coordination& c = *change_;
   const uint64_t now = uv_now(loop_);
-  const size_t majority = ring_.size() / 2 + 1;
+  // A member that asked to be failed over (restarted with stale keys) agrees and serves
+  // nothing meanwhile: its votes count, so that 2 members fail one over when it asks.
+  size_t asked = 0;
+  for (const std::string& a : c.requested) asked += votes_of(a);
+  const size_t majority = votes_needed() - std::min(asked, votes_needed() - 1);
   size_t committed = 0;
-  for (bool b : c.committed) committed += b ? 1 : 0;
+  for (size_t i = 0; i < c.committed.size(); ++i) {
+    if (c.committed[i]) committed += votes_of(c.participants[i]);
+  }
   switch (c.step) {
     case Coordination::kResolving:
       if (c.round_ok < majority) return schedule_change();
@@ -348,8 +355,8 @@ void Cluster::failover_round_done() {
       if (c.round_ok < majority) {
         return finish_change("failing over " + members_list_text(c.failed) + ": " +
                              std::to_string(c.round_ok) + " of the " +
-                             std::to_string(ring_.size()) +
-                             " members agreed, a majority is needed (" + c.failure + ")");
+                             std::to_string(votes_total()) +
+                             " votes agreed, a majority is needed (" + c.failure + ")");
       }
       // Every member that agreed stopped granting the failed member its lease; once that lease
       // has surely ended nobody else serves its keys (a cache too: no stale reads from a node

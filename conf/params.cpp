@@ -487,6 +487,11 @@ const std::vector<Row>& rows() {
                       "Bytes of writes kept per replica so that a short disconnection resumes "
                       "instead of copying everything again (bytes, or 1mb...)"},
                  Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 16 * 1024),
+        string_row(Head{"cluster", "tie-breaker", "--tie-breaker", "", false,
+                        "A member (host:port) whose vote counts twice while the members are "
+                        "even in number: with 2 members it may fail the other over (the same on "
+                        "every member; empty = none)"},
+                   Field<C, std::string>{kCluster, &C::tie_breaker}, check_self),
         bool_row(
             Head{"cluster", "atomic-multikey", "--atomic-multikey", "", false,
                  "MGET, MSET, DEL, UNLINK, EXISTS, TOUCH over several nodes run as one "

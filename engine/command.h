@@ -27,6 +27,7 @@ namespace acl {
 class User;
 class Users;
 }  // namespace acl
+struct ClientTracking;
 
 using CommandHandler = void (*)(CommandContext& ctx);
 // For commands whose keys move with their arguments (LMPOP numkeys key..., ZUNION numkeys ...):
@@ -149,6 +150,14 @@ class ClientSession {
   virtual void set_user(std::shared_ptr<acl::User> /*user*/) {}
   // Whether the client is inside MULTI (the context of its ACL LOG entries).
   virtual bool in_transaction() const { return false; }
+  // CLIENT REPLY: replies are sent (kOn), none until ON (kOff), or the next command's is dropped
+  // (kSkip).
+  enum class ReplyMode { kOn, kOff, kSkip };
+  virtual void set_reply_mode(ReplyMode /*mode*/) {}
+  // CLIENT NO-EVICT ON|OFF.
+  virtual void set_no_evict(bool /*on*/) {}
+  // The client's CLIENT TRACKING state; null where it cannot track (unit tests).
+  virtual ClientTracking* tracking() { return nullptr; }
 };
 
 // The kinds of connection CLIENT LIST TYPE and CLIENT KILL TYPE tell apart: Redis's normal
@@ -277,6 +286,19 @@ class ServerControl {
   // CONFIG REWRITE: writes the effective configuration to the file it was loaded from.
   // Returns an empty string, or Redis's error text.
   virtual std::string config_rewrite() { return "ERR The server is running without a config file"; }
+  // CLIENT PAUSE: until unix time `until_ms`, clients' commands (all, or only those that may
+  // write) wait; a pause already running keeps its later end and its stricter kind.
+  virtual void pause_clients(int64_t /*until_ms*/, bool /*all*/) {}
+  // CLIENT UNPAUSE: the paused clients go on.
+  virtual void unpause_clients() {}
+  // CLIENT UNBLOCK: answers client `id`'s blocking command as timed out, or with the UNBLOCKED
+  // error. False when no such client is blocked here.
+  virtual bool unblock_client(uint64_t /*id*/, bool /*error*/) { return false; }
+  virtual bool client_exists(uint64_t /*id*/) const { return false; }
+  // CLIENT TRACKING: client `id` listens to (or, with `add` false, no longer to) keys starting
+  // with each of `prefixes` (BCAST mode).
+  virtual void track_prefixes(uint64_t /*id*/, std::span<const std::string> /*prefixes*/,
+                              bool /*add*/) {}
 };
 
 // Everything a handler can touch while running one command.

@@ -69,7 +69,7 @@ Connection::Connection(Server& server, uint64_t id)
 Connection::~Connection() { *alive_ = false; }
 
 Connection::ReplySlot Connection::reserve_reply() {
-  pending_.push_back(PendingReply{false, {}});
+  pending_.push_back(PendingReply{false, {}, dropping_});
   update_reading();
   return ReplySlot(this, alive_, pending_seq_ + pending_.size() - 1);
 }
@@ -83,7 +83,7 @@ void Connection::ReplySlot::fill(std::string_view reply_bytes, bool unblock) con
 void Connection::fill_slot(uint64_t seq, std::string_view bytes) {
   assert(seq >= pending_seq_ && seq - pending_seq_ < pending_.size());
   PendingReply& slot = pending_[seq - pending_seq_];
-  slot.data.assign(bytes);
+  if (!slot.discard) slot.data.assign(bytes);
   slot.ready = true;
   if (seq != pending_seq_ || closing_ || protected_) return;
   drain_pending();
@@ -138,6 +138,38 @@ protocol::ReplyWriter& Connection::reply_writer() {
     writer_.set_buffer(pending_.back().data);
   }
   return writer_;
+}
+
+protocol::ReplyWriter& Connection::late_reply_writer() {
+  if (!reply_off_) return reply_writer();
+  discard_.clear();
+  writer_.set_buffer(discard_);
+  return writer_;
+}
+
+std::string& Connection::push_buffer() {
+  if (pending_.empty()) return out_;
+  if (!pending_.back().ready) pending_.push_back(PendingReply{true, {}});
+  return pending_.back().data;
+}
+
+void Connection::set_reply_mode(ReplyMode mode) {
+  switch (mode) {
+    case ReplyMode::kOn:
+      reply_off_ = skip_next_ = skip_this_ = false;
+      // ON's own reply is sent: the writer of this request leaves the discard buffer.
+      if (dropping_) {
+        dropping_ = false;
+        reply_writer();
+      }
+      break;
+    case ReplyMode::kOff:
+      reply_off_ = true;
+      break;
+    case ReplyMode::kSkip:
+      if (!reply_off_) skip_next_ = true;
+      break;
+  }
 }
 
 bool Connection::start() {
@@ -259,6 +291,10 @@ void Connection::reset_state() {
   name_.clear();
   db_ = 0;
   writer_.set_version(protocol::RespVersion::kResp2);
+  // As Redis, RESET turns tracking off and replies on (its own +RESET is sent); NO-EVICT stays.
+  if (!tracking_.prefixes.empty()) server_.track_prefixes(id_, tracking_.prefixes, false);
+  tracking_ = engine::ClientTracking{};
+  set_reply_mode(ReplyMode::kOn);
   // As Redis, RESET logs the client out when a password is required.
   set_default_auth();
 }
@@ -445,10 +481,20 @@ void Connection::process_input() {
       rstart_ += r.consumed;
       continue;
     }
-    if (!server_.execute(*this, argv_, reply_writer())) {
+    // CLIENT REPLY OFF or SKIP: the request runs, its reply goes nowhere.
+    dropping_ = reply_off_ || skip_this_;
+    if (dropping_) {
+      discard_.clear();
+      writer_.set_buffer(discard_);
+    }
+    const bool ran = server_.execute(*this, argv_, dropping_ ? writer_ : reply_writer());
+    dropping_ = false;
+    if (!ran) {
       hold();  // parsed again after resume()
       return;
     }
+    skip_this_ = skip_next_;
+    skip_next_ = false;
     rstart_ += r.consumed;
     if (!enforce_output_limits()) return;
     if (close_after_reply_) {
@@ -578,7 +624,11 @@ std::string Connection::info_line() const {
   if (sub + psub + ssub > 0) flags += 'P';
   if (transaction_.active) flags += 'x';
   if (blocked_) flags += 'b';
+  if (tracking_.on) flags += 't';
+  if (tracking_.broken_redirect) flags += 'R';
+  if (tracking_.bcast) flags += 'B';
   if (transaction_.watched_changed) flags += 'd';
+  if (no_evict_) flags += 'e';
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
   line += " db=" + std::to_string(db_) + " sub=" + std::to_string(sub) +
           " psub=" + std::to_string(psub);
@@ -596,7 +646,9 @@ std::string Connection::info_line() const {
   line += " tot-mem=" + std::to_string(buffer_memory());
   line += reading_ ? " events=r" : " events=";
   line += " cmd=" + (last_command_ ? engine::command_fullname(*last_command_) : "NULL");
-  line += " user=" + (user_ ? user_->name() : std::string("default")) + " redir=-1 resp=";
+  line += " user=" + (user_ ? user_->name() : std::string("default")) + " redir=";
+  line += tracking_.on ? std::to_string(tracking_.redirect) : "-1";
+  line += " resp=";
   line += writer_.version() == protocol::RespVersion::kResp3 ? "3" : "2";
   return line;
 }

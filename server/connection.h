@@ -16,6 +16,7 @@
 #include "common/tls.h"
 #include "conf/options.h"
 #include "engine/command.h"
+#include "engine/commands/client_control.h"
 #include "protocol/reply_writer.h"
 #include "protocol/resp_parser.h"
 #include "server/transaction.h"
@@ -73,6 +74,12 @@ class Connection final : public engine::ClientSession {
 
   // The writer for the next request's reply, pointed at the right place in the reply stream.
   protocol::ReplyWriter& reply_writer();
+  // The writer for a reply that completes a request later (a blocked client served): it writes
+  // nothing while CLIENT REPLY is OFF.
+  protocol::ReplyWriter& late_reply_writer();
+  // Where a push (an invalidation) goes: after every reply written so far. Not for the client
+  // whose command is running (its reply is being written).
+  std::string& push_buffer();
 
   // Writes what fill() made ready (called by the Server once per loop iteration), and resumes
   // reading requests after the client was unblocked.
@@ -186,9 +193,14 @@ class Connection final : public engine::ClientSession {
   const engine::acl::User* user() const override { return user_.get(); }
   void set_user(std::shared_ptr<engine::acl::User> user) override { user_ = std::move(user); }
   bool in_transaction() const override { return transaction_.active; }
+  void set_reply_mode(ReplyMode mode) override;
+  void set_no_evict(bool on) override { no_evict_ = on; }
+  engine::ClientTracking* tracking() override { return &tracking_; }
+  const engine::ClientTracking& tracking_state() const { return tracking_; }
 
   // Records the command that ran last (CLIENT LIST's cmd=).
   void set_last_command(const engine::CommandSpec* spec) { last_command_ = spec; }
+  const engine::CommandSpec* last_command() const { return last_command_; }
 
  private:
   struct WriteRequest;
@@ -201,6 +213,7 @@ class Connection final : public engine::ClientSession {
   struct PendingReply {
     bool ready;  // filled (or a run of local replies written after a pending one)
     std::string data;
+    bool discard = false;  // reserved while CLIENT REPLY dropped its request's reply
   };
   void fill_slot(uint64_t seq, std::string_view bytes);
   void request_flush();
@@ -285,6 +298,17 @@ class Connection final : public engine::ClientSession {
   bool closing_ = false;  // uv_close called
   bool close_when_flushed_ = false;
   bool close_after_reply_ = false;  // set by a command (QUIT)
+
+  // CLIENT REPLY: OFF drops every reply until ON; SKIP drops the next request's (skip_next_
+  // becomes skip_this_ when the SKIP request is done). While a dropped request runs its writer
+  // writes into discard_.
+  bool reply_off_ = false;
+  bool skip_next_ = false;
+  bool skip_this_ = false;
+  bool dropping_ = false;
+  std::string discard_;
+  bool no_evict_ = false;  // CLIENT NO-EVICT ON
+  engine::ClientTracking tracking_;
 };
 
 }  // namespace ringkv::server

@@ -68,6 +68,8 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     }
     conn.set_db(db);
   }
+  // CLIENT PAUSE holds clients' requests (never a peer's: a pause is this node's only).
+  if (clients_paused() && !conn.is_peer() && paused_request(conn, argv)) return false;
   if (cluster_ && !conn.is_peer() && cluster_->holds_clients() && must_wait_for_ring(argv)) {
     migration_->hold(conn);
     return false;
@@ -100,7 +102,10 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
   }
   stats_.total_commands_processed++;
   if (!conn.is_peer()) {
+    running_client_ = conn.id();
     run(Origin::client(conn), argv, writer);
+    running_client_ = 0;
+    tracking_after_request(conn);
     return true;
   }
   if (engine::equals_ignore_case(argv[0], cluster::kRingControl)) {
@@ -123,7 +128,7 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     stats_.total_commands_processed--;  // run again when its keys are released
     return false;
   }
-  if (shard_frame(argv, writer)) return true;
+  if (shard_frame(argv, writer) || tracking_frame(argv, writer)) return true;
   if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kMigrateFrame)) {
     const std::optional<int64_t> version = common::parse_integer(argv[1]);
     if (!version || *version < 1 || !cluster_->accepts_copy(static_cast<uint64_t>(*version))) {
@@ -302,6 +307,9 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   } else {
     call(spec, ctx, origin.records());
   }
+  if ((spec.flags & engine::kReadonly) != 0 && conn != nullptr && conn->tracking_state().on) {
+    track_reads(origin, spec, argv);
+  }
   if (block.active) {
     // A client served again that still finds nothing keeps its place in the queue.
     if (origin.kind != Origin::Kind::kBlockedRetry) {
@@ -333,6 +341,9 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
     return true;
   }
   note_relayed_write(conn, spec, argv, route);
+  if ((spec.flags & engine::kReadonly) != 0 && conn.tracking_state().on) {
+    track_remote_reads(conn, spec, argv, route);
+  }
   Connection::ReplySlot slot = conn.reserve_reply();
   const uint64_t start_us = unix_now_us();
   store_.set_now(static_cast<int64_t>(start_us / 1000));

@@ -247,7 +247,10 @@ void Server::wait_replicas(engine::CommandContext& ctx, int64_t numreplicas, int
 void Server::role(engine::CommandContext& ctx) {
   if (!replicating()) return engine::ServerControl::role(ctx);
   const cluster::Replication& repl = cluster_->replication();
-  const std::vector<cluster::ReplicaStatus> replicas = repl.replicas();
+  // As Redis's, the list has the replicas connected now (a member down is left out).
+  std::vector<cluster::ReplicaStatus> replicas = repl.replicas();
+  std::erase_if(replicas,
+                [](const cluster::ReplicaStatus& r) { return r.state == "disconnected"; });
   ctx.reply.array(3);
   ctx.reply.bulk("master");
   ctx.reply.integer(static_cast<int64_t>(repl.total_offset()));

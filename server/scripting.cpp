@@ -134,6 +134,9 @@ bool Server::refused_while_busy(const Origin& origin, const engine::CommandSpec&
 }
 
 void Server::flush_dirty() {
+  // BCAST invalidations of this iteration's changes leave with its replies, as Redis sends them
+  // before sleeping.
+  if (tracking_.broadcast_pending()) broadcast_invalidations();
   // One write (and fsync) for every record of this iteration, before any of their replies.
   write_aof();
   for (size_t i = 0; i < dirty_.size(); ++i) {

@@ -186,6 +186,8 @@ int Server::serve() {
 
   uv_timer_init(loop_, &block_timer_);
   block_timer_.data = this;
+  uv_timer_init(loop_, &pause_timer_);
+  pause_timer_.data = this;
   uv_timer_init(loop_, &lock_timer_);
   lock_timer_.data = this;
 
@@ -312,43 +314,10 @@ bool Server::load_acl_file() {
   return true;
 }
 
-void Server::disconnect_users(std::span<const engine::acl::User* const> users,
-                              engine::ClientSession* self) {
-  if (users.empty()) return;
-  clients_.for_each([&](Connection& conn) {
-    if (conn.closing() || std::find(users.begin(), users.end(), conn.user()) == users.end()) {
-      return;
-    }
-    // As Redis: logged out at once, then closed (the caller after its reply).
-    conn.set_user(users_.default_user());
-    conn.set_authenticated(false);
-    if (&conn == self) {
-      conn.close_after_reply();
-    } else {
-      conn.close();
-    }
-  });
-}
-
-void Server::user_channels_changed(const engine::acl::User& user) {
-  clients_.for_each([&](Connection& conn) {
-    if (conn.closing() || conn.user() != &user || pubsub_.subscription_count(conn.id()) == 0) {
-      return;
-    }
-    bool allowed = true;
-    for (const std::string& pattern : pubsub_.subscriptions(conn.id(), true)) {
-      allowed = allowed && user.channel_allowed(pattern, true);
-    }
-    for (const std::string& channel : pubsub_.subscriptions(conn.id(), false)) {
-      allowed = allowed && user.channel_allowed(channel, false);
-    }
-    if (!allowed) conn.close();
-  });
-}
-
 void Server::on_connection_closed(Connection* conn) {
   clients_.remove(conn);
   blocked_.remove(conn->id());
+  tracking_closed(*conn);
   // A snapshot's child stops with its client.
   syncs_.erase(conn->id());
   unwatch_all(*conn);
@@ -427,7 +396,7 @@ bool Server::rerun_blocked(Connection& conn, bool timed_out, std::string_view re
   if (waiter == nullptr) return true;
   const std::vector<std::string> args = waiter->argv;
   const std::vector<std::string_view> argv(args.begin(), args.end());
-  protocol::ReplyWriter& writer = conn.reply_writer();
+  protocol::ReplyWriter& writer = conn.late_reply_writer();
   const protocol::RespVersion version = writer.version();
   if (waiter->resp3) writer.set_version(protocol::RespVersion::kResp3);
   const Outcome outcome = run(Origin::blocked_retry(conn, timed_out, ready_key), argv, writer);
@@ -484,15 +453,6 @@ void Server::arm_block_timer() {
       next > now ? next - now : 0, 0);
 }
 
-std::string Server::client_list(std::span<const uint64_t> ids,
-                                std::optional<engine::ClientKind> kind) {
-  return clients_.list(ids, kind);
-}
-
-size_t Server::kill_clients(const engine::ClientKillFilter& filter) {
-  return clients_.kill(filter);
-}
-
 void Server::trim_freed_memory() {
   // Large reply buffers (a client reading big values slowly holds up to 64 MB of them) are
   // freed in chunks of a few MB. Once glibc has freed one such mapping it raises its mmap
@@ -515,7 +475,8 @@ void Server::cron() {
   // Like Redis: active expiry may use up to 25% of each cron period, shared by the databases
   // (taken in turn from where the last cycle stopped).
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);
-  if (active_expire_) {
+  // As Redis, no key expires actively while clients are paused.
+  if (active_expire_ && !clients_paused()) {
     const uint64_t start_us = unix_now_us();
     const int64_t budget_us = period_us / 4;
     for (int i = 0; i < dbs_.count(); ++i) {
@@ -630,6 +591,7 @@ void Server::maybe_finish_shutdown() {
   // The last handles: with them closed the loop runs out of work and run() returns.
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&pause_timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&lock_timer_), nullptr);
   input_task_->stop();
   end_syncs();

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -38,6 +40,7 @@
 #include "server/shard_interests.h"
 #include "server/snapshot_sync.h"
 #include "server/string_map.h"
+#include "server/tracking_table.h"
 
 namespace ringkv::server {
 
@@ -155,6 +158,14 @@ class Server final : public engine::ServerControl,
   std::vector<std::string> cluster_copies(std::string_view key) override;
   bool cluster_change(engine::CommandContext& ctx) override;
   bool cluster_import(engine::CommandContext& ctx) override;
+
+  // Client controls (client_control.cpp): CLIENT PAUSE/UNPAUSE, UNBLOCK and TRACKING.
+  void pause_clients(int64_t until_ms, bool all) override;
+  void unpause_clients() override;
+  bool unblock_client(uint64_t id, bool error) override;
+  bool client_exists(uint64_t id) const override { return clients_.find(id) != nullptr; }
+  void track_prefixes(uint64_t id, std::span<const std::string> prefixes, bool add) override;
+  bool clients_paused() const { return pause_until_ms_ != 0; }
 
   // Runs argv on the node that owns its keys (here, or relayed to a peer on the links of client
   // `client_id`, so one caller's commands reach each peer in order) and hands its reply to `done`
@@ -369,6 +380,35 @@ class Server final : public engine::ServerControl,
   // was answered (else it keeps waiting where it was).
   bool rerun_blocked(Connection& conn, bool timed_out, std::string_view ready_key = {});
   void arm_block_timer();
+  // CLIENT PAUSE: whether a client's request waits for the pause to end (every request under
+  // ALL; under WRITE those that may write: write commands, scripts, PUBLISH, an EXEC of writes).
+  // A waiting connection is resumed by unpause_clients().
+  bool paused_request(Connection& conn, std::span<const std::string_view> argv);
+  void arm_pause_timer();
+  // Client-side caching (client_control.cpp): remembers the keys a tracking client read, sends
+  // invalidations when keys change (to the client running the command after its reply),
+  // broadcasts the changes under BCAST prefixes at the end of the loop iteration.
+  void track_reads(const Origin& origin, const engine::CommandSpec& spec,
+                   std::span<const std::string_view> argv);
+  void tracking_key_changed(std::string_view key);
+  // The invalidations of this node's own readers of `key` (default mode).
+  void invalidate_readers(std::string_view key);
+  // In a cluster: a tracking client's read relayed to peers remembers its keys here, and tells
+  // each peer owner, on the client's link ahead of the read, to report their next change
+  // (RINGKV.TRACK); an owner reports it with RINGKV.INVALIDATE. tracking_frame() answers both
+  // frames (returns whether argv was one).
+  void track_remote_reads(Connection& conn, const engine::CommandSpec& spec,
+                          std::span<const std::string_view> argv, const cluster::Route& route);
+  bool tracking_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  void tracking_flushed();
+  void tracking_closed(Connection& conn);
+  // Sends `tracker` an invalidation of `keys` (or, null, of everything), where its mode says.
+  void send_invalidation(Connection& tracker, const std::vector<std::string>* keys);
+  // After a client's request: the invalidations of keys it changed itself follow its reply, and
+  // CLIENT CACHING's word applied to that request only (unless it was a CLIENT command, or it
+  // is in MULTI), as in Redis.
+  void tracking_after_request(Connection& conn);
+  void broadcast_invalidations();
   // Calls spec's handler and, with `records`, hands the append-only file the command's record
   // when it changed data (it reported a modified key or a flush): argv as it arrived, or the
   // effective form the handler named.
@@ -503,6 +543,19 @@ class Server final : public engine::ServerControl,
   bool script_busy_ = false;
   std::vector<std::pair<int, std::vector<std::string>>> script_effects_;  // (database, command)
   BlockedClients blocked_;
+  // CLIENT PAUSE: the unix time it ends (0 = no pause), whether it pauses every command, and the
+  // clients waiting for its end.
+  int64_t pause_until_ms_ = 0;
+  bool pause_all_ = false;
+  std::vector<uint64_t> paused_;
+  uv_timer_t pause_timer_;
+  // CLIENT TRACKING: the keys read and the prefixes listened to; the client whose request is
+  // running (its own invalidations wait for its reply: the keys, or nullopt for a flush).
+  TrackingTable tracking_;
+  // Keys peers' tracking clients read here, with the addresses of those peers.
+  StringMap<std::set<std::string>> peer_readers_;
+  uint64_t running_client_ = 0;
+  std::vector<std::optional<std::string>> self_invalidations_;
   // WATCHed keys by database: the clients watching each.
   std::vector<StringMap<std::vector<uint64_t>>> watchers_;
   // Cross-node transactions (cross_transaction.cpp): the keys they lock here; the connections

@@ -117,8 +117,11 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
 
 bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* conn,
                                 protocol::ReplyWriter& writer) {
-  if (eviction_limits_.maxmemory == 0 || evictor_.enforce(dbs_.all(), eviction_limits_))
+  // As Redis, nothing is evicted (nor refused for memory) while clients are paused.
+  if (eviction_limits_.maxmemory == 0 || clients_paused() ||
+      evictor_.enforce(dbs_.all(), eviction_limits_)) {
     return false;
+  }
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
   static const engine::CommandSpec* const kSpared[] = {kExec, engine::find_command("discard"),
                                                        engine::find_command("quit"),
@@ -288,6 +291,7 @@ void Server::key_written_in(int db, std::string_view key) {
 
 void Server::key_changed(int db, std::string_view key) {
   invalidate_watchers(db, key);
+  tracking_key_changed(key);
   if (migration_) migration_->key_changed(db, key);
   // A blocked client may have to learn that its key changed under it (XREADGROUP answers that
   // its stream is gone, expired or deleted); the others find nothing new and keep waiting.
@@ -326,12 +330,14 @@ void Server::database_replaced(int db, int replaced_with) {
 
 void Server::keyspace_flushing() {
   changes_++;
+  tracking_flushed();
   if (migration_) migration_->keyspace_flushed();
   database_replaced(events_db_, -1);
 }
 
 void Server::all_keyspaces_flushing() {
   changes_++;
+  tracking_flushed();
   if (migration_) migration_->keyspace_flushed();
   for (int db = 0; db < dbs_.count(); ++db) database_replaced(db, -1);
 }

@@ -124,7 +124,7 @@ namespace {
 constexpr CommandSpec kScriptingCommands[] = {
     {.name = "eval",
      .arity = -3,
-     .flags = kNoscript | kStale | kSkipMonitor | kNoMandatoryKeys,
+     .flags = kNoscript | kStale | kSkipMonitor | kNoMandatoryKeys | kMayReplicate,
      .first_key = 0,
      .last_key = 0,
      .key_step = 0,
@@ -140,7 +140,7 @@ constexpr CommandSpec kScriptingCommands[] = {
      .find_keys = eval_keys},
     {.name = "evalsha",
      .arity = -3,
-     .flags = kNoscript | kStale | kSkipMonitor | kNoMandatoryKeys,
+     .flags = kNoscript | kStale | kSkipMonitor | kNoMandatoryKeys | kMayReplicate,
      .first_key = 0,
      .last_key = 0,
      .key_step = 0,

@@ -429,6 +429,23 @@ def owners(port, keys):
     return dict(zip(keys, (o.decode() for o in replies)))
 
 
+def stale_reads(port, floor, rng, seconds=2.0):
+    """Reads random keys of `floor` (key -> version acknowledged) through `port` for `seconds`
+    (errors are not answers); returns the reads older than that: (key, value, acknowledged)."""
+    stale = []
+    r = client(port, timeout=10)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        keys = rng.sample(sorted(floor), min(50, len(floor)))
+        try:
+            values = r.mget(keys)
+        except redis.RedisError:
+            continue
+        stale += [(k, v, floor[k]) for k, v in zip(keys, values)
+                  if v is None or int(v) < floor[k]]
+    return stale
+
+
 def check_fault(report, binary, rng, n_nodes, rf, acks, fault, label):
     """Writers on every node; `fault` ("kill" or "stop") hits a random node after 1 s; measures
     the failover, restores the node and checks the model (strictly when acks >= 1). Returns the
@@ -468,19 +485,7 @@ def check_fault(report, binary, rng, n_nodes, rf, acks, fault, label):
             if fault == "stop":
                 # Back from a hang: it must not answer anything older than acknowledged.
                 c.kill(victim, signal.SIGCONT)
-                stale = []
-                floor_model = dict(model.acked)
-                r = client(ports[victim], timeout=10)
-                deadline = time.monotonic() + 2.0
-                while time.monotonic() < deadline:
-                    keys = rng.sample(sorted(floor_model), min(50, len(floor_model)))
-                    try:
-                        values = r.mget(keys)
-                    except redis.RedisError:
-                        continue
-                    for k, v in zip(keys, values):
-                        if v is None or int(v) < floor_model[k]:
-                            stale.append((k, v, floor_model[k]))
+                stale = stale_reads(ports[victim], dict(model.acked), rng)
                 report.check(not stale, "%s: reads through the node back from SIGSTOP never "
                              "return a value older than an acknowledged write" % label,
                              repr(stale[:5]))

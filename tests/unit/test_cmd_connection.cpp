@@ -195,8 +195,8 @@ TEST_CASE("CLIENT ID, SETNAME, GETNAME, INFO") {
   CHECK(h.run({"CLIENT", "INFO"}) == "=16\r\ntxt:id=10 name=\n\r\n");
   CHECK(h.run({"CLIENT", "FOO"}) == "-ERR unknown subcommand 'FOO'. Try CLIENT HELP.\r\n");
   CHECK(h.run({"CLIENT", "HELP"})
-            .starts_with("*29\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands "
-                         "are:\r\n+GETNAME\r\n"));
+            .starts_with("*48\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands "
+                         "are:\r\n+CACHING (YES|NO)\r\n"));
 }
 
 TEST_CASE("CLIENT LIST filters") {

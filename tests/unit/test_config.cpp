@@ -131,6 +131,15 @@ TEST_CASE("values are normalised when loaded") {
   CHECK(c.server.hz == 1);
 }
 
+TEST_CASE("the tie-breaker is a member's host:port or nothing") {
+  Config c;
+  CHECK(c.cluster.tie_breaker.empty());
+  REQUIRE(load_string("[cluster]\ntie-breaker = \"10.0.0.1:7001\"\n", "t.toml", c) == "");
+  CHECK(c.cluster.tie_breaker == "10.0.0.1:7001");
+  const std::string error = load_string("[cluster]\ntie-breaker = \"node-1\"\n", "t.toml", c);
+  CHECK(error.find("tie-breaker") != std::string::npos);
+}
+
 TEST_CASE("loading a file and flags over the file") {
   TempFile file(kEveryKey);
   ParseOutcome out = run({"--config", file.path()});
