@@ -155,6 +155,12 @@ def import_rate(binary, keys, rate, seconds):
                 time.sleep(0.02)
             load_s = time.time() - t0
             loaded = int(fields["keys"])
+            # Commands refused (an owner unavailable) make the import take a new snapshot: the
+            # figure then covers two; said so rather than hidden.
+            if int(fields["errors"]) or int(fields["full_syncs"]) != 1:
+                print("import: errors=%s full_syncs=%s unavailable=%s (the rate covers them)" % (
+                    fields["errors"], fields["full_syncs"], fields.get("unavailable", "?")),
+                    flush=True)
             stop = threading.Event()
             sent = [0]
 

@@ -15,6 +15,14 @@ std::string Server::cluster_info() {
   for (size_t i = 0; i < imports_.size(); ++i) {
     out += "cluster_import" + std::to_string(i) + ":" + imports_[i]->info_fields(now) + "\r\n";
   }
+  // Imports other members run, as last heard from them (a dead one's stays, where it stopped).
+  out += "cluster_remote_imports:" + std::to_string(remote_imports_.size()) + "\r\n";
+  size_t i = 0;
+  for (const auto& [id, r] : remote_imports_) {
+    out += "cluster_remote_import" + std::to_string(i++) + ":node=" + r.node +
+           ",heard_ms_ago=" + std::to_string(now - r.heard_ms) +
+           ",stop_requested=" + (r.stop_requested ? "1," : "0,") + r.fields + "\r\n";
+  }
   return out;
 }
 

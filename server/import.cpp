@@ -19,6 +19,10 @@ namespace {
 // Reading from the source pauses while this many commands wait for their owners' answers.
 constexpr uint64_t kMaxInFlight = 20000;
 constexpr uint64_t kRetryMs = 1000;
+// Commands whose owner was unavailable: a new snapshot after 1 s, then 2, 4... up to this.
+constexpr uint64_t kMaxOwnerRetryMs = 30000;
+// A node started again waits this long before resuming its imports.
+constexpr uint64_t kResumeDelayMs = 3000;
 constexpr size_t kReadChunk = 256 * 1024;
 constexpr size_t kMarkBytes = 40;
 // Errors logged one by one before they are only counted.
@@ -46,7 +50,8 @@ ImportSource::ImportSource(Server& server, std::string host, int port, std::stri
       host_(std::move(host)),
       port_(port),
       password_(std::move(password)),
-      client_id_(client_id) {}
+      client_id_(client_id),
+      key_log_(server.config().persistence.dir, host_ + ":" + std::to_string(port_)) {}
 
 ImportSource::~ImportSource() {
   *alive_ = false;
@@ -71,7 +76,55 @@ std::string_view ImportSource::state_name(State s) {
   return "?";
 }
 
-void ImportSource::start() { connect(); }
+void ImportSource::start() {
+  key_log_.clear();
+  connect();
+  save();
+}
+
+void ImportSource::resume(const ImportRecord& record) {
+  password_ = record.password;
+  key_log_.load(known_);
+  offset_ = applied_offset_ = record.offset;
+  // A snapshot or a write unsafe to apply twice may have been in flight: a new snapshot, which
+  // replaces every key and deletes those gone, is the exact way back.
+  replid_ = record.resync ? std::string() : record.replid;
+  recorded_unsafe_ = record.resync;
+  if (!record.running) {
+    state_ = State::kStopped;
+    return;
+  }
+  spdlog::info("import from {}: resuming after a restart ({}) in {} s", address(),
+               replid_.empty() ? "with a new snapshot"
+                               : "at offset " + std::to_string(offset_ + 1) + " of " + replid_,
+               kResumeDelayMs / 1000);
+  // First the members hear of it (announced each second): a CLUSTER IMPORT STOP given elsewhere
+  // while this node was down arrives before it applies anything.
+  state_ = State::kRetrying;
+  next_connect_ms_ = uv_now(server_.loop()) + kResumeDelayMs;
+}
+
+ImportRecord ImportSource::record() {
+  ImportRecord r;
+  r.source = address();
+  r.password = password_;
+  r.running = state_ != State::kStopped;
+  r.replid = replid_;
+  r.offset = applied_offset_;
+  r.resync = needs_resync();
+  recorded_unsafe_ = r.resync;
+  return r;
+}
+
+bool ImportSource::needs_resync() const {
+  // A snapshot's key sent is past the recorded offset (the snapshot is).
+  return replid_.empty() || state_ == State::kSnapshot || snapshot_in_flight_ > 0 ||
+         last_unsafe_offset_ > applied_offset_ ||
+         std::any_of(held_.begin(), held_.end(),
+                     [](const Held& h) { return h.kind == Kind::kSnapshotKey; });
+}
+
+void ImportSource::save() { server_.save_imports(); }
 
 void ImportSource::restart(std::string password) {
   password_ = std::move(password);
@@ -82,14 +135,16 @@ void ImportSource::restart(std::string password) {
     errors_ = 0;
   }
   connect();
+  save();
 }
 
-void ImportSource::stop() {
+void ImportSource::stop(bool record) {
   // Half a snapshot can't be continued by a later restart().
   if (state_ == State::kSnapshot) replid_.clear();
   close_socket();
   state_ = State::kStopped;
   loader_.reset();
+  if (record) save();
   spdlog::info(
       "import from {} stopped: {} keys loaded, {} commands applied, offset {}, {} errors{}",
       address(), keys_loaded_, commands_, applied_offset_, errors_,
@@ -217,7 +272,11 @@ void ImportSource::disconnect(const std::string& why) {
 
 void ImportSource::on_read(std::string_view data) {
   in_.append(data);
-  if (!process()) return;
+  holding_ = true;
+  const bool open = process();
+  holding_ = false;
+  dispatch_held();
+  if (!open) return;
   if (in_pos_ > 0 && (in_pos_ == in_.size() || in_pos_ >= (1u << 20))) {
     in_.erase(0, in_pos_);
     in_pos_ = 0;
@@ -278,7 +337,12 @@ bool ImportSource::handshake_reply(std::string_view line) {
     offset_ = applied_offset_ = static_cast<uint64_t>(offset);
     pending_.clear();
     pending_base_ = next_seq_;
-    resync_ = full_syncs_ > 0;
+    // Keys imported before (by this node before a restart too) are replaced, and those gone
+    // deleted.
+    resync_ = full_syncs_ > 0 || !known_.empty();
+    sync_number_++;
+    unavailable_ = 0;
+    last_unsafe_offset_ = 0;
     fresh_.clear();
     full_syncs_++;
     state_ = State::kSnapshot;
@@ -296,6 +360,7 @@ bool ImportSource::handshake_reply(std::string_view line) {
     partial_syncs_++;
     state_ = State::kStreaming;
     parser_.reset();
+    save();
     spdlog::info("import from {}: the stream continues at offset {}", address(), offset_ + 1);
     return true;
   }
@@ -396,7 +461,7 @@ void ImportSource::snapshot_key(persistence::RdbKey& key) {
   payload.push_back(static_cast<char>(engine::rdb::kVersion >> 8));
   const uint64_t crc = engine::crc64(0, payload);
   for (int i = 0; i < 8; ++i) payload.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
-  (resync_ ? fresh_ : known_).emplace(key.key);
+  remember(key.key, true);
   std::vector<std::string> argv = {"RESTORE", std::string(key.key),
                                    std::to_string(key.expire_ms < 0 ? 0 : key.expire_ms),
                                    std::move(payload), "ABSTTL"};
@@ -409,6 +474,15 @@ void ImportSource::snapshot_key(persistence::RdbKey& key) {
     argv.emplace_back(std::to_string(key.freq));
   }
   apply(std::move(argv), Kind::kSnapshotKey, 0);
+}
+
+void ImportSource::remember(std::string_view key, bool snapshot) {
+  // During a new snapshot the keys it has are set apart; the log holds every key either had.
+  if (snapshot && resync_) {
+    if (fresh_.emplace(key).second && known_.count(std::string(key)) == 0) key_log_.add(key);
+    return;
+  }
+  if (known_.emplace(key).second) key_log_.add(key);
 }
 
 void ImportSource::snapshot_done() {
@@ -425,11 +499,13 @@ void ImportSource::snapshot_done() {
       apply({"DEL", k}, Kind::kSnapshotKey, 0);
       deleted++;
     }
-    known_ = std::move(fresh_);
+    // They stay known: a DEL whose owner was unavailable is sent again at the next resync (as
+    // the key log, which a restarted node reads, keeps every name too).
+    known_.merge(fresh_);
     fresh_.clear();
     if (deleted > 0) {
-      spdlog::info("import from {}: {} keys gone from the source since the last sync deleted",
-                   address(), deleted);
+      spdlog::info("import from {}: {} keys the source does not have (any more) deleted", address(),
+                   deleted);
     }
   }
   state_ = State::kStreaming;
@@ -488,8 +564,9 @@ void ImportSource::stream_commands() {
     std::string unknown;
     if (const engine::CommandSpec* spec = engine::resolve_command(argv_, unknown);
         spec != nullptr && (spec->flags & engine::kWrite) != 0) {
-      for (size_t pos : engine::key_positions(*spec, argv_)) known_.emplace(argv_[pos]);
+      for (size_t pos : engine::key_positions(*spec, argv_)) remember(argv_[pos], false);
     }
+    if (!replay_safe(argv_)) last_unsafe_offset_ = offset_;
     apply(std::vector<std::string>(argv_.begin(), argv_.end()), Kind::kCommand, offset_);
   }
 }
@@ -504,20 +581,51 @@ void ImportSource::apply(std::vector<std::string> argv, Kind kind, uint64_t offs
     finished(seq, kind, "+OK\r\n", {});
     return;
   }
+  if (holding_) {
+    held_.push_back(Held{std::move(argv), kind, seq});
+    return;
+  }
+  dispatch(std::move(argv), kind, seq);
+}
+
+void ImportSource::dispatch_held() {
+  if (held_.empty() && !key_log_.pending()) return;
+  if (std::string error = key_log_.flush(); !error.empty()) {
+    spdlog::warn("import from {}: {} (a restart of this node may leave deleted keys)", address(),
+                 error);
+  }
+  // import.state must say that resuming cannot replay from its offset before a command that
+  // makes it so leaves (record() notes what it said).
+  if (!recorded_unsafe_ && needs_resync()) save();
+  std::vector<Held> held = std::move(held_);
+  held_.clear();
+  for (Held& h : held) dispatch(std::move(h.argv), h.kind, h.seq);
+}
+
+void ImportSource::dispatch(std::vector<std::string> argv, Kind kind, uint64_t seq) {
   in_flight_++;
+  if (kind == Kind::kSnapshotKey) snapshot_in_flight_++;
   const std::vector<std::string_view> args(argv.begin(), argv.end());
   // A RESTORE refused because the key is already here (another source had it) is sent again
   // with REPLACE: the later write wins.
   std::vector<std::string> retry;
   if (kind == Kind::kSnapshotKey && !resync_ && argv.back() != "REPLACE") retry = std::move(argv);
-  server_.run_routed(
-      client_id_, args,
-      [this, alive = alive_, seq, kind, retry = std::move(retry)](std::string_view reply) mutable {
-        if (!*alive) return;
-        in_flight_--;
-        finished(seq, kind, reply, std::move(retry));
-        update_reading();
-      });
+  server_.run_routed(client_id_, args,
+                     [this, alive = alive_, seq, kind, retry = std::move(retry),
+                      sync = sync_number_](std::string_view reply) mutable {
+                       if (!*alive) return;
+                       in_flight_--;
+                       if (kind == Kind::kSnapshotKey) snapshot_in_flight_--;
+                       // Its owner could not be reached: the write is not lost, a new snapshot
+                       // brings it once the owner answers again (the retry in cron).
+                       if (sync == sync_number_ && (reply.rfind("-ERR peer ", 0) == 0 ||
+                                                    reply.rfind("-CLUSTERDOWN", 0) == 0 ||
+                                                    reply.rfind("-TRYAGAIN", 0) == 0)) {
+                         unavailable_++;
+                       }
+                       finished(seq, kind, reply, std::move(retry));
+                       update_reading();
+                     });
   update_reading();
 }
 
@@ -568,6 +676,23 @@ void ImportSource::cron(uint64_t now_ms) {
     connect();
     return;
   }
+  if (state_ == State::kStreaming && unavailable_ > 0 && now_ms >= next_owner_retry_ms_) {
+    owner_retry_ms_ =
+        owner_retry_ms_ == 0 ? kRetryMs : std::min(owner_retry_ms_ * 2, kMaxOwnerRetryMs);
+    next_owner_retry_ms_ = now_ms + owner_retry_ms_;
+    owner_resyncs_++;
+    spdlog::warn(
+        "import from {}: {} commands found their owner unavailable; taking a new snapshot (next "
+        "try in {} s if it still fails)",
+        address(), unavailable_, owner_retry_ms_ / 1000);
+    close_socket();
+    replid_.clear();
+    connect();
+    return;
+  }
+  if (state_ == State::kStreaming && unavailable_ == 0 && snapshot_in_flight_ == 0) {
+    owner_retry_ms_ = 0;
+  }
   if (state_ == State::kStreaming && socket_ != nullptr) {
     // As a replica: the offset applied, once a second, so the source keeps the link and INFO
     // replication on the source shows how far behind the import is.
@@ -590,93 +715,10 @@ std::string ImportSource::info_fields(uint64_t now_ms) const {
       ",duplicates=" + std::to_string(duplicates_) + ",errors=" + std::to_string(errors_) +
       ",skipped=" + std::to_string(skipped_) + ",full_syncs=" + std::to_string(full_syncs_) +
       ",partial_syncs=" + std::to_string(partial_syncs_) +
-      ",disconnects=" + std::to_string(disconnects_);
+      ",disconnects=" + std::to_string(disconnects_) +
+      ",unavailable=" + std::to_string(unavailable_) +
+      ",owner_resyncs=" + std::to_string(owner_resyncs_);
   return out;
-}
-
-}  // namespace ringkv::server
-
-namespace ringkv::server {
-
-bool Server::cluster_import(engine::CommandContext& ctx) {
-  if (!cluster_) return false;
-  const auto args = ctx.argv.subspan(2);
-  if (engine::equals_ignore_case(args[0], "stop")) {
-    if (args.size() > 2) {
-      ctx.reply.error(protocol::err::kSyntax);
-      return true;
-    }
-    size_t stopped = 0;
-    for (auto& source : imports_) {
-      if (source->state() == ImportSource::State::kStopped) continue;
-      if (args.size() == 2 && source->address() != args[1]) continue;
-      source->stop();
-      stopped++;
-    }
-    if (stopped == 0) {
-      ctx.reply.error(args.size() == 2 ? "ERR no import from " + std::string(args[1]) + " runs"
-                                       : std::string("ERR no import runs"));
-    } else {
-      ctx.reply.ok();
-    }
-    return true;
-  }
-  std::string password;
-  if (args.size() == 3 && engine::equals_ignore_case(args[1], "auth")) {
-    password = args[2];
-  } else if (args.size() != 1) {
-    ctx.reply.error(protocol::err::kSyntax);
-    return true;
-  }
-  const std::string_view address = args[0];
-  const size_t colon = address.rfind(':');
-  int64_t port = 0;
-  if (colon == std::string_view::npos || colon == 0 ||
-      !engine::parse_int64(address.substr(colon + 1), port) || port < 1 || port > 65535) {
-    ctx.reply.error("ERR invalid address '" + std::string(address) + "': expected host:port");
-    return true;
-  }
-  for (auto& source : imports_) {
-    if (source->address() != address) continue;
-    if (source->state() != ImportSource::State::kStopped) {
-      ctx.reply.error("ERR already importing from " + std::string(address));
-      return true;
-    }
-    spdlog::info("importing from {} again", address);
-    source->restart(std::move(password));
-    ctx.reply.ok();
-    return true;
-  }
-  imports_.push_back(std::make_unique<ImportSource>(*this, std::string(address.substr(0, colon)),
-                                                    static_cast<int>(port), std::move(password),
-                                                    clients_.next_id()));
-  spdlog::info("importing from {}", address);
-  imports_.back()->start();
-  ctx.reply.ok();
-  return true;
-}
-
-void Server::run_routed(uint64_t client_id, std::span<const std::string_view> argv,
-                        std::function<void(std::string_view reply)> done) {
-  std::string error;
-  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
-  if (spec == nullptr) {
-    done("-" + error + "\r\n");
-    return;
-  }
-  if (cluster_) {
-    const cluster::Route route = cluster_->router().route(*spec, argv);
-    if (route.kind != cluster::RouteKind::kLocal) {
-      store_.set_now(unix_now_ms());
-      cluster_->execute(route, *spec, argv, client_id, protocol::RespVersion::kResp2, 0,
-                        std::move(done));
-      return;
-    }
-  }
-  std::string reply;
-  protocol::ReplyWriter writer(reply);
-  run(Origin::part(), *spec, argv, writer);
-  done(reply);
 }
 
 }  // namespace ringkv::server

@@ -9,6 +9,12 @@
 // the stream where it stopped when the source still has it (+CONTINUE), else it loads a new
 // snapshot, replacing the keys, and deletes the keys it imported before that the new snapshot
 // lacks.
+//
+// The import is recorded in `dir` (import_state.h) as it goes: a node killed and started again
+// resumes each running source, with PSYNC <replid> <offset+1> when every command it may have
+// sent past the recorded offset is safe to apply twice, else with a new snapshot. Commands that
+// fail because their owner is unavailable are not lost: the source takes a new snapshot once
+// the cluster answers again (retried with a growing delay).
 #pragma once
 
 #include <uv.h>
@@ -23,6 +29,7 @@
 
 #include "persistence/rdb_loader.h"
 #include "protocol/resp_parser.h"
+#include "server/import_state.h"
 
 namespace ringkv::server {
 
@@ -38,13 +45,20 @@ class ImportSource {
   ImportSource(const ImportSource&) = delete;
   ImportSource& operator=(const ImportSource&) = delete;
 
+  // A new import: what an earlier import of this source logged is forgotten.
   void start();
+  // The import recorded in `dir` before this node restarted: continues it if it ran.
+  void resume(const ImportRecord& record);
+  // What import.state keeps of it, to be written now (it remembers whether that says resuming
+  // needs a new snapshot).
+  ImportRecord record();
   // CLUSTER IMPORT of a source stopped earlier: connects again with what it knew. After errors (a
   // node was down) it asks for a new snapshot, which replaces every key and deletes those gone;
   // otherwise it resumes the stream after the last command read when the source still has it.
   void restart(std::string password);
-  // CLUSTER IMPORT STOP: disconnects; the counters stay for CLUSTER INFO.
-  void stop();
+  // CLUSTER IMPORT STOP: disconnects; the counters stay for CLUSTER INFO. `record` false (the
+  // node shuts down) leaves the import recorded as running, to resume at the next start.
+  void stop(bool record = true);
   // Once a second: the replica's ACK, reconnection, progress logs.
   void cron(uint64_t now_ms);
 
@@ -79,6 +93,15 @@ class ImportSource {
   void finished(uint64_t seq, Kind kind, std::string_view reply, std::vector<std::string> retry);
   void failed(std::string_view reply, std::string_view what);
   void update_reading();
+  // Runs the commands held while a read was parsed, after the key log and the state file cover
+  // them.
+  void dispatch_held();
+  void dispatch(std::vector<std::string> argv, Kind kind, uint64_t seq);
+  // A key the import brings (or a new snapshot has): logged on first sight.
+  void remember(std::string_view key, bool snapshot);
+  void save();
+  // Whether resuming from the recorded offset could replay a command that must not run twice.
+  bool needs_resync() const;
 
   Server& server_;
   const std::string host_;
@@ -120,6 +143,27 @@ class ImportSource {
   // size of the key names on the importing node.
   std::unordered_set<std::string> known_;
   std::unordered_set<std::string> fresh_;
+  ImportKeyLog key_log_;
+  // While a read is parsed its commands wait here (argv, kind, sequence number).
+  bool holding_ = false;
+  struct Held {
+    std::vector<std::string> argv;
+    Kind kind;
+    uint64_t seq;
+  };
+  std::vector<Held> held_;
+  // The stream offset after the last command read that is not safe to apply twice, and whether
+  // import.state says so already (resume then takes a new snapshot).
+  uint64_t last_unsafe_offset_ = 0;
+  bool recorded_unsafe_ = false;
+  // Snapshot RESTOREs (and the DELs after a resync) not answered yet.
+  uint64_t snapshot_in_flight_ = 0;
+  // Commands refused because their owner was unavailable since the last sync, of this sync.
+  uint64_t sync_number_ = 0;
+  uint64_t unavailable_ = 0;
+  uint64_t owner_resyncs_ = 0;
+  uint64_t owner_retry_ms_ = 0;
+  uint64_t next_owner_retry_ms_ = 0;
   protocol::RespParser parser_;
   std::vector<std::string_view> argv_;
   int64_t db_ = 0;

@@ -128,7 +128,9 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     stats_.total_commands_processed--;  // run again when its keys are released
     return false;
   }
-  if (shard_frame(argv, writer) || tracking_frame(argv, writer)) return true;
+  if (shard_frame(argv, writer) || tracking_frame(argv, writer) || import_frame(argv, writer)) {
+    return true;
+  }
   if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kMigrateFrame)) {
     const std::optional<int64_t> version = common::parse_integer(argv[1]);
     if (!version || *version < 1 || !cluster_->accepts_copy(static_cast<uint64_t>(*version))) {

@@ -210,6 +210,7 @@ int Server::serve() {
           [this]() -> std::shared_ptr<const common::TlsContext> { return tls_context_; });
     }
     cluster_->start();
+    load_imports();
   }
   spdlog::info("ringkv {} listening on {}:{}{} (config: {}, mode: {})", RINGKV_VERSION,
                config_.server.bind, config_.server.port,
@@ -504,10 +505,7 @@ void Server::cron() {
   rdb_.set_changes(changes_);
   rdb_.cron(now, unix_now_ms(), aof_.rewrite_in_progress());
   trim_freed_memory();
-  if (!imports_.empty() && now - last_import_cron_ms_ >= 1000) {
-    last_import_cron_ms_ = now;
-    for (auto& source : imports_) source->cron(now);
-  }
+  import_cron(now);
 
   if (config_.server.timeout > 0) {
     uint64_t limit_ms = static_cast<uint64_t>(config_.server.timeout) * 1000;
@@ -563,7 +561,8 @@ void Server::begin_shutdown() {
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
   for (auto& source : imports_) {
-    if (source->state() != ImportSource::State::kStopped) source->stop();
+    // Recorded as running: the next start resumes it.
+    if (source->state() != ImportSource::State::kStopped) source->stop(false);
   }
   if (cluster_) cluster_->stop();
   if (migration_) migration_->stop();

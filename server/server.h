@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -172,6 +173,8 @@ class Server final : public engine::ServerControl,
   // (at once when it ran here). For imports, which have no client connection.
   void run_routed(uint64_t client_id, std::span<const std::string_view> argv,
                   std::function<void(std::string_view reply)> done);
+  // Records every import of this node in import.state (import_control.cpp).
+  void save_imports();
 
   engine::ScriptEngine* script_engine() override { return scripts_.get(); }
 
@@ -522,6 +525,24 @@ class Server final : public engine::ServerControl,
   // CLUSTER IMPORT sources, running or stopped (import.cpp).
   std::vector<std::unique_ptr<ImportSource>> imports_;
   uint64_t last_import_cron_ms_ = 0;
+  // Imports that other members run, as they announce them once a second (RINGKV.IMPORT), and the
+  // STOPs to pass on to such a member (when it is back, if it is down).
+  struct RemoteImport {
+    std::string node;
+    std::string fields;
+    uint64_t heard_ms;
+    bool stop_requested;
+  };
+  std::map<std::string, RemoteImport> remote_imports_;  // by node and source
+  std::vector<ImportRecord> saved_imports_;             // what import.state holds
+  // Resumes the imports recorded in import.state (at start); announces this node's to the
+  // members; answers RINGKV.IMPORT frames (returns whether argv was one); CLUSTER IMPORT STOP of
+  // an import another member runs.
+  void load_imports();
+  void import_cron(uint64_t now);
+  void announce_imports();
+  bool import_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  bool stop_remote_import(std::string_view source);
   size_t released_output_bytes_ = 0;
   uint64_t latest_sync_fork_usec_ = 0;
   // Reports of changed keys and flushes so far: a handler that moved it changed data.

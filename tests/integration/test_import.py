@@ -32,12 +32,13 @@ from test_dump_restore import deterministic, generate, snapshot, ttl_ok  # noqa:
 from test_rdb import add_streams  # noqa: E402
 
 
-def import_fields(port):
-    """The cluster_importN lines of CLUSTER INFO, as dicts keyed by source address."""
+def import_fields(port, prefix="cluster_import"):
+    """The cluster_importN lines of CLUSTER INFO (or those of `prefix`: cluster_remote_import for
+    the imports other members run), as dicts keyed by source address."""
     info = harness.info_fields(port, "CLUSTER", "INFO")
     out = {}
     for k, v in info.items():
-        if k.startswith("cluster_import") and k != "cluster_imports":
+        if k.startswith(prefix) and k != prefix + "s":
             fields = dict(f.split("=", 1) for f in v.split(","))
             out[fields["source"]] = fields
     return out
@@ -108,11 +109,16 @@ def compare_all(report, cluster_client, sources, what, batch=1000):
 
 
 class Writer(threading.Thread):
-    """Keeps writing to a source until stopped (errors while it restarts are ignored)."""
+    """Keeps writing to a source until stopped (errors while it restarts are ignored); `ops`
+    picks the kinds of writes (by default all; SAFE_OPS: only writes safe to apply twice)."""
 
-    def __init__(self, port, seed):
+    ALL_OPS = tuple(range(9))
+    SAFE_OPS = (0, 2, 4, 7, 8)  # SET, HSET, SADD, EXPIRE (PEXPIREAT in the stream), DEL
+
+    def __init__(self, port, seed, ops=ALL_OPS):
         super().__init__(daemon=True)
         self.port = port
+        self.ops = ops
         self.rng = random.Random(seed)
         self.stop_flag = threading.Event()
         self.writes = 0
@@ -124,7 +130,7 @@ class Writer(threading.Thread):
                 p = r.pipeline(transaction=False)
                 for _ in range(50):
                     i = self.rng.randrange(2000)
-                    op = self.rng.randrange(9)
+                    op = self.rng.choice(self.ops)
                     if op == 0:
                         p.set("w:s:%d" % i, "v%d" % self.rng.randrange(10**6))
                     elif op == 1:
