@@ -17,9 +17,17 @@ namespace {
 // How often link timeouts are checked.
 constexpr uint64_t kTimeoutCheckMs = 50;
 
-// A request frame; relayed for a RESP3 client, it carries the RINGKV.RESP3 prefix.
-void append_command(std::string& f, std::span<const std::string_view> argv, bool resp3) {
-  protocol::append_request_header(f, argv.size() + (resp3 ? 1 : 0));
+// A request frame; relayed for a RESP3 client, it carries the RINGKV.RESP3 prefix, for a client
+// in database n > 0 the RINGKV.DB n prefix before that.
+void append_command(std::string& f, std::span<const std::string_view> argv, bool resp3,
+                    int db = 0) {
+  protocol::append_request_header(f, argv.size() + (resp3 ? 1 : 0) + (db != 0 ? 2 : 0));
+  if (db != 0) {
+    char digits[16];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, db);
+    protocol::append_request_bulk(f, "RINGKV.DB");
+    protocol::append_request_bulk(f, std::string_view(digits, static_cast<size_t>(end - digits)));
+  }
   if (resp3) protocol::append_request_bulk(f, "RINGKV.RESP3");
   for (auto a : argv) protocol::append_request_bulk(f, a);
 }
@@ -268,7 +276,7 @@ std::optional<LinkError> Cluster::unavailable_error(const PeerState& peer) const
 
 void Cluster::send_to(size_t node, const engine::CommandSpec& spec,
                       std::span<const std::string_view> argv, const std::vector<size_t>* groups,
-                      size_t step, uint64_t client_id, protocol::RespVersion resp,
+                      size_t step, uint64_t client_id, protocol::RespVersion resp, int db,
                       PeerLink::ReplyCallback cb) {
   std::vector<std::string_view> fragment;
   if (groups != nullptr) {
@@ -282,7 +290,7 @@ void Cluster::send_to(size_t node, const engine::CommandSpec& spec,
   if (node == router_.self()) {
     std::string out;
     protocol::ReplyWriter w(out, resp);
-    local_(spec, argv, w);
+    local_(spec, argv, db, w);
     cb(out, nullptr);
     return;
   }
@@ -294,7 +302,7 @@ void Cluster::send_to(size_t node, const engine::CommandSpec& spec,
     return;
   }
   PeerLink& link = peers_[full]->pool.link_for(client_id);
-  append_command(link.frame_buffer(), argv, resp == protocol::RespVersion::kResp3);
+  append_command(link.frame_buffer(), argv, resp == protocol::RespVersion::kResp3, db);
   relayed_++;
   link.commit([this, cb = std::move(cb)](std::string_view reply, const LinkError* error) {
     if (error != nullptr) relay_errors_++;
@@ -316,24 +324,24 @@ void Cluster::send_frame(std::string_view address, std::span<const std::string_v
 
 void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
                       std::span<const std::string_view> argv, uint64_t client_id,
-                      protocol::RespVersion resp, ReplyDone done) {
+                      protocol::RespVersion resp, int db, ReplyDone done) {
   if (route.kind == RouteKind::kCrossSlot) {
     done(error_reply(kCrossSlotError));
     return;
   }
   if (route.kind == RouteKind::kRemote && (spec.flags & engine::kBlocking)) {
-    execute_blocking(route.node, spec, argv, client_id, resp, std::move(done));
+    execute_blocking(route.node, spec, argv, client_id, resp, db, std::move(done));
     return;
   }
   if (route.kind == RouteKind::kRemote) {
-    send_to(route.node, spec, argv, nullptr, 1, client_id, resp,
+    send_to(route.node, spec, argv, nullptr, 1, client_id, resp, db,
             [done = std::move(done)](std::string_view reply, const LinkError* error) {
               done(error ? error_reply(error->text()) : reply);
             });
     return;
   }
   if (route.kind == RouteKind::kFanOut && spec.name == "scan") {
-    execute_scan(spec, argv, client_id, resp, std::move(done));
+    execute_scan(spec, argv, client_id, resp, db, std::move(done));
     return;
   }
 
@@ -351,7 +359,7 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
     }
     for (size_t i = 0; i < route.fragments.size(); ++i) {
       send_to(route.fragments[i].node, spec, argv, &route.fragments[i].groups, route.key_step,
-              client_id, resp, [m, i](std::string_view reply, const LinkError* error) {
+              client_id, resp, db, [m, i](std::string_view reply, const LinkError* error) {
                 m->part_done(i, error == nullptr, error ? error->text() : reply);
               });
     }
@@ -362,7 +370,7 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
   fanout_++;
   auto m = std::make_shared<ReplyMerge>(kind, write, resp, routing_.size(), std::move(done));
   for (size_t node = 0; node < routing_.size(); ++node) {
-    send_to(node, spec, argv, nullptr, 1, client_id, resp,
+    send_to(node, spec, argv, nullptr, 1, client_id, resp, db,
             [m, node](std::string_view reply, const LinkError* error) {
               m->part_done(node, error == nullptr, error ? error->text() : reply);
             });
@@ -371,7 +379,7 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
 
 void Cluster::execute_blocking(size_t node, const engine::CommandSpec& spec,
                                std::span<const std::string_view> argv, uint64_t client_id,
-                               protocol::RespVersion resp, ReplyDone done) {
+                               protocol::RespVersion resp, int db, ReplyDone done) {
   PeerState& peer = *peers_[routing_to_full_[node]];
   if (std::optional<LinkError> why = unavailable_error(peer)) {
     relay_errors_++;
@@ -383,6 +391,7 @@ void Cluster::execute_blocking(size_t node, const engine::CommandSpec& spec,
   b.argv.assign(argv.begin(), argv.end());
   b.spec = &spec;
   b.resp = resp;
+  b.db = db;
   b.done = std::move(done);
   send_blocking(client_id, b, peer);
 }
@@ -395,7 +404,7 @@ void Cluster::send_blocking(uint64_t client_id, BlockingRelay& b, PeerState& pee
                                        static_cast<uint64_t>(options_.connect_timeout_ms)});
   const uint64_t seq = ++b.seq;
   std::vector<std::string_view> argv(b.argv.begin(), b.argv.end());
-  append_command(b.link->frame_buffer(), argv, b.resp == protocol::RespVersion::kResp3);
+  append_command(b.link->frame_buffer(), argv, b.resp == protocol::RespVersion::kResp3, b.db);
   relayed_++;
   b.link->commit([this, client_id, seq](std::string_view reply, const LinkError* error) {
     auto it = blocking_links_.find(client_id);
@@ -448,7 +457,7 @@ Cluster::TransactionLink& Cluster::transaction_link(size_t node, uint64_t client
 
 void Cluster::transaction_send(size_t node, uint64_t client_id,
                                std::span<const std::string_view> argv, protocol::RespVersion resp,
-                               ReplyDone done) {
+                               int db, ReplyDone done) {
   const size_t full = routing_to_full_[node];
   if (std::optional<LinkError> why = unavailable_error(*peers_[full])) {
     relay_errors_++;
@@ -456,7 +465,7 @@ void Cluster::transaction_send(size_t node, uint64_t client_id,
     return;
   }
   TransactionLink& t = transaction_link(node, client_id);
-  append_command(t.link->frame_buffer(), argv, resp == protocol::RespVersion::kResp3);
+  append_command(t.link->frame_buffer(), argv, resp == protocol::RespVersion::kResp3, db);
   relayed_++;
   t.link->commit([this, done = std::move(done)](std::string_view reply, const LinkError* error) {
     if (error != nullptr) relay_errors_++;
@@ -467,7 +476,7 @@ void Cluster::transaction_send(size_t node, uint64_t client_id,
 
 void Cluster::transaction_exec(size_t node, uint64_t client_id,
                                const std::vector<std::vector<std::string>>& queued,
-                               protocol::RespVersion resp, ReplyDone done) {
+                               protocol::RespVersion resp, int db, ReplyDone done) {
   const size_t full = routing_to_full_[node];
   auto existing = transaction_links_.find(client_id);
   const TransactionLink* watched = nullptr;
@@ -495,12 +504,13 @@ void Cluster::transaction_exec(size_t node, uint64_t client_id,
   std::string& f = t.link->frame_buffer();
   static constexpr std::string_view kMulti[] = {"MULTI"};
   static constexpr std::string_view kExec[] = {"EXEC"};
-  append_command(f, kMulti, resp3);
+  // The block's commands run at EXEC, in EXEC's database.
+  append_command(f, kMulti, resp3, db);
   for (const auto& args : queued) {
     std::vector<std::string_view> argv(args.begin(), args.end());
-    append_command(f, argv, resp3);
+    append_command(f, argv, resp3, db);
   }
-  append_command(f, kExec, resp3);
+  append_command(f, kExec, resp3, db);
   relayed_ += queued.size() + 2;
   // MULTI's and the QUEUED replies were already given to the client when it queued; only
   // EXEC's reply (or the first failure) goes back.
@@ -599,13 +609,13 @@ void Cluster::client_closed(uint64_t client_id) {
 }
 
 void Cluster::execute_scan(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                           uint64_t client_id, protocol::RespVersion resp, ReplyDone done) {
+                           uint64_t client_id, protocol::RespVersion resp, int db, ReplyDone done) {
   uint64_t cursor = 0;
   if (!common::parse_scan_cursor(argv[1], cursor)) {
     // Let the command report the bad cursor exactly as it would alone.
     std::string out;
     protocol::ReplyWriter w(out, resp);
-    local_(spec, argv, w);
+    local_(spec, argv, db, w);
     done(out);
     return;
   }
@@ -615,7 +625,7 @@ void Cluster::execute_scan(const engine::CommandSpec& spec, std::span<const std:
   args[1] = std::to_string(step.node_cursor);
   std::vector<std::string_view> views(args.begin(), args.end());
   fanout_++;
-  send_to(step.node, spec, views, nullptr, 1, client_id, resp,
+  send_to(step.node, spec, views, nullptr, 1, client_id, resp, db,
           [done = std::move(done), node = step.node, nodes, resp](std::string_view reply,
                                                                   const LinkError* error) {
             done(error ? error_reply(error->text()) : cluster_scan_reply(reply, node, nodes, resp));

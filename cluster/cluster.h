@@ -30,11 +30,11 @@
 
 namespace ringkv::cluster {
 
-// Runs this node's part of a command (no routing) and writes its reply: the whole command (a
-// fanned-out one) or a fragment of a split one, whose row is the whole command's.
+// Runs this node's part of a command (no routing) in database `db` and writes its reply: the
+// whole command (a fanned-out one) or a fragment of a split one, whose row is the whole command's.
 using LocalExecutor =
     std::function<void(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                       protocol::ReplyWriter& out)>;
+                       int db, protocol::ReplyWriter& out)>;
 
 // The peer handshake a node runs on every relay link it opens (see README, Security):
 //   with a [cluster] secret:  RINGKV.CHALLENGE <self address> <nonce>   → +<acceptor's nonce>
@@ -54,6 +54,10 @@ inline constexpr std::string_view kControlLink = "control";
 inline constexpr std::string_view kMigrateFrame = "ringkv.migrate";
 // Prefix of a relayed request whose reply must be RESP3: RINGKV.RESP3 <command...>.
 inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
+// Prefix of a relayed request of a client in database n > 0: RINGKV.DB <n> <command...>. It comes
+// first (before RINGKV.RESP3 and RINGKV.AS); a frame without it runs in database 0, so a link
+// shared by clients of different databases needs no SELECT and database 0 costs nothing.
+inline constexpr std::string_view kDbPrefix = "ringkv.db";
 // Sharded pub/sub between nodes (server/shard_interests.h): a node tells a shard channel's
 // owner how many subscribers it has there, RINGKV.SHARDSUB <its address> <channel> <count>...,
 // and the owner forwards each SPUBLISH to such nodes, RINGKV.SHARDMSG <channel> <message>.
@@ -108,9 +112,10 @@ class Cluster {
   // per owner (kSplit), sent to every node (kFanOut) or refused (kCrossSlot); `done` receives
   // the reply (possibly before this returns, e.g. when a peer is known down).
   // Every request of one client to one peer uses the same link, so they run in order.
+  // The command runs in database `db` (the client's SELECTed one) wherever it runs.
   void execute(const Route& route, const engine::CommandSpec& spec,
                std::span<const std::string_view> argv, uint64_t client_id,
-               protocol::RespVersion resp, ReplyDone done);
+               protocol::RespVersion resp, int db, ReplyDone done);
 
   // A client went away: its blocking requests on peers are abandoned (their links closed, which
   // unblocks it there too), and so is its transaction on a peer (and any handshake challenge).
@@ -125,13 +130,13 @@ class Cluster {
   // link of the client's own to that peer, which keeps the WATCHes and runs the block atomically.
   // Relays argv (WATCH ...) to `node` (routing index) on the client's transaction link.
   void transaction_send(size_t node, uint64_t client_id, std::span<const std::string_view> argv,
-                        protocol::RespVersion resp, ReplyDone done);
+                        protocol::RespVersion resp, int db, ReplyDone done);
   // Relays MULTI, the queued commands and EXEC as one unit; `done` gets EXEC's reply. When the
   // link had to reconnect since the first WATCH, the peer forgot the WATCHes: the transaction is
   // not sent and `done` gets a null array, as for a changed key.
   void transaction_exec(size_t node, uint64_t client_id,
                         const std::vector<std::vector<std::string>>& queued,
-                        protocol::RespVersion resp, ReplyDone done);
+                        protocol::RespVersion resp, int db, ReplyDone done);
   // WAIT for a client whose last write went to the peer at `address` (its key `key`): asks the
   // peer what the key's replicas must acknowledge (on the client's link, after the write), then
   // waits there on a link of the client's own; `done` gets the count (an integer reply) or the
@@ -150,8 +155,9 @@ class Cluster {
   // Starts a transaction of client `client_id` over `parts` (on several nodes). With `watches`
   // (an EXEC) the client's transaction links to those nodes, and its WATCHes there, become the
   // transaction's and are checked; without, they are left alone (a multi-key command).
+  // The parts' commands run in database `db`.
   std::shared_ptr<TxnSession> begin_transaction(uint64_t client_id, std::vector<TxnPart> parts,
-                                                protocol::RespVersion resp, bool watches);
+                                                protocol::RespVersion resp, int db, bool watches);
 
   // Answers RINGKV.CHALLENGE (its arguments) on connection `conn_id`: remembers the peer's
   // nonce and issues a fresh one of this node's, for that connection's next RINGKV.PEER only.
@@ -375,13 +381,13 @@ class Cluster {
   // routing_), or runs it here.
   void send_to(size_t node, const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                const std::vector<size_t>* groups, size_t step, uint64_t client_id,
-               protocol::RespVersion resp, PeerLink::ReplyCallback cb);
+               protocol::RespVersion resp, int db, PeerLink::ReplyCallback cb);
   // Relays a blocking command on a dedicated link for its client.
   void execute_blocking(size_t node, const engine::CommandSpec& spec,
                         std::span<const std::string_view> argv, uint64_t client_id,
-                        protocol::RespVersion resp, ReplyDone done);
+                        protocol::RespVersion resp, int db, ReplyDone done);
   void execute_scan(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                    uint64_t client_id, protocol::RespVersion resp, ReplyDone done);
+                    uint64_t client_id, protocol::RespVersion resp, int db, ReplyDone done);
 
   uv_loop_t* loop_;
   conf::ClusterOptions options_;
@@ -412,6 +418,7 @@ class Cluster {
     std::vector<std::string> argv;
     const engine::CommandSpec* spec = nullptr;
     protocol::RespVersion resp = protocol::RespVersion::kResp2;
+    int db = 0;
     ReplyDone done;
     uint64_t seq = 0;  // the send whose answer counts
   };

@@ -111,13 +111,14 @@ void Cluster::for_each_transaction_link(const std::function<void(PeerLink&)>& f)
 
 std::shared_ptr<TxnSession> Cluster::begin_transaction(uint64_t client_id,
                                                        std::vector<TxnPart> parts,
-                                                       protocol::RespVersion resp, bool watches) {
-  return std::make_shared<TxnSession>(*this, client_id, std::move(parts), resp, watches);
+                                                       protocol::RespVersion resp, int db,
+                                                       bool watches) {
+  return std::make_shared<TxnSession>(*this, client_id, std::move(parts), resp, db, watches);
 }
 
 TxnSession::TxnSession(Cluster& cluster, uint64_t client_id, std::vector<TxnPart> parts,
-                       protocol::RespVersion resp, bool watches)
-    : cluster_(cluster), client_id_(client_id), resp_(resp), watches_(watches) {
+                       protocol::RespVersion resp, int db, bool watches)
+    : cluster_(cluster), client_id_(client_id), resp_(resp), db_(db), watches_(watches) {
   for (size_t i = 0; i < parts.size(); ++i) {
     auto m = std::make_unique<Member>();
     m->given = i;
@@ -208,9 +209,12 @@ std::string TxnSession::run_frame(const std::vector<std::vector<std::string>>& c
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
   const std::string not_after = std::to_string(unix_ms + cluster_.options_.request_timeout_ms);
-  std::vector<std::string_view> argv{
-      "RINGKV.TXN",        "RUN",     resp_ == protocol::RespVersion::kResp3 ? "3" : "2",
-      release ? "1" : "0", not_after, counts[0]};
+  // The part runs in the client's database (locks are by key name, whatever the database).
+  const std::string db = std::to_string(db_);
+  std::vector<std::string_view> argv;
+  if (db_ != 0) argv = {kDbPrefix, db};
+  argv.insert(argv.end(), {"RINGKV.TXN", "RUN", resp_ == protocol::RespVersion::kResp3 ? "3" : "2",
+                           release ? "1" : "0", not_after, counts[0]});
   for (size_t i = 0; i < commands.size(); ++i) {
     argv.push_back(counts[i + 1]);
     for (const std::string& a : commands[i]) argv.push_back(a);

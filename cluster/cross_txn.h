@@ -103,7 +103,7 @@ class Cluster;
 class TxnSession : public std::enable_shared_from_this<TxnSession> {
  public:
   TxnSession(Cluster& cluster, uint64_t client_id, std::vector<TxnPart> parts,
-             protocol::RespVersion resp, bool watches);
+             protocol::RespVersion resp, int db, bool watches);
   ~TxnSession();
   TxnSession(const TxnSession&) = delete;
   TxnSession& operator=(const TxnSession&) = delete;
@@ -162,6 +162,7 @@ class TxnSession : public std::enable_shared_from_this<TxnSession> {
   Cluster& cluster_;
   uint64_t client_id_;
   protocol::RespVersion resp_;
+  int db_;        // the database the parts' commands run in
   bool watches_;  // the client's WATCHes are checked (MULTI/EXEC), not left alone (a command)
   std::vector<std::unique_ptr<Member>> members_;  // in address order
   std::vector<size_t> order_;                     // members_ index of each part as given

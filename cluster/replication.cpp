@@ -36,6 +36,33 @@ std::string request(std::initializer_list<std::string_view> args) {
   return request(std::span<const std::string_view>(args.begin(), args.size()));
 }
 
+// `frame` (one request) run in database `db`: behind RINGKV.DB db when db > 0 (see
+// cluster.h's kDbPrefix; a frame without it runs in database 0).
+std::string in_database(int db, const std::string& frame) {
+  if (db == 0) return frame;
+  const size_t eol = frame.find("\r\n");
+  const std::optional<int64_t> n =
+      common::parse_integer(std::string_view(frame).substr(1, eol - 1));
+  std::string out;
+  protocol::append_request_header(out, static_cast<size_t>(n.value_or(0)) + 2);
+  protocol::append_request_bulk(out, "RINGKV.DB");
+  protocol::append_request_bulk(out, std::to_string(db));
+  out.append(frame, eol + 2);
+  return out;
+}
+
+// The database COPY ... DB n writes its destination in (`db`, the record's, without DB).
+int copy_destination_db(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                        int db) {
+  if (spec.name != "copy") return db;
+  for (size_t i = 3; i + 1 < argv.size(); ++i) {
+    if (common::equals_ignore_case(argv[i], "db")) {
+      return static_cast<int>(common::parse_integer(argv[i + 1]).value_or(db));
+    }
+  }
+  return db;
+}
+
 // A replication id as Redis prints one: 40 random hex digits.
 std::string random_replid() { return common::random_hex(20); }
 
@@ -88,6 +115,7 @@ struct Replication::Stream {
   bool synced = false;      // the replica acknowledged the end of its full copy
   uint64_t synced_offset = 0;
   bool in_block = false;  // MULTI sent for the block open now
+  int block_db = 0;       // the database the open block's queued commands run in
   std::deque<uint32_t> unacked_sizes;
   uint64_t unacked_bytes = 0;
   uint64_t last_ack_ms = 0;
@@ -215,7 +243,7 @@ bool Replication::replicas_of(std::string_view key, std::vector<std::string_view
   return true;
 }
 
-void Replication::feed(std::span<const std::string_view> argv) {
+void Replication::feed(int db, std::span<const std::string_view> argv) {
   if (!enabled() || streams_.empty() || argv.empty()) return;
   std::string error;
   const engine::CommandSpec* spec = engine::resolve_command(argv, error);
@@ -224,17 +252,25 @@ void Replication::feed(std::span<const std::string_view> argv) {
   engine::key_positions(*spec, argv, keys);
   if (keys.empty()) {
     // FLUSHALL / FLUSHDB: each replica drops what it holds of this node's keys (other primaries'
-    // keys there are theirs to flush). Any other keyless record goes everywhere.
+    // keys there are theirs to flush), in every database or in this one. Any other keyless
+    // record goes everywhere.
     const bool flush = spec->name == "flushall" || spec->name == "flushdb";
-    const std::string frame = flush ? request({"RINGKV.REPL", "FLUSH"}) : request(argv);
+    const std::string db_text = std::to_string(db);
+    const std::string frame = !flush ? request(argv)
+                              : spec->name == "flushall"
+                                  ? request({"RINGKV.REPL", "FLUSH"})
+                                  : request({"RINGKV.REPL", "FLUSH", db_text});
     for (auto& [address, s] : streams_) {
       if (flush && s->in_block) {
         // Not queued inside the replica's MULTI: the block is closed around it.
         append(*s, request({"EXEC"}));
         append(*s, frame);
         append(*s, request({"MULTI"}));
-      } else {
+        s->block_db = 0;
+      } else if (flush) {
         append(*s, frame);
+      } else {
+        append_record(*s, db, frame);
       }
     }
     return;
@@ -264,7 +300,7 @@ void Replication::feed(std::span<const std::string_view> argv) {
     if (first.size() < 2) return;
     const std::string frame = request(argv);
     for (size_t k = 1; k < first.size(); ++k) {
-      if (Stream* s = stream_to(routing_.nodes()[first[k]].address)) append(*s, frame);
+      if (Stream* s = stream_to(routing_.nodes()[first[k]].address)) append_record(*s, db, frame);
     }
     return;
   }
@@ -278,10 +314,26 @@ void Replication::feed(std::span<const std::string_view> argv) {
       Stream* s = stream_to(t);
       if (s == nullptr || host_ == nullptr) continue;
       std::string frame;
-      host_->append_key_frame(key, frame);
-      append(*s, std::move(frame));
+      const int key_db = pos == 2 ? copy_destination_db(*spec, argv, db) : db;
+      host_->append_key_frame(key_db, key, frame);
+      append_record(*s, key_db, frame);
     }
   }
+}
+
+void Replication::append_record(Stream& s, int db, const std::string& frame) {
+  if (block_depth_ == 0) {
+    append(s, in_database(db, frame));
+    return;
+  }
+  // Queued in the replica's MULTI, a RINGKV.DB prefix would be lost: the block SELECTs instead
+  // (the replica's EXEC frame runs in database 0, where its queued commands start).
+  if (!s.in_block) s.block_db = 0;  // the next append opens the block's MULTI
+  if (s.block_db != db) {
+    append(s, request({"SELECT", std::to_string(db)}));
+    s.block_db = db;
+  }
+  append(s, frame);
 }
 
 void Replication::begin_block() { block_depth_++; }
@@ -459,12 +511,12 @@ bool Replication::has_room(const std::string& target) const {
          s->next - 1 - s->acked < kSnapshotWindow && s->unacked_bytes < kSnapshotWindowBytes;
 }
 
-void Replication::send_key(const std::string& target, std::string_view key) {
+void Replication::send_key(const std::string& target, int db, std::string_view key) {
   Stream* s = stream_to(target);
   if (s == nullptr || host_ == nullptr) return;
   std::string frame;
-  host_->append_key_frame(key, frame);
-  append(*s, std::move(frame));
+  host_->append_key_frame(db, key, frame);
+  append_record(*s, db, frame);
 }
 
 void Replication::send_frame(const std::string& target, std::string request) {
@@ -591,7 +643,11 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
     return "+OK\r\n";
   }
   if (common::equals_ignore_case(sub, "flush")) {
-    if (host_) host_->drop_keys_of(primary);
+    // RINGKV.REPL FLUSH [db]: one database (FLUSHDB) or all (FLUSHALL).
+    const std::optional<int64_t> db =
+        args.size() > 1 ? common::parse_integer(args[1]) : std::optional<int64_t>(-1);
+    if (!db || *db < -1) return "-ERR RINGKV.REPL FLUSH needs a database\r\n";
+    if (host_) host_->drop_keys_of(primary, static_cast<int>(*db));
     frame_applied(primary);
     return "+OK\r\n";
   }

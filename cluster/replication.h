@@ -54,7 +54,7 @@ class ReplicationHost {
   virtual ~ReplicationHost() = default;
   // Appends to `frame` a request that makes a replica's copy of `key` equal to this node's:
   // RESTORE key <absolute ttl> <payload> REPLACE ABSTTL, or DEL key when it does not exist.
-  virtual void append_key_frame(std::string_view key, std::string& frame) = 0;
+  virtual void append_key_frame(int db, std::string_view key, std::string& frame) = 0;
   // Starts (again, from the beginning) the full copy to `target`: every key this node is the
   // primary of and `target` replicates, each through Replication::send_key(target, key), paced by
   // Replication::has_room(target), then Replication::snapshot_done(target).
@@ -63,9 +63,9 @@ class ReplicationHost {
   virtual void snapshot_stop(const std::string& target) = 0;
   // The stream to `target` has room again for a copy waiting for it.
   virtual void stream_ready(const std::string& target) = 0;
-  // Replica side: deletes every key this node holds whose primary is `primary` (its full copy
-  // follows, or it flushed its keys).
-  virtual void drop_keys_of(std::string_view primary) = 0;
+  // Replica side: deletes every key this node holds in database `db` (every database when -1)
+  // whose primary is `primary` (its full copy follows, or it flushed its keys).
+  virtual void drop_keys_of(std::string_view primary, int db = -1) = 0;
 };
 
 // The offsets one command's writes reached on the streams, to wait for their acknowledgement.
@@ -134,8 +134,10 @@ class Replication {
   std::string_view primary_of(std::string_view key) const { return routing_.owner_of(key); }
 
   // Primary side.
-  // One recorded write (its table name and arguments): sent to the replicas of its keys.
-  void feed(std::span<const std::string_view> argv);
+  // One recorded write (its table name and arguments) in database `db`: sent to the replicas of
+  // its keys. A record of database n > 0 travels behind RINGKV.DB n, or, inside a block (queued
+  // in the replica's MULTI, run at its EXEC), after a SELECT n queued there.
+  void feed(int db, std::span<const std::string_view> argv);
   // The records fed between these calls form one MULTI/EXEC block on every replica.
   void begin_block();
   void end_block();
@@ -154,7 +156,7 @@ class Replication {
   ReplTicket ticket_for(std::string_view key) const;
   // Full copy: room on the stream to `target` for another key; sending one; the end.
   bool has_room(const std::string& target) const;
-  void send_key(const std::string& target, std::string_view key);
+  void send_key(const std::string& target, int db, std::string_view key);
   // One request (a slice of a big key) on the stream to `target`.
   void send_frame(const std::string& target, std::string request);
   void snapshot_done(const std::string& target);
@@ -184,6 +186,8 @@ class Replication {
 
  private:
   struct Stream;
+  // Appends `frame`, a record of database `db`, to the stream (see feed()).
+  void append_record(Stream& s, int db, const std::string& frame);
   struct Waiter;
   struct Source {
     std::string replid;

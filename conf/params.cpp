@@ -392,7 +392,8 @@ const std::vector<Row>& rows() {
                       true, "Longest bulk string a client may send (bytes, or 512mb, 1gb...)"},
                  Field<S, int64_t>{kServer, &S::proto_max_bulk_len}, 1024 * 1024),
         int_row(Head{"server", "databases", "--databases", "databases", false,
-                     "Numbered databases clients SELECT (0 to databases-1)"},
+                     "Numbered databases clients SELECT (0 to databases-1); the same on every "
+                     "cluster node"},
                 Field<S, int64_t>{kServer, &S::databases}, 1, kIntMax),
         int_row(Head{"server", "hz", "--hz", "hz", true,
                      "Background task runs per second (accepted 0+, used within 1-500)"},

@@ -220,9 +220,6 @@ class ServerControl {
   // The node's numbered databases (SELECT, MOVE, SWAPDB, COPY ... DB, FLUSHALL); null where
   // there is only the context's store (unit tests of pure commands, append-only file replay).
   virtual Databases* databases() { return nullptr; }
-  // Whether this node is part of a cluster: only database 0 exists to clients there, as in Redis
-  // Cluster (SELECT, MOVE and SWAPDB answer Redis Cluster's errors).
-  virtual bool cluster_enabled() const { return false; }
   // SWAPDB a b (checked by the caller): exchanges the two databases' keys; clients watching keys
   // of either fail their EXEC and clients blocked on them are served from their new contents.
   virtual void swap_databases(int /*a*/, int /*b*/) {}

@@ -30,16 +30,21 @@ std::string only_reply(std::string_view run_reply) {
   return std::string(run_reply);
 }
 
-// COPY's options as its handler reads them: REPLACE and DB 0 (this node's only database).
-// False when the handler would answer an error (it then runs here and answers it).
-bool copy_options(std::span<const std::string_view> argv, bool& replace) {
+// COPY's options as its handler reads them: REPLACE and DB naming the client's own database
+// `client_db`. False when the handler would answer an error (it then runs here and answers it);
+// `other_db` when DB names another database (its source and destination are then on two nodes
+// and in two databases: refused with CROSSSLOT as without atomic-multikey).
+bool copy_options(std::span<const std::string_view> argv, int client_db, bool& replace,
+                  bool& other_db) {
   replace = false;
+  other_db = false;
   for (size_t i = 3; i < argv.size(); ++i) {
     int64_t db = 0;
     if (common::equals_ignore_case(argv[i], "replace")) {
       replace = true;
     } else if (common::equals_ignore_case(argv[i], "db") && i + 1 < argv.size() &&
-               engine::parse_int64(argv[i + 1], db) && db == 0) {
+               engine::parse_int64(argv[i + 1], db) && db >= 0) {
+      if (db != client_db) other_db = true;
       ++i;
     } else {
       return false;
@@ -77,9 +82,13 @@ bool Server::relay_atomic(Connection& conn, const engine::CommandSpec& spec,
     return false;
   }
   bool replace = &spec == kRename;
-  if (&spec == kCopy && !copy_options(argv, replace)) {
+  bool other_db = false;
+  if (&spec == kCopy && copy_options(argv, conn.db(), replace, other_db) && other_db) {
+    return false;
+  }
+  if (&spec == kCopy && !copy_options(argv, conn.db(), replace, other_db)) {
     // A bad option: the command answers its error (before it would touch a key).
-    run(Origin::part(), spec, argv, writer);
+    run(Origin::part(conn.db()), spec, argv, writer);
     return true;
   }
   const hashring::HashRing& ring = cluster_->routing_ring();
@@ -122,7 +131,7 @@ bool Server::relay_atomic(Connection& conn, const engine::CommandSpec& spec,
   const uint64_t id = conn.id();
   const protocol::RespVersion resp = writer.version();
   auto a = std::make_shared<Atomic>();
-  a->session = cluster_->begin_transaction(id, parts, resp, false);
+  a->session = cluster_->begin_transaction(id, parts, resp, conn.db(), false);
   a->finish = [this, id, slot](std::string_view reply) {
     count_error_reply(reply);
     slot.fill(reply);

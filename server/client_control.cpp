@@ -224,8 +224,9 @@ void Server::track_remote_reads(Connection& conn, const engine::CommandSpec& spe
     cluster::Route to_owner;
     to_owner.kind = cluster::RouteKind::kRemote;
     to_owner.node = node;
-    // On the client's link, so the owner knows before it serves the read.
-    cluster_->execute(to_owner, spec, frame, conn.id(), protocol::RespVersion::kResp2,
+    // On the client's link, so the owner knows before it serves the read (tracking is by key
+    // name, whatever the database, as in Redis: the frame names none).
+    cluster_->execute(to_owner, spec, frame, conn.id(), protocol::RespVersion::kResp2, 0,
                       [](std::string_view) {});
   }
 }

@@ -76,7 +76,7 @@ bool Server::watch_in_cluster(Connection& conn, std::span<const std::string_view
     }
     std::vector<std::string_view> frame{"WATCH"};
     frame.insert(frame.end(), keys.begin(), keys.end());
-    cluster_->transaction_send(node, conn.id(), frame, writer.version(), part_done);
+    cluster_->transaction_send(node, conn.id(), frame, writer.version(), conn.db(), part_done);
   }
   return true;
 }
@@ -95,6 +95,10 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
     return parts.size() - 1;
   };
   const size_t total = tx.queued.size();
+  // The database each command runs in: a SELECT in the block (run here, with the keyless
+  // commands) moves the commands after it, which then carry RINGKV.DB n (see run_block; a part
+  // keeps the database its last command named, so every command after a SELECT names one).
+  int db = -1;
   for (size_t i = 0; i < total; ++i) {
     // Keyless commands (PING, ECHO, CLIENT...) run here, for this client.
     const size_t node = tx.queued_nodes[i] == Transaction::kNoNode ? self : tx.queued_nodes[i];
@@ -105,6 +109,12 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
     if (const engine::CommandSpec* spec = engine::resolve_command(argv, error)) {
       if (spec->flags & engine::kDenyOom) part.deny_oom = true;
       for (size_t pos : engine::key_positions(*spec, argv)) part.keys.push_back(args[pos]);
+    }
+    const int selected = db_after_block({args});
+    if (selected >= 0) {
+      db = selected;
+    } else if (db >= 0) {
+      args.insert(args.begin(), {std::string(cluster::kDbPrefix), std::to_string(db)});
     }
     positions[part_of(node)].push_back(i);
     part.commands.push_back(std::move(args));
@@ -119,7 +129,7 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
   const uint64_t id = conn.id();
   const protocol::RespVersion resp = writer.version();
   const bool watched = !tx.watch_nodes.empty();
-  auto session = cluster_->begin_transaction(id, std::move(parts), resp, true);
+  auto session = cluster_->begin_transaction(id, std::move(parts), resp, conn.db(), true);
   session->execute([this, id, slot, resp, watched, positions = std::move(positions),
                     total](cluster::TxnOutcome outcome) {
     std::string reply;

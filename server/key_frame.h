@@ -5,6 +5,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -16,7 +17,7 @@ namespace ringkv::server {
 
 // Appends the request to `frame`, after the arguments in `prefix`; returns the payload's size
 // (0 for a DEL).
-inline size_t append_key_frame(std::string& frame, std::initializer_list<std::string_view> prefix,
+inline size_t append_key_frame(std::string& frame, std::span<const std::string_view> prefix,
                                std::string_view key, const engine::Entry* entry) {
   if (entry == nullptr) {
     protocol::append_request_header(frame, prefix.size() + 2);
@@ -36,6 +37,12 @@ inline size_t append_key_frame(std::string& frame, std::initializer_list<std::st
   protocol::append_request_bulk(frame, "REPLACE");
   protocol::append_request_bulk(frame, "ABSTTL");
   return payload.size();
+}
+
+inline size_t append_key_frame(std::string& frame, std::initializer_list<std::string_view> prefix,
+                               std::string_view key, const engine::Entry* entry) {
+  return append_key_frame(frame, std::span<const std::string_view>(prefix.begin(), prefix.size()),
+                          key, entry);
 }
 
 }  // namespace ringkv::server

@@ -37,7 +37,11 @@ Migration::~Migration() = default;
 
 void Migration::stop() { task_.stop(); }
 
-size_t Migration::key_count() { return server_.store().size(); }
+size_t Migration::key_count() {
+  size_t keys = 0;
+  for (const engine::Store* db : server_.dbs().all()) keys += db->size();
+  return keys;
+}
 
 void Migration::discard_keys() {
   spdlog::warn("restored after a failover: dropping the {} keys held from before",
@@ -68,7 +72,7 @@ bool Migration::holds(const hashring::HashRing& ring, std::string_view key) cons
   return false;
 }
 
-void Migration::key_deleted(std::string_view key) {
+void Migration::key_deleted(int db, std::string_view key) {
   const cluster::Cluster& cluster = *server_.cluster();
   if (cluster.failed().empty() || cluster.replication().factor() > 1) return;
   const std::string_view owner = cluster.ring().owner_of(key);
@@ -77,7 +81,7 @@ void Migration::key_deleted(std::string_view key) {
     return;
   }
   constexpr size_t kMaxTombstones = 1 << 20;
-  if (tombstones_.size() >= kMaxTombstones) {
+  if (tombstone_count_ >= kMaxTombstones) {
     if (!tombstones_overflowed_) {
       spdlog::warn(
           "over {} keys of failed-over members deleted here: their restore will not delete "
@@ -87,7 +91,9 @@ void Migration::key_deleted(std::string_view key) {
     tombstones_overflowed_ = true;
     return;
   }
-  tombstones_.emplace(key);
+  if (tombstones_.size() <= static_cast<size_t>(db))
+    tombstones_.resize(static_cast<size_t>(db) + 1);
+  if (tombstones_[static_cast<size_t>(db)].emplace(key).second) tombstone_count_++;
 }
 
 void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
@@ -95,13 +101,18 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
   generation_++;
   self_ = self;
   copy_.emplace(Copy{next, std::to_string(version)});
+  const auto dbs = static_cast<size_t>(server_.dbs().count());
+  copy_->sent.resize(dbs);
+  copy_->dirty.resize(dbs);
   to_move_ = 0;
   moved_ = 0;
   // Deletions of a restored member's keys made here while it was away reach it as DELs with
   // the keys written since the copy (at the flush).
-  for (const std::string& key : tombstones_) {
-    if (next.owner_of(key) != self_ && server_.store().peek(key) == nullptr) {
-      copy_->dirty.insert(key);
+  for (size_t db = 0; db < tombstones_.size() && db < dbs; ++db) {
+    for (const std::string& key : tombstones_[db]) {
+      if (next.owner_of(key) != self_ && server_.dbs()[static_cast<int>(db)].peek(key) == nullptr) {
+        copy_->dirty[db].insert(key);
+      }
     }
   }
   // A change starting while the last one's leftovers are being deleted: the deletion goes on
@@ -114,7 +125,9 @@ cluster::CopyProgress Migration::copy_progress() const {
   if (copy_) {
     const Copy& c = *copy_;
     p.copied = c.scanned && c.found.empty() && !c.sliced && c.in_flight == 0;
-    p.flushed = c.flushing && c.dirty.empty() && !c.sliced && c.in_flight == 0;
+    p.flushed =
+        c.flushing && !c.sliced && c.in_flight == 0 &&
+        std::all_of(c.dirty.begin(), c.dirty.end(), [](const auto& d) { return d.empty(); });
     p.failed = c.failed;
   }
   p.to_move = to_move_;
@@ -134,10 +147,12 @@ void Migration::copy_end(const hashring::HashRing& owners, std::string_view self
   copy_.reset();
   // Tombstones of members no longer failed are done with.
   const std::vector<std::string>& failed = server_.cluster()->failed();
-  std::erase_if(tombstones_, [&](const std::string& key) {
-    return std::find(failed.begin(), failed.end(), server_.cluster()->ring().owner_of(key)) ==
-           failed.end();
-  });
+  for (auto& keys : tombstones_) {
+    tombstone_count_ -= std::erase_if(keys, [&](const std::string& key) {
+      return std::find(failed.begin(), failed.end(), server_.cluster()->ring().owner_of(key)) ==
+             failed.end();
+    });
+  }
   if (failed.empty()) tombstones_overflowed_ = false;
   generation_++;
   self_ = self;
@@ -156,9 +171,9 @@ void Migration::release_held() {
 
 void Migration::hold(Connection& conn) { held_.push_back(conn.id()); }
 
-void Migration::key_changed(std::string_view key) {
-  if (!server_.cluster()->failed().empty() && server_.store().peek(key) == nullptr) {
-    key_deleted(key);
+void Migration::key_changed(int db, std::string_view key) {
+  if (!server_.cluster()->failed().empty() && server_.dbs()[db].peek(key) == nullptr) {
+    key_deleted(db, key);
   }
   // Once the flush began clients are held: what changes now is expiry or eviction of a copy
   // the new owner already has (with the same absolute expiry), or a key the new owner writes
@@ -166,28 +181,41 @@ void Migration::key_changed(std::string_view key) {
   if (!copy_ || copy_->flushing || copy_->next.owner_of(key) == self_) return;
   // Copied already or not, it is sent again at the flush (or by the scan, which may come later:
   // sending twice is harmless, the last copy wins on one ordered link).
-  copy_->dirty.emplace(key);
+  copy_->dirty[static_cast<size_t>(db)].emplace(key);
 }
 
 void Migration::keyspace_flushed() {
   if (!copy_ || copy_->flushing) return;
-  copy_->dirty.insert(copy_->sent.begin(), copy_->sent.end());
+  Copy& c = *copy_;
+  for (size_t db = 0; db < c.sent.size(); ++db)
+    c.dirty[db].insert(c.sent[db].begin(), c.sent[db].end());
+  c.found.clear();
+  c.cursor = 0;
+  c.scan_db = 0;
+  c.scanned = false;
 }
 
-void Migration::send_key(std::string_view key, bool first) {
+std::vector<std::string_view> Migration::copy_prefix(int db, std::string& digits) const {
+  if (db == 0) return {cluster::kMigrateFrame, copy_->version};
+  digits = std::to_string(db);
+  return {cluster::kDbPrefix, digits, cluster::kMigrateFrame, copy_->version};
+}
+
+void Migration::send_key(int db, std::string_view key, bool first) {
   Copy& c = *copy_;
-  const engine::Entry* e = server_.store().peek(key);
+  const engine::Entry* e = server_.dbs()[db].peek(key);
   if (first) to_move_++;
   if (e != nullptr && e->type() != engine::ValueType::kString &&
       e->type() != engine::ValueType::kStream && e->object()->size() > kSliceElements) {
-    c.sliced.emplace(Copy::Sliced{std::string(key), {}, first});
-    c.sent.emplace(key);
+    c.sliced.emplace(Copy::Sliced{db, std::string(key), {}, first});
+    c.sent[static_cast<size_t>(db)].emplace(key);
     return send_slices(common::monotonic_us());
   }
   cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(key));
-  const uint64_t bytes = key.size() + append_key_frame(link.frame_buffer(),
-                                                       {cluster::kMigrateFrame, c.version}, key, e);
-  if (e != nullptr) c.sent.emplace(key);
+  std::string digits;
+  const uint64_t bytes =
+      key.size() + append_key_frame(link.frame_buffer(), copy_prefix(db, digits), key, e);
+  if (e != nullptr) c.sent[static_cast<size_t>(db)].emplace(key);
   commit_copies(link, 1, bytes, first, std::string(key));
 }
 
@@ -195,8 +223,10 @@ void Migration::send_slices(int64_t start) {
   Copy& c = *copy_;
   while (c.sliced && may_send() && common::monotonic_us() - start < kBatchBudgetUs) {
     Copy::Sliced& s = *c.sliced;
-    const engine::Entry* e = server_.store().peek(s.key);
+    const engine::Entry* e = server_.dbs()[s.db].peek(s.key);
     cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(s.key));
+    std::string digits;
+    const std::vector<std::string_view> prefix = copy_prefix(s.db, digits);
     if (e == nullptr || e->type() == engine::ValueType::kString ||
         e->type() == engine::ValueType::kStream) {
       // Deleted, or replaced by another type, meanwhile: its state now, whole (and it is sent
@@ -204,15 +234,12 @@ void Migration::send_slices(int64_t start) {
       const std::string key = std::move(s.key);
       const bool first = s.first;
       c.sliced.reset();
-      const uint64_t bytes =
-          key.size() +
-          append_key_frame(link.frame_buffer(), {cluster::kMigrateFrame, c.version}, key, e);
+      const uint64_t bytes = key.size() + append_key_frame(link.frame_buffer(), prefix, key, e);
       commit_copies(link, 1, bytes, first, key);
       break;
     }
     std::string& f = link.frame_buffer();
     const size_t before = f.size();
-    const std::string_view prefix[] = {cluster::kMigrateFrame, c.version};
     const size_t requests = engine::append_key_slice(*e, s.cursor, kSliceElements, prefix, f);
     const bool done = s.cursor.done;
     const std::string key = s.key;
@@ -263,41 +290,46 @@ bool Migration::may_send() const {
 
 bool Migration::more_to_copy() const {
   const Copy& c = *copy_;
-  return (!c.scanned || !c.found.empty() || c.sliced || (c.flushing && !c.dirty.empty())) &&
-         may_send();
+  const bool dirty =
+      std::any_of(c.dirty.begin(), c.dirty.end(), [](const auto& d) { return !d.empty(); });
+  return (!c.scanned || !c.found.empty() || c.sliced || (c.flushing && dirty)) && may_send();
 }
 
 void Migration::copy_batch() {
   Copy& c = *copy_;
-  engine::Store& store = server_.store();
+  engine::Databases& dbs = server_.dbs();
   const int64_t start = common::monotonic_us();
   // A big collection's slices first, then the keys found moving and not sent yet, one by one
   // within the turn's time budget.
   send_slices(start);
   while (!c.sliced && !c.found.empty() && may_send() &&
          common::monotonic_us() - start < kBatchBudgetUs) {
-    const std::string k = std::move(c.found.back());
+    const auto [db, k] = std::move(c.found.back());
     c.found.pop_back();
-    if (store.peek(k) == nullptr) continue;  // expired or deleted meanwhile
-    c.dirty.erase(k);
-    send_key(k, true);
+    if (dbs[db].peek(k) == nullptr) continue;  // expired or deleted meanwhile
+    c.dirty[static_cast<size_t>(db)].erase(k);
+    send_key(db, k, true);
   }
   if (c.sliced) return;
   if (!c.scanned && c.found.empty()) {
     const hashring::HashRing& current = server_.cluster()->routing_ring();
-    c.cursor = store.scan(c.cursor, kBatchKeys, [&](const engine::Entry& e) {
+    const int db = c.scan_db;
+    c.cursor = dbs[db].scan(c.cursor, kBatchKeys, [&](const engine::Entry& e) {
       // Only keys this node owns: leftovers of an earlier change are not its to send.
       if (c.next.owner_of(e.key()) != self_ && current.owner_of(e.key()) == self_) {
-        c.found.emplace_back(e.key());
+        c.found.emplace_back(db, e.key());
       }
     });
-    if (c.cursor == 0) c.scanned = true;
+    // One database after the other.
+    if (c.cursor == 0 && ++c.scan_db == dbs.count()) c.scanned = true;
   }
   if (c.scanned && c.found.empty() && c.flushing) {
-    while (!c.sliced && !c.dirty.empty() && may_send() &&
-           common::monotonic_us() - start < kBatchBudgetUs) {
-      const std::string k = std::move(c.dirty.extract(c.dirty.begin()).value());
-      send_key(k, false);
+    for (size_t db = 0; db < c.dirty.size(); ++db) {
+      while (!c.sliced && !c.dirty[db].empty() && may_send() &&
+             common::monotonic_us() - start < kBatchBudgetUs) {
+        const std::string k = std::move(c.dirty[db].extract(c.dirty[db].begin()).value());
+        send_key(static_cast<int>(db), k, false);
+      }
     }
   }
   const uint64_t now = uv_now(server_.loop());
@@ -309,7 +341,7 @@ void Migration::copy_batch() {
 
 void Migration::sweep_batch() {
   Sweep& w = *sweep_;
-  engine::Store& store = server_.store();
+  engine::Store& store = server_.dbs()[w.db];
   const int64_t start = common::monotonic_us();
   std::vector<std::string> gone;
   bool done = false;
@@ -320,9 +352,14 @@ void Migration::sweep_batch() {
     done = w.cursor == 0;
   }
   for (const auto& k : gone) {
-    if (store.erase(k)) server_.key_dropped(k);
+    if (store.erase(k)) server_.key_dropped(w.db, k);
   }
   w.deleted += gone.size();
+  // One database after the other.
+  if (done && w.db + 1 < server_.dbs().count()) {
+    w.db++;
+    done = false;
+  }
   const uint64_t now = uv_now(server_.loop());
   if (done) {
     if (w.deleted > 0)
@@ -335,7 +372,7 @@ void Migration::sweep_batch() {
 }
 
 bool Migration::step() {
-  server_.store().set_now(server_.unix_now_ms());
+  server_.dbs().set_now(server_.unix_now_ms());
   if (copy_) {
     copy_batch();
   } else if (sweep_) {

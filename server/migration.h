@@ -1,9 +1,9 @@
 // Migration: the server's side of a ring change (cluster::MembershipHost). As a source it copies
-// the keys whose owner changes to their new owners — RESTORE ... REPLACE ABSTTL frames on one
-// link per target, a batch per loop turn so the loop keeps serving — tracks the keys written or
-// deleted meanwhile and sends them again at the flush. After the change it deletes, a batch per
-// loop turn, the keys this node no longer owns (each a DEL in the append-only file). While the
-// ring switches it holds the connections whose next request must wait.
+// the keys whose owner changes (in every database) to their new owners — RESTORE ... REPLACE ABSTTL
+// frames on one link per target, a batch per loop turn so the loop keeps serving — tracks the keys
+// written or deleted meanwhile and sends them again at the flush. After the change it deletes, a
+// batch per loop turn, the keys this node no longer owns (each a DEL in the append-only file).
+// While the ring switches it holds the connections whose next request must wait.
 #pragma once
 
 #include <uv.h>
@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "cluster/membership.h"
@@ -44,10 +45,11 @@ class Migration final : public cluster::MembershipHost {
   std::string function_payload() override;
   std::string restore_functions(std::string_view payload) override;
 
-  // A key was written or deleted (by a command, expiry or eviction).
-  void key_changed(std::string_view key);
+  // A key of database `db` was written or deleted (by a command, expiry or eviction).
+  void key_changed(int db, std::string_view key);
 
-  // Every key was deleted (FLUSHALL/FLUSHDB).
+  // Keys were replaced wholesale (FLUSHALL, FLUSHDB, SWAPDB): everything copied is sent again
+  // and the scan starts over (a SWAPDB may have put unscanned keys in a database scanned already).
   void keyspace_flushed();
   // `conn`'s next request waits until release_held().
   void hold(Connection& conn);
@@ -61,9 +63,11 @@ class Migration final : public cluster::MembershipHost {
   // Below the limits on unacknowledged copies.
   bool may_send() const;
   void sweep_batch();
-  // Sends `key` (its current value, or a DEL when it is gone) to its new owner; `first`: its
-  // first copy (counted in the progress), not a resend at the flush.
-  void send_key(std::string_view key, bool first);
+  // Sends `key` of database `db` (its current value, or a DEL when it is gone) to its new owner;
+  // `first`: its first copy (counted in the progress), not a resend at the flush.
+  void send_key(int db, std::string_view key, bool first);
+  // The frame prefix of a copy into database `db`: [RINGKV.DB n] RINGKV.MIGRATE <version>.
+  std::vector<std::string_view> copy_prefix(int db, std::string& digits) const;
   // The copy has keys to send and room to send them.
   bool more_to_copy() const;
   // Sends slices of the collection being copied slice by slice while there is room and time
@@ -86,16 +90,20 @@ class Migration final : public cluster::MembershipHost {
     hashring::HashRing next;  // the ring the change moves to
     std::string version;      // of the change, as its copies carry it
     uint64_t cursor = 0;
+    int scan_db = 0;  // the database the scan is in
     bool scanned = false;
     bool flushing = false;
     bool failed = false;
-    std::vector<std::string> found;         // found moving by the scan, not sent yet
-    std::unordered_set<std::string> sent;   // keys copied (a FLUSHALL makes them all dirty)
-    std::unordered_set<std::string> dirty;  // written since copied: sent again
-    uint64_t in_flight = 0;                 // copies not yet acknowledged
-    uint64_t in_flight_bytes = 0;           // ... and their payload bytes
+    std::vector<std::pair<int, std::string>> found;  // found moving by the scan, not sent yet
+    // By database: keys copied (a FLUSHALL makes them all dirty), and written since copied (sent
+    // again).
+    std::vector<std::unordered_set<std::string>> sent;
+    std::vector<std::unordered_set<std::string>> dirty;
+    uint64_t in_flight = 0;        // copies not yet acknowledged
+    uint64_t in_flight_bytes = 0;  // ... and their payload bytes
     // A big collection being copied a slice per turn (one at a time; see engine::KeySliceCursor).
     struct Sliced {
+      int db;
       std::string key;
       engine::KeySliceCursor cursor;
       bool first;  // its first copy, counted in the progress
@@ -111,6 +119,7 @@ class Migration final : public cluster::MembershipHost {
   // The sweep: deleting the keys this node does not own under `owners`.
   struct Sweep {
     hashring::HashRing owners;
+    int db = 0;
     uint64_t cursor = 0;
     uint64_t deleted = 0;
   };
@@ -118,9 +127,11 @@ class Migration final : public cluster::MembershipHost {
   uint64_t last_log_ms_ = 0;
   // A key was deleted: while members are failed over without copies elsewhere (a cache), a
   // deletion of one of their keys is remembered, so that their restore deletes it there too.
-  void key_deleted(std::string_view key);
-  // Keys of failed members deleted here while they were away (see key_deleted), bounded.
-  std::unordered_set<std::string> tombstones_;
+  void key_deleted(int db, std::string_view key);
+  // Keys of failed members deleted here while they were away (see key_deleted), by database,
+  // bounded (tombstone_count_ in all).
+  std::vector<std::unordered_set<std::string>> tombstones_;
+  size_t tombstone_count_ = 0;
   bool tombstones_overflowed_ = false;
   // Whether this node holds `key` under `ring`: it is among its first replication-factor
   // preferences there (its owner, without replication).

@@ -45,11 +45,29 @@ void warn_cross_protocol_attack() {
 // A node without the lease of a majority serves none of its keys (see Cluster::lease_valid).
 constexpr std::string_view kNoMajorityError =
     "CLUSTERDOWN this node cannot reach a majority of the cluster's members";
+constexpr std::string_view kSwapdbReplicatedError =
+    "ERR SWAPDB is not supported in a cluster with replication-factor > 1";
 
 }  // namespace
 
 bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
                      protocol::ReplyWriter& writer) {
+  // A peer's frame runs in the database its RINGKV.DB prefix names, else in database 0: the link
+  // is shared by clients of every database (a blocking link keeps it while its client waits).
+  if (conn.is_peer() && !conn.control_link()) {
+    int db = 0;
+    if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kDbPrefix)) {
+      const std::optional<int64_t> n = common::parse_integer(argv[1]);
+      if (!n || !dbs_.valid(*n)) {
+        writer.error(protocol::err::kDbIndexOutOfRange);
+        stats_.total_error_replies++;
+        return true;
+      }
+      db = static_cast<int>(*n);
+      argv = argv.subspan(2);
+    }
+    conn.set_db(db);
+  }
   // CLIENT PAUSE holds clients' requests (never a peer's: a pause is this node's only).
   if (clients_paused() && !conn.is_peer() && paused_request(conn, argv)) return false;
   if (cluster_ && !conn.is_peer() && cluster_->holds_clients() && must_wait_for_ring(argv)) {
@@ -316,6 +334,12 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
                    std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
   cluster::Route route = cluster_->router().route(spec, argv);
   if (route.kind == cluster::RouteKind::kLocal) return false;
+  static const engine::CommandSpec* const kSwapdb = engine::find_command("swapdb");
+  if (&spec == kSwapdb && replicating()) {
+    // Each node holds copies of several primaries' keys: its swap would mix theirs.
+    refuse(Origin::client(conn), kSwapdbReplicatedError, writer, &spec);
+    return true;
+  }
   if (config_.cluster.atomic_multikey && relay_atomic(conn, spec, argv, route, writer)) {
     return true;
   }
@@ -345,7 +369,7 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
     as_user.insert(as_user.end(), argv.begin(), argv.end());
     argv = as_user;
   }
-  cluster_->execute(route, spec, argv, conn.id(), writer.version(),
+  cluster_->execute(route, spec, argv, conn.id(), writer.version(), conn.db(),
                     [this, slot, blocking, start_us, &spec](std::string_view reply) {
                       const bool failed = is_error(reply);
                       if (failed) count_error_reply(reply);

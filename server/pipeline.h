@@ -44,7 +44,7 @@ struct Origin {
 
   static Origin client(Connection& c) { return {Kind::kClient, &c}; }
   static Origin peer(Connection& c) { return {Kind::kPeer, &c}; }
-  static Origin part() { return {Kind::kPart}; }
+  static Origin part(int db = 0) { return {Kind::kPart, nullptr, false, {}, db}; }
   static Origin blocked_retry(Connection& c, bool timed_out, std::string_view key = {}) {
     return {Kind::kBlockedRetry, &c, timed_out, key};
   }

@@ -30,8 +30,8 @@ ReplicaSync::~ReplicaSync() = default;
 
 void ReplicaSync::stop() { task_.stop(); }
 
-void ReplicaSync::append_key_frame(std::string_view key, std::string& frame) {
-  server::append_key_frame(frame, {}, key, server_.store().peek(key));
+void ReplicaSync::append_key_frame(int db, std::string_view key, std::string& frame) {
+  server::append_key_frame(frame, {}, key, server_.dbs()[db].peek(key));
 }
 
 void ReplicaSync::snapshot_start(const std::string& target) {
@@ -45,35 +45,44 @@ void ReplicaSync::stream_ready(const std::string& target) {
   if (snapshots_.count(target) != 0) task_.wake();
 }
 
-void ReplicaSync::drop_keys_of(std::string_view primary) {
-  engine::Store& store = server_.store();
+void ReplicaSync::drop_keys_of(std::string_view primary, int only_db) {
   const cluster::Replication& repl = server_.cluster()->replication();
-  std::vector<std::string> gone;
-  store.for_each([&](const engine::Entry& e) {
-    if (repl.primary_of(e.key()) == primary) gone.emplace_back(e.key());
-  });
-  for (const std::string& k : gone) {
-    if (store.erase(k)) server_.key_dropped(k);
+  size_t dropped = 0;
+  for (int db = 0; db < server_.dbs().count(); ++db) {
+    if (only_db >= 0 && db != only_db) continue;
+    engine::Store& store = server_.dbs()[db];
+    std::vector<std::string> gone;
+    store.for_each([&](const engine::Entry& e) {
+      if (repl.primary_of(e.key()) == primary) gone.emplace_back(e.key());
+    });
+    for (const std::string& k : gone) {
+      if (store.erase(k)) server_.key_dropped(db, k);
+    }
+    dropped += gone.size();
   }
-  if (!gone.empty()) {
-    spdlog::info("replication: dropped {} keys of {} before copying them again", gone.size(),
-                 primary);
+  if (dropped > 0) {
+    spdlog::info("replication: dropped {} keys of {} before copying them again", dropped, primary);
   }
 }
 
 void ReplicaSync::send_slice(const std::string& target, Snapshot& snap) {
   cluster::Replication& repl = server_.cluster()->replication();
   auto& [key, cursor] = *snap.sliced;
-  const engine::Entry* e = server_.store().peek(key);
+  const engine::Entry* e = server_.dbs()[snap.db].peek(key);
   if (e == nullptr || e->type() == engine::ValueType::kString ||
       e->type() == engine::ValueType::kStream) {
     // Gone or replaced meanwhile: its state now, whole.
-    repl.send_key(target, key);
+    repl.send_key(target, snap.db, key);
     snap.sliced.reset();
     return;
   }
   std::string requests;
-  engine::append_key_slice(*e, cursor, kSliceElements, {}, requests);
+  const std::string db = std::to_string(snap.db);
+  const std::string_view in_db[] = {cluster::kDbPrefix, db};
+  engine::append_key_slice(
+      *e, cursor, kSliceElements,
+      snap.db == 0 ? std::span<const std::string_view>() : std::span<const std::string_view>(in_db),
+      requests);
   // One frame per request, as the stream numbers them.
   protocol::RespParser parser;
   std::vector<std::string_view> argv;
@@ -89,8 +98,7 @@ void ReplicaSync::send_slice(const std::string& target, Snapshot& snap) {
 }
 
 bool ReplicaSync::step() {
-  engine::Store& store = server_.store();
-  store.set_now(server_.unix_now_ms());
+  server_.dbs().set_now(server_.unix_now_ms());
   cluster::Replication& repl = server_.cluster()->replication();
   std::vector<std::string_view> targets;
   std::vector<std::string> done;
@@ -98,6 +106,7 @@ bool ReplicaSync::step() {
   for (auto& [target, snap] : snapshots_) {
     const int64_t start = common::monotonic_us();
     bool finished = false;
+    engine::Store* store = &server_.dbs()[snap.db];
     while (repl.has_room(target) && common::monotonic_us() - start < kBatchBudgetUs) {
       if (snap.sliced) {
         send_slice(target, snap);
@@ -106,13 +115,13 @@ bool ReplicaSync::step() {
       if (!snap.found.empty()) {
         std::string key = std::move(snap.found.back());
         snap.found.pop_back();
-        const engine::Entry* e = store.peek(key);
+        const engine::Entry* e = store->peek(key);
         if (e != nullptr && e->type() != engine::ValueType::kString &&
             e->type() != engine::ValueType::kStream && e->object()->size() > kSliceElements) {
           // A big collection a slice per frame batch, so neither end stalls on one DUMP.
           snap.sliced.emplace(std::move(key), engine::KeySliceCursor{});
         } else if (e != nullptr) {
-          repl.send_key(target, key);
+          repl.send_key(target, snap.db, key);
         }
         continue;
       }
@@ -120,13 +129,23 @@ bool ReplicaSync::step() {
         finished = true;
         break;
       }
-      snap.cursor = store.scan(snap.cursor, kBatchKeys, [&](const engine::Entry& e) {
+      if (snap.db_scanned) {
+        // Its keys are sent: the next database.
+        snap.db_scanned = false;
+        store = &server_.dbs()[++snap.db];
+      }
+      snap.cursor = store->scan(snap.cursor, kBatchKeys, [&](const engine::Entry& e) {
         if (!repl.replicas_of(e.key(), targets)) return;
         for (std::string_view t : targets) {
           if (t == target) snap.found.emplace_back(e.key());
         }
       });
-      if (snap.cursor == 0) snap.scanned = true;
+      // One database after the other.
+      if (snap.cursor == 0 && snap.db + 1 < server_.dbs().count()) {
+        snap.db_scanned = true;
+      } else if (snap.cursor == 0) {
+        snap.scanned = true;
+      }
     }
     if (finished) {
       done.push_back(target);

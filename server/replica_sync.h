@@ -28,11 +28,11 @@ class ReplicaSync final : public cluster::ReplicationHost {
   ReplicaSync& operator=(const ReplicaSync&) = delete;
 
   // cluster::ReplicationHost
-  void append_key_frame(std::string_view key, std::string& frame) override;
+  void append_key_frame(int db, std::string_view key, std::string& frame) override;
   void snapshot_start(const std::string& target) override;
   void snapshot_stop(const std::string& target) override;
   void stream_ready(const std::string& target) override;
-  void drop_keys_of(std::string_view primary) override;
+  void drop_keys_of(std::string_view primary, int db) override;
 
   // Closes the handle (shutdown).
   void stop();
@@ -46,8 +46,10 @@ class ReplicaSync final : public cluster::ReplicationHost {
   // A full copy in progress: the store scan's cursor, keys found and not sent yet, and a big
   // collection being sent a slice at a time.
   struct Snapshot {
+    int db = 0;               // the database being copied (one after the other)
+    bool db_scanned = false;  // its scan is done: the next database once `found` is sent
     uint64_t cursor = 0;
-    std::vector<std::string> found;
+    std::vector<std::string> found;  // keys of `db`
     std::optional<std::pair<std::string, engine::KeySliceCursor>> sliced;
     bool scanned = false;  // the scan wrapped around: what `found` holds is the rest
   };

@@ -142,12 +142,13 @@ bool Server::replica_frame(Connection& conn, std::span<const std::string_view> a
   }
   // The primary decides when its keys expire (it sends their deletion): nothing expires here
   // while its writes run, as while loading a file.
+  // (Every database: an EXEC runs its block's SELECTs.)
   const bool loading = store_.loading();
-  store_.set_loading(true);
+  dbs_.set_loading(true);
   applying_copy_ = true;
   run(Origin::replica(conn), *spec, argv, writer);
   applying_copy_ = false;
-  store_.set_loading(loading);
+  dbs_.set_loading(loading);
   repl.frame_applied(primary);
   return true;
 }

@@ -113,7 +113,7 @@ void Server::feed_record(int db, std::span<const std::string_view> argv) {
     aof_.feed(argv);
   }
   // Copies written here (a primary's stream, a ring change) are another node's to send on.
-  if (replicating() && !applying_copy_) cluster_->replication().feed(argv);
+  if (replicating() && !applying_copy_) cluster_->replication().feed(db, argv);
 }
 
 void Server::begin_record_block() {

@@ -65,8 +65,8 @@ Server::Server(conf::Config config)
       ::access(ring_file.c_str(), F_OK) == 0) {
     cluster_ = std::make_unique<cluster::Cluster>(
         loop_, config_.cluster, config_.persistence.dir,
-        [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-               protocol::ReplyWriter& out) { run(Origin::part(), spec, argv, out); });
+        [this](const engine::CommandSpec& spec, std::span<const std::string_view> argv, int db,
+               protocol::ReplyWriter& out) { run(Origin::part(db), spec, argv, out); });
     migration_ = std::make_unique<Migration>(*this);
     setup_shard_pubsub();
     replica_sync_ = std::make_unique<ReplicaSync>(*this);

@@ -133,7 +133,6 @@ class Server final : public engine::ServerControl,
   void config_resetstat() override;
   engine::acl::Users* acl_users() override { return &users_; }
   engine::Databases* databases() override { return &dbs_; }
-  bool cluster_enabled() const override { return cluster_ != nullptr; }
   void swap_databases(int a, int b) override;
   std::string_view acl_file() const override { return config_.security.aclfile; }
   size_t acl_log_max_len() const override {
@@ -239,6 +238,9 @@ class Server final : public engine::ServerControl,
   void unwatch_here(Connection& conn);
   // Runs a transaction's commands for `conn` as one block (recorded as MULTI ... EXEC), writing
   // their array reply.
+  // The database a block of `commands` leaves its client in when it runs (the last SELECT of a
+  // valid index), or -1 when it has no SELECT.
+  int db_after_block(const std::vector<std::vector<std::string>>& commands) const;
   void run_block(Connection& conn, const std::vector<std::vector<std::string>>& commands,
                  protocol::ReplyWriter& reply);
 

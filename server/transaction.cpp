@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "cluster/cluster.h"
+#include "common/numbers.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 #include "server/server.h"
@@ -96,9 +98,17 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   tx.end();
   Connection::ReplySlot slot = conn.reserve_reply();
   conn.block();
-  cluster_->transaction_exec(nodes[0], conn.id(), queued, writer.version(),
-                             [this, slot](std::string_view reply) {
+  // A SELECT in the block runs on the peer's link: the client follows it, as with Redis.
+  const int selected = db_after_block(queued);
+  const uint64_t id = conn.id();
+  cluster_->transaction_exec(nodes[0], id, queued, writer.version(), conn.db(),
+                             [this, slot, id, selected](std::string_view reply) {
                                count_error_reply(reply);
+                               Connection* c = find_client(id);
+                               if (c != nullptr && selected >= 0 && reply.size() > 4 &&
+                                   reply[0] == '*' && reply[1] != '-') {
+                                 c->set_db(selected);
+                               }
                                slot.fill(reply, true);
                              });
   tx.unwatched();
@@ -186,6 +196,16 @@ void Server::exec(engine::CommandContext& ctx) {
   run_block(conn, queued, ctx.reply);
 }
 
+int Server::db_after_block(const std::vector<std::vector<std::string>>& commands) const {
+  int db = -1;
+  for (const auto& args : commands) {
+    if (args.size() != 2 || !common::equals_ignore_case(args[0], "select")) continue;
+    const std::optional<int64_t> index = common::parse_integer(args[1]);
+    if (index && dbs_.valid(*index)) db = static_cast<int>(*index);
+  }
+  return db;
+}
+
 void Server::run_block(Connection& conn, const std::vector<std::vector<std::string>>& commands,
                        protocol::ReplyWriter& reply) {
   reply.array(commands.size());
@@ -194,7 +214,15 @@ void Server::run_block(Connection& conn, const std::vector<std::vector<std::stri
   // Inside a transaction a blocking command cannot wait: it answers as timed out. Memory was
   // checked for the whole transaction before it ran.
   for (const auto& args : commands) {
-    const std::vector<std::string_view> argv(args.begin(), args.end());
+    const std::vector<std::string_view> views(args.begin(), args.end());
+    std::span<const std::string_view> argv = views;
+    // A command after a SELECT in a transaction over several nodes names its database
+    // (exec_across); a client's own commands cannot: RINGKV.DB is no command to queue.
+    if (argv.size() > 2 && common::equals_ignore_case(argv[0], cluster::kDbPrefix)) {
+      const std::optional<int64_t> db = common::parse_integer(argv[1]);
+      if (db && dbs_.valid(*db)) conn.set_db(static_cast<int>(*db));
+      argv = argv.subspan(2);
+    }
     run(Origin::transaction(conn), argv, reply);
   }
   in_exec_ = false;
@@ -264,8 +292,7 @@ void Server::key_written_in(int db, std::string_view key) {
 void Server::key_changed(int db, std::string_view key) {
   invalidate_watchers(db, key);
   tracking_key_changed(key);
-  // Ring changes and replication know database 0 only, the one a cluster serves.
-  if (migration_ && db == 0) migration_->key_changed(key);
+  if (migration_) migration_->key_changed(db, key);
   // A blocked client may have to learn that its key changed under it (XREADGROUP answers that
   // its stream is gone, expired or deleted); the others find nothing new and keep waiting.
   if (blocked_.waited_on(db, key)) ready_keys_.emplace_back(db, key);
@@ -273,7 +300,7 @@ void Server::key_changed(int db, std::string_view key) {
 
 void Server::data_changed(std::string_view key) {
   changes_++;
-  if (migration_ && events_db_ == 0) migration_->key_changed(key);
+  if (migration_) migration_->key_changed(events_db_, key);
 }
 
 void Server::invalidate_watchers(int db, std::string_view key) {
@@ -304,7 +331,7 @@ void Server::database_replaced(int db, int replaced_with) {
 void Server::keyspace_flushing() {
   changes_++;
   tracking_flushed();
-  if (migration_ && events_db_ == 0) migration_->keyspace_flushed();
+  if (migration_) migration_->keyspace_flushed();
   database_replaced(events_db_, -1);
 }
 
@@ -322,6 +349,8 @@ void Server::swap_databases(int a, int b) {
   database_replaced(b, a);
   dbs_[a].swap_contents(dbs_[b]);
   changes_++;
+  // A ring change copying keys meanwhile sends both databases again.
+  if (migration_) migration_->keyspace_flushed();
 }
 
 }  // namespace ringkv::server

@@ -106,10 +106,6 @@ static void cmd_quit(CommandContext& ctx) {
 static void cmd_select(CommandContext& ctx) {
   int index = 0;
   if (!int_or_reply(ctx, ctx.argv[1], index)) return;
-  if (ctx.server != nullptr && ctx.server->cluster_enabled() && index != 0) {
-    ctx.reply.error("ERR SELECT is not allowed in cluster mode");
-    return;
-  }
   if (database_or_reply(ctx, index) == nullptr) return;
   if (ctx.client != nullptr) ctx.client->set_db(index);
   ctx.reply.ok();

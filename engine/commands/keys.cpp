@@ -288,10 +288,6 @@ void cmd_copy(CommandContext& ctx) {
       return;
     }
   }
-  if (ctx.server != nullptr && ctx.server->cluster_enabled() && (ctx.db != 0 || dst_db != 0)) {
-    ctx.reply.error("ERR Copying to another database is not allowed in cluster mode");
-    return;
-  }
   if (dst == &ctx.store && from == to) {
     ctx.reply.error(kSameObject);
     return;
@@ -313,10 +309,6 @@ void cmd_copy(CommandContext& ctx) {
 
 void cmd_move(CommandContext& ctx) {
   const std::string_view key = ctx.argv[1];
-  if (ctx.server != nullptr && ctx.server->cluster_enabled()) {
-    ctx.reply.error("ERR MOVE is not allowed in cluster mode");
-    return;
-  }
   int dst_db = 0;
   if (!int_or_reply(ctx, ctx.argv[2], dst_db)) return;
   Store* dst = database_or_reply(ctx, dst_db);

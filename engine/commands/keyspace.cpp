@@ -181,10 +181,6 @@ void cmd_flushall(CommandContext& ctx) {
 }
 
 void cmd_swapdb(CommandContext& ctx) {
-  if (ctx.server != nullptr && ctx.server->cluster_enabled()) {
-    ctx.reply.error("ERR SWAPDB is not allowed in cluster mode");
-    return;
-  }
   int a = 0, b = 0;
   if (!int_or_reply(ctx, ctx.argv[1], a, "ERR invalid first DB index")) return;
   if (!int_or_reply(ctx, ctx.argv[2], b, "ERR invalid second DB index")) return;
@@ -428,7 +424,7 @@ constexpr CommandSpec kKeyspaceCommands[] = {
      .merge = MergePolicy::kAllOk},
     {.name = "swapdb",
      .arity = 3,
-     .flags = kWrite | kFast,
+     .flags = kWrite | kFast | kKeyspaceWide,
      .first_key = 0,
      .last_key = 0,
      .key_step = 0,
@@ -439,7 +435,9 @@ constexpr CommandSpec kKeyspaceCommands[] = {
      .complexity = "O(N) where N is the count of clients watching or blocking on keys from both "
                    "databases.",
      .syntax = "index1<integer> index2<integer>",
-     .acl_categories = "keyspace write fast dangerous"},
+     .acl_categories = "keyspace write fast dangerous",
+     // In a cluster every node swaps its part of the two databases.
+     .merge = MergePolicy::kAllOk},
     {.name = "object",
      .arity = -2,
      .flags = 0,

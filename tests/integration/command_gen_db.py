@@ -6,61 +6,14 @@ move and copy them between databases, swap databases and read them back (GET, TY
 KEYS, EXISTS) from each. Requests leave the connection in whatever database they selected, so the
 commands drawn after them run there too: the run covers several databases, not only 0.
 
-In a cluster only database 0 exists to clients (as in Redis Cluster): cluster_db_error() gives
-the error a cluster answers instead of redis's reply, and the request is not sent to redis.
+A cluster answers all of them like one redis-server: the client's database travels with every
+relayed, split and fanned-out command (SWAPDB runs on every node).
 """
 
 DB_ARITY = {"move": 3, "swapdb": 3}
 
 DB_INDEXES = [b"0", b"1", b"2", b"3", b"15"]
 BAD_DB_INDEXES = [b"16", b"-1", b"x", b"", b"1.5", b"99999999999", b"-99999999999"]
-
-
-def _int32(arg):
-    """The int Redis's getIntFromObject reads from arg, or None."""
-    try:
-        text = arg.decode()
-    except UnicodeDecodeError:
-        return None
-    if not text or text.strip() != text or text.startswith("+") or (
-            len(text) > 1 and text.lstrip("-").startswith("0")):
-        return None
-    try:
-        v = int(text)
-    except ValueError:
-        return None
-    return v if -2**31 <= v < 2**31 else None
-
-
-def cluster_db_error(argv):
-    """The error reply (bytes) a ringkv cluster gives for argv where redis-server, with 16
-    databases, answers otherwise; None when both answer alike."""
-    name = argv[0].lower()
-    if name == b"select" and len(argv) == 2:
-        v = _int32(argv[1])
-        return b"-ERR SELECT is not allowed in cluster mode\r\n" if v not in (None, 0) else None
-    if name == b"move" and len(argv) == 3:
-        return b"-ERR MOVE is not allowed in cluster mode\r\n"
-    if name == b"swapdb" and len(argv) == 3:
-        return b"-ERR SWAPDB is not allowed in cluster mode\r\n"
-    if name == b"copy" and len(argv) >= 3:
-        dbid = 0
-        i = 3
-        while i < len(argv):
-            opt = argv[i].lower()
-            if opt == b"replace":
-                i += 1
-            elif opt == b"db" and i + 1 < len(argv):
-                v = _int32(argv[i + 1])
-                if v is None or not 0 <= v < 16:
-                    return None  # both report the bad index
-                dbid = v
-                i += 2
-            else:
-                return None  # both report the syntax error
-        if dbid != 0:
-            return b"-ERR Copying to another database is not allowed in cluster mode\r\n"
-    return None
 
 
 class DatabasesGenMixin:

@@ -503,10 +503,6 @@ def main(argv=None, name="test_transactions"):
             print("write commands without a template: %s" % " ".join(missing), flush=True)
         report.equal(missing, [], "every write command has a template")
         covered = [c for c in commands if c in TEMPLATES]
-        if args.cluster:
-            # A cluster has database 0 only: these answer Redis Cluster's errors instead
-            # (test_differential_cluster checks them).
-            covered = [c for c in covered if c not in ("move", "swapdb")]
         got, want = generated(ports, covered), generated([redis.port], covered)
         for (note, g), (_, w) in zip(got, want):
             report.equal(g, w, "%s (ringkv vs redis)" % note)

@@ -80,7 +80,8 @@ TEST_CASE("every row is valid and names are unique and lowercase") {
 }
 
 TEST_CASE("routing flags mark keyspace-wide and splittable commands") {
-  for (std::string_view n : {"dbsize", "keys", "scan", "randomkey", "flushall", "flushdb"}) {
+  for (std::string_view n :
+       {"dbsize", "keys", "scan", "randomkey", "flushall", "flushdb", "swapdb"}) {
     CAPTURE(n);
     CHECK((find_command(n)->flags & kKeyspaceWide) != 0);
   }
