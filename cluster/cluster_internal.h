@@ -125,6 +125,7 @@ struct Cluster::Coordination {
   Step step = kPreparing;
   bool prepare_sent = false;
   size_t waiting = 0;           // control replies outstanding this round
+  uint64_t rounds = 0;          // rounds sent so far (drive_change)
   bool round_failed = false;    // a participant failed or refused this round
   bool fatal = false;           // ... in a way no retry mends (a copy failed)
   bool some_committed = false;  // resolving: a member is at the new version already

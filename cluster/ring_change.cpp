@@ -247,9 +247,14 @@ void Cluster::drive_change() {
     if (!committing || !c.committed[i]) ++c.waiting;
   }
   const uint64_t version = c.version;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (committing && c.committed[i]) continue;
-    control(parts[i], args, [this, i, step, version](std::string_view reply, bool ok) {
+  const uint64_t round = ++c.rounds;
+  // A reply may come at once (a link already known down) and end the round, and with it the
+  // change or this round: `c` may then be gone, and what is left of the loop must not run.
+  const std::vector<std::string> members = parts;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (!change_ || change_->version != version || change_->rounds != round) return;
+    if (committing && change_->committed[i]) continue;
+    control(members[i], args, [this, i, step, version](std::string_view reply, bool ok) {
       if (!change_ || change_->version != version || change_->step != step) return;
       Coordination& cc = *change_;
       // Failovers decide by votes (the tie-breaker has two).
