@@ -45,7 +45,7 @@ void Server::keyspace_event(int type, std::string_view event, std::string_view k
   // Replaying the append-only file, or applying a copy of a key another node owns: that node
   // published the event (or, loading, nobody is subscribed yet).
   if (applying_copy_ || dbs_[db].loading()) return;
-  if (cluster_ && db == 0 && !publishes_for(key)) return;
+  if (cluster_ && !publishes_for(key)) return;
   const std::string prefix = "@" + std::to_string(db) + "__:";
   std::string keyspace_channel;
   std::string keyevent_channel;
