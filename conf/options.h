@@ -167,6 +167,10 @@ struct MemoryOptions {
   int64_t zset_max_listpack_entries = 128;
   int64_t zset_max_listpack_value = 64;
   int64_t set_max_intset_entries = 512;
+  // Lists: a node's size (negative: -1..-5 = 4..64 KB of listpack) or entry count (positive),
+  // and how many nodes at each end stay uncompressed (0 = no compression).
+  int64_t list_max_listpack_size = -2;
+  int64_t list_compress_depth = 0;
 };
 
 // Logging through spdlog, and the logs and measurements of commands (Redis's names).

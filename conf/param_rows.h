@@ -20,6 +20,7 @@ namespace ringkv::conf::detail {
 
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
+constexpr int64_t kIntMin = std::numeric_limits<int32_t>::min();
 constexpr int64_t kUintMax = std::numeric_limits<uint32_t>::max();
 constexpr int64_t kMaxWeight = 1000;
 constexpr int64_t kMaxTimeoutMs = 3600 * 1000;

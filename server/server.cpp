@@ -677,6 +677,8 @@ void Server::apply_memory_config() {
   limits.zset_max_listpack_entries = static_cast<size_t>(opts.zset_max_listpack_entries);
   limits.zset_max_listpack_value = static_cast<size_t>(opts.zset_max_listpack_value);
   limits.set_max_intset_entries = static_cast<size_t>(opts.set_max_intset_entries);
+  limits.list_max_listpack_size = static_cast<int>(opts.list_max_listpack_size);
+  limits.list_compress_depth = static_cast<int>(opts.list_compress_depth);
   const engine::EvictionPolicy policy = engine::parse_eviction_policy(opts.maxmemory_policy)
                                             .value_or(engine::EvictionPolicy::kNoEviction);
   // Pooled candidates were scored under the old policy.

@@ -65,11 +65,11 @@ void debug_object(CommandContext& ctx) {
     const size_t nodes = list.node_count();
     char buf[160];
     std::snprintf(buf, sizeof buf,
-                  " ql_nodes:%zu ql_avg_node:%.2f ql_listpack_max:-2 ql_compressed:0 "
+                  " ql_nodes:%zu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d "
                   "ql_uncompressed_size:%zu",
                   nodes,
                   nodes == 0 ? 0.0 : static_cast<double>(list.size()) / static_cast<double>(nodes),
-                  encoded.size() - 1);
+                  list.fill(), list.compress_depth() != 0 ? 1 : 0, list.listpack_bytes());
     extra = buf;
   }
   char line[256];

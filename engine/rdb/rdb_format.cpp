@@ -185,6 +185,22 @@ void write_string(std::string& out, std::string_view s) {
   out.append(s);
 }
 
+bool write_compressed_node(std::string& out, std::string_view listpack) {
+  constexpr size_t kMinCompressBytes = 48;   // quicklist.c MIN_COMPRESS_BYTES
+  constexpr size_t kMinCompressImprove = 8;  // quicklist.c MIN_COMPRESS_IMPROVE
+  if (listpack.size() < kMinCompressBytes) return false;
+  std::string compressed(listpack.size(), '\0');
+  const unsigned int clen =
+      lzf_compress(listpack.data(), static_cast<unsigned int>(listpack.size()), compressed.data(),
+                   static_cast<unsigned int>(listpack.size()));
+  if (clen == 0 || clen + kMinCompressImprove >= listpack.size()) return false;
+  out.push_back(static_cast<char>(0xc0 | kEncLzf));
+  write_len(out, clen);
+  write_len(out, listpack.size());
+  out.append(compressed.data(), clen);
+  return true;
+}
+
 void write_binary_double(std::string& out, double d) {
   uint64_t bits = 0;
   std::memcpy(&bits, &d, sizeof(bits));

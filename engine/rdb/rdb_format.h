@@ -53,6 +53,10 @@ void write_len(std::string& out, uint64_t len);
 // the int32 range, LZF when compression() is on, `s` is longer than 20 bytes and it saves at
 // least 4 bytes, else verbatim.
 void write_string(std::string& out, std::string_view s);
+// A list node's listpack as Redis keeps a node beyond list-compress-depth
+// (__quicklistCompressNode: at least 48 bytes, LZF saving more than 8), written as rdbSaveLzfBlob
+// does. Returns false, writing nothing, when Redis would keep the node uncompressed.
+bool write_compressed_node(std::string& out, std::string_view listpack);
 // rdbSaveBinaryDoubleValue: 8 bytes, little-endian IEEE 754.
 void write_binary_double(std::string& out, double d);
 // Redis's d2string (7.0): "inf", "-inf", "nan", "-0", integers below 2^52 as integers, else %.17g.

@@ -23,46 +23,35 @@ namespace {
 using rdb::ListpackWriter;
 using rdb::Reader;
 
-// Redis 7.0's list-max-listpack-size -2: a node's listpack stays within 8 KB; an element of at
-// least 1 GB (packed_threshold) gets a plain node of its own.
-constexpr size_t kQuicklistNodeBytes = 8192;
-constexpr size_t kPlainThreshold = size_t{1} << 30;
-
-// _quicklistNodeAllowInsert (7.0): the estimate Redis uses to decide whether a pushed element
-// still fits the tail node (SIZE_ESTIMATE_OVERHEAD is 8 bytes), so a list built by pushes is cut
-// into the nodes Redis would have.
-bool node_allows(size_t node_bytes, size_t element) {
-  return node_bytes + element + 8 <= kQuicklistNodeBytes;
-}
-
+// One listpack per node of the list (whose boundaries are Redis's), a node holding one element of
+// at least 1 GB (packed_threshold) as a plain node, the nodes beyond list-compress-depth from
+// both ends LZF-compressed when Redis would keep them so.
 void encode_list(const ListObject& list, std::string& out) {
-  std::string nodes;
-  size_t count = 0;
-  ListpackWriter lp;
-  auto flush = [&] {
-    if (lp.count() == 0) return;
-    rdb::write_len(nodes, rdb::kContainerPacked);
-    rdb::write_string(nodes, lp.finish());
-    ++count;
-  };
-  if (list.size() > 0) {
-    list.walk(0, false, [&](std::string_view element) {
-      if (element.size() >= kPlainThreshold) {
-        flush();
-        rdb::write_len(nodes, rdb::kContainerPlain);
-        rdb::write_string(nodes, element);
-        ++count;
-        return true;
-      }
-      if (lp.count() > 0 && !node_allows(lp.size(), element.size())) flush();
-      lp.add(element);
-      return true;
-    });
-  }
-  flush();
   out.push_back(static_cast<char>(rdb::kTypeListQuicklist2));
-  rdb::write_len(out, count);
-  out.append(nodes);
+  const size_t nodes = list.node_count();
+  rdb::write_len(out, nodes);
+  if (nodes == 0) return;
+  const size_t depth = static_cast<size_t>(list.compress_depth());
+  ListpackWriter lp;
+  size_t ni = 0;
+  size_t left = list.node_size(0);
+  list.walk(0, false, [&](std::string_view element) {
+    if (list.node_size(ni) == 1 && element.size() >= kListPlainThreshold) {
+      rdb::write_len(out, rdb::kContainerPlain);
+      rdb::write_string(out, element);
+    } else {
+      lp.add(element);
+    }
+    if (--left > 0) return true;
+    if (lp.count() > 0) {
+      rdb::write_len(out, rdb::kContainerPacked);
+      const std::string blob = lp.finish();
+      const bool interior = depth > 0 && ni >= depth && ni + depth < nodes;
+      if (!interior || !rdb::write_compressed_node(out, blob)) rdb::write_string(out, blob);
+    }
+    if (++ni < nodes) left = list.node_size(ni);
+    return true;
+  });
 }
 
 void encode_set(const SetObject& set, std::string& out) {
@@ -147,6 +136,14 @@ std::unique_ptr<Object> decode_list(uint8_t type, Reader& r) {
   }
   uint64_t len = 0;
   if (!r.read_len(len)) return nullptr;
+  // A quicklist's nodes load as they were saved (quicklistAppendListpack), whatever the
+  // list-max-listpack-size in force.
+  std::vector<std::string> elements;
+  std::vector<std::string_view> views;
+  auto collect = [&](std::string_view element) {
+    elements.emplace_back(element);
+    return true;
+  };
   for (uint64_t i = 0; i < len; ++i) {
     if (type == rdb::kTypeList) {
       if (!r.read_string(s)) return nullptr;
@@ -156,14 +153,17 @@ std::unique_ptr<Object> decode_list(uint8_t type, Reader& r) {
     uint64_t container = rdb::kContainerPacked;
     if (type == rdb::kTypeListQuicklist2 && !r.read_len(container)) return nullptr;
     if (!r.read_string(s)) return nullptr;
+    elements.clear();
     if (container == rdb::kContainerPlain) {
-      push(s);
+      elements.push_back(s);
     } else if (container != rdb::kContainerPacked) {
       return nullptr;
-    } else if (type == rdb::kTypeListQuicklist2 ? !rdb::listpack_for_each(s, push)
-                                                : !rdb::ziplist_for_each(s, push)) {
+    } else if (type == rdb::kTypeListQuicklist2 ? !rdb::listpack_for_each(s, collect)
+                                                : !rdb::ziplist_for_each(s, collect)) {
       return nullptr;
     }
+    views.assign(elements.begin(), elements.end());
+    list->append_node(views);
   }
   return list;
 }

@@ -10,6 +10,8 @@
 #include <new>
 
 #include "common/numbers.h"
+#include "engine/rdb/rdb_format.h"
+#include "engine/types/encoding_limits.h"
 #include "engine/types/heap.h"
 #include "engine/types/varint.h"
 #include "protocol/errors.h"
@@ -34,6 +36,27 @@ char* write_entry(char* p, std::string_view s) {
   return p + n;
 }
 
+// quicklist.c (7.0.15): a node's listpack size limits for fill -1..-5, the limit on any node that
+// is limited by count, the slack added to a pushed element's length, and an empty listpack's
+// header and end byte.
+constexpr size_t kOptimizationLevel[] = {4096, 8192, 16384, 32768, 65536};
+constexpr size_t kSizeSafetyLimit = 8192;
+constexpr size_t kSizeEstimateOverhead = 8;
+constexpr size_t kListpackEmpty = 7;
+// _quicklistNodeAllowMerge (7.0.15) still takes a ziplist's header and end (11 bytes) off the
+// sum of the two sizes, so a merged node may end up to 4 bytes over the limit.
+constexpr size_t kMergeOverlap = 11;
+constexpr int kFillMax = (1 << 15) - 1;
+constexpr int kCompressMax = (1 << 16) - 1;
+
+bool meets_optimization(size_t size, int fill) {
+  if (fill >= 0) return false;
+  const size_t level = static_cast<size_t>(-static_cast<int64_t>(fill)) - 1;
+  return level < std::size(kOptimizationLevel) && size <= kOptimizationLevel[level];
+}
+
+size_t lp_size(std::string_view s) { return rdb::listpack_element_size(s); }
+
 }  // namespace
 
 const char* ListObject::read_forward(const char* p, std::string_view* out) {
@@ -55,7 +78,13 @@ const char* ListObject::read_backward(const char* end, std::string_view* out) {
   return data - varint_size(len);
 }
 
-ListObject::ListObject() : Object(kType) {}
+ListObject::ListObject()
+    : ListObject(encoding_limits().list_max_listpack_size, encoding_limits().list_compress_depth) {}
+
+ListObject::ListObject(int fill, int compress_depth)
+    : Object(kType),
+      fill_(std::clamp(fill, -5, kFillMax)),
+      compress_(std::clamp(compress_depth, 0, kCompressMax)) {}
 
 ListObject::~ListObject() {
   for (size_t i = 0; i < nnodes_; ++i) std::free(node(i));
@@ -67,14 +96,21 @@ size_t ListObject::memory() const {
   return malloc_chunk_footprint(sizeof(ListObject)) + heap_bytes_;
 }
 
+size_t ListObject::listpack_bytes() const {
+  size_t total = 0;
+  for (size_t i = 0; i < nnodes_; ++i) total += node(i)->lp_bytes;
+  return total;
+}
+
 std::unique_ptr<Object> ListObject::clone() const {
-  auto copy = std::make_unique<ListObject>();
+  auto copy = std::make_unique<ListObject>(fill_, compress_);
   for (size_t i = 0; i < nnodes_; ++i) {
     const Node* n = node(i);
     Node* m = copy->new_node(n->used);
     std::memcpy(m->data, n->data, n->used);
     m->used = n->used;
     m->count = n->count;
+    m->lp_bytes = n->lp_bytes;
     copy->insert_node(i, m);
   }
   copy->count_ = count_;
@@ -86,7 +122,7 @@ ListObject::Node* ListObject::new_node(size_t cap) {
   n->used = 0;
   n->cap = static_cast<uint32_t>(cap);
   n->count = 0;
-  n->unused = 0;
+  n->lp_bytes = kListpackEmpty;
   heap_bytes_ += heap_footprint(n);
   return n;
 }
@@ -167,9 +203,9 @@ char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_
   }
   // Grow by half again (small nodes grow from exact fits), shrink when under half used.
   if (used > n->cap || used < n->cap / 2) {
-    const size_t cap =
-        used > n->cap ? std::max(used, std::min<size_t>(n->cap + n->cap / 2, kListMaxNodeBytes))
-                      : used;
+    const size_t cap = used > n->cap
+                           ? std::max(used, std::min<size_t>(n->cap + n->cap / 2, kSizeSafetyLimit))
+                           : used;
     heap_bytes_ -= heap_footprint(n);
     n = static_cast<Node*>(checked_realloc(n, sizeof(Node) + cap));
     heap_bytes_ += heap_footprint(n);
@@ -185,7 +221,9 @@ char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_
 
 void ListObject::put(size_t pos, size_t offset, std::string_view value) {
   write_entry(splice(pos, offset, 0, entry_size(value)), value);
-  ++node(pos)->count;
+  Node* n = node(pos);
+  ++n->count;
+  n->lp_bytes += static_cast<uint32_t>(lp_size(value));
   ++count_;
 }
 
@@ -220,20 +258,49 @@ ListObject::Pos ListObject::locate(size_t index) const {
   return {ni, static_cast<size_t>(p - n->data), rank};
 }
 
+bool ListObject::allows_insert(const Node* n, size_t new_size) const {
+  if (meets_optimization(new_size, fill_)) return true;
+  if (new_size > kSizeSafetyLimit) return false;
+  return static_cast<int64_t>(n->count) < fill_;
+}
+
+bool ListObject::allows_push(const Node* n, std::string_view value) const {
+  if (n->lp_bytes >= kListPlainThreshold || value.size() >= kListPlainThreshold) return false;
+  return allows_insert(n, n->lp_bytes + value.size() + kSizeEstimateOverhead);
+}
+
+bool ListObject::allows_linsert(const Node* n, std::string_view value) const {
+  if (n->lp_bytes >= kListPlainThreshold || value.size() >= kListPlainThreshold) return false;
+  return allows_insert(n, n->lp_bytes + value.size() + kSizeEstimateOverhead);
+}
+
+bool ListObject::allows_merge(const Node* a, const Node* b) const {
+  if (a->lp_bytes >= kListPlainThreshold || b->lp_bytes >= kListPlainThreshold) return false;
+  const size_t merged = a->lp_bytes + b->lp_bytes - kMergeOverlap;
+  if (meets_optimization(merged, fill_)) return true;
+  if (merged > kSizeSafetyLimit) return false;
+  return static_cast<int64_t>(a->count) + b->count <= fill_;
+}
+
 void ListObject::push(End end, std::string_view value) {
   const size_t size = entry_size(value);
   if (end == End::kHead) {
-    if (nnodes_ == 0 || (node(0)->count > 0 && node(0)->used + size > kListMaxNodeBytes)) {
-      insert_node(0, new_node(size));
-    }
+    if (nnodes_ == 0 || !allows_push(node(0), value)) insert_node(0, new_node(size));
     put(0, 0, value);
     return;
   }
-  if (nnodes_ == 0 ||
-      (node(nnodes_ - 1)->count > 0 && node(nnodes_ - 1)->used + size > kListMaxNodeBytes)) {
+  if (nnodes_ == 0 || !allows_push(node(nnodes_ - 1), value)) {
     insert_node(nnodes_, new_node(size));
   }
   put(nnodes_ - 1, node(nnodes_ - 1)->used, value);
+}
+
+void ListObject::append_node(std::span<const std::string_view> elements) {
+  if (elements.empty()) return;
+  size_t bytes = 0;
+  for (std::string_view e : elements) bytes += entry_size(e);
+  insert_node(nnodes_, new_node(bytes));
+  for (std::string_view e : elements) put(nnodes_ - 1, node(nnodes_ - 1)->used, e);
 }
 
 std::string ListObject::pop(End end) {
@@ -247,6 +314,7 @@ std::string ListObject::pop(End end) {
     if (n->count == 1) {
       erase_node(0);
     } else {
+      node(0)->lp_bytes -= static_cast<uint32_t>(lp_size(s));
       splice(0, 0, size, 0);
       --node(0)->count;
     }
@@ -258,6 +326,7 @@ std::string ListObject::pop(End end) {
     if (n->count == 1) {
       erase_node(last);
     } else {
+      node(last)->lp_bytes -= static_cast<uint32_t>(lp_size(s));
       splice(last, static_cast<size_t>(start - n->data), n->used - (start - n->data), 0);
       --node(last)->count;
     }
@@ -279,45 +348,81 @@ void ListObject::set(size_t index, std::string_view value) {
   const Node* n = node(pos.node);
   const size_t old_size =
       static_cast<size_t>(read_forward(n->data + pos.offset, &old) - n->data) - pos.offset;
-  const size_t size = entry_size(value);
-  if (n->used - old_size + size <= kListMaxNodeBytes || n->count == 1) {
-    write_entry(splice(pos.node, pos.offset, old_size, size), value);
-    return;
-  }
-  erase(index, 1);
-  insert(index, value);
+  // Redis 7.0 replaces an element in its node whatever the node's size then.
+  const uint32_t lp = static_cast<uint32_t>(n->lp_bytes - lp_size(old) + lp_size(value));
+  write_entry(splice(pos.node, pos.offset, old_size, entry_size(value)), value);
+  node(pos.node)->lp_bytes = lp;
 }
 
 void ListObject::insert(size_t index, std::string_view value) {
-  if (index == 0) {
-    push(End::kHead, value);
-    return;
-  }
   if (index == count_) {
-    push(End::kTail, value);
+    if (count_ == 0) {
+      push(End::kTail, value);
+    } else {
+      insert_at(index - 1, true, value);
+    }
     return;
   }
-  const size_t size = entry_size(value);
-  const Pos pos = locate(index);
-  if (node(pos.node)->used + size <= kListMaxNodeBytes) {
-    put(pos.node, pos.offset, value);
+  insert_at(index, false, value);
+}
+
+void ListObject::insert_at(size_t pivot, bool after, std::string_view value) {
+  // The cases of _quicklistInsert, in its order.
+  const Pos pos = locate(pivot);
+  const size_t ni = pos.node;
+  const Node* n = node(ni);
+  const bool full = !allows_linsert(n, value);
+  const bool at_tail = after && pos.rank + 1 == n->count;
+  const bool at_head = !after && pos.rank == 0;
+  const bool avail_next = at_tail && ni + 1 < nnodes_ && allows_linsert(node(ni + 1), value);
+  const bool avail_prev = at_head && ni > 0 && allows_linsert(node(ni - 1), value);
+  if (!full) {
+    std::string_view s;
+    const size_t offset =
+        after ? static_cast<size_t>(read_forward(n->data + pos.offset, &s) - n->data) : pos.offset;
+    put(ni, offset, value);
     return;
   }
-  if (pos.rank == 0 && pos.node > 0 && node(pos.node - 1)->used + size <= kListMaxNodeBytes) {
-    put(pos.node - 1, node(pos.node - 1)->used, value);
+  if (avail_next) {
+    put(ni + 1, 0, value);
     return;
   }
-  if (pos.rank > 0) split_node(pos.node, pos.offset, pos.rank);
-  // The element now goes between node `before` (may be full) and the node after it.
-  const size_t before = pos.rank > 0 ? pos.node : pos.node - 1;
-  if (node(before)->used + size <= kListMaxNodeBytes) {
-    put(before, node(before)->used, value);
-  } else if (node(before + 1)->used + size <= kListMaxNodeBytes) {
-    put(before + 1, 0, value);
+  if (avail_prev) {
+    put(ni - 1, node(ni - 1)->used, value);
+    return;
+  }
+  // Full, at an end of the node whose neighbour there is full too: a new node between them.
+  if ((at_tail && ni + 1 < nnodes_) || (at_head && ni > 0)) {
+    const size_t at = after ? ni + 1 : ni;
+    insert_node(at, new_node(entry_size(value)));
+    put(at, 0, value);
+    return;
+  }
+  // Split the node at the pivot: after, the pivot's node keeps the pivot and the new node after
+  // it starts with the value; before, the new node before it ends with the value.
+  size_t center = ni;
+  if (after) {
+    std::string_view s;
+    const size_t offset = static_cast<size_t>(read_forward(n->data + pos.offset, &s) - n->data);
+    split_node(ni, offset, pos.rank + 1);
+    put(ni + 1, 0, value);
   } else {
-    insert_node(before + 1, new_node(size));
-    put(before + 1, 0, value);
+    split_node(ni, pos.offset, pos.rank);
+    put(ni, node(ni)->used, value);
+    center = ni + 1;
   }
+  merge_around(center);
+}
+
+void ListObject::recount(size_t pos) {
+  Node* n = node(pos);
+  size_t lp = kListpackEmpty;
+  std::string_view s;
+  for (const char* p = n->data; p < n->data + n->used;) {
+    p = read_forward(p, &s);
+    lp += lp_size(s);
+  }
+  n->lp_bytes = static_cast<uint32_t>(lp);
 }
 
 void ListObject::split_node(size_t pos, size_t offset, size_t rank) {
@@ -330,34 +435,42 @@ void ListObject::split_node(size_t pos, size_t offset, size_t rank) {
   n->count = static_cast<uint32_t>(rank);
   splice(pos, offset, moved, 0);
   insert_node(pos + 1, m);
+  recount(pos);
+  recount(pos + 1);
 }
 
-bool ListObject::try_merge(size_t pos) {
-  if (pos + 1 >= nnodes_) return false;
+void ListObject::merge_next(size_t pos) {
   const Node* next = node(pos + 1);
-  if (node(pos)->used + next->used > kListMaxNodeBytes) return false;
-  const size_t count = next->count;
+  const uint32_t count = next->count;
+  const uint32_t lp = next->lp_bytes - kListpackEmpty;
   std::memcpy(splice(pos, node(pos)->used, 0, next->used), next->data, next->used);
-  node(pos)->count += static_cast<uint32_t>(count);
+  node(pos)->count += count;
+  node(pos)->lp_bytes += lp;
   erase_node(pos + 1);
-  return true;
 }
 
-void ListObject::merge_range(size_t first, size_t last) {
-  if (first > 0) --first;
-  while (first < last && first + 1 < nnodes_) {
-    if (try_merge(first)) {
-      --last;
-    } else {
-      ++first;
-    }
+void ListObject::merge_around(size_t center) {
+  // _quicklistMergeNodes: the two before the centre, the two after it, the centre with the one
+  // before, then the result with the one after.
+  if (center >= 2 && allows_merge(node(center - 1), node(center - 2))) {
+    merge_next(center - 2);
+    --center;
   }
+  if (center + 2 < nnodes_ && allows_merge(node(center + 1), node(center + 2))) {
+    merge_next(center + 1);
+  }
+  size_t target = center;
+  if (center >= 1 && allows_merge(node(center), node(center - 1))) {
+    merge_next(center - 1);
+    target = center - 1;
+  }
+  if (target + 1 < nnodes_ && allows_merge(node(target), node(target + 1))) merge_next(target);
 }
 
 void ListObject::erase(size_t index, size_t n) {
   assert(index + n <= count_);
   if (n == 0) return;
-  Pos pos = locate(index);
+  const Pos pos = locate(index);
   count_ -= n;
   size_t ni = pos.node;
   size_t offset = pos.offset;
@@ -372,15 +485,19 @@ void ListObject::erase(size_t index, size_t n) {
       continue;
     }
     const char* p = nd->data + offset;
-    for (size_t i = 0; i < here; ++i) p = read_forward(p, &s);
+    size_t lp = 0;
+    for (size_t i = 0; i < here; ++i) {
+      p = read_forward(p, &s);
+      lp += lp_size(s);
+    }
+    nd->lp_bytes -= static_cast<uint32_t>(lp);
     splice(ni, offset, static_cast<size_t>(p - nd->data) - offset, 0);
     node(ni)->count -= static_cast<uint32_t>(here);
     ++ni;
     offset = 0;
     rank = 0;
   }
-  // The nodes around the removed range may now fit in one.
-  merge_range(pos.node, pos.node + 1);
+  // Redis's quicklistDelRange merges nothing: the nodes keep their boundaries.
 }
 
 size_t ListObject::remove_matches(size_t from, std::string_view value, size_t limit) {
@@ -402,6 +519,7 @@ size_t ListObject::remove_matches(size_t from, std::string_view value, size_t li
       if (s == value) {
         ++gone;
         ++removed;
+        n->lp_bytes -= static_cast<uint32_t>(lp_size(s));
       } else {
         if (w != r) std::memmove(w, r, static_cast<size_t>(next - r));
         w += next - r;
@@ -420,8 +538,7 @@ size_t ListObject::remove_matches(size_t from, std::string_view value, size_t li
     }
     offset = 0;
   }
-  // Nodes that lost entries may now fit together.
-  merge_range(pos.node, ni);
+  // As Redis's quicklistDelIndex, deletions merge no nodes.
   return removed;
 }
 
@@ -506,7 +623,7 @@ Result<int64_t> list_insert(Store& store, std::string_view key, bool after, std:
     return true;
   });
   if (!found) return int64_t{-1};
-  o->insert(*found + (after ? 1 : 0), value);
+  o->insert_at(*found, after, value);
   return static_cast<int64_t>(o->size());
 }
 

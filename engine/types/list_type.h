@@ -3,11 +3,15 @@
 //
 // Structure, like Redis's quicklist: an array of nodes kept centred in its allocation (so nodes are
 // added and dropped at either end in O(1) amortized), each node one malloc'd block of packed
-// entries of at most kListMaxNodeBytes (Redis's list-max-listpack-size -2, 8 KB). An entry is
-// (varint length, bytes, length again as a reversed varint), so a node is walked in both
-// directions and a short element costs two bytes of overhead. Pushing and popping touch one end
-// node; indexing walks nodes from the nearer end, then entries inside one node. An element larger
-// than a node gets a node of its own. OBJECT ENCODING reports "quicklist", as Redis 7.0 does for
+// entries. An entry is (varint length, bytes, length again as a reversed varint), so a node is
+// walked in both directions and a short element costs two bytes of overhead. Pushing and popping
+// touch one end node; indexing walks nodes from the nearer end, then entries inside one node.
+//
+// Node boundaries are Redis 7.0's, decided by the same rules (quicklist.c: which pushes and
+// inserts fit a node, when an insert splits a node and which neighbours then merge; deletions never
+// merge) on the size each node's listpack would have, under the list-max-listpack-size and
+// list-compress-depth the list was created with. So DUMP and RDB write one listpack per node and
+// match redis-server byte for byte. OBJECT ENCODING reports "quicklist", as Redis 7.0 does for
 // every list.
 #pragma once
 
@@ -26,15 +30,18 @@
 
 namespace ringkv::engine {
 
-// Bytes of packed entries one node may hold (more only for a single large element).
-inline constexpr size_t kListMaxNodeBytes = 8192;
+// Redis's packed_threshold: an element this large gets a plain node of its own.
+inline constexpr size_t kListPlainThreshold = size_t{1} << 30;
 
 class ListObject final : public Object {
  public:
   static constexpr ValueType kType = ValueType::kList;
   enum class End : uint8_t { kHead, kTail };
 
+  // A list with the node limits in force now (encoding_limits()), kept for its lifetime.
   ListObject();
+  // A list with these limits (clamped as Redis's quicklistSetOptions does).
+  ListObject(int fill, int compress_depth);
   ~ListObject() override;
 
   std::string_view encoding_name() const override { return "quicklist"; }
@@ -52,6 +59,11 @@ class ListObject final : public Object {
   void set(size_t index, std::string_view value);
   // Inserts `value` before the element at `index` (index == size() appends).
   void insert(size_t index, std::string_view value);
+  // LINSERT: inserts `value` after (or before) the element at `pivot` (< size()), placing it in
+  // the node Redis's _quicklistInsert would.
+  void insert_at(size_t pivot, bool after, std::string_view value);
+  // Appends `elements` as one new node at the tail (loading a DUMP/RDB node as it was).
+  void append_node(std::span<const std::string_view> elements);
   // Removes `n` elements starting at `index` (index + n <= size()).
   void erase(size_t index, size_t n);
   // Removes elements equal to `value` at positions `from` and after, at most `limit` of them
@@ -65,13 +77,20 @@ class ListObject final : public Object {
 
   // Number of nodes (for tests of the node layout).
   size_t node_count() const { return nnodes_; }
+  // Elements in node `i` (< node_count()).
+  size_t node_size(size_t i) const { return node(i)->count; }
+  // Bytes of all the nodes' listpacks (DEBUG OBJECT's ql_uncompressed_size).
+  size_t listpack_bytes() const;
+  // list-max-listpack-size and list-compress-depth of this list.
+  int fill() const { return fill_; }
+  int compress_depth() const { return compress_; }
 
  private:
   struct Node {
-    uint32_t used;   // bytes of entries in data
-    uint32_t cap;    // bytes allocated for data
-    uint32_t count;  // entries
-    uint32_t unused;
+    uint32_t used;      // bytes of entries in data
+    uint32_t cap;       // bytes allocated for data
+    uint32_t count;     // entries
+    uint32_t lp_bytes;  // bytes the node's listpack would have (Redis's node->sz)
     char data[];
   };
   // Where an element lives: its node, its byte offset in the node and its rank in the node.
@@ -100,10 +119,21 @@ class ListObject final : public Object {
   // Splits node `pos` at `offset` (the start of its entry of rank `rank`): the entries from there
   // on move to a new node after it.
   void split_node(size_t pos, size_t offset, size_t rank);
-  // Merges node `pos` with the next one when both fit in one node; returns whether it did.
-  bool try_merge(size_t pos);
-  // Merges neighbouring nodes that fit together among the nodes `first` - 1 to `last`.
-  void merge_range(size_t first, size_t last);
+  // Merges node `pos + 1` into node `pos`.
+  void merge_next(size_t pos);
+  // _quicklistMergeNodes: merges the neighbours of node `center` that fit together.
+  void merge_around(size_t center);
+  // Whether node `n` may grow to `new_size` bytes under this list's fill (Redis's
+  // _quicklistNodeAllowInsert once the new size is estimated).
+  bool allows_insert(const Node* n, size_t new_size) const;
+  // Whether a push adds `value` to end node `n` rather than to a new node.
+  bool allows_push(const Node* n, std::string_view value) const;
+  // Whether LINSERT adds `value` to node `n` rather than splitting it.
+  bool allows_linsert(const Node* n, std::string_view value) const;
+  // Whether Redis would merge nodes `a` and `b` (_quicklistNodeAllowMerge).
+  bool allows_merge(const Node* a, const Node* b) const;
+  // Recounts lp_bytes of node `pos` from its entries.
+  void recount(size_t pos);
 
   Node** nodes_ = nullptr;
   uint32_t cap_ = 0;     // slots in nodes_
@@ -111,6 +141,8 @@ class ListObject final : public Object {
   uint32_t nnodes_ = 0;  // nodes in use
   size_t count_ = 0;
   size_t heap_bytes_ = 0;  // every block above, as heap_footprint counts it
+  int fill_ = -2;          // list-max-listpack-size
+  int compress_ = 0;       // list-compress-depth
 };
 
 template <typename Visit>

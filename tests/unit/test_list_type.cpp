@@ -87,11 +87,14 @@ TEST_CASE("push and pop at both ends") {
 }
 
 TEST_CASE("nodes fill to 8 KB and large elements get their own node") {
-  ListObject l;
+  ListObject l(-2, 0);
   const std::string v(100, 'v');
   for (int i = 0; i < 1000; ++i) l.push(End::kTail, v);
-  // 102 bytes per entry: 80 entries per 8 KB node.
-  CHECK(l.node_count() == (1000 + 79) / 80);
+  // A listpack entry of 103 bytes; Redis adds one while 7 + 103 * n + 100 + 8 <= 8192: 79 per
+  // node (redis-server 7.0.15 dumps 13 nodes of 8144 bytes).
+  CHECK(l.node_count() == 13);
+  CHECK(l.node_size(0) == 79);
+  CHECK(l.node_size(12) == 1000 - 12 * 79);
   const std::string big(20000, 'B');
   l.push(End::kHead, big);
   l.insert(500, big);
@@ -103,6 +106,75 @@ TEST_CASE("nodes fill to 8 KB and large elements get their own node") {
   CHECK(l.at(10) == big);
   CHECK(l.at(11) == v);
   CHECK(l.pop(End::kHead) == big);
+}
+
+std::vector<size_t> node_sizes(const ListObject& l) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < l.node_count(); ++i) out.push_back(l.node_size(i));
+  return out;
+}
+
+TEST_CASE("node boundaries follow Redis's quicklist rules") {
+  SUBCASE("a positive size counts entries; head pushes fill the head node") {
+    ListObject l(3, 0);
+    for (int i = 0; i < 10; ++i) l.push(End::kTail, std::to_string(i));
+    CHECK(node_sizes(l) == std::vector<size_t>{3, 3, 3, 1});
+    for (int i = 0; i < 4; ++i) l.push(End::kHead, "h");
+    CHECK(node_sizes(l) == std::vector<size_t>{1, 3, 3, 3, 3, 1});
+  }
+  SUBCASE("fill is clamped to -5 and 0 keeps one element per node") {
+    CHECK(ListObject(-9, 0).fill() == -5);
+    CHECK(ListObject(-2, -1).compress_depth() == 0);
+    ListObject l(0, 0);
+    for (int i = 0; i < 3; ++i) l.push(End::kTail, "x");
+    CHECK(node_sizes(l) == std::vector<size_t>{1, 1, 1});
+  }
+  SUBCASE("LINSERT into a full node splits it; neighbours merge only when they fit") {
+    // redis-server 7.0.15, list-max-listpack-size 4: RPUSH 1..8, LINSERT AFTER 2 x.
+    ListObject l(4, 0);
+    for (int i = 1; i <= 8; ++i) l.push(End::kTail, std::to_string(i));
+    l.insert_at(1, true, "x");
+    CHECK(node_sizes(l) == std::vector<size_t>{2, 3, 4});
+    CHECK(contents(l) == std::vector<std::string>{"1", "2", "x", "3", "4", "5", "6", "7", "8"});
+    // Into a node with room (before its head, after its last element): stays in it.
+    l.insert_at(2, false, "y");
+    CHECK(node_sizes(l) == std::vector<size_t>{2, 4, 4});
+    l.pop(End::kTail);
+    l.insert_at(8, true, "z");
+    CHECK(node_sizes(l) == std::vector<size_t>{2, 4, 4});
+    CHECK(l.at(9) == "z");
+    // Before the head of a full node whose previous node has room: appended there.
+    l.insert_at(2, false, "w");
+    CHECK(node_sizes(l) == std::vector<size_t>{3, 4, 4});
+    // Inside a full node: split, the value ends the first half, no neighbours fit together.
+    l.insert_at(5, false, "v");
+    CHECK(node_sizes(l) == std::vector<size_t>{3, 3, 2, 4});
+    CHECK(contents(l) ==
+          std::vector<std::string>{"1", "2", "w", "y", "x", "v", "3", "4", "5", "6", "7", "z"});
+  }
+  SUBCASE("deletions and LSET merge nothing") {
+    ListObject l(4, 0);
+    for (int i = 1; i <= 12; ++i) l.push(End::kTail, std::to_string(i));
+    l.erase(1, 2);
+    l.erase(3, 2);
+    CHECK(node_sizes(l) == std::vector<size_t>{2, 2, 4});
+    CHECK(l.remove_matches(0, "8", 0) == 1);
+    CHECK(node_sizes(l) == std::vector<size_t>{2, 1, 4});
+    l.set(0, std::string(9000, 's'));
+    CHECK(node_sizes(l) == std::vector<size_t>{2, 1, 4});
+  }
+  SUBCASE("append_node keeps a loaded node whole; clone keeps the settings") {
+    ListObject l(1, 2);
+    const std::vector<std::string_view> elements{"a", "b", "c"};
+    l.append_node(elements);
+    l.append_node(elements);
+    CHECK(node_sizes(l) == std::vector<size_t>{3, 3});
+    auto copy = l.clone();
+    const auto& c = static_cast<const ListObject&>(*copy);
+    CHECK(c.fill() == 1);
+    CHECK(c.compress_depth() == 2);
+    CHECK(node_sizes(c) == std::vector<size_t>{3, 3});
+  }
 }
 
 TEST_CASE("random operations agree with a deque model") {
