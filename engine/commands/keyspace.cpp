@@ -38,7 +38,8 @@ constexpr int64_t kSharedRefcount = INT_MAX;
 
 // Looks up the key of an OBJECT subcommand; replies null and returns nullptr when absent.
 const Entry* object_lookup(CommandContext& ctx) {
-  const Entry* e = ctx.store.lookup_notouch(ctx.argv[2]);
+  // Redis's objectCommandLookup: no access time, and no keymiss event.
+  const Entry* e = ctx.store.lookup_notouch(ctx.argv[2], false);
   if (e == nullptr) ctx.reply.null();
   return e;
 }

@@ -100,7 +100,8 @@ bool mpop_args_or_reply(CommandContext& ctx, size_t numkeys_at,
 void blocking_move(CommandContext& ctx, End from, End to, std::string_view timeout_arg) {
   int64_t timeout_ms = 0;
   if (!block_timeout_or_reply(ctx, timeout_arg, timeout_ms)) return;
-  auto source = read_object<ListObject>(ctx.store, ctx.argv[1]);
+  // Redis looks the source up as a write (no keymiss event).
+  auto source = peek_object<ListObject>(ctx.store, ctx.argv[1]);
   if (!source) {
     ctx.reply.error(source.error());
     return;

@@ -245,8 +245,10 @@ void cmd_srandmember(CommandContext& ctx) {
 }
 
 void cmd_smove(CommandContext& ctx) {
-  // The destination changes only when it did not hold the member yet.
-  auto dst = read_object<SetObject>(ctx.store, ctx.argv[2]);
+  // The destination changes only when it did not hold the member yet. Both keys are looked up as
+  // writes (no keymiss event), the source first, as Redis does.
+  ctx.store.peek(ctx.argv[1]);
+  auto dst = peek_object<SetObject>(ctx.store, ctx.argv[2]);
   const bool in_destination = dst && *dst != nullptr && (*dst)->contains(ctx.argv[3]);
   auto moved = set_move(ctx.store, ctx.argv[1], ctx.argv[2], ctx.argv[3],
                         [&] { notify_set_removed(ctx, ctx.argv[1], "srem"); });

@@ -199,6 +199,9 @@ void cmd_xpending(CommandContext& ctx) {
 }
 
 void cmd_xclaim(CommandContext& ctx) {
+  // Redis reads the stream first, before any argument is checked (a hit or a miss, and the
+  // keymiss event); claim_group_or_reply then looks it up as a write.
+  ctx.store.lookup(ctx.argv[1]);
   const auto& argv = ctx.argv;
   std::optional<ObjectWrite<StreamObject>> guard;
   StreamObject* s = nullptr;
@@ -300,6 +303,8 @@ void cmd_xclaim(CommandContext& ctx) {
 }
 
 void cmd_xautoclaim(CommandContext& ctx) {
+  // As XCLAIM: a read of the stream before the arguments are checked.
+  ctx.store.lookup(ctx.argv[1]);
   const auto& argv = ctx.argv;
   int64_t min_idle = 0;
   if (!min_idle_or_reply(ctx, "XAUTOCLAIM", min_idle)) return;

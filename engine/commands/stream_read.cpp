@@ -237,6 +237,17 @@ void xread_generic(CommandContext& ctx, bool group_mode) {
   // XREADGROUP changes its groups: write access, one guard per distinct key, so the store
   // accounts the memory the groups gained.
   std::vector<ObjectWrite<StreamObject>> guards;
+  if (!group_mode && !woken) {
+    // Redis's XREAD reads every key once while it takes the IDs (stopping at a key of another
+    // type) and again to serve them: a missing key is two misses and two keymiss events.
+    for (size_t i = 0; i < a.streams; ++i) {
+      auto found = read_object<StreamObject>(ctx.store, ctx.argv[a.streams_arg + i]);
+      if (!found) {
+        ctx.reply.error(found.error());
+        return;
+      }
+    }
+  }
   for (size_t i = 0; i < a.streams; ++i) {
     const std::string_view key = ctx.argv[a.streams_arg + i];
     const std::string_view id_arg = ctx.argv[a.streams_arg + a.streams + i];

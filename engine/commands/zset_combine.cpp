@@ -176,8 +176,8 @@ void zsetop_generic(CommandContext& ctx, Op op, bool store, bool cardinality = f
   size_t j = numkeys_index + 1;
   for (Source& source : sources) {
     const std::string_view key = ctx.argv[j++];
-    // The STORE forms look their inputs up as writes do (no hit/miss counting), as Redis.
-    const Entry* e = store ? ctx.store.peek(key) : ctx.store.lookup(key);
+    // Every form reads its inputs as reads (hits, misses and keymiss events), as Redis 7.0 does.
+    const Entry* e = ctx.store.lookup(key);
     if (e == nullptr) continue;
     if (e->type() == ValueType::kZSet) {
       source.zset = static_cast<const ZSetObject*>(e->object());

@@ -65,11 +65,11 @@ const Entry* Store::lookup(std::string_view key) {
   return f.entry;
 }
 
-const Entry* Store::lookup_notouch(std::string_view key) {
+const Entry* Store::lookup_notouch(std::string_view key, bool notify_miss) {
   const Entry* e = peek(key);
   if (e == nullptr) {
     ++stats_.keyspace_misses;
-    report_miss(key);
+    if (notify_miss) report_miss(key);
   } else {
     ++stats_.keyspace_hits;
   }

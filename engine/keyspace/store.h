@@ -72,8 +72,9 @@ class Store {
   // or expired, or the store is cleared; resizes never move entries.
   const Entry* lookup(std::string_view key);
   // Like lookup but leaves the access time alone (EXISTS, TYPE, TTL, OBJECT count hits and
-  // misses without making a key look recently used).
-  const Entry* lookup_notouch(std::string_view key);
+  // misses without making a key look recently used). Without `notify_miss` a miss is counted but
+  // reports no keymiss event (Redis's LOOKUP_NONOTIFY, as OBJECT looks keys up).
+  const Entry* lookup_notouch(std::string_view key, bool notify_miss = true);
   // Like lookup but leaves access time and hit/miss counters alone (writes' existence checks).
   // Still deletes an expired key.
   const Entry* peek(std::string_view key);

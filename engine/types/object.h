@@ -97,14 +97,26 @@ class ObjectWrite {
   size_t before_;
 };
 
+// The T in `e`: nullptr when `e` is, kWrongType when it holds another type.
+template <typename T>
+Result<const T*> object_of(const Entry* e) {
+  if (e == nullptr) return static_cast<const T*>(nullptr);
+  if (e->type() != T::kType) return Error{protocol::err::kWrongType};
+  return static_cast<const T*>(e->object());
+}
+
 // Looks `key` up for reading a T: nullptr when absent, kWrongType when it holds another type.
 // The pointer is valid until the key is next written.
 template <typename T>
 Result<const T*> read_object(Store& store, std::string_view key) {
-  const Entry* e = store.lookup(key);
-  if (e == nullptr) return static_cast<const T*>(nullptr);
-  if (e->type() != T::kType) return Error{protocol::err::kWrongType};
-  return static_cast<const T*>(e->object());
+  return object_of<T>(store.lookup(key));
+}
+
+// Looks `key` up as a write command does (Redis's lookupKeyWrite: no hit or miss counted, no
+// keymiss event) for a T: nullptr when absent, kWrongType when it holds another type.
+template <typename T>
+Result<const T*> peek_object(Store& store, std::string_view key) {
+  return object_of<T>(store.peek(key));
 }
 
 // Looks `key` up for writing a T (kWrongType when it holds another type). When absent and

@@ -25,7 +25,7 @@ END_CHANNEL = "__keyend__:done"
 KEYS = ["k%d" % i for i in range(4)]
 MEMBERS = ["a", "b", "c", "1", "2"]
 
-FLAG_SETS = ["KEA", "AKEn", "Kl$", "Egxsh", "KEzt", "KEng", "Kd$"]
+FLAG_SETS = ["KEA", "AKEn", "Kl$", "Egxshm", "KEzt", "KEng", "Kd$", "KEAm"]
 
 
 def rand_key(rng):
@@ -78,6 +78,16 @@ def random_command(rng):
         ["BLMOVE", k, k2, "RIGHT", "LEFT", "0.01"],
         ["EVAL", "redis.call('RPUSH', KEYS[1], 'e'); return redis.call('LPOP', KEYS[1])", "1", k],
         ["FLUSHDB"],
+        # Reads: nothing but keymiss (class m) when the key is absent, or no event at all where
+        # Redis looks the key up without notifying (OBJECT).
+        ["EXISTS", k, k2], ["TYPE", k], ["STRLEN", k], ["GETRANGE", k, "0", "2"], ["MGET", k, k2],
+        ["LRANGE", k, "0", "-1"], ["LINDEX", k, "0"], ["LPOS", k, m], ["HGET", k, m],
+        ["HGETALL", k], ["SCARD", k], ["SISMEMBER", k, m], ["SINTERCARD", "2", k, k2],
+        ["ZSCORE", k, m], ["ZRANGE", k, "0", "-1"], ["ZINTERCARD", "2", k, k2],
+        ["ZUNION", "2", k, k2], ["XRANGE", k, "-", "+"], ["XLEN", k], ["XPENDING", k, "g"],
+        ["XAUTOCLAIM", k, "g", m, "0", "0-0"], ["XREAD", "STREAMS", k, "0"], ["PFCOUNT", k, k2],
+        ["BITCOUNT", k], ["GEOPOS", k, m], ["OBJECT", "ENCODING", k], ["TOUCH", k],
+        ["SORT_RO", k, "ALPHA"], ["LCS", k, k2],
     ]
     return rng.choice(choices)
 
