@@ -1,8 +1,8 @@
 // The Lua interpreter scripts run in, set up as Redis 7.0 sets up its own: the base, table,
 // string, math and debug libraries plus cjson and bit (Debian's lua-cjson and lua-bitop, linked
-// statically), no os/io/loadfile/dofile/print, a `redis` table, and
-// read-only globals: reading a missing global or writing any global (or a library table) fails
-// with Redis's error texts.
+// statically) and cmsgpack and struct (lua_libraries.h), no os/io/loadfile/dofile/print, a `redis`
+// table, and read-only globals: reading a missing global or writing any global (or a library table)
+// fails with Redis's error texts.
 //
 // Stock Lua 5.1 has no read-only tables (Redis patches its copy), so the globals scripts see are
 // an empty proxy whose metatable reads from the real table and refuses writes, and each library
@@ -12,6 +12,7 @@
 #include <lua.hpp>
 
 #include "engine/scripting/lua_convert.h"
+#include "engine/scripting/lua_libraries.h"
 #include "engine/scripting/script_engine.h"
 
 extern "C" {
@@ -336,6 +337,8 @@ lua_State* new_script_state(ScriptEngine* engine, bool functions) {
   open_library(L, LUA_MATHLIBNAME, luaopen_math);
   open_library(L, LUA_DBLIBNAME, luaopen_debug);
   open_library(L, "cjson", luaopen_cjson);
+  open_library(L, "struct", open_struct);
+  open_library(L, "cmsgpack", open_cmsgpack);
   open_library(L, "bit", luaopen_bit);
   for (const char* name : {"loadfile", "dofile", "print"}) {
     lua_pushnil(L);
@@ -352,8 +355,8 @@ lua_State* new_script_state(ScriptEngine* engine, bool functions) {
   lua_setglobal(L, "pcall");
 
   // Library tables become read-only proxies.
-  for (const char* name :
-       {"redis", "string", "table", "math", "debug", "cjson", "bit", "coroutine"}) {
+  for (const char* name : {"redis", "string", "table", "math", "debug", "cjson", "struct",
+                           "cmsgpack", "bit", "coroutine"}) {
     lua_getglobal(L, name);
     if (!lua_istable(L, -1)) {
       lua_pop(L, 1);
