@@ -24,7 +24,7 @@ namespace ringkv::engine {
 namespace {
 
 constexpr const char* kEngineKey = "ringkv.engine";
-constexpr const char* kReadonlyKey = "ringkv.readonly";  // proxy → true
+constexpr const char* kReadonlyKey = "ringkv.readonly";  // proxy → the table behind it
 constexpr const char* kReadonlyError = "Attempt to modify a readonly table";
 
 // Raises Redis's error table {err="ERR msg"} (no position: Redis's luaPushError + luaError).
@@ -247,9 +247,34 @@ void push_proxy(lua_State* L, int real, lua_CFunction index) {
   lua_setmetatable(L, -2);
   lua_getfield(L, LUA_REGISTRYINDEX, kReadonlyKey);
   lua_pushvalue(L, -2);
-  lua_pushboolean(L, 1);
+  lua_pushvalue(L, real);
   lua_rawset(L, -3);
   lua_pop(L, 1);
+}
+
+// Lua 5.1 has no __pairs, so next() and pairs() of a proxy would see an empty table; Redis's
+// read-only tables are real ones that iterate. So next() walks the table behind a proxy.
+int script_next(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 2);
+  lua_getfield(L, LUA_REGISTRYINDEX, kReadonlyKey);
+  lua_pushvalue(L, 1);
+  lua_rawget(L, -2);
+  if (lua_istable(L, -1)) lua_replace(L, 1);
+  lua_settop(L, 2);
+  if (lua_next(L, 1) != 0) return 2;
+  lua_pushnil(L);
+  return 1;
+}
+
+// pairs(t): next, t, nil. The next it returns is its own copy, not the global one (as in Lua
+// 5.1's base library, where pairs({}) ~= next).
+int script_pairs(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
 }
 
 void open_library(lua_State* L, const char* name, lua_CFunction open) {
@@ -353,6 +378,11 @@ lua_State* new_script_state(ScriptEngine* engine, bool functions) {
   lua_setglobal(L, "rawset");
   lua_pushcfunction(L, script_pcall);
   lua_setglobal(L, "pcall");
+  lua_pushcfunction(L, script_next);
+  lua_setglobal(L, "next");
+  lua_pushcfunction(L, script_next);
+  lua_pushcclosure(L, script_pairs, 1);
+  lua_setglobal(L, "pairs");
 
   // Library tables become read-only proxies.
   for (const char* name : {"redis", "string", "table", "math", "debug", "cjson", "struct",

@@ -10,8 +10,8 @@ random values and formats go through EVAL on both servers and every reply must b
 - struct.pack of random formats (byte order, alignment, every integer width including i1..i32,
   c/cN/c0, s, f, d, padding) with fitting and odd arguments (negative, fractional, huge, nan), then
   struct.unpack of those bytes at random offsets and struct.size; random malformed formats.
-- the globals: read-only, their fields, the functions that are not there. (pairs() over them
-  is not compared: ringkv's read-only library tables are proxies that pairs() sees as empty.)
+- the globals: read-only, their fields (pairs() and next() over them), the functions that are
+  not there.
 
     /usr/bin/python3 test_lua_pack.py --server build/ringkv-server [--seed N]
 """
@@ -191,6 +191,10 @@ return table.concat(out, '|')"""
                    "cmsgpack.pack = nil", "cmsgpack.x = 1", "struct.pack = nil", "struct.y = 1",
                    "rawset(cmsgpack, 'x', 1)", "setmetatable(struct, {})", "return cmsgpack_safe",
                    "return cmsgpack.unpack_safe", "return struct.x",
+                   "local o = {} for k in pairs(cmsgpack) do o[#o + 1] = k end return o",
+                   "local o = {} for k, v in pairs(struct) do o[#o + 1] = k end return o",
+                   "return {next(struct, 'pack')}", "return next(cmsgpack, 'nosuch')",
+                   "return tostring(pairs({}) == next)", "return pairs()", "return next(1)",
                    "return type(cmsgpack) .. type(struct) .. type(cmsgpack.unpack_limit)",
                    "local t = setmetatable({}, {__index = function(t, k) return k * 2 end}) t[1] = 1 t[2] = 2 return cmsgpack.pack(t)"]:
         pair.call("EVAL", script, "0")
