@@ -196,9 +196,9 @@ void Migration::keyspace_flushed() {
 }
 
 std::vector<std::string_view> Migration::copy_prefix(int db, std::string& digits) const {
-  if (db == 0) return {cluster::kMigrateFrame, copy_->version};
-  digits = std::to_string(db);
-  return {cluster::kDbPrefix, digits, cluster::kMigrateFrame, copy_->version};
+  std::vector<std::string_view> prefix = cluster::peer_prefix_args({.db = db}, digits);
+  prefix.insert(prefix.end(), {cluster::kMigrateFrame, copy_->version});
+  return prefix;
 }
 
 void Migration::send_key(int db, std::string_view key, bool first) {
