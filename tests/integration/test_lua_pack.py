@@ -24,8 +24,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import DiffPair, RespClient  # noqa: E402
 
-# Renders any Lua values as text: every type, numbers to the last bit, tables in pairs() order
-# (the same Lua 5.1 table layout on both servers), so the comparison sees all of what came back.
+# Renders any Lua values as text: every type, numbers to the last bit, table entries sorted (a
+# table's table keys iterate in address order, which differs between processes), so the
+# comparison sees all of what came back.
 SHOW = r"""
 local function show(v, depth)
   local t = type(v)
@@ -35,6 +36,7 @@ local function show(v, depth)
   if depth > 40 then return '{...}' end
   local parts = {}
   for k, x in pairs(v) do parts[#parts + 1] = show(k, depth + 1) .. '=' .. show(x, depth + 1) end
+  table.sort(parts)
   return '{' .. table.concat(parts, ',') .. '}'
 end
 local function show_all(...)
