@@ -683,8 +683,11 @@ void Server::apply_memory_config() {
   if (policy != eviction_limits_.policy) evictor_.reset();
   eviction_limits_ = engine::EvictionLimits{static_cast<size_t>(opts.maxmemory), policy,
                                             static_cast<size_t>(opts.maxmemory_samples)};
-  dbs_.set_access_policy(
-      engine::AccessPolicy{engine::is_lfu(policy), opts.lfu_log_factor, opts.lfu_decay_time});
+  const bool lru_or_lfu = policy == engine::EvictionPolicy::kAllKeysLru ||
+                          policy == engine::EvictionPolicy::kVolatileLru || engine::is_lfu(policy);
+  dbs_.set_access_policy(engine::AccessPolicy{engine::is_lfu(policy), opts.lfu_log_factor,
+                                              opts.lfu_decay_time,
+                                              opts.maxmemory == 0 || !lru_or_lfu});
 }
 
 void Server::config_resetstat() {
