@@ -36,21 +36,6 @@ std::string request(std::initializer_list<std::string_view> args) {
   return request(std::span<const std::string_view>(args.begin(), args.size()));
 }
 
-// `frame` (one request) run in database `db`: behind RINGKV.DB db when db > 0 (see
-// cluster.h's kDbPrefix; a frame without it runs in database 0).
-std::string in_database(int db, const std::string& frame) {
-  if (db == 0) return frame;
-  const size_t eol = frame.find("\r\n");
-  const std::optional<int64_t> n =
-      common::parse_integer(std::string_view(frame).substr(1, eol - 1));
-  std::string out;
-  protocol::append_request_header(out, static_cast<size_t>(n.value_or(0)) + 2);
-  protocol::append_request_bulk(out, "RINGKV.DB");
-  protocol::append_request_bulk(out, std::to_string(db));
-  out.append(frame, eol + 2);
-  return out;
-}
-
 // The database COPY ... DB n writes its destination in (`db`, the record's, without DB).
 int copy_destination_db(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                         int db) {
@@ -323,7 +308,7 @@ void Replication::feed(int db, std::span<const std::string_view> argv) {
 
 void Replication::append_record(Stream& s, int db, const std::string& frame) {
   if (block_depth_ == 0) {
-    append(s, in_database(db, frame));
+    append(s, prefixed_frame({.db = db}, frame));
     return;
   }
   // Queued in the replica's MULTI, a RINGKV.DB prefix would be lost: the block SELECTs instead

@@ -36,17 +36,11 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/peer_frame.h"
 #include "cluster/peer_link.h"
 #include "hashring/hash_ring.h"
 
 namespace ringkv::cluster {
-
-// The frame that opens a replication stream on a relay-mode peer link, and the replica's
-// special frames: RINGKV.REPL HELLO|SYNCED|FLUSH ...
-inline constexpr std::string_view kReplFrame = "ringkv.repl";
-// A primary asks how many replicas have a key's writes: RINGKV.WAIT <key> <numreplicas>
-// <timeout ms> (WAIT relayed to the node that ran the client's last write).
-inline constexpr std::string_view kWaitFrame = "ringkv.wait";
 
 // The server's data side of replication.
 class ReplicationHost {

@@ -104,6 +104,16 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
   const auto dbs = static_cast<size_t>(server_.dbs().count());
   copy_->sent.resize(dbs);
   copy_->dirty.resize(dbs);
+  // The frame prefix of each database's copies, built once (not per key). Copy stays where it is
+  // from here on, so the views into its strings stay valid.
+  copy_->db_digits.resize(dbs);
+  copy_->prefixes.resize(dbs);
+  for (size_t db = 0; db < dbs; ++db) {
+    std::vector<std::string_view> prefix =
+        cluster::peer_prefix_args({.db = static_cast<int>(db)}, copy_->db_digits[db]);
+    prefix.insert(prefix.end(), {cluster::kMigrateFrame, copy_->version});
+    copy_->prefixes[db] = std::move(prefix);
+  }
   to_move_ = 0;
   moved_ = 0;
   // Deletions of a restored member's keys made here while it was away reach it as DELs with
@@ -197,19 +207,8 @@ void Migration::keyspace_flushed() {
   c.scanned = false;
 }
 
-void Migration::copy_prefix(int db, Prefix& out) const {
-  if (db == 0) {
-    out.words[0] = cluster::kMigrateFrame;
-    out.words[1] = copy_->version;
-    out.count = 2;
-    return;
-  }
-  out.digits = std::to_string(db);
-  out.words[0] = cluster::kDbPrefix;
-  out.words[1] = out.digits;
-  out.words[2] = cluster::kMigrateFrame;
-  out.words[3] = copy_->version;
-  out.count = 4;
+std::span<const std::string_view> Migration::copy_prefix(int db) const {
+  return copy_->prefixes[static_cast<size_t>(db)];
 }
 
 void Migration::send_key(int db, std::string_view key, bool first) {
@@ -231,9 +230,8 @@ void Migration::send_key_to(int db, std::string_view key, bool first, size_t own
     return send_slices(common::monotonic_us());
   }
   cluster::PeerLink& link = server_.cluster()->migration_link(c.next.nodes()[owner].address);
-  Prefix prefix;
-  copy_prefix(db, prefix);
-  const uint64_t bytes = key.size() + append_key_frame(link.frame_buffer(), prefix.span(), key, e);
+  const uint64_t bytes =
+      key.size() + append_key_frame(link.frame_buffer(), copy_prefix(db), key, e);
   if (e != nullptr) c.sent[static_cast<size_t>(db)].emplace_back(key);
   commit_copies(link, 1, bytes, first);
 }
@@ -244,9 +242,7 @@ void Migration::send_slices(int64_t start) {
     Copy::Sliced& s = *c.sliced;
     const engine::Entry* e = server_.dbs()[s.db].peek(s.key);
     cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(s.key));
-    Prefix p;
-    copy_prefix(s.db, p);
-    const std::span<const std::string_view> prefix = p.span();
+    const std::span<const std::string_view> prefix = copy_prefix(s.db);
     if (e == nullptr || e->type() == engine::ValueType::kString ||
         e->type() == engine::ValueType::kStream) {
       // Deleted, or replaced by another type, meanwhile: its state now, whole (and it is sent

@@ -70,13 +70,7 @@ class Migration final : public cluster::MembershipHost {
   // The same, to the node of index `owner` in the next ring (known from the scan).
   void send_key_to(int db, std::string_view key, bool first, size_t owner);
   // The frame prefix of a copy into database `db`: [RINGKV.DB n] RINGKV.MIGRATE <version>.
-  struct Prefix {
-    std::string digits;
-    std::string_view words[4];
-    size_t count;
-    std::span<const std::string_view> span() const { return {words, count}; }
-  };
-  void copy_prefix(int db, Prefix& out) const;
+  std::span<const std::string_view> copy_prefix(int db) const;
   // The copy has keys to send and room to send them.
   bool more_to_copy() const;
   // Sends slices of the collection being copied slice by slice while there is room and time
@@ -124,6 +118,9 @@ class Migration final : public cluster::MembershipHost {
     // only matters after a FLUSHALL (it goes into `dirty`, a set, once).
     std::vector<std::vector<std::string>> sent;
     std::vector<std::unordered_set<std::string>> dirty;
+    // By database: the frame prefix of its copies, and the database number it names.
+    std::vector<std::string> db_digits;
+    std::vector<std::vector<std::string_view>> prefixes;
     uint64_t in_flight = 0;        // copies not yet acknowledged
     uint64_t in_flight_bytes = 0;  // ... and their payload bytes
     // A big collection being copied a slice per turn (one at a time; see engine::KeySliceCursor).
