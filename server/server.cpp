@@ -219,8 +219,11 @@ int Server::serve() {
   // and frames queued while flushing clients go out in the same iteration.
   uv_check_init(loop_, &flush_check_);
   flush_check_.data = this;
-  uv_check_start(&flush_check_,
-                 [](uv_check_t* h) { static_cast<Server*>(h->data)->flush_dirty(); });
+  uv_check_start(&flush_check_, [](uv_check_t* h) {
+    auto* self = static_cast<Server*>(h->data);
+    self->flush_dirty();
+    self->turn_input_us_ = 0;
+  });
 
   uv_signal_init(loop_, &sigint_);
   uv_signal_init(loop_, &sigterm_);
