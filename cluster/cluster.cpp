@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <cctype>
-#include <charconv>
 #include <cstdio>
 
 #include "cluster/cluster_internal.h"
@@ -16,21 +15,6 @@ namespace {
 
 // How often link timeouts are checked.
 constexpr uint64_t kTimeoutCheckMs = 50;
-
-// A request frame; relayed for a RESP3 client, it carries the RINGKV.RESP3 prefix, for a client
-// in database n > 0 the RINGKV.DB n prefix before that.
-void append_command(std::string& f, std::span<const std::string_view> argv, bool resp3,
-                    int db = 0) {
-  protocol::append_request_header(f, argv.size() + (resp3 ? 1 : 0) + (db != 0 ? 2 : 0));
-  if (db != 0) {
-    char digits[16];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, db);
-    protocol::append_request_bulk(f, "RINGKV.DB");
-    protocol::append_request_bulk(f, std::string_view(digits, static_cast<size_t>(end - digits)));
-  }
-  if (resp3) protocol::append_request_bulk(f, "RINGKV.RESP3");
-  for (auto a : argv) protocol::append_request_bulk(f, a);
-}
 
 hashring::HashRing build_ring(const conf::ClusterOptions& options, const std::string& self) {
   auto scheme = hashring::scheme_named(options.hash);
@@ -302,7 +286,7 @@ void Cluster::send_to(size_t node, const engine::CommandSpec& spec,
     return;
   }
   PeerLink& link = peers_[full]->pool.link_for(client_id);
-  append_command(link.frame_buffer(), argv, resp == protocol::RespVersion::kResp3, db);
+  append_peer_frame(link.frame_buffer(), {db, resp == protocol::RespVersion::kResp3}, argv);
   relayed_++;
   link.commit([this, cb = std::move(cb)](std::string_view reply, const LinkError* error) {
     if (error != nullptr) relay_errors_++;
@@ -318,7 +302,7 @@ void Cluster::send_frame(std::string_view address, std::span<const std::string_v
   PeerState& peer = *peers_[routing_to_full_[node]];
   if (unavailable_error(peer)) return;
   PeerLink& link = peer.pool.link_for(0);
-  append_command(link.frame_buffer(), argv, false);
+  append_peer_frame(link.frame_buffer(), {}, argv);
   link.commit([](std::string_view, const LinkError*) {});
 }
 
@@ -404,7 +388,7 @@ void Cluster::send_blocking(uint64_t client_id, BlockingRelay& b, PeerState& pee
                                        static_cast<uint64_t>(options_.connect_timeout_ms)});
   const uint64_t seq = ++b.seq;
   std::vector<std::string_view> argv(b.argv.begin(), b.argv.end());
-  append_command(b.link->frame_buffer(), argv, b.resp == protocol::RespVersion::kResp3, b.db);
+  append_peer_frame(b.link->frame_buffer(), {b.db, b.resp == protocol::RespVersion::kResp3}, argv);
   relayed_++;
   b.link->commit([this, client_id, seq](std::string_view reply, const LinkError* error) {
     auto it = blocking_links_.find(client_id);
@@ -465,7 +449,7 @@ void Cluster::transaction_send(size_t node, uint64_t client_id,
     return;
   }
   TransactionLink& t = transaction_link(node, client_id);
-  append_command(t.link->frame_buffer(), argv, resp == protocol::RespVersion::kResp3, db);
+  append_peer_frame(t.link->frame_buffer(), {db, resp == protocol::RespVersion::kResp3}, argv);
   relayed_++;
   t.link->commit([this, done = std::move(done)](std::string_view reply, const LinkError* error) {
     if (error != nullptr) relay_errors_++;
@@ -505,12 +489,12 @@ void Cluster::transaction_exec(size_t node, uint64_t client_id,
   static constexpr std::string_view kMulti[] = {"MULTI"};
   static constexpr std::string_view kExec[] = {"EXEC"};
   // The block's commands run at EXEC, in EXEC's database.
-  append_command(f, kMulti, resp3, db);
+  append_peer_frame(f, {db, resp3}, kMulti);
   for (const auto& args : queued) {
     std::vector<std::string_view> argv(args.begin(), args.end());
-    append_command(f, argv, resp3, db);
+    append_peer_frame(f, {db, resp3}, argv);
   }
-  append_command(f, kExec, resp3, db);
+  append_peer_frame(f, {db, resp3}, kExec);
   relayed_ += queued.size() + 2;
   // MULTI's and the QUEUED replies were already given to the client when it queued; only
   // EXEC's reply (or the first failure) goes back.
@@ -556,7 +540,7 @@ void Cluster::wait_remote(const std::string& address, uint64_t client_id, const 
   }
   PeerLink& link = p.pool.link_for(client_id);
   const std::string_view ask[] = {kWaitFrame, "TICKET", key};
-  append_command(link.frame_buffer(), ask, false);
+  append_peer_frame(link.frame_buffer(), {}, ask);
   PeerState* ps = &p;
   link.commit([this, ps, client_id, numreplicas, timeout_ms, done = std::move(done)](
                   std::string_view reply, const LinkError* error) {

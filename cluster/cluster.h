@@ -20,6 +20,7 @@
 #include "cluster/cross_txn.h"
 #include "cluster/membership.h"
 #include "cluster/merge.h"
+#include "cluster/peer_frame.h"
 #include "cluster/peer_link.h"
 #include "cluster/replication.h"
 #include "cluster/router.h"
@@ -44,31 +45,9 @@ using LocalExecutor =
 // Relayed frames follow only after the acceptor's '+'.
 inline constexpr std::string_view kPeerHandshake = "ringkv.peer";
 inline constexpr std::string_view kPeerChallenge = "ringkv.challenge";
-// A control frame of a ring change (membership.cpp): RINGKV.RING <step> <version> ...
-inline constexpr std::string_view kRingControl = "ringkv.ring";
 // The fingerprint a control link's handshake gives instead of its ring's: such a link carries
 // RINGKV.RING frames only, so it links whatever the rings (they differ while a change runs).
 inline constexpr std::string_view kControlLink = "control";
-// A key a ring change copies: RINGKV.MIGRATE <version> RESTORE|DEL ..., run only while that
-// change is prepared (a late copy after an abort must not land).
-inline constexpr std::string_view kMigrateFrame = "ringkv.migrate";
-// Prefix of a relayed request whose reply must be RESP3: RINGKV.RESP3 <command...>.
-inline constexpr std::string_view kResp3Prefix = "ringkv.resp3";
-// Prefix of a relayed request of a client in database n > 0: RINGKV.DB <n> <command...>. It comes
-// first (before RINGKV.RESP3 and RINGKV.AS); a frame without it runs in database 0, so a link
-// shared by clients of different databases needs no SELECT and database 0 costs nothing.
-inline constexpr std::string_view kDbPrefix = "ringkv.db";
-// Sharded pub/sub between nodes (server/shard_interests.h): a node tells a shard channel's
-// owner how many subscribers it has there, RINGKV.SHARDSUB <its address> <channel> <count>...,
-// and the owner forwards each SPUBLISH to such nodes, RINGKV.SHARDMSG <channel> <message>.
-inline constexpr std::string_view kShardSubscribers = "ringkv.shardsub";
-inline constexpr std::string_view kShardMessage = "ringkv.shardmsg";
-// A keyspace event the key's owner published, for this node's subscribers:
-// RINGKV.KEYSPACEMSG <channel> <message> [<channel> <message>] (server/notifications.cpp).
-inline constexpr std::string_view kKeyspaceMessage = "ringkv.keyspacemsg";
-// Prefix of a relayed script (EVAL, EVALSHA...): RINGKV.AS <user> <command...>. The peer runs the
-// script's redis.call()s with that ACL user's rights, as the caller's node would have.
-inline constexpr std::string_view kUserPrefix = "ringkv.as";
 
 inline constexpr std::string_view kCrossSlotError =
     "CROSSSLOT Keys in request don't hash to the same node";

@@ -210,9 +210,8 @@ std::string TxnSession::run_frame(const std::vector<std::vector<std::string>>& c
                            .count();
   const std::string not_after = std::to_string(unix_ms + cluster_.options_.request_timeout_ms);
   // The part runs in the client's database (locks are by key name, whatever the database).
-  const std::string db = std::to_string(db_);
-  std::vector<std::string_view> argv;
-  if (db_ != 0) argv = {kDbPrefix, db};
+  std::string db;
+  std::vector<std::string_view> argv = peer_prefix_args({.db = db_}, db);
   argv.insert(argv.end(), {"RINGKV.TXN", "RUN", resp_ == protocol::RespVersion::kResp3 ? "3" : "2",
                            release ? "1" : "0", not_after, counts[0]});
   for (size_t i = 0; i < commands.size(); ++i) {

@@ -40,11 +40,11 @@
 #include <vector>
 
 #include "cluster/link_error.h"
+#include "cluster/peer_frame.h"
 #include "protocol/reply_writer.h"
 
 namespace ringkv::cluster {
 
-inline constexpr std::string_view kTxnFrame = "ringkv.txn";
 // A participant's answers to LOCK.
 inline constexpr std::string_view kTxnLocked = "+OK\r\n";
 inline constexpr std::string_view kTxnWatched = "+WATCHED\r\n";

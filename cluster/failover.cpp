@@ -78,8 +78,18 @@ void Cluster::drive_restart_check() {
   if (is_failed(self_)) return done("failed over; it is restored once the others copy it its keys");
   // Long enough for a failover and its lease wait, and then some.
   const uint64_t give_up_ms = std::max<uint64_t>(5000, 4 * lease_ms_);
-  if (now - restart_check_since_ > give_up_ms) {
-    return done("no member failed this node over in time; serving the keys it holds");
+  if (restart_check_ == RestartCheck::kAsking && now - restart_check_since_ > give_up_ms) {
+    return done(
+        "no member answered whether it held copies of this node's keys in time; "
+        "serving the keys it holds");
+  }
+  if (restart_check_ == RestartCheck::kReturning && now - restart_check_since_ > give_up_ms) {
+    // A member held copies of its keys: they may be newer than these (writes acknowledged after
+    // the state this node restarted from). Serving these would answer older values and copy them
+    // over the replicas' newer ones, so it waits, however long the others take (a ring change in
+    // progress refuses to start its failover).
+    spdlog::warn("after the restart: still waiting to be failed over and restored");
+    restart_check_since_ = now;
   }
   if (restart_check_ == RestartCheck::kAsking) {
     size_t live_peers = 0;

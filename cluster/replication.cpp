@@ -36,21 +36,6 @@ std::string request(std::initializer_list<std::string_view> args) {
   return request(std::span<const std::string_view>(args.begin(), args.size()));
 }
 
-// `frame` (one request) run in database `db`: behind RINGKV.DB db when db > 0 (see
-// cluster.h's kDbPrefix; a frame without it runs in database 0).
-std::string in_database(int db, const std::string& frame) {
-  if (db == 0) return frame;
-  const size_t eol = frame.find("\r\n");
-  const std::optional<int64_t> n =
-      common::parse_integer(std::string_view(frame).substr(1, eol - 1));
-  std::string out;
-  protocol::append_request_header(out, static_cast<size_t>(n.value_or(0)) + 2);
-  protocol::append_request_bulk(out, "RINGKV.DB");
-  protocol::append_request_bulk(out, std::to_string(db));
-  out.append(frame, eol + 2);
-  return out;
-}
-
 // The database COPY ... DB n writes its destination in (`db`, the record's, without DB).
 int copy_destination_db(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                         int db) {
@@ -74,15 +59,40 @@ std::optional<uint64_t> parse_u64(std::string_view text) {
 
 }  // namespace
 
+// A write counts as acknowledged by n replicas only when the first n of its replicas in
+// preference order have it: failing its primary over makes the first replica not failed with it
+// the keys' owner, so an acknowledgement from a later one alone would not survive the failover.
 struct Replication::Waiter {
+  enum class Part : uint8_t { kOpen, kAcked, kLost };
   size_t need = 0;
-  size_t acked = 0;
-  size_t open = 0;  // parts neither acknowledged nor lost with their replica
+  std::vector<Part> parts;  // the ticket's parts, in its order (the replicas' preference order)
+  size_t acked = 0;         // how many parts from the first are acknowledged
+  size_t reachable = 0;     // how many parts from the first are not lost with their replica
   bool give_up = false;
   bool fired = false;
   std::function<void(size_t, bool)> done;
   std::multimap<uint64_t, std::shared_ptr<Waiter>>::iterator pos;  // in waiters_
 };
+
+struct Replication::WaitEntry {
+  uint64_t offset = 0;
+  std::weak_ptr<Waiter> waiter;
+  size_t part = 0;  // its index in the waiter's parts
+};
+
+void Replication::part_done(const std::shared_ptr<Waiter>& w, size_t part, bool acked) {
+  w->parts[part] = acked ? Waiter::Part::kAcked : Waiter::Part::kLost;
+  check_waiter(w);
+}
+
+void Replication::check_waiter(const std::shared_ptr<Waiter>& w) {
+  size_t n = 0;
+  while (n < w->parts.size() && w->parts[n] == Waiter::Part::kAcked) n++;
+  w->acked = n;
+  while (n < w->parts.size() && w->parts[n] != Waiter::Part::kLost) n++;
+  w->reachable = n;
+  if (w->acked >= w->need || (w->give_up && w->reachable < w->need)) fire(w);
+}
 
 void Replication::fire(const std::shared_ptr<Waiter>& w) {
   if (w->fired) return;
@@ -119,7 +129,7 @@ struct Replication::Stream {
   std::deque<uint32_t> unacked_sizes;
   uint64_t unacked_bytes = 0;
   uint64_t last_ack_ms = 0;
-  std::deque<std::pair<uint64_t, std::weak_ptr<Waiter>>> waiting;  // by offset
+  std::deque<WaitEntry> waiting;  // by offset
   uint64_t full_syncs = 0;
   uint64_t partial_syncs = 0;
   std::string last_failure;
@@ -212,13 +222,11 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
 
 void Replication::abandon_waits(Stream& s) {
   // Its acknowledgements will not come: a wait that needs them ends now, not at its deadline.
-  std::deque<std::pair<uint64_t, std::weak_ptr<Waiter>>> waiting;
+  std::deque<WaitEntry> waiting;
   waiting.swap(s.waiting);
-  for (auto& [offset, weak] : waiting) {
-    std::shared_ptr<Waiter> w = weak.lock();
-    if (!w || w->fired) continue;
-    w->open--;
-    if (w->give_up && w->acked + w->open < w->need) fire(w);
+  for (const WaitEntry& e : waiting) {
+    std::shared_ptr<Waiter> w = e.waiter.lock();
+    if (w && !w->fired) part_done(w, e.part, false);
   }
 }
 
@@ -253,7 +261,8 @@ void Replication::feed(int db, std::span<const std::string_view> argv) {
   if (keys.empty()) {
     // FLUSHALL / FLUSHDB: each replica drops what it holds of this node's keys (other primaries'
     // keys there are theirs to flush), in every database or in this one. Any other keyless
-    // record goes everywhere.
+    // record goes everywhere, and concerns every key: each stream's acknowledgement counts.
+    if (ticket_depth_ > 0) ticket_.mixed = true;
     const bool flush = spec->name == "flushall" || spec->name == "flushdb";
     const std::string db_text = std::to_string(db);
     const std::string frame = !flush ? request(argv)
@@ -323,7 +332,7 @@ void Replication::feed(int db, std::span<const std::string_view> argv) {
 
 void Replication::append_record(Stream& s, int db, const std::string& frame) {
   if (block_depth_ == 0) {
-    append(s, in_database(db, frame));
+    append(s, prefixed_frame({.db = db}, frame));
     return;
   }
   // Queued in the replica's MULTI, a RINGKV.DB prefix would be lost: the block SELECTs instead
@@ -415,12 +424,11 @@ void Replication::acked(Stream& s, uint64_t offset) {
     s.synced_offset = 0;
   }
   if (s.snapshot && host_ != nullptr && has_room(s.target)) host_->stream_ready(s.target);
-  while (!s.waiting.empty() && s.waiting.front().first <= s.acked) {
-    std::shared_ptr<Waiter> w = s.waiting.front().second.lock();
+  while (!s.waiting.empty() && s.waiting.front().offset <= s.acked) {
+    const WaitEntry e = std::move(s.waiting.front());
     s.waiting.pop_front();
-    if (!w || w->fired) continue;
-    w->open--;
-    if (++w->acked >= w->need) fire(w);
+    std::shared_ptr<Waiter> w = e.waiter.lock();
+    if (w && !w->fired) part_done(w, e.part, true);
   }
 }
 
@@ -551,10 +559,12 @@ ReplTicket Replication::ticket_for(std::string_view key) const {
 }
 
 size_t Replication::acknowledged(const ReplTicket& ticket) const {
+  // Counted from the first part on, as Waiter does.
   size_t n = 0;
   for (const auto& [id, offset] : ticket.parts) {
     auto it = streams_by_id_.find(id);
-    if (it != streams_by_id_.end() && it->second->acked >= offset) n++;
+    if (it == streams_by_id_.end() || it->second->acked < offset) break;
+    n++;
   }
   return n;
 }
@@ -565,21 +575,23 @@ void Replication::wait(const ReplTicket& ticket, size_t need, uint64_t deadline_
   w->give_up = give_up;
   w->need = ticket.mixed ? ticket.parts.size() : need;
   w->done = std::move(done);
-  for (const auto& [id, offset] : ticket.parts) {
-    auto it = streams_by_id_.find(id);
-    if (it == streams_by_id_.end()) continue;
-    Stream& s = *it->second;
-    if (s.acked >= offset) {
-      w->acked++;
-    } else if (env_.peer_up(s.target)) {
-      s.waiting.emplace_back(offset, w);
-      w->open++;
-    }
-  }
+  w->parts.assign(ticket.parts.size(), Waiter::Part::kOpen);
   // Without a deadline it may wait for ever (WAIT n 0, as Redis), but not for replicas known
   // down when they are needed.
   w->pos = waiters_.emplace(deadline_ms == 0 ? UINT64_MAX : deadline_ms, w);
-  if (w->acked >= w->need || (give_up && w->acked + w->open < w->need)) fire(w);
+  for (size_t i = 0; i < ticket.parts.size(); ++i) {
+    const auto [id, offset] = ticket.parts[i];
+    auto it = streams_by_id_.find(id);
+    Stream* s = it == streams_by_id_.end() ? nullptr : it->second;
+    if (s != nullptr && s->acked >= offset) {
+      w->parts[i] = Waiter::Part::kAcked;
+    } else if (s != nullptr && env_.peer_up(s->target)) {
+      s->waiting.push_back(WaitEntry{offset, w, i});
+    } else {
+      w->parts[i] = Waiter::Part::kLost;
+    }
+  }
+  check_waiter(w);
 }
 
 void Replication::check_deadlines() {

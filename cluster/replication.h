@@ -36,17 +36,11 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/peer_frame.h"
 #include "cluster/peer_link.h"
 #include "hashring/hash_ring.h"
 
 namespace ringkv::cluster {
-
-// The frame that opens a replication stream on a relay-mode peer link, and the replica's
-// special frames: RINGKV.REPL HELLO|SYNCED|FLUSH ...
-inline constexpr std::string_view kReplFrame = "ringkv.repl";
-// A primary asks how many replicas have a key's writes: RINGKV.WAIT <key> <numreplicas>
-// <timeout ms> (WAIT relayed to the node that ran the client's last write).
-inline constexpr std::string_view kWaitFrame = "ringkv.wait";
 
 // The server's data side of replication.
 class ReplicationHost {
@@ -70,8 +64,10 @@ class ReplicationHost {
 
 // The offsets one command's writes reached on the streams, to wait for their acknowledgement.
 struct ReplTicket {
-  std::vector<std::pair<uint64_t, uint64_t>> parts;  // (stream id, offset)
-  bool mixed = false;  // the writes had different replica sets: every part counts
+  // (stream id, offset), in the order of the writes' replicas in their keys' preference list.
+  std::vector<std::pair<uint64_t, uint64_t>> parts;
+  // The writes had different replica sets (or no keys, e.g. FLUSHALL): every part counts.
+  bool mixed = false;
   bool empty() const { return parts.empty(); }
 };
 
@@ -145,12 +141,14 @@ class Replication {
   // outermost's); take_ticket() ends it.
   void begin_ticket();
   ReplTicket take_ticket();
-  // Calls `done(acknowledged, enough)` once `need` parts of `ticket` are acknowledged (every
-  // part when it is mixed), or at `deadline_ms` (loop time; 0 = never) with what is
-  // acknowledged then — or, with `give_up`, as soon as replicas known down leave too few.
+  // Calls `done(acknowledged, enough)` once the first `need` parts of `ticket` are acknowledged
+  // (every part when it is mixed), or at `deadline_ms` (loop time; 0 = never) with how many
+  // from the first are acknowledged then — or, with `give_up`, as soon as a replica known down
+  // among the first `need` makes that impossible. Parts count in order because a failover
+  // promotes the first replica of a key's preference list that is not failed with its primary.
   void wait(const ReplTicket& ticket, size_t need, uint64_t deadline_ms, bool give_up,
             std::function<void(size_t acknowledged, bool enough)> done);
-  // How many parts of `ticket` are acknowledged now.
+  // How many parts of `ticket`, from the first on, are acknowledged now.
   size_t acknowledged(const ReplTicket& ticket) const;
   // The ticket of everything sent so far to the replicas of `key` (WAIT relayed for a key).
   ReplTicket ticket_for(std::string_view key) const;
@@ -189,6 +187,10 @@ class Replication {
   // Appends `frame`, a record of database `db`, to the stream (see feed()).
   void append_record(Stream& s, int db, const std::string& frame);
   struct Waiter;
+  struct WaitEntry;
+  // Part `part` of `w` was acknowledged (or its replica is gone); fires `w` once it is settled.
+  void part_done(const std::shared_ptr<Waiter>& w, size_t part, bool acked);
+  void check_waiter(const std::shared_ptr<Waiter>& w);
   struct Source {
     std::string replid;
     uint64_t ring_version = 0;

@@ -20,8 +20,6 @@ namespace {
 constexpr std::string_view kInvalidateChannel = "__redis__:invalidate";
 // Client-side caching between nodes: RINGKV.TRACK <reader's node> <key>... asks a key's owner to
 // report the keys' next change; the owner does with RINGKV.INVALIDATE <key>.
-constexpr std::string_view kTrackFrame = "ringkv.track";
-constexpr std::string_view kInvalidateFrame = "ringkv.invalidate";
 
 }  // namespace
 
@@ -169,7 +167,7 @@ void Server::tracking_key_changed(std::string_view key) {
     if (auto it = peer_readers_.find(key); it != peer_readers_.end()) {
       const std::set<std::string> nodes = std::move(it->second);
       peer_readers_.erase(it);
-      const std::string_view frame[] = {kInvalidateFrame, key};
+      const std::string_view frame[] = {cluster::kInvalidateFrame, key};
       for (const std::string& node : nodes) cluster_->send_frame(node, frame);
     }
   }
@@ -219,7 +217,7 @@ void Server::track_remote_reads(Connection& conn, const engine::CommandSpec& spe
   }
   for (auto& [node, keys] : per_node) {
     if (keys.empty()) continue;
-    std::vector<std::string_view> frame{kTrackFrame, cluster_->self_address()};
+    std::vector<std::string_view> frame{cluster::kTrackFrame, cluster_->self_address()};
     frame.insert(frame.end(), keys.begin(), keys.end());
     cluster::Route to_owner;
     to_owner.kind = cluster::RouteKind::kRemote;
@@ -231,24 +229,20 @@ void Server::track_remote_reads(Connection& conn, const engine::CommandSpec& spe
   }
 }
 
-bool Server::tracking_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
-  if (argv.size() >= 3 && common::equals_ignore_case(argv[0], kTrackFrame)) {
-    for (std::string_view key : argv.subspan(2)) {
+void Server::tracking_frame(const cluster::PeerFrame& frame, protocol::ReplyWriter& writer) {
+  const std::span<const std::string_view> args = frame.args;
+  if (frame.kind == cluster::PeerFrameKind::kTrack) {
+    for (std::string_view key : args.subspan(1)) {
       auto it = peer_readers_.find(key);
       if (it == peer_readers_.end()) {
         it = peer_readers_.emplace(std::string(key), std::set<std::string>{}).first;
       }
-      it->second.emplace(argv[1]);
+      it->second.emplace(args[0]);
     }
-    writer.ok();
-    return true;
+  } else {
+    invalidate_readers(args[0]);
   }
-  if (argv.size() == 2 && common::equals_ignore_case(argv[0], kInvalidateFrame)) {
-    invalidate_readers(argv[1]);
-    writer.ok();
-    return true;
-  }
-  return false;
+  writer.ok();
 }
 
 void Server::tracking_flushed() {

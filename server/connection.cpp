@@ -27,6 +27,9 @@ constexpr size_t kMaxPendingReplies = 64 * 1024;
 // requests), then goes on in the next one: one peer's burst of copies, or one client's deep
 // pipeline, does not hold up everyone else.
 constexpr int64_t kInputBudgetUs = 2000;
+// ... and all connections together at most about this long per turn (each still runs 64
+// requests, so none starves): a client's PING waits for one such turn, not one per busy peer.
+constexpr int64_t kTurnInputBudgetUs = 3000;
 
 std::string format_address(const sockaddr_storage& ss) {
   char host[INET6_ADDRSTRLEN] = {0};
@@ -451,10 +454,20 @@ bool Connection::query_buffer_over_limit() const {
 
 void Connection::process_input() {
   const int64_t start = common::monotonic_us();
+  // The turn's input time so far, and this call's added to it however the call ends.
+  const int64_t turn_before = server_.turn_input_us();
+  struct Account {
+    Server& server;
+    int64_t start;
+    ~Account() { server.turn_input_us() += common::monotonic_us() - start; }
+  } account{server_, start};
   size_t ran = 0;
   while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_ && !held_ &&
          !output_backlogged()) {
-    if ((++ran & 63) == 0 && common::monotonic_us() - start > kInputBudgetUs) {
+    if ((++ran & 63) == 0 && [&] {
+          const int64_t spent = common::monotonic_us() - start;
+          return spent > kInputBudgetUs || turn_before + spent > kTurnInputBudgetUs;
+        }()) {
       input_deferred_ = true;
       update_reading();
       server_.defer_input(*this);

@@ -324,20 +324,27 @@ bool Server::txn_frame(Connection& conn, std::span<const std::string_view> args,
 
 // --- waiting for locked keys -----------------------------------------------------------------
 
-Server::LockCheck Server::check_locks(Connection& conn, std::span<const std::string_view> argv,
+Server::LockCheck Server::lock_check(Connection& conn, std::span<const std::string_view> command,
+                                     protocol::ReplyWriter& writer) {
+  // Not a peer's ring-change or replication frames: they are copies, not requests.
+  if (!locks_.empty() && !conn.control_link() && conn.replication_source().empty()) {
+    const LockCheck check = check_locks(conn, command, writer);
+    if (check == LockCheck::kAnswered) stats_.total_commands_processed++;
+    return check;
+  }
+  // Its keys were released and nothing is locked now: a wait it began is over (a wait left
+  // behind would end its next wait at the old deadline).
+  if (!lock_waits_.empty()) lock_waits_.erase(conn.id());
+  return LockCheck::kRun;
+}
+
+Server::LockCheck Server::check_locks(Connection& conn, std::span<const std::string_view> command,
                                       protocol::ReplyWriter& writer) {
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
-  std::span<const std::string_view> command = argv;
+  if (command.empty()) return LockCheck::kRun;
   std::string error;
-  const engine::CommandSpec* spec = nullptr;
-  if (conn.is_peer()) {
-    if (command.size() > 1 && common::equals_ignore_case(command[0], cluster::kResp3Prefix)) {
-      command = command.subspan(1);
-    }
-    spec = engine::resolve_command(command, error);
-  } else {
-    spec = engine::resolve_client_command(command, error);
-  }
+  const engine::CommandSpec* spec = conn.is_peer() ? engine::resolve_command(command, error)
+                                                   : engine::resolve_client_command(command, error);
   if (spec == nullptr) return LockCheck::kRun;
   Transaction& tx = conn.transaction();
   std::vector<std::string_view> keys;

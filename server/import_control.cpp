@@ -12,7 +12,6 @@ namespace {
 
 // Between members: RINGKV.IMPORT <node> <CLUSTER INFO fields of one source>, once a second, and
 // RINGKV.IMPORT STOP <source> (empty: every source).
-constexpr std::string_view kImportFrame = "ringkv.import";
 
 }  // namespace
 
@@ -142,35 +141,34 @@ void Server::announce_imports() {
     if (node.address == self) continue;
     for (auto& source : imports_) {
       const std::string fields = source->info_fields(now);
-      const std::string_view argv[] = {kImportFrame, self, fields};
+      const std::string_view argv[] = {cluster::kImportFrame, self, fields};
       cluster_->send_frame(node.address, argv);
     }
   }
 }
 
-bool Server::import_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
-  if (argv.empty() || !engine::equals_ignore_case(argv[0], kImportFrame)) return false;
+void Server::import_frame(std::span<const std::string_view> args, protocol::ReplyWriter& writer) {
   // RINGKV.IMPORT <node> <fields>: a member's import; RINGKV.IMPORT STOP <source or "">: stop it.
-  if (argv.size() == 3 && engine::equals_ignore_case(argv[1], "stop")) {
+  if (args.size() == 2 && engine::equals_ignore_case(args[0], "stop")) {
     for (auto& source : imports_) {
       if (source->state() == ImportSource::State::kStopped) continue;
-      if (!argv[2].empty() && source->address() != argv[2]) continue;
+      if (!args[1].empty() && source->address() != args[1]) continue;
       spdlog::info("import from {} stopped by CLUSTER IMPORT STOP on another member",
                    source->address());
       source->stop();
     }
     writer.ok();
-    return true;
+    return;
   }
-  if (argv.size() != 3 || argv[2].rfind("source=", 0) != 0) {
+  if (args.size() != 2 || args[1].rfind("source=", 0) != 0) {
     writer.error(protocol::err::kSyntax);
-    return true;
+    return;
   }
-  const std::string_view fields = argv[2];
+  const std::string_view fields = args[1];
   const std::string_view source = fields.substr(7, fields.find(',') - 7);
-  const std::string id = std::string(argv[1]) + " " + std::string(source);
+  const std::string id = std::string(args[0]) + " " + std::string(source);
   RemoteImport& r = remote_imports_[id];
-  r.node = argv[1];
+  r.node = args[0];
   r.fields = fields;
   r.heard_ms = uv_now(loop_);
   if (r.stop_requested) {
@@ -178,12 +176,11 @@ bool Server::import_frame(std::span<const std::string_view> argv, protocol::Repl
     if (fields.find(",state=stopped,") != std::string_view::npos) {
       r.stop_requested = false;
     } else {
-      const std::string_view stop[] = {kImportFrame, "STOP", source};
+      const std::string_view stop[] = {cluster::kImportFrame, "STOP", source};
       cluster_->send_frame(r.node, stop);
     }
   }
   writer.ok();
-  return true;
 }
 
 bool Server::stop_remote_import(std::string_view source) {
@@ -194,7 +191,7 @@ bool Server::stop_remote_import(std::string_view source) {
     if (r.fields.find(",state=stopped,") != std::string::npos) continue;
     // If the node is down it gets the STOP when it announces itself again.
     r.stop_requested = true;
-    const std::string_view stop[] = {kImportFrame, "STOP", src};
+    const std::string_view stop[] = {cluster::kImportFrame, "STOP", src};
     cluster_->send_frame(r.node, stop);
     found = true;
   }

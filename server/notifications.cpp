@@ -70,15 +70,11 @@ void Server::keyspace_event(int type, std::string_view event, std::string_view k
   }
 }
 
-bool Server::keyspace_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
-  if (argv.empty() || !engine::equals_ignore_case(argv[0], cluster::kKeyspaceMessage)) {
-    return false;
-  }
+void Server::keyspace_frame(std::span<const std::string_view> args, protocol::ReplyWriter& writer) {
   int64_t receivers = 0;
-  for (size_t i = 1; i + 1 < argv.size(); i += 2)
-    receivers += pubsub_.publish(argv[i], argv[i + 1]);
+  for (size_t i = 0; i + 1 < args.size(); i += 2)
+    receivers += pubsub_.publish(args[i], args[i + 1]);
   writer.integer(receivers);
-  return true;
 }
 
 }  // namespace ringkv::server

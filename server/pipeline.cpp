@@ -52,69 +52,60 @@ constexpr std::string_view kSwapdbReplicatedError =
 
 bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
                      protocol::ReplyWriter& writer) {
+  if (conn.is_peer()) return execute_frame(conn, argv, writer);
+  // CLIENT PAUSE holds clients' requests (never a peer's: a pause is this node's only).
+  if (clients_paused() && paused_request(conn, argv)) return false;
+  if (cluster_ && cluster_->holds_clients() && must_wait_for_ring(argv)) {
+    migration_->hold(conn);
+    return false;
+  }
+  // A key locked by a cross-node transaction: the request waits for it.
+  const LockCheck check = lock_check(conn, argv, writer);
+  if (check != LockCheck::kRun) return check == LockCheck::kAnswered;
+  stats_.total_commands_processed++;
+  running_client_ = conn.id();
+  run(Origin::client(conn), argv, writer);
+  running_client_ = 0;
+  tracking_after_request(conn);
+  return true;
+}
+
+bool Server::execute_frame(Connection& conn, std::span<const std::string_view> argv,
+                           protocol::ReplyWriter& writer) {
+  using Kind = cluster::PeerFrameKind;
+  const engine::Result<cluster::PeerFrame> parsed = cluster::parse_peer_frame(argv, dbs_.count());
+  if (!parsed) {
+    writer.error(parsed.error());
+    stats_.total_error_replies++;
+    return true;
+  }
+  const cluster::PeerFrame& frame = *parsed;
   // A peer's frame runs in the database its RINGKV.DB prefix names, else in database 0: the link
   // is shared by clients of every database (a blocking link keeps it while its client waits).
-  if (conn.is_peer() && !conn.control_link()) {
-    int db = 0;
-    if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kDbPrefix)) {
-      const std::optional<int64_t> n = common::parse_integer(argv[1]);
-      if (!n || !dbs_.valid(*n)) {
-        writer.error(protocol::err::kDbIndexOutOfRange);
-        stats_.total_error_replies++;
-        return true;
-      }
-      db = static_cast<int>(*n);
-      argv = argv.subspan(2);
-    }
-    conn.set_db(db);
-  }
-  // CLIENT PAUSE holds clients' requests (never a peer's: a pause is this node's only).
-  if (clients_paused() && !conn.is_peer() && paused_request(conn, argv)) return false;
-  if (cluster_ && !conn.is_peer() && cluster_->holds_clients() && must_wait_for_ring(argv)) {
-    migration_->hold(conn);
-    return false;
-  }
-  // A peer's request for keys waits too while this node is about to hold its lease (it just
+  if (!conn.control_link()) conn.set_db(frame.db.value_or(0));
+  // A peer's request for keys waits while this node is about to hold its lease (it just
   // started, or lost it a moment ago); peers' ring-change, copy and stream frames never wait.
-  if (cluster_ && conn.is_peer() && !conn.control_link() && conn.replication_source().empty() &&
-      cluster_->lease_pending() && relayed_keyed(argv)) {
+  if (!conn.control_link() && conn.replication_source().empty() && cluster_->lease_pending() &&
+      relayed_keyed(frame)) {
     migration_->hold(conn);
     return false;
   }
-  if (cluster_ && conn.is_peer() && cluster_->switching_ring() && !argv.empty() &&
-      engine::equals_ignore_case(argv[0], cluster::kTxnFrame)) {
+  if (cluster_->switching_ring() && frame.kind == Kind::kTransaction) {
     migration_->hold(conn);
     return false;
   }
-  // A key locked by a cross-node transaction: the request waits for it (not a peer's ring-change
-  // or replication frames, which are copies, not requests).
-  if (!locks_.empty() && !conn.control_link() && conn.replication_source().empty()) {
-    const LockCheck check = check_locks(conn, argv, writer);
-    if (check == LockCheck::kHeld) return false;
-    if (check == LockCheck::kAnswered) {
-      stats_.total_commands_processed++;
-      return true;
-    }
-  } else if (!lock_waits_.empty()) {
-    // Its keys were released and nothing is locked now: a wait it began is over (a wait left
-    // behind would end its next wait at the old deadline).
-    lock_waits_.erase(conn.id());
-  }
+  const LockCheck check =
+      lock_check(conn, frame.kind == Kind::kCommand ? frame.args : decltype(frame.args){}, writer);
+  if (check != LockCheck::kRun) return check == LockCheck::kAnswered;
   stats_.total_commands_processed++;
-  if (!conn.is_peer()) {
-    running_client_ = conn.id();
-    run(Origin::client(conn), argv, writer);
-    running_client_ = 0;
-    tracking_after_request(conn);
+  if (frame.kind == Kind::kRingControl) {
+    writer.raw(cluster_->ring_control(frame.args));
     return true;
   }
-  if (engine::equals_ignore_case(argv[0], cluster::kRingControl)) {
-    writer.raw(cluster_->ring_control(argv.subspan(1)));
-    return true;
-  }
-  if (!conn.control_link() && replica_frame(conn, argv, writer)) return true;
+  if (!conn.control_link() && replica_frame(conn, frame, writer)) return true;
   // A member being failed over (or failed over without knowing it yet) gets no lease from here.
-  if (argv.size() == 1 && engine::equals_ignore_case(argv[0], "ping") &&
+  if (frame.kind == Kind::kCommand && frame.args.size() == 1 &&
+      engine::equals_ignore_case(frame.args[0], "ping") &&
       cluster_->fenced(conn.peer_name(), conn.link_fingerprint())) {
     writer.error("ERR fenced: this member is failing over " + conn.peer_name());
     return true;
@@ -123,63 +114,73 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
     writer.error("ERR a control link carries RINGKV.RING frames only");
     return true;
   }
-  if (engine::equals_ignore_case(argv[0], cluster::kTxnFrame)) {
-    if (txn_frame(conn, argv.subspan(1), writer)) return true;
-    stats_.total_commands_processed--;  // run again when its keys are released
-    return false;
-  }
-  if (shard_frame(argv, writer) || tracking_frame(argv, writer) || import_frame(argv, writer) ||
-      keyspace_frame(argv, writer)) {
-    return true;
-  }
-  if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kMigrateFrame)) {
-    const std::optional<int64_t> version = common::parse_integer(argv[1]);
-    if (!version || *version < 1 || !cluster_->accepts_copy(static_cast<uint64_t>(*version))) {
-      writer.error("ERR no ring change to version " + std::string(argv[1]) + " here");
+  switch (frame.kind) {
+    case Kind::kTransaction:
+      if (txn_frame(conn, frame.args, writer)) return true;
+      stats_.total_commands_processed--;  // run again when its keys are released
+      return false;
+    case Kind::kShardSubscribers:
+    case Kind::kShardMessage:
+      shard_frame(frame, writer);
       return true;
-    }
-    applying_copy_ = true;
-    run(Origin::migration(conn), argv.subspan(2), writer);
-    applying_copy_ = false;
-    return true;
-  }
-  // A relayed request of a RESP3 client carries a prefix: its reply is written in RESP3 on this
-  // (RESP2) link. A relayed script carries its caller's user.
-  std::span<const std::string_view> frame = argv;
-  const bool resp3 =
-      frame.size() > 1 && engine::equals_ignore_case(frame[0], cluster::kResp3Prefix);
-  if (resp3) frame = frame.subspan(1);
-  std::shared_ptr<engine::acl::User> user;
-  if (frame.size() > 2 && engine::equals_ignore_case(frame[0], cluster::kUserPrefix)) {
-    user = users_.find(frame[1]);
-    if (!user) {
-      writer.error("NOPERM the script's user '" + std::string(frame[1]) +
-                   "' does not exist on this node");
-      stats_.total_error_replies++;
+    case Kind::kTrack:
+    case Kind::kInvalidate:
+      tracking_frame(frame, writer);
       return true;
-    }
-    frame = frame.subspan(2);
+    case Kind::kImport:
+      import_frame(frame.args, writer);
+      return true;
+    case Kind::kKeyspaceMessage:
+      keyspace_frame(frame.args, writer);
+      return true;
+    case Kind::kMigrate:
+      if (!cluster_->accepts_copy(frame.version)) {
+        writer.error("ERR no ring change to version " + std::to_string(frame.version) + " here");
+        return true;
+      }
+      applying_copy_ = true;
+      run(Origin::migration(conn), frame.args, writer);
+      applying_copy_ = false;
+      return true;
+    case Kind::kCommand:
+      run_relayed(conn, frame, writer);
+      return true;
+    case Kind::kRingControl:
+    case Kind::kReplication:
+    case Kind::kReplicaWait:
+      break;  // answered above
   }
-  const protocol::RespVersion version = writer.version();
-  if (resp3) writer.set_version(protocol::RespVersion::kResp3);
-  // The script runs to its end inside run() (a busy one stops this link's reading meanwhile), so
-  // the user is this link's only for the frame.
-  if (user) conn.set_user(std::move(user));
-  run(Origin::peer(conn), frame, writer);
-  conn.set_user(nullptr);
-  writer.set_version(version);
   return true;
 }
 
-bool Server::relayed_keyed(std::span<const std::string_view> argv) {
-  if (argv.size() > 1 && engine::equals_ignore_case(argv[0], cluster::kResp3Prefix)) {
-    argv = argv.subspan(1);
+void Server::run_relayed(Connection& conn, const cluster::PeerFrame& frame,
+                         protocol::ReplyWriter& writer) {
+  // A relayed script carries its caller's user.
+  std::shared_ptr<engine::acl::User> user;
+  if (!frame.user.empty()) {
+    user = users_.find(frame.user);
+    if (!user) {
+      writer.error("NOPERM the script's user '" + std::string(frame.user) +
+                   "' does not exist on this node");
+      stats_.total_error_replies++;
+      return;
+    }
   }
-  if (argv.size() > 2 && engine::equals_ignore_case(argv[0], cluster::kUserPrefix)) {
-    argv = argv.subspan(2);
-  }
+  // A relayed request of a RESP3 client has its reply written in RESP3 on this (RESP2) link.
+  const protocol::RespVersion version = writer.version();
+  if (frame.resp3) writer.set_version(protocol::RespVersion::kResp3);
+  // The script runs to its end inside run() (a busy one stops this link's reading meanwhile), so
+  // the user is this link's only for the frame.
+  if (user) conn.set_user(std::move(user));
+  run(Origin::peer(conn), frame.args, writer);
+  conn.set_user(nullptr);
+  writer.set_version(version);
+}
+
+bool Server::relayed_keyed(const cluster::PeerFrame& frame) {
+  if (frame.kind != cluster::PeerFrameKind::kCommand) return false;
   std::string error;
-  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+  const engine::CommandSpec* spec = engine::resolve_command(frame.args, error);
   return spec != nullptr && (spec->first_key > 0 || spec->find_keys != nullptr);
 }
 
@@ -363,9 +364,8 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
   // A script relayed to its keys' owner runs there with this client's rights.
   std::vector<std::string_view> as_user;
   if (conn.user() != nullptr && runs_script(spec)) {
-    as_user.reserve(argv.size() + 2);
-    as_user.push_back(cluster::kUserPrefix);
-    as_user.push_back(conn.user()->name());
+    std::string no_digits;  // the prefix names no database: Cluster::execute adds that one
+    as_user = cluster::peer_prefix_args({.user = conn.user()->name()}, no_digits);
     as_user.insert(as_user.end(), argv.begin(), argv.end());
     argv = as_user;
   }

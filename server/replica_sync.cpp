@@ -77,12 +77,9 @@ void ReplicaSync::send_slice(const std::string& target, Snapshot& snap) {
     return;
   }
   std::string requests;
-  const std::string db = std::to_string(snap.db);
-  const std::string_view in_db[] = {cluster::kDbPrefix, db};
-  engine::append_key_slice(
-      *e, cursor, kSliceElements,
-      snap.db == 0 ? std::span<const std::string_view>() : std::span<const std::string_view>(in_db),
-      requests);
+  std::string digits;
+  const std::vector<std::string_view> in_db = cluster::peer_prefix_args({.db = snap.db}, digits);
+  engine::append_key_slice(*e, cursor, kSliceElements, in_db, requests);
   // One frame per request, as the stream numbers them.
   protocol::RespParser parser;
   std::vector<std::string_view> argv;

@@ -104,17 +104,17 @@ void Server::note_relayed_write(Connection& conn, const engine::CommandSpec& spe
   }
 }
 
-bool Server::replica_frame(Connection& conn, std::span<const std::string_view> argv,
+bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
                            protocol::ReplyWriter& writer) {
   cluster::Replication& repl = cluster_->replication();
-  if (common::equals_ignore_case(argv[0], cluster::kReplFrame)) {
-    writer.raw(repl.on_frame(argv.subspan(1), conn.id(), conn.replication_source()));
+  if (frame.kind == cluster::PeerFrameKind::kReplication) {
+    writer.raw(repl.on_frame(frame.args, conn.id(), conn.replication_source()));
     // Named in CLIENT LIST after the primary whose stream it carries.
     if (!conn.replication_source().empty()) conn.set_name("repl-from-" + conn.replication_source());
     return true;
   }
-  if (common::equals_ignore_case(argv[0], cluster::kWaitFrame)) {
-    wait_frame(conn, argv.subspan(1), writer);
+  if (frame.kind == cluster::PeerFrameKind::kReplicaWait) {
+    wait_frame(conn, frame.args, writer);
     return true;
   }
   const std::string& primary = conn.replication_source();
@@ -124,8 +124,12 @@ bool Server::replica_frame(Connection& conn, std::span<const std::string_view> a
     return true;
   }
   // Only the key's primary on this node's ring may write it here.
-  std::string error;
-  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+  const std::span<const std::string_view> argv = frame.args;
+  std::string error = "ERR a replication stream carries writes only";
+  const engine::CommandSpec* spec = nullptr;
+  if (frame.kind == cluster::PeerFrameKind::kCommand && !frame.resp3 && frame.user.empty()) {
+    spec = engine::resolve_command(argv, error);
+  }
   if (spec == nullptr) {
     repl.frame_applied(primary);
     writer.error(error);

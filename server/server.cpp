@@ -219,8 +219,11 @@ int Server::serve() {
   // and frames queued while flushing clients go out in the same iteration.
   uv_check_init(loop_, &flush_check_);
   flush_check_.data = this;
-  uv_check_start(&flush_check_,
-                 [](uv_check_t* h) { static_cast<Server*>(h->data)->flush_dirty(); });
+  uv_check_start(&flush_check_, [](uv_check_t* h) {
+    auto* self = static_cast<Server*>(h->data);
+    self->flush_dirty();
+    self->turn_input_us_ = 0;
+  });
 
   uv_signal_init(loop_, &sigint_);
   uv_signal_init(loop_, &sigterm_);
@@ -685,8 +688,11 @@ void Server::apply_memory_config() {
   if (policy != eviction_limits_.policy) evictor_.reset();
   eviction_limits_ = engine::EvictionLimits{static_cast<size_t>(opts.maxmemory), policy,
                                             static_cast<size_t>(opts.maxmemory_samples)};
-  dbs_.set_access_policy(
-      engine::AccessPolicy{engine::is_lfu(policy), opts.lfu_log_factor, opts.lfu_decay_time});
+  const bool lru_or_lfu = policy == engine::EvictionPolicy::kAllKeysLru ||
+                          policy == engine::EvictionPolicy::kVolatileLru || engine::is_lfu(policy);
+  dbs_.set_access_policy(engine::AccessPolicy{engine::is_lfu(policy), opts.lfu_log_factor,
+                                              opts.lfu_decay_time,
+                                              opts.maxmemory == 0 || !lru_or_lfu});
 }
 
 void Server::config_resetstat() {

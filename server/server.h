@@ -81,6 +81,12 @@ class Server final : public engine::ServerControl,
   // switching): it was not run, and the connection is resumed later.
   bool execute(Connection& conn, std::span<const std::string_view> argv,
                protocol::ReplyWriter& writer);
+  // execute() for a frame on a peer's link, read by cluster::parse_peer_frame.
+  bool execute_frame(Connection& conn, std::span<const std::string_view> argv,
+                     protocol::ReplyWriter& writer);
+  // A relayed command (a kCommand frame): in RESP3 or as its script's user if the frame says so.
+  void run_relayed(Connection& conn, const cluster::PeerFrame& frame,
+                   protocol::ReplyWriter& writer);
 
   // The command pipeline (pipeline.cpp): runs argv, which came from `origin`, through every step
   // that applies to that origin, writing its reply (or reserving its place) through `writer`.
@@ -108,6 +114,10 @@ class Server final : public engine::ServerControl,
   void schedule_flush(Connection* conn) { dirty_.push_back(conn); }
   // Asks for conn.continue_input() in the next loop turn (its share of this one ran out).
   void defer_input(Connection& conn);
+  // Microseconds of input run in this loop turn, all connections together (reset when the turn
+  // ends): a connection defers the rest of its input once the turn has run enough, whatever its
+  // own share, so that three peers copying keys here cannot make one turn 3 × a share long.
+  int64_t& turn_input_us() { return turn_input_us_; }
 
   // Append-only file records wait to be written: replies of this iteration must not leave
   // before write_aof() (a connection then schedules its flush instead of writing at once).
@@ -300,8 +310,8 @@ class Server final : public engine::ServerControl,
   // Peers' frames never wait: a peer relays only by a ring every node agrees on for its keys
   // (a paused node relays nothing; one that committed sends keys to owners that have them).
   bool must_wait_for_ring(std::span<const std::string_view> argv);
-  // Whether a frame a peer relayed names keys (its command, without a RESP3 prefix).
-  static bool relayed_keyed(std::span<const std::string_view> argv);
+  // Whether a frame a peer relayed is a command that names keys.
+  static bool relayed_keyed(const cluster::PeerFrame& frame);
   // RINGKV.CHALLENGE / RINGKV.PEER, a step of a peer's handshake: answers a challenge, switches
   // the connection to a peer's relay link if the cluster accepts it, or answers the refusal and
   // closes it.
@@ -311,13 +321,12 @@ class Server final : public engine::ServerControl,
   void trim_freed_memory();
   // Sharded pub/sub in a cluster (shard_pubsub.cpp): tells the owners of shard channels how many
   // subscribers this node has, forwards SPUBLISH to the nodes with subscribers, and answers the
-  // peers' RINGKV.SHARDSUB and RINGKV.SHARDMSG frames (returns whether argv was one).
+  // peers' RINGKV.SHARDSUB and RINGKV.SHARDMSG frames.
   void setup_shard_pubsub();
   void refresh_shard_interests();
-  bool shard_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
-  // Runs a RINGKV.KEYSPACEMSG frame (a keyspace event another node published): true when argv is
-  // one.
-  bool keyspace_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  void shard_frame(const cluster::PeerFrame& frame, protocol::ReplyWriter& writer);
+  // Runs a RINGKV.KEYSPACEMSG frame (a keyspace event another node published; its arguments).
+  void keyspace_frame(std::span<const std::string_view> args, protocol::ReplyWriter& writer);
   // Snapshots for tools (snapshot_sync.cpp): a chunk for client `id`, the snapshot's end, the
   // timer that resumes transfers whose clients took their output, and the end of all of them.
   void sync_data(uint64_t id, std::string_view chunk);
@@ -367,10 +376,15 @@ class Server final : public engine::ServerControl,
                  protocol::ReplyWriter& writer);
   // Whether a request may run now: kHeld while a key it touches (an EXEC: the keys of its
   // queued commands) is locked by another transaction, kAnswered once that wait passed
-  // request-timeout (it was answered with an error).
+  // request-timeout (it was answered with an error). `command` is what the request runs (a
+  // peer's frame: its command without prefixes; empty for the members' own frames).
   enum class LockCheck { kRun, kHeld, kAnswered };
-  LockCheck check_locks(Connection& conn, std::span<const std::string_view> argv,
+  LockCheck check_locks(Connection& conn, std::span<const std::string_view> command,
                         protocol::ReplyWriter& writer);
+  // check_locks() where it applies (not on control links or replication streams), counting an
+  // answered request as processed.
+  LockCheck lock_check(Connection& conn, std::span<const std::string_view> command,
+                       protocol::ReplyWriter& writer);
   // The answer to a part whose keys were just locked for `conn`: kTxnLocked, or, with
   // `watches`, kTxnWatched when a WATCHed key changed (the locks are released); its WATCHes here
   // are dropped either way.
@@ -408,10 +422,10 @@ class Server final : public engine::ServerControl,
   // In a cluster: a tracking client's read relayed to peers remembers its keys here, and tells
   // each peer owner, on the client's link ahead of the read, to report their next change
   // (RINGKV.TRACK); an owner reports it with RINGKV.INVALIDATE. tracking_frame() answers both
-  // frames (returns whether argv was one).
+  // frames.
   void track_remote_reads(Connection& conn, const engine::CommandSpec& spec,
                           std::span<const std::string_view> argv, const cluster::Route& route);
-  bool tracking_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  void tracking_frame(const cluster::PeerFrame& frame, protocol::ReplyWriter& writer);
   void tracking_flushed();
   void tracking_closed(Connection& conn);
   // Sends `tracker` an invalidation of `keys` (or, null, of everything), where its mode says.
@@ -435,7 +449,7 @@ class Server final : public engine::ServerControl,
                           std::span<const std::string_view> argv, const cluster::Route& route);
   // On a peer's link: RINGKV.REPL and RINGKV.WAIT frames, and the writes of a primary's stream.
   // Returns false for any other frame.
-  bool replica_frame(Connection& conn, std::span<const std::string_view> argv,
+  bool replica_frame(Connection& conn, const cluster::PeerFrame& frame,
                      protocol::ReplyWriter& writer);
   void wait_frame(Connection& conn, std::span<const std::string_view> args,
                   protocol::ReplyWriter& writer);
@@ -506,6 +520,7 @@ class Server final : public engine::ServerControl,
   uv_check_t flush_check_;
   std::vector<Connection*> dirty_;        // connections with replies to write this iteration
   std::vector<uint64_t> deferred_input_;  // connections whose input goes on next turn
+  int64_t turn_input_us_ = 0;
   std::unique_ptr<IdleTask> input_task_;
   bool shutting_down_ = false;
   bool shutdown_finished_ = false;
@@ -545,12 +560,12 @@ class Server final : public engine::ServerControl,
   std::map<std::string, RemoteImport> remote_imports_;  // by node and source
   std::vector<ImportRecord> saved_imports_;             // what import.state holds
   // Resumes the imports recorded in import.state (at start); announces this node's to the
-  // members; answers RINGKV.IMPORT frames (returns whether argv was one); CLUSTER IMPORT STOP of
-  // an import another member runs.
+  // members; answers RINGKV.IMPORT frames (their arguments); CLUSTER IMPORT STOP of an import
+  // another member runs.
   void load_imports();
   void import_cron(uint64_t now);
   void announce_imports();
-  bool import_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+  void import_frame(std::span<const std::string_view> args, protocol::ReplyWriter& writer);
   bool stop_remote_import(std::string_view source);
   size_t released_output_bytes_ = 0;
   uint64_t latest_sync_fork_usec_ = 0;

@@ -50,17 +50,14 @@ void Server::refresh_shard_interests() {
   shard_interests_.expire(unix_now_ms());
 }
 
-bool Server::shard_frame(std::span<const std::string_view> argv, protocol::ReplyWriter& writer) {
-  if (argv.size() >= 2 && engine::equals_ignore_case(argv[0], cluster::kShardSubscribers)) {
-    shard_interests_.record(argv[1], argv.subspan(2), unix_now_ms());
+void Server::shard_frame(const cluster::PeerFrame& frame, protocol::ReplyWriter& writer) {
+  const std::span<const std::string_view> args = frame.args;
+  if (frame.kind == cluster::PeerFrameKind::kShardSubscribers) {
+    shard_interests_.record(args[0], args.subspan(1), unix_now_ms());
     writer.ok();
-    return true;
+    return;
   }
-  if (argv.size() == 3 && engine::equals_ignore_case(argv[0], cluster::kShardMessage)) {
-    writer.integer(pubsub_.shard_deliver_local(argv[1], argv[2]));
-    return true;
-  }
-  return false;
+  writer.integer(pubsub_.shard_deliver_local(args[0], args[1]));
 }
 
 }  // namespace ringkv::server

@@ -218,9 +218,8 @@ void Server::run_block(Connection& conn, const std::vector<std::vector<std::stri
     std::span<const std::string_view> argv = views;
     // A command after a SELECT in a transaction over several nodes names its database
     // (exec_across); a client's own commands cannot: RINGKV.DB is no command to queue.
-    if (argv.size() > 2 && common::equals_ignore_case(argv[0], cluster::kDbPrefix)) {
-      const std::optional<int64_t> db = common::parse_integer(argv[1]);
-      if (db && dbs_.valid(*db)) conn.set_db(static_cast<int>(*db));
+    if (const auto frame = cluster::parse_peer_frame(argv, dbs_.count()); frame && frame->db) {
+      conn.set_db(*frame->db);
       argv = argv.subspan(2);
     }
     run(Origin::transaction(conn), argv, reply);

@@ -1,8 +1,8 @@
 // The Lua interpreter scripts run in, set up as Redis 7.0 sets up its own: the base, table,
 // string, math and debug libraries plus cjson and bit (Debian's lua-cjson and lua-bitop, linked
-// statically), no os/io/loadfile/dofile/print, a `redis` table, and
-// read-only globals: reading a missing global or writing any global (or a library table) fails
-// with Redis's error texts.
+// statically) and cmsgpack and struct (lua_libraries.h), no os/io/loadfile/dofile/print, a `redis`
+// table, and read-only globals: reading a missing global or writing any global (or a library table)
+// fails with Redis's error texts.
 //
 // Stock Lua 5.1 has no read-only tables (Redis patches its copy), so the globals scripts see are
 // an empty proxy whose metatable reads from the real table and refuses writes, and each library
@@ -12,6 +12,7 @@
 #include <lua.hpp>
 
 #include "engine/scripting/lua_convert.h"
+#include "engine/scripting/lua_libraries.h"
 #include "engine/scripting/script_engine.h"
 
 extern "C" {
@@ -23,7 +24,7 @@ namespace ringkv::engine {
 namespace {
 
 constexpr const char* kEngineKey = "ringkv.engine";
-constexpr const char* kReadonlyKey = "ringkv.readonly";  // proxy → true
+constexpr const char* kReadonlyKey = "ringkv.readonly";  // proxy → the table behind it
 constexpr const char* kReadonlyError = "Attempt to modify a readonly table";
 
 // Raises Redis's error table {err="ERR msg"} (no position: Redis's luaPushError + luaError).
@@ -246,9 +247,34 @@ void push_proxy(lua_State* L, int real, lua_CFunction index) {
   lua_setmetatable(L, -2);
   lua_getfield(L, LUA_REGISTRYINDEX, kReadonlyKey);
   lua_pushvalue(L, -2);
-  lua_pushboolean(L, 1);
+  lua_pushvalue(L, real);
   lua_rawset(L, -3);
   lua_pop(L, 1);
+}
+
+// Lua 5.1 has no __pairs, so next() and pairs() of a proxy would see an empty table; Redis's
+// read-only tables are real ones that iterate. So next() walks the table behind a proxy.
+int script_next(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 2);
+  lua_getfield(L, LUA_REGISTRYINDEX, kReadonlyKey);
+  lua_pushvalue(L, 1);
+  lua_rawget(L, -2);
+  if (lua_istable(L, -1)) lua_replace(L, 1);
+  lua_settop(L, 2);
+  if (lua_next(L, 1) != 0) return 2;
+  lua_pushnil(L);
+  return 1;
+}
+
+// pairs(t): next, t, nil. The next it returns is its own copy, not the global one (as in Lua
+// 5.1's base library, where pairs({}) ~= next).
+int script_pairs(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
 }
 
 void open_library(lua_State* L, const char* name, lua_CFunction open) {
@@ -336,6 +362,8 @@ lua_State* new_script_state(ScriptEngine* engine, bool functions) {
   open_library(L, LUA_MATHLIBNAME, luaopen_math);
   open_library(L, LUA_DBLIBNAME, luaopen_debug);
   open_library(L, "cjson", luaopen_cjson);
+  open_library(L, "struct", open_struct);
+  open_library(L, "cmsgpack", open_cmsgpack);
   open_library(L, "bit", luaopen_bit);
   for (const char* name : {"loadfile", "dofile", "print"}) {
     lua_pushnil(L);
@@ -350,10 +378,15 @@ lua_State* new_script_state(ScriptEngine* engine, bool functions) {
   lua_setglobal(L, "rawset");
   lua_pushcfunction(L, script_pcall);
   lua_setglobal(L, "pcall");
+  lua_pushcfunction(L, script_next);
+  lua_setglobal(L, "next");
+  lua_pushcfunction(L, script_next);
+  lua_pushcclosure(L, script_pairs, 1);
+  lua_setglobal(L, "pairs");
 
   // Library tables become read-only proxies.
-  for (const char* name :
-       {"redis", "string", "table", "math", "debug", "cjson", "bit", "coroutine"}) {
+  for (const char* name : {"redis", "string", "table", "math", "debug", "cjson", "struct",
+                           "cmsgpack", "bit", "coroutine"}) {
     lua_getglobal(L, name);
     if (!lua_istable(L, -1)) {
       lua_pop(L, 1);

@@ -4,8 +4,9 @@
 // runs through EVAL (or EVAL_RO) with them, so redis.call/redis.pcall get arbitrary commands and
 // arguments: Redis's checks inside scripts (unknown, noscript, arity, writes from read-only
 // scripts), every reply converted to Lua and back in RESP2 and RESP3, Lua numbers as arguments,
-// cjson of any reply. After each line the reply must be exactly one complete, valid RESP value
-// and the store's key count must agree with its live keys.
+// cjson of any reply, cmsgpack of any reply and of the arguments as MessagePack, struct with the
+// first argument as a format. After each line the reply must be exactly one complete, valid RESP
+// value and the store's key count must agree with its live keys.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -45,6 +46,18 @@ constexpr Template kTemplates[] = {
     {"EVAL",
      "redis.setresp(3) local r = redis.pcall(unpack(ARGV)) "
      "return {type(r), r, redis.sha1hex(ARGV[1] or ''), bit.band(#ARGV, 7)}",
+     false},
+    {"EVAL",
+     "local ok, s = pcall(cmsgpack.pack, redis.pcall(unpack(ARGV))) "
+     "if not ok then return s end return {s, cmsgpack.unpack(s)}",
+     false},
+    {"EVAL",
+     "local r = {pcall(cmsgpack.unpack_limit, ARGV[1] or '', tonumber(ARGV[2]) or 2, "
+     "tonumber(ARGV[3]) or 0)} return {tostring(r[1]), r[2], cjson.encode({unpack(r, 3)})}",
+     false},
+    {"EVAL",
+     "local ok, s = pcall(struct.pack, ARGV[1] or '', unpack(ARGV, 2)) if not ok then return s end "
+     "return {s, pcall(struct.size, ARGV[1]), pcall(struct.unpack, ARGV[1], s .. (ARGV[2] or ''))}",
      false},
     {"EVAL", "return redis.error_reply(ARGV[1] or 'x')", false},
     {"EVAL", "return redis.status_reply(ARGV[1] or 'x')", false},

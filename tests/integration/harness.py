@@ -67,11 +67,58 @@ def rss_distortion(binary):
     return found and "built with %s" % found
 
 
+def _ephemeral_range():
+    """The OS's range for outgoing connections' local ports (ip_local_port_range)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(x) for x in f.read().split())
+            return low, high
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def _bound_socket(port):
+    """A socket bound to 127.0.0.1:port, or None when the port is taken."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind(("127.0.0.1", port))
+        return s
+    except OSError:
+        s.close()
+        return None
+
+
+def free_ports(n):
+    """Returns n distinct TCP ports on 127.0.0.1 that are free right now, all held open together
+    while asking. They are chosen at random below the OS's ephemeral range: a port the OS picks
+    for bind(0) comes from the range it also gives outgoing connections, so on a busy machine a
+    client socket could take it between the check and the server's bind ("address already in
+    use")."""
+    low, _ = _ephemeral_range()
+    first = 10000 if low > 12000 else None
+    socks = []
+    try:
+        if first is not None:
+            candidates = random.SystemRandom().sample(range(first, low), min(low - first, 400))
+            for port in candidates:
+                if len(socks) == n:
+                    break
+                s = _bound_socket(port)
+                if s is not None:
+                    socks.append(s)
+        while len(socks) < n:  # no room below the ephemeral range: let the OS choose
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
 def free_port():
-    """Returns a TCP port on 127.0.0.1 that the OS reports free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """Returns a TCP port on 127.0.0.1 that is free right now (see free_ports)."""
+    return free_ports(1)[0]
 
 
 def is_redis_binary(path):
@@ -216,21 +263,6 @@ class ServerProcess:
 
     def __exit__(self, *exc):
         self.cleanup()
-
-
-def free_ports(n):
-    """Returns n distinct TCP ports on 127.0.0.1 that the OS reports free right now (all held
-    open together while asking, so the OS cannot hand out the same port twice)."""
-    socks = []
-    try:
-        for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 class ClusterNode(ServerProcess):

@@ -553,6 +553,39 @@ def check_resp3(report, cluster):
         report.equal(c.call("GET", remote2), NIL, "RESP2 again: remote missing key is $-1")
 
 
+def check_peer_frames(report, cluster):
+    """A relay link's frames with prefixes run as they say; malformed ones get an error and the
+    link and the node go on."""
+    port = cluster.ports[0]
+    fingerprint = info_fields(port, "CLUSTER", "INFO")["cluster_ring_fingerprint"]
+    with harness.RespClient(port) as c:
+        report.equal(c.call("RINGKV.PEER", "127.0.0.1:1", fingerprint),
+                     b"+%s\r\n" % fingerprint.encode(), "introduced as a relay link")
+        report.equal(c.call("RINGKV.DB", "2", "SET", "pf:k", "two"), OK, "RINGKV.DB 2 SET")
+        report.equal(c.call("RINGKV.DB", "2", "RINGKV.RESP3", "GET", "pf:k"), bulk("two"),
+                     "RINGKV.DB 2 RINGKV.RESP3 GET reads database 2")
+        report.equal(c.call("GET", "pf:k"), NIL, "a frame without RINGKV.DB runs in database 0")
+        report.equal(c.call("RINGKV.RESP3", "GET", "pf:k"), b"_\r\n",
+                     "RINGKV.RESP3 answers in RESP3")
+        malformed = [
+            (("RINGKV.DB", "99", "GET", "pf:k"), b"-ERR DB index is out of range\r\n"),
+            (("RINGKV.DB", "x", "GET", "pf:k"), b"-ERR DB index is out of range\r\n"),
+            (("RINGKV.DB", "1"), b"-ERR malformed RINGKV.DB prefix\r\n"),
+            (("RINGKV.RESP3",), b"-ERR malformed RINGKV.RESP3 prefix\r\n"),
+            (("RINGKV.SHARDMSG", "ch"), b"-ERR malformed RINGKV.SHARDMSG frame\r\n"),
+            (("RINGKV.MIGRATE", "x", "DEL", "pf:k"), b"-ERR malformed RINGKV.MIGRATE frame\r\n"),
+            (("RINGKV.AS", "nobody", "GET", "pf:k"),
+             b"-NOPERM the script's user 'nobody' does not exist on this node\r\n"),
+        ]
+        for argv, want in malformed:
+            report.equal(c.call(*argv), want, "%s is refused" % " ".join(argv))
+        report.equal(c.call("RINGKV.DB", "2", "GET", "pf:k"), bulk("two"),
+                     "the link goes on after malformed frames")
+        report.equal(c.call("RINGKV.DB", "2", "DEL", "pf:k"), integer(1), "cleaned up")
+    with harness.RespClient(port) as c:
+        report.equal(c.call("PING"), b"+PONG\r\n", "the node still answers clients")
+
+
 # -- introspection ----------------------------------------------------------------------------
 
 
@@ -816,6 +849,8 @@ def main():
             check_keyspace_wide(report, cluster)
         with Section(report, "RESP3 through the relay"):
             check_resp3(report, cluster)
+        with Section(report, "peer frames and their prefixes"):
+            check_peer_frames(report, cluster)
         with Section(report, "CLUSTER and INFO fields"):
             check_info(report, cluster, "balanced")
         with Section(report, "killed peer and restart"):

@@ -1,6 +1,7 @@
 // Unit tests of the script engine: reply ↔ Lua conversions both ways (RESP2 and RESP3), the
-// sandbox (read-only globals, removed functions, cjson and bit), shebang flags, the cache, and
-// the errors of redis.call/pcall. Scripts' commands run on a Store through the command table.
+// sandbox (read-only globals that still iterate, removed functions, cjson, bit, cmsgpack and
+// struct), shebang flags, the cache, and the errors of redis.call/pcall. Scripts' commands run on
+// a Store through the command table.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -153,7 +154,7 @@ TEST_CASE("errors of redis.call are raised with the script line, pcall returns t
         "'+'\r\n");
 }
 
-TEST_CASE("the sandbox: read-only globals, no os/io/loadfile, cjson and bit") {
+TEST_CASE("the sandbox: read-only globals, no os/io/loadfile, cjson, bit, cmsgpack, struct") {
   Host h;
   CHECK(h.eval("x = 1") ==
         error_at("x = 1", "ERR user_script:1: Attempt to modify a readonly table"));
@@ -173,6 +174,14 @@ TEST_CASE("the sandbox: read-only globals, no os/io/loadfile, cjson and bit") {
   CHECK(h.eval("return cjson.decode('[1,2,{\"a\":3}]')[3].a") == ":3\r\n");
   CHECK(h.eval("return bit.band(7,3)") == ":3\r\n");
   CHECK(h.eval("return bit.tohex(255)") == "$8\r\n000000ff\r\n");
+  CHECK(h.eval("return cmsgpack.pack({1, 'a'})") ==
+        "$4\r\n\x92\x01\xa1"
+        "a\r\n");
+  CHECK(h.eval("return struct.unpack('>h', struct.pack('>h', -5))") == ":-5\r\n");
+  // The read-only library tables still iterate (Lua 5.1 has no __pairs: next() knows them).
+  CHECK(h.eval("local n = 0 for k in pairs(struct) do n = n + 1 end return n") == ":3\r\n");
+  CHECK(h.eval("local n = 0 for k in pairs(cmsgpack) do n = n + 1 end return n") == ":8\r\n");
+  CHECK(h.eval("return next(string) ~= nil and pairs({}) ~= next") == ":1\r\n");
   CHECK(h.eval("return redis.sha1hex('')") ==
         "$40\r\nda39a3ee5e6b4b0d3255bfef95601890afd80709\r\n");
   CHECK(h.eval("return redis.REPL_ALL") == ":3\r\n");
