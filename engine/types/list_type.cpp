@@ -391,8 +391,9 @@ void ListObject::insert_at(size_t pivot, bool after, std::string_view value) {
     put(ni - 1, node(ni - 1)->used, value);
     return;
   }
-  // Full, at an end of the node whose neighbour there is full too: a new node between them.
-  if ((at_tail && ni + 1 < nnodes_) || (at_head && ni > 0)) {
+  // Full, at an end of the node with no room in the neighbour there (or none): a new node, no
+  // merging.
+  if (at_tail || at_head) {
     const size_t at = after ? ni + 1 : ni;
     insert_node(at, new_node(entry_size(value)));
     put(at, 0, value);
