@@ -188,11 +188,16 @@ int Server::serve() {
   lock_timer_.data = this;
 
   input_task_ = std::make_unique<IdleTask>(loop_, [this] {
+    // In the order they deferred; once this turn has run its share of input, the rest keep their
+    // place at the head of the line (the first always runs, so each gets its turn).
     std::vector<uint64_t> ids;
     ids.swap(deferred_input_);
-    for (uint64_t id : ids) {
-      if (Connection* c = clients_.find(id)) c->continue_input();
+    size_t next = 0;
+    for (; next < ids.size() && (next == 0 || !turn_input_spent()); ++next) {
+      if (Connection* c = clients_.find(ids[next])) c->continue_input();
     }
+    deferred_input_.insert(deferred_input_.begin(), ids.begin() + static_cast<std::ptrdiff_t>(next),
+                           ids.end());
     return !deferred_input_.empty();
   });
 

@@ -118,6 +118,8 @@ class Server final : public engine::ServerControl,
   // ends): a connection defers the rest of its input once the turn has run enough, whatever its
   // own share, so that three peers copying keys here cannot make one turn 3 × a share long.
   int64_t& turn_input_us() { return turn_input_us_; }
+  static constexpr int64_t kTurnInputBudgetUs = 3000;
+  bool turn_input_spent() const { return turn_input_us_ > kTurnInputBudgetUs; }
 
   // Append-only file records wait to be written: replies of this iteration must not leave
   // before write_aof() (a connection then schedules its flush instead of writing at once).
