@@ -239,13 +239,11 @@ void xread_generic(CommandContext& ctx, bool group_mode) {
   std::vector<ObjectWrite<StreamObject>> guards;
   if (!group_mode && !woken) {
     // Redis's XREAD reads every key once while it takes the IDs (stopping at a key of another
-    // type) and again to serve them: a missing key is two misses and two keymiss events.
+    // type) and again to serve them: a missing key is two misses and two keymiss events. The
+    // errors are left to the loop below, which meets them in Redis's order.
     for (size_t i = 0; i < a.streams; ++i) {
-      auto found = read_object<StreamObject>(ctx.store, ctx.argv[a.streams_arg + i]);
-      if (!found) {
-        ctx.reply.error(found.error());
-        return;
-      }
+      const Entry* e = ctx.store.lookup(ctx.argv[a.streams_arg + i]);
+      if (e != nullptr && e->type() != ValueType::kStream) break;
     }
   }
   for (size_t i = 0; i < a.streams; ++i) {
