@@ -27,6 +27,13 @@ constexpr size_t kMaxPendingReplies = 64 * 1024;
 // requests), then goes on in the next one: one peer's burst of copies, or one client's deep
 // pipeline, does not hold up everyone else.
 constexpr int64_t kInputBudgetUs = 2000;
+// ... and all connections together at most Server::kTurnInputBudgetUs per turn: input that
+// arrives once the turn has run that long waits for the next turn, where deferred connections go
+// first, in order (see Server's input task). A client's PING waits for about one such turn, not
+// for every busy peer link's share of it.
+// The clock is read every 64 requests, or sooner once this much input has run since it was last
+// read: 64 big requests (a ring change's 100 KB RESTOREs) would be many milliseconds of work.
+constexpr size_t kInputCheckBytes = 64 * 1024;
 
 std::string format_address(const sockaddr_storage& ss) {
   char host[INET6_ADDRSTRLEN] = {0};
@@ -250,6 +257,12 @@ void Connection::maybe_finish_close() {
 
 bool Connection::output_backlogged() const { return pending_output() >= kMaxPendingOutput; }
 
+void Connection::defer_input() {
+  input_deferred_ = true;
+  update_reading();
+  server_.defer_input(*this);
+}
+
 void Connection::continue_input() {
   input_deferred_ = false;
   if (closing_) return;
@@ -430,6 +443,12 @@ void Connection::on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* /*b
   self->server_.stats().total_net_input_bytes += static_cast<uint64_t>(nread);
   self->server_.stats().total_reads_processed++;
   self->last_interaction_ms_ = uv_now(self->server_.loop());
+  if (self->server_.turn_input_spent()) {
+    // This turn has run its share of input already (many peer links each bringing big
+    // RESTOREs, one request apiece, made turns of 50-90 ms): go on next turn, in line.
+    self->defer_input();
+    return;
+  }
   self->process_input();
   if (self->server_.aof_pending()) {
     // Replies wait for the append-only file write at the end of this iteration, which then
@@ -451,13 +470,23 @@ bool Connection::query_buffer_over_limit() const {
 
 void Connection::process_input() {
   const int64_t start = common::monotonic_us();
+  // The turn's input time so far, and this call's added to it however the call ends.
+  const int64_t turn_before = server_.turn_input_us();
+  struct Account {
+    Server& server;
+    int64_t start;
+    ~Account() { server.turn_input_us() += common::monotonic_us() - start; }
+  } account{server_, start};
   size_t ran = 0;
+  size_t unchecked_bytes = 0;
   while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_ && !held_ &&
          !output_backlogged()) {
-    if ((++ran & 63) == 0 && common::monotonic_us() - start > kInputBudgetUs) {
-      input_deferred_ = true;
-      update_reading();
-      server_.defer_input(*this);
+    if (((++ran & 63) == 0 || unchecked_bytes >= kInputCheckBytes) && [&] {
+          unchecked_bytes = 0;
+          const int64_t spent = common::monotonic_us() - start;
+          return spent > kInputBudgetUs || turn_before + spent > Server::kTurnInputBudgetUs;
+        }()) {
+      defer_input();
       return;
     }
     // Each request is read with the limits of the client's state after the previous one (AUTH).
@@ -487,15 +516,16 @@ void Connection::process_input() {
       discard_.clear();
       writer_.set_buffer(discard_);
     }
-    const bool ran = server_.execute(*this, argv_, dropping_ ? writer_ : reply_writer());
+    const bool executed = server_.execute(*this, argv_, dropping_ ? writer_ : reply_writer());
     dropping_ = false;
-    if (!ran) {
+    if (!executed) {
       hold();  // parsed again after resume()
       return;
     }
     skip_this_ = skip_next_;
     skip_next_ = false;
     rstart_ += r.consumed;
+    unchecked_bytes += r.consumed;
     if (!enforce_output_limits()) return;
     if (close_after_reply_) {
       close_when_flushed();

@@ -221,6 +221,8 @@ class Connection final : public engine::ClientSession {
   void drain_pending();
 
   void process_input();
+  // Stops reading and leaves the buffered input for the server's input task (next loop turn).
+  void defer_input();
   // Unsent output is over the back-pressure threshold: read and run nothing more for now.
   bool output_backlogged() const;
   // The unparsed input, with the rest of a bulk it declares, exceeds client-query-buffer-limit.

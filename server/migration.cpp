@@ -104,6 +104,16 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
   const auto dbs = static_cast<size_t>(server_.dbs().count());
   copy_->sent.resize(dbs);
   copy_->dirty.resize(dbs);
+  // The frame prefix of each database's copies, built once (not per key). Copy stays where it is
+  // from here on, so the views into its strings stay valid.
+  copy_->db_digits.resize(dbs);
+  copy_->prefixes.resize(dbs);
+  for (size_t db = 0; db < dbs; ++db) {
+    std::vector<std::string_view> prefix =
+        cluster::peer_prefix_args({.db = static_cast<int>(db)}, copy_->db_digits[db]);
+    prefix.insert(prefix.end(), {cluster::kMigrateFrame, copy_->version});
+    copy_->prefixes[db] = std::move(prefix);
+  }
   to_move_ = 0;
   moved_ = 0;
   // Deletions of a restored member's keys made here while it was away reach it as DELs with
@@ -187,36 +197,43 @@ void Migration::key_changed(int db, std::string_view key) {
 void Migration::keyspace_flushed() {
   if (!copy_ || copy_->flushing) return;
   Copy& c = *copy_;
-  for (size_t db = 0; db < c.sent.size(); ++db)
+  for (size_t db = 0; db < c.sent.size(); ++db) {
     c.dirty[db].insert(c.sent[db].begin(), c.sent[db].end());
+    c.sent[db].clear();  // listed again as they are sent again
+  }
   c.found.clear();
   c.cursor = 0;
   c.scan_db = 0;
   c.scanned = false;
 }
 
-std::vector<std::string_view> Migration::copy_prefix(int db, std::string& digits) const {
-  std::vector<std::string_view> prefix = cluster::peer_prefix_args({.db = db}, digits);
-  prefix.insert(prefix.end(), {cluster::kMigrateFrame, copy_->version});
-  return prefix;
+std::span<const std::string_view> Migration::copy_prefix(int db) const {
+  return copy_->prefixes[static_cast<size_t>(db)];
 }
 
 void Migration::send_key(int db, std::string_view key, bool first) {
+  send_key_to(db, key, first, copy_->next.owner_index(key));
+}
+
+void Migration::send_key_to(int db, std::string_view key, bool first, size_t owner) {
   Copy& c = *copy_;
+  if (owner == hashring::HashRing::kNoNode) {
+    c.failed = true;  // a ring without members: nowhere to copy to
+    return;
+  }
   const engine::Entry* e = server_.dbs()[db].peek(key);
   if (first) to_move_++;
   if (e != nullptr && e->type() != engine::ValueType::kString &&
       e->type() != engine::ValueType::kStream && e->object()->size() > kSliceElements) {
     c.sliced.emplace(Copy::Sliced{db, std::string(key), {}, first});
-    c.sent[static_cast<size_t>(db)].emplace(key);
+    c.sent[static_cast<size_t>(db)].emplace_back(key);
     return send_slices(common::monotonic_us());
   }
-  cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(key));
-  std::string digits;
+  cluster::PeerLink& link = server_.cluster()->migration_link(c.next.nodes()[owner].address);
   const uint64_t bytes =
-      key.size() + append_key_frame(link.frame_buffer(), copy_prefix(db, digits), key, e);
-  if (e != nullptr) c.sent[static_cast<size_t>(db)].emplace(key);
-  commit_copies(link, 1, bytes, first, std::string(key));
+      key.size() + append_key_frame(link.frame_buffer(), copy_prefix(db), key, e);
+  if (e != nullptr) c.sent[static_cast<size_t>(db)].emplace_back(key);
+  commit_copies(link, 1, bytes, first);
 }
 
 void Migration::send_slices(int64_t start) {
@@ -225,8 +242,7 @@ void Migration::send_slices(int64_t start) {
     Copy::Sliced& s = *c.sliced;
     const engine::Entry* e = server_.dbs()[s.db].peek(s.key);
     cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(s.key));
-    std::string digits;
-    const std::vector<std::string_view> prefix = copy_prefix(s.db, digits);
+    const std::span<const std::string_view> prefix = copy_prefix(s.db);
     if (e == nullptr || e->type() == engine::ValueType::kString ||
         e->type() == engine::ValueType::kStream) {
       // Deleted, or replaced by another type, meanwhile: its state now, whole (and it is sent
@@ -235,49 +251,50 @@ void Migration::send_slices(int64_t start) {
       const bool first = s.first;
       c.sliced.reset();
       const uint64_t bytes = key.size() + append_key_frame(link.frame_buffer(), prefix, key, e);
-      commit_copies(link, 1, bytes, first, key);
+      commit_copies(link, 1, bytes, first);
       break;
     }
     std::string& f = link.frame_buffer();
     const size_t before = f.size();
     const size_t requests = engine::append_key_slice(*e, s.cursor, kSliceElements, prefix, f);
     const bool done = s.cursor.done;
-    const std::string key = s.key;
     const bool first = s.first;
     if (done) c.sliced.reset();
-    commit_copies(link, requests, f.size() - before, done && first, key);
+    commit_copies(link, requests, f.size() - before, done && first);
   }
 }
 
-void Migration::commit_copies(cluster::PeerLink& link, size_t requests, uint64_t bytes, bool first,
-                              const std::string& key) {
+void Migration::commit_copies(cluster::PeerLink& link, size_t requests, uint64_t bytes,
+                              bool first) {
   Copy& c = *copy_;
+  // Counted as the acknowledgement will uncount it (see Ack).
+  bytes = std::min<uint64_t>(bytes, Ack::kMaxBytes);
   c.in_flight += requests;
   c.in_flight_bytes += bytes;
-  const uint64_t generation = generation_;
   for (size_t i = 0; i < requests; ++i) {
     // The bytes and the end of a first copy are counted with the last request.
     const bool last = i + 1 == requests;
-    commit_copy(link, last ? bytes : 0, last && first, key, generation);
+    commit_copy(link, last ? bytes : 0, last && first, generation_);
   }
 }
 
 void Migration::commit_copy(cluster::PeerLink& link, uint64_t bytes, bool first,
-                            const std::string& key, uint64_t generation) {
-  link.commit([this, generation, bytes, first, k = key](std::string_view reply,
-                                                        const cluster::LinkError* error) {
-    if (generation != generation_ || !copy_) return;
+                            uint64_t generation) {
+  const Ack ack{static_cast<uint32_t>(generation),
+                static_cast<uint32_t>(bytes << 1 | (first ? 1 : 0))};
+  link.commit([this, ack](std::string_view reply, const cluster::LinkError* error) {
+    if (ack.generation != static_cast<uint32_t>(generation_) || !copy_) return;
     Copy& cc = *copy_;
     cc.in_flight--;
-    cc.in_flight_bytes -= std::min(cc.in_flight_bytes, bytes);
+    cc.in_flight_bytes -= std::min<uint64_t>(cc.in_flight_bytes, ack.bytes_first >> 1);
     if (error != nullptr || reply.empty() || reply[0] == '-') {
       // Not on the target: the change aborts (the coordinator sees it in the state).
       if (!cc.failed) {
-        spdlog::error("ring change: copying key '{}' failed: {}", k,
+        spdlog::error("ring change: copying a key failed: {}",
                       error ? error->text() : std::string(reply.substr(0, reply.size() - 2)));
       }
       cc.failed = true;
-    } else if (first) {
+    } else if (ack.bytes_first & 1) {
       moved_++;
     }
     task_.wake();
@@ -304,11 +321,12 @@ void Migration::copy_batch() {
   send_slices(start);
   while (!c.sliced && !c.found.empty() && may_send() &&
          common::monotonic_us() - start < kBatchBudgetUs) {
-    const auto [db, k] = std::move(c.found.back());
+    const Copy::Found f = std::move(c.found.back());
     c.found.pop_back();
-    if (dbs[db].peek(k) == nullptr) continue;  // expired or deleted meanwhile
-    c.dirty[static_cast<size_t>(db)].erase(k);
-    send_key(db, k, true);
+    if (dbs[f.db].peek(f.key) == nullptr) continue;  // expired or deleted meanwhile
+    if (!c.dirty[static_cast<size_t>(f.db)].empty())
+      c.dirty[static_cast<size_t>(f.db)].erase(f.key);
+    send_key_to(f.db, f.key, true, f.owner);
   }
   if (c.sliced) return;
   if (!c.scanned && c.found.empty()) {
@@ -316,8 +334,11 @@ void Migration::copy_batch() {
     const int db = c.scan_db;
     c.cursor = dbs[db].scan(c.cursor, kBatchKeys, [&](const engine::Entry& e) {
       // Only keys this node owns: leftovers of an earlier change are not its to send.
-      if (c.next.owner_of(e.key()) != self_ && current.owner_of(e.key()) == self_) {
-        c.found.emplace_back(db, e.key());
+      const std::string_view key = e.key();
+      const size_t owner = c.next.owner_index(key);
+      if (owner != hashring::HashRing::kNoNode && c.next.nodes()[owner].address != self_ &&
+          current.owner_of(key) == self_) {
+        c.found.push_back(Copy::Found{db, static_cast<uint32_t>(owner), std::string(key)});
       }
     });
     // One database after the other.

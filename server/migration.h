@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -66,8 +67,10 @@ class Migration final : public cluster::MembershipHost {
   // Sends `key` of database `db` (its current value, or a DEL when it is gone) to its new owner;
   // `first`: its first copy (counted in the progress), not a resend at the flush.
   void send_key(int db, std::string_view key, bool first);
+  // The same, to the node of index `owner` in the next ring (known from the scan).
+  void send_key_to(int db, std::string_view key, bool first, size_t owner);
   // The frame prefix of a copy into database `db`: [RINGKV.DB n] RINGKV.MIGRATE <version>.
-  std::vector<std::string_view> copy_prefix(int db, std::string& digits) const;
+  std::span<const std::string_view> copy_prefix(int db) const;
   // The copy has keys to send and room to send them.
   bool more_to_copy() const;
   // Sends slices of the collection being copied slice by slice while there is room and time
@@ -75,10 +78,16 @@ class Migration final : public cluster::MembershipHost {
   void send_slices(int64_t start);
   // Commits `requests` requests just written to `link` as copies (`first`: the last of them
   // ends the key's first copy).
-  void commit_copies(cluster::PeerLink& link, size_t requests, uint64_t bytes, bool first,
-                     const std::string& key);
-  void commit_copy(cluster::PeerLink& link, uint64_t bytes, bool first, const std::string& key,
-                   uint64_t generation);
+  void commit_copies(cluster::PeerLink& link, size_t requests, uint64_t bytes, bool first);
+  void commit_copy(cluster::PeerLink& link, uint64_t bytes, bool first, uint64_t generation);
+  // What an acknowledgement callback carries: small enough for std::function to hold without
+  // allocating (one allocation less per key copied). Bytes saturate at kMaxBytes, counted the
+  // same way when sent.
+  struct Ack {
+    static constexpr uint64_t kMaxBytes = UINT32_MAX >> 1;
+    uint32_t generation;   // the low bits of generation_ at the copy
+    uint32_t bytes_first;  // bytes << 1 | (the end of a first copy)
+  };
 
   Server& server_;
   IdleTask task_;
@@ -94,11 +103,24 @@ class Migration final : public cluster::MembershipHost {
     bool scanned = false;
     bool flushing = false;
     bool failed = false;
-    std::vector<std::pair<int, std::string>> found;  // found moving by the scan, not sent yet
+    // A key the scan found moving, not sent yet, with its new owner (an index into
+    // next.nodes()).
+    struct Found {
+      int db;
+      uint32_t owner;
+      std::string key;
+    };
+    std::vector<Found> found;
     // By database: keys copied (a FLUSHALL makes them all dirty), and written since copied (sent
-    // again).
-    std::vector<std::unordered_set<std::string>> sent;
+    // again). `sent` is a list, not a set: appending a short key allocates nothing and dropping
+    // the list at the end of the change frees one block, where a set of 100 000s of nodes took
+    // tens of milliseconds of one loop turn to free. A key sent twice is listed twice, which
+    // only matters after a FLUSHALL (it goes into `dirty`, a set, once).
+    std::vector<std::vector<std::string>> sent;
     std::vector<std::unordered_set<std::string>> dirty;
+    // By database: the frame prefix of its copies, and the database number it names.
+    std::vector<std::string> db_digits;
+    std::vector<std::vector<std::string_view>> prefixes;
     uint64_t in_flight = 0;        // copies not yet acknowledged
     uint64_t in_flight_bytes = 0;  // ... and their payload bytes
     // A big collection being copied a slice per turn (one at a time; see engine::KeySliceCursor).

@@ -188,11 +188,16 @@ int Server::serve() {
   lock_timer_.data = this;
 
   input_task_ = std::make_unique<IdleTask>(loop_, [this] {
+    // In the order they deferred; once this turn has run its share of input, the rest keep their
+    // place at the head of the line (the first always runs, so each gets its turn).
     std::vector<uint64_t> ids;
     ids.swap(deferred_input_);
-    for (uint64_t id : ids) {
-      if (Connection* c = clients_.find(id)) c->continue_input();
+    size_t next = 0;
+    for (; next < ids.size() && (next == 0 || !turn_input_spent()); ++next) {
+      if (Connection* c = clients_.find(ids[next])) c->continue_input();
     }
+    deferred_input_.insert(deferred_input_.begin(), ids.begin() + static_cast<std::ptrdiff_t>(next),
+                           ids.end());
     return !deferred_input_.empty();
   });
 
@@ -219,8 +224,11 @@ int Server::serve() {
   // and frames queued while flushing clients go out in the same iteration.
   uv_check_init(loop_, &flush_check_);
   flush_check_.data = this;
-  uv_check_start(&flush_check_,
-                 [](uv_check_t* h) { static_cast<Server*>(h->data)->flush_dirty(); });
+  uv_check_start(&flush_check_, [](uv_check_t* h) {
+    auto* self = static_cast<Server*>(h->data);
+    self->flush_dirty();
+    self->turn_input_us_ = 0;
+  });
 
   uv_signal_init(loop_, &sigint_);
   uv_signal_init(loop_, &sigterm_);
@@ -683,8 +691,11 @@ void Server::apply_memory_config() {
   if (policy != eviction_limits_.policy) evictor_.reset();
   eviction_limits_ = engine::EvictionLimits{static_cast<size_t>(opts.maxmemory), policy,
                                             static_cast<size_t>(opts.maxmemory_samples)};
-  dbs_.set_access_policy(
-      engine::AccessPolicy{engine::is_lfu(policy), opts.lfu_log_factor, opts.lfu_decay_time});
+  const bool lru_or_lfu = policy == engine::EvictionPolicy::kAllKeysLru ||
+                          policy == engine::EvictionPolicy::kVolatileLru || engine::is_lfu(policy);
+  dbs_.set_access_policy(engine::AccessPolicy{engine::is_lfu(policy), opts.lfu_log_factor,
+                                              opts.lfu_decay_time,
+                                              opts.maxmemory == 0 || !lru_or_lfu});
 }
 
 void Server::config_resetstat() {

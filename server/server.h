@@ -114,6 +114,12 @@ class Server final : public engine::ServerControl,
   void schedule_flush(Connection* conn) { dirty_.push_back(conn); }
   // Asks for conn.continue_input() in the next loop turn (its share of this one ran out).
   void defer_input(Connection& conn);
+  // Microseconds of input run in this loop turn, all connections together (reset when the turn
+  // ends): a connection defers the rest of its input once the turn has run enough, whatever its
+  // own share, so that three peers copying keys here cannot make one turn 3 × a share long.
+  int64_t& turn_input_us() { return turn_input_us_; }
+  static constexpr int64_t kTurnInputBudgetUs = 3000;
+  bool turn_input_spent() const { return turn_input_us_ > kTurnInputBudgetUs; }
 
   // Append-only file records wait to be written: replies of this iteration must not leave
   // before write_aof() (a connection then schedules its flush instead of writing at once).
@@ -516,6 +522,7 @@ class Server final : public engine::ServerControl,
   uv_check_t flush_check_;
   std::vector<Connection*> dirty_;        // connections with replies to write this iteration
   std::vector<uint64_t> deferred_input_;  // connections whose input goes on next turn
+  int64_t turn_input_us_ = 0;
   std::unique_ptr<IdleTask> input_task_;
   bool shutting_down_ = false;
   bool shutdown_finished_ = false;

@@ -31,8 +31,8 @@ constexpr std::string_view kLfuSelected =
     "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
     "switching between policies at runtime LRU and LFU data will take some time to adjust.";
 
-// Redis shares the string objects of the integers 0..9999; OBJECT REFCOUNT reports such a shared
-// object's refcount as INT_MAX.
+// Redis shares the string objects of the integers 0..9999 (see Entry::unshared for when it does
+// not); OBJECT REFCOUNT reports such a shared object's refcount as INT_MAX.
 constexpr int64_t kSharedIntegers = 10000;
 constexpr int64_t kSharedRefcount = INT_MAX;
 
@@ -47,7 +47,7 @@ const Entry* object_lookup(CommandContext& ctx) {
 
 int64_t refcount_of(const Entry& e) {
   int64_t value = 0;
-  if (e.type() == ValueType::kString && e.encoding() == StringEncoding::kInt &&
+  if (e.type() == ValueType::kString && e.encoding() == StringEncoding::kInt && !e.unshared() &&
       parse_int64(e.string_value(), value) && value >= 0 && value < kSharedIntegers) {
     return kSharedRefcount;
   }

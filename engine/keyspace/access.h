@@ -23,6 +23,9 @@ struct AccessPolicy {
   bool lfu = false;         // an LFU maxmemory policy is selected
   int64_t log_factor = 10;  // lfu-log-factor
   int64_t decay_time = 1;   // lfu-decay-time, minutes per counter decrement (0 = never)
+  // Redis shares the objects of the integers 0..9999 unless maxmemory is set with an LRU or LFU
+  // policy (each key needs its own access clock then); decided when a value is written.
+  bool shared_integers = true;
 };
 
 // The LRU clock for `now_ms`.

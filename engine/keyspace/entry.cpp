@@ -20,6 +20,7 @@ constexpr uint8_t kTypeMask = 0x07;
 constexpr int kEncodingShift = 3;
 constexpr uint8_t kEncodingMask = 0x07;
 constexpr uint8_t kHasExpireBit = 0x40;
+constexpr uint8_t kUnsharedBit = 0x80;
 constexpr size_t kFixedHeader = 4;  // flags byte + 24-bit LRU
 constexpr size_t kExpireSize = 8;
 constexpr size_t kEmbstrLimit = 44;  // Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT
@@ -66,6 +67,13 @@ StringEncoding Entry::encoding() const {
 }
 
 bool Entry::has_expire() const { return (bytes()[0] & kHasExpireBit) != 0; }
+
+bool Entry::unshared() const { return (bytes()[0] & kUnsharedBit) != 0; }
+
+void Entry::set_unshared(bool unshared) {
+  bytes()[0] =
+      static_cast<uint8_t>(unshared ? bytes()[0] | kUnsharedBit : bytes()[0] & ~kUnsharedBit);
+}
 
 uint32_t Entry::lru() const {
   const uint8_t* b = bytes();

@@ -1,6 +1,6 @@
 // Entry: one key of the store, stored as a single packed heap block.
 //
-//   byte 0      type (3 bits) | encoding (3 bits) | has_expire (1 bit)
+//   byte 0      type (3 bits) | encoding (3 bits) | has_expire (1 bit) | unshared (1 bit)
 //   bytes 1-3   LRU clock, seconds, 24 bits (OBJECT IDLETIME)
 //   varint      key length
 //   varint      value length (strings; 8 for the other types, whose value is an Object*)
@@ -48,6 +48,11 @@ class Entry {
   // so that the store's memory accounting and empty-key deletion stay right.
   Object* object() const;
   bool has_expire() const;
+  // An integer string Redis would hold in an object of its own rather than one of its shared
+  // integers 0..9999 (a COPY of it, or one written under an LRU/LFU maxmemory policy): OBJECT
+  // REFCOUNT then says 1.
+  bool unshared() const;
+  void set_unshared(bool unshared);
   int64_t expire_at() const;  // unix ms; -1 when the key has no TTL
   uint32_t lru() const;       // 24-bit LRU clock at last access
 

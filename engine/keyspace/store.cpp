@@ -100,6 +100,7 @@ const Entry* Store::set_string(std::string_view key, std::string_view value, Exp
   }
   if (f.entry == nullptr) {
     Entry* e = Entry::create(ValueType::kString, encoding, lru, key, value, at);
+    e->set_unshared(!access_.shared_integers);
     impl_->insert_new(e, h);
     report_new(e->key());
     return e;
@@ -108,6 +109,7 @@ const Entry* Store::set_string(std::string_view key, std::string_view value, Exp
   if (e->type() != ValueType::kString || !e->rewrite(encoding, lru, value, at)) {
     e = Entry::create(ValueType::kString, encoding, lru, key, value, at);
   }
+  e->set_unshared(!access_.shared_integers);
   impl_->replace_at(*f.table, f.pos, e);
   return e;
 }
@@ -237,6 +239,7 @@ bool Store::copy(std::string_view from, std::string_view to, bool replace) {
           ? Impl::clone(src.entry, to, src.entry->expire_at(), impl_->initial_access())
           : Entry::create_object(impl_->initial_access(), to,
                                  src.entry->object()->clone().release(), src.entry->expire_at());
+  e->set_unshared(true);  // COPY duplicates a string into an object of its own
   if (dst.entry != nullptr) {
     impl_->replace_at(*dst.table, dst.pos, e);
   } else {
@@ -260,6 +263,7 @@ bool Store::copy_to(Store& dst, std::string_view from, std::string_view to, bool
                  ? Impl::clone(src.entry, to, src.entry->expire_at(), access)
                  : Entry::create_object(access, to, src.entry->object()->clone().release(),
                                         src.entry->expire_at());
+  e->set_unshared(true);  // COPY duplicates a string into an object of its own
   if (existing.entry != nullptr) {
     dst.impl_->replace_at(*existing.table, existing.pos, e);
   } else {

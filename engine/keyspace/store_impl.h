@@ -366,7 +366,9 @@ struct Store::Impl {
   static Entry* clone(const Entry* e, std::string_view key, int64_t expire_at, uint32_t lru) {
     const Entry::Layout l = e->layout();
     std::string_view raw(reinterpret_cast<const char*>(e->bytes()) + l.value_offset, l.value_size);
-    return Entry::create(e->type(), e->encoding(), lru, key, raw, expire_at);
+    Entry* copy = Entry::create(e->type(), e->encoding(), lru, key, raw, expire_at);
+    copy->set_unshared(e->unshared());
+    return copy;
   }
 
   // Visits live entries whose 48-bit hash prefix lies in [lo, hi); returns how many.

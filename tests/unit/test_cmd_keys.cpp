@@ -429,6 +429,26 @@ TEST_CASE("OBJECT ENCODING, REFCOUNT, FREQ on strings and missing keys") {
   CHECK(ks.run(cmd_object_idletime, {"OBJECT", "IDLETIME", "nokey"}) == "$-1\r\n");
 }
 
+TEST_CASE("OBJECT REFCOUNT: a COPY, or a write under an LRU/LFU maxmemory policy, is not shared") {
+  Keyspace ks;
+  ks.set("n", "5");
+  CHECK(ks.run(cmd_copy, {"COPY", "n", "c"}) == ":1\r\n");
+  CHECK(ks.run(cmd_object_refcount, {"OBJECT", "REFCOUNT", "n"}) == ":2147483647\r\n");
+  CHECK(ks.run(cmd_object_refcount, {"OBJECT", "REFCOUNT", "c"}) == ":1\r\n");
+  // A rename or a TTL keeps the object; a new write makes a new (shared) one.
+  CHECK(ks.run(cmd_rename, {"RENAME", "c", "r"}) == "+OK\r\n");
+  CHECK(ks.run(cmd_expire, {"EXPIRE", "r", "100"}) == ":1\r\n");
+  CHECK(ks.run(cmd_object_refcount, {"OBJECT", "REFCOUNT", "r"}) == ":1\r\n");
+  ks.set("r", "6");
+  CHECK(ks.run(cmd_object_refcount, {"OBJECT", "REFCOUNT", "r"}) == ":2147483647\r\n");
+  // Decided when the value is written: a policy change later leaves it as it is.
+  ks.store.set_access_policy(AccessPolicy{.shared_integers = false});
+  ks.set("u", "7");
+  ks.store.set_access_policy(AccessPolicy{});
+  CHECK(ks.run(cmd_object_refcount, {"OBJECT", "REFCOUNT", "u"}) == ":1\r\n");
+  CHECK(ks.run(cmd_object_refcount, {"OBJECT", "REFCOUNT", "r"}) == ":2147483647\r\n");
+}
+
 TEST_CASE("OBJECT IDLETIME follows the LRU clock, and only TOUCH-like lookups reset it") {
   Keyspace ks;
   ks.set("k", "v");
