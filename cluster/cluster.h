@@ -329,6 +329,13 @@ class Cluster {
   // Once a second while a change is prepared here: a coordinator that restarted takes it up
   // again; a participant asks the coordinator whether it committed or aborted it.
   void recover();
+  // The coordination of the change prepared here, taken up again from its step of resolving
+  // (whether any member committed) by this node.
+  void resume_change();
+  // A failover prepared here whose coordinator is down (by this node's health view; the other
+  // members agree before they take its new PREPARE): the member that proposes failovers takes it
+  // over, so the cluster is not stuck on a dead coordinator that nobody may fail over meanwhile.
+  void maybe_take_over_change();
   // The answer to RINGKV.RING STATE (and COPY).
   std::string state_text() const;
   // Relayed requests awaiting their reply (not blocking ones): none once a pause took hold.

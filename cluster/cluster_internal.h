@@ -124,6 +124,10 @@ struct Cluster::Coordination {
   std::vector<std::string> participants;  // old members and new ones, less a forced leaver
   Step step = kPreparing;
   bool prepare_sent = false;
+  // A failover taken up again (restarted here, or taken over from a coordinator that failed):
+  // it never aborts, as the other coordinator may have committed it; a failed round leaves the
+  // change prepared for recover() to try again.
+  bool taken_over = false;
   size_t waiting = 0;           // control replies outstanding this round
   uint64_t rounds = 0;          // rounds sent so far (drive_change)
   bool round_failed = false;    // a participant failed or refused this round

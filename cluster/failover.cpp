@@ -200,6 +200,7 @@ std::string Cluster::proposer() const {
 }
 
 void Cluster::maybe_fail_over() {
+  maybe_take_over_change();
   // Only a node in touch with a majority proposes (one cut off, or just restarted on an old
   // ring, sees everybody down).
   if (!failover_enabled() || !started_ || change_ || phase_ != Phase::kIdle || !lease_valid()) {
@@ -213,6 +214,26 @@ void Cluster::maybe_fail_over() {
     if (!p.up && !is_failed(p.address)) newly.push_back(p.address);
   }
   if (!newly.empty()) start_failover(newly, false);
+}
+
+void Cluster::maybe_take_over_change() {
+  if (!failover_enabled() || !started_ || change_ || !pending_ || !lease_valid()) return;
+  if (pending_coordinator_ == self_ || pending_coordinator_.empty() || is_failed(self_)) return;
+  // Only a failover: a majority completes it without its coordinator. (A membership change or
+  // a restore needs every participant, the coordinator too.)
+  const bool same_members = std::equal(pending_->nodes().begin(), pending_->nodes().end(),
+                                       ring_.nodes().begin(), ring_.nodes().end());
+  if (!same_members || pending_failed_.size() <= failed_.size()) return;
+  const size_t i = ring_.index_of(pending_coordinator_);
+  if (i == hashring::HashRing::kNoNode || peers_[i] == nullptr || peers_[i]->up) return;
+  // One member takes over: the one that proposes failovers now that the coordinator is down.
+  if (proposer() != self_) return;
+  // It completes the change rather than abort it: the coordinator may have committed it before
+  // it failed. A coordinator that was only hung drives the same change when it comes back, and
+  // a member that committed version N refuses to prepare it again, so nothing diverges.
+  spdlog::warn("taking over the ring change to version {}: its coordinator {} is down",
+               pending_version_, pending_coordinator_);
+  resume_change();
 }
 
 void Cluster::start_failover(const std::vector<std::string>& newly, bool requested) {

@@ -292,11 +292,23 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     if (phase_ != Phase::kIdle) {
       // A retried prepare of the same change; not a new change that reuses the version of one
       // that was aborted without this node hearing of it (recover() learns that soon).
-      if (pending_version_ == version && pending_coordinator_ == args[3] &&
-          pending_failed_ == failed &&
+      if (pending_version_ == version && pending_failed_ == failed &&
           std::equal(members.begin(), members.end(), pending_->nodes().begin(),
                      pending_->nodes().end())) {
-        return "+OK\r\n";
+        if (pending_coordinator_ == args[3]) return "+OK\r\n";
+        // The same change from another member: it takes the change over from a coordinator
+        // that failed. Only if this node sees that coordinator down too (a majority's view).
+        const size_t at = ring_.index_of(pending_coordinator_);
+        if (at != hashring::HashRing::kNoNode && at != self_full_ && peers_[at] != nullptr &&
+            !peers_[at]->up) {
+          spdlog::warn("ring change to version {}: {} takes it over from {}, which is down",
+                       version, args[3], pending_coordinator_);
+          pending_coordinator_ = std::string(args[3]);
+          save_ring();
+          return "+OK\r\n";
+        }
+        return error("ring change to version " + std::to_string(version) + " is coordinated by " +
+                     pending_coordinator_ + ", which answers here");
       }
       return error("another ring change (version " + std::to_string(pending_version_) +
                    ") is in progress here");
@@ -400,43 +412,52 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   return error("unknown RINGKV.RING subcommand");
 }
 
+void Cluster::resume_change() {
+  // Whether some member committed decides the way: forward to the commit, or the whole change
+  // again from the prepare (every step is idempotent).
+  auto c = std::make_unique<Coordination>();
+  c->version = pending_version_;
+  c->members.assign(pending_->nodes().begin(), pending_->nodes().end());
+  c->failed = pending_failed_;
+  const bool same_members =
+      std::equal(c->members.begin(), c->members.end(), ring_.nodes().begin(), ring_.nodes().end());
+  c->kind = !same_members                             ? Coordination::kMembership
+            : pending_failed_.size() > failed_.size() ? Coordination::kFailover
+                                                      : Coordination::kRestore;
+  for (const auto& m : ring_.nodes()) {
+    // The members live in the new ring, and a live member leaving it.
+    if (list_contains(pending_failed_, m.address)) continue;
+    if (!pending_->contains(m.address) && is_failed(m.address)) continue;
+    c->participants.push_back(m.address);
+  }
+  for (const auto& m : pending_->nodes()) {
+    if (!ring_.contains(m.address)) c->participants.push_back(m.address);
+  }
+  c->step = Coordination::kResolving;
+  c->prepare_sent = true;
+  // A failover taken up again may have been committed by another member coordinating it (the
+  // one it was taken over from, or one that took it over from this node): it never aborts.
+  c->taken_over = c->kind == Coordination::kFailover;
+  c->step_started_ms = uv_now(loop_);
+  change_ = std::move(c);
+  drive_change();
+}
+
 void Cluster::recover() {
   drive_restart_check();
   catch_up_ring();
   maybe_fail_over();
   maybe_restore();
   if (!pending_ || change_) return;
-  if (recovering_ && (pending_coordinator_ == self_ || pending_coordinator_.empty())) {
-    // This node coordinated the change and restarted: it takes it up again. Whether some member
-    // committed decides the way: forward to the commit, or the whole change again from the
-    // prepare (every step is idempotent).
-    auto c = std::make_unique<Coordination>();
-    c->version = pending_version_;
-    c->members.assign(pending_->nodes().begin(), pending_->nodes().end());
-    c->failed = pending_failed_;
-    const bool same_members = std::equal(c->members.begin(), c->members.end(),
-                                         ring_.nodes().begin(), ring_.nodes().end());
-    c->kind = !same_members                             ? Coordination::kMembership
-              : pending_failed_.size() > failed_.size() ? Coordination::kFailover
-                                                        : Coordination::kRestore;
-    for (const auto& m : ring_.nodes()) {
-      // The members live in the new ring, and a live member leaving it.
-      if (list_contains(pending_failed_, m.address)) continue;
-      if (!pending_->contains(m.address) && is_failed(m.address)) continue;
-      c->participants.push_back(m.address);
-    }
-    for (const auto& m : pending_->nodes()) {
-      if (!ring_.contains(m.address)) c->participants.push_back(m.address);
-    }
-    c->step = Coordination::kResolving;
-    c->prepare_sent = true;
-    c->step_started_ms = uv_now(loop_);
-    change_ = std::move(c);
+  if (pending_coordinator_ == self_ || (recovering_ && pending_coordinator_.empty())) {
+    // This node coordinated the change and restarted, or took it over and could not finish it
+    // yet: it takes it up again.
     spdlog::warn("resuming the ring change to version {}", pending_version_);
-    drive_change();
-    return;
+    return resume_change();
   }
   if (pending_coordinator_ == self_ || pending_coordinator_.empty()) return;
+  maybe_take_over_change();
+  if (change_) return;
   // A participant (restarted or not) asks the coordinator how the change stands: a coordinator
   // killed after committing itself restarts with no change to drive, and one that aborted may
   // not have reached this node; while it still coordinates, this node keeps waiting.

@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -20,6 +22,19 @@ constexpr uint64_t kDriveMs = 20;
 constexpr uint64_t kPauseLimitMs = 10000;
 // Consecutive failed rounds (a participant unreachable) before a change aborts.
 constexpr int kFailureLimit = 50;
+
+// A test hook: the member named by RINGKV_TEST_STOP_AFTER_PREPARE stops itself (SIGSTOP) once,
+// right after a majority prepared the first failover it coordinates — the moment a coordinator
+// dying leaves every other member with a prepared change (test_failover_coordinator.py).
+void stop_if_asked_after_prepare(const std::string& self) {
+  static bool stopped = false;
+  const char* who = std::getenv("RINGKV_TEST_STOP_AFTER_PREPARE");
+  if (stopped || who == nullptr || self != who) return;
+  stopped = true;
+  spdlog::warn("stopping after the prepare round (RINGKV_TEST_STOP_AFTER_PREPARE)");
+  spdlog::default_logger()->flush();
+  std::raise(SIGSTOP);
+}
 
 }  // namespace
 
@@ -156,8 +171,9 @@ void Cluster::finish_change(std::string error) {
   if (!error.empty()) {
     spdlog::error("ring change to version {} failed: {}", c.version, error);
     last_change_ = "failed: " + error;
-    // Nothing is committed anywhere: every participant drops the change.
-    if (c.prepare_sent) {
+    // Nothing is committed anywhere: every participant drops the change. (A change taken over
+    // from a failed coordinator stays prepared: that one may have committed it.)
+    if (c.prepare_sent && !c.taken_over) {
       for (const auto& a : c.participants) {
         control(a, {"RINGKV.RING", "ABORT", std::to_string(c.version)},
                 [](std::string_view, bool) {});
@@ -168,8 +184,12 @@ void Cluster::finish_change(std::string error) {
     spdlog::info("ring change to version {} done", c.version);
     last_change_ = "ok";
   }
+  const bool failover_next = c.taken_over && error.empty();
   change_.reset();
   uv_timer_stop(&change_timer_);
+  // The coordinator it took the change over from is down: its failover comes next. (A takeover
+  // that failed is tried again by recover(), not at once.)
+  if (failover_next) maybe_fail_over();
 }
 
 void Cluster::schedule_change() {
@@ -254,7 +274,7 @@ void Cluster::drive_change() {
   for (size_t i = 0; i < members.size(); ++i) {
     if (!change_ || change_->version != version || change_->rounds != round) return;
     if (committing && change_->committed[i]) continue;
-    control(members[i], args, [this, i, step, version](std::string_view reply, bool ok) {
+    auto on_reply = [this, i, step, version](std::string_view reply, bool ok) {
       if (!change_ || change_->version != version || change_->step != step) return;
       Coordination& cc = *change_;
       // Failovers decide by votes (the tie-breaker has two).
@@ -282,7 +302,17 @@ void Cluster::drive_change() {
         if (!ready) cc.round_ready = false;
       }
       if (--cc.waiting == 0) change_round_done();
-    });
+    };
+    // A failover decides by the votes of the members that answer: one this node sees down while
+    // it holds its lease (a hung coordinator it was taken over from) counts as refusing at once,
+    // rather than holding every round until its request times out. (A node just restarted sees
+    // everybody down until its links are accepted again: it asks them all.)
+    if (change_->kind == Coordination::kFailover && members[i] != self_ && !peer(members[i]).up &&
+        lease_valid()) {
+      on_reply("-ERR peer " + members[i] + " is down\r\n", false);
+    } else {
+      control(members[i], args, std::move(on_reply));
+    }
   }
 }
 
@@ -358,6 +388,9 @@ void Cluster::failover_round_done() {
       break;
     case Coordination::kPreparing:
       if (c.round_ok < majority) {
+        // A change taken over from a failed coordinator: the others may not see that one down
+        // yet (their health checks run on their own clocks).
+        if (c.taken_over && ++c.failures < kFailureLimit) return schedule_change();
         return finish_change("failing over " + members_list_text(c.failed) + ": " +
                              std::to_string(c.round_ok) + " of the " +
                              std::to_string(votes_total()) +
@@ -368,6 +401,7 @@ void Cluster::failover_round_done() {
       // that was only hung). A member that asked for it serves nothing meanwhile.
       c.step = Coordination::kLeaseWait;
       c.step_started_ms = now + (c.requested.empty() ? lease_ms_ : 0);
+      stop_if_asked_after_prepare(self_);
       break;
     case Coordination::kCommitting:
       if (committed >= majority) return finish_change({});

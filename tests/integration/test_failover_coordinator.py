@@ -1,0 +1,138 @@
+"""A failover whose coordinator fails mid-way does not stop the cluster (issue 14): 5 members,
+replication-factor 3 (each key keeps a live copy when 2 members fail), replica-acks 1, writers
+on every node. A member R is killed (kill -9); the
+member that proposes failovers (the first by address) coordinates R's failover and, by the test
+hook RINGKV_TEST_STOP_AFTER_PREPARE, stops itself (SIGSTOP) right after every member prepared
+it. Then the coordinator is killed (kill -9), left hung, or continued 1.5 s later (a hang that
+ends mid-way). Within 3 s of the coordinator's fault, the keys of both failed members are
+writable through every survivor; the members end on one ring; no acknowledged write is lost and
+a continued coordinator never answers a value older than acknowledged.
+
+    /usr/bin/python3 test_failover_coordinator.py --server build/ringkv-server [--seed N]
+"""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+import test_replication as repl  # noqa: E402
+
+HOOK = "RINGKV_TEST_STOP_AFTER_PREPARE"
+
+
+def process_stopped(pid):
+    """Whether the process is stopped (state T in /proc/PID/stat)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+    except OSError:
+        return False
+
+
+def check_round(report, binary, rng, fault):
+    label = "coordinator %s after the prepare round" % fault
+    opts = dict(repl.HEALTH, **{"replication-factor": 3, "replica-acks": 1})
+    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
+    c = harness.Cluster(binary, 5, name="failover-coord", cluster_options=opts, extra=persist)
+    # The member that proposes failovers is the first live one by address.
+    coord = min(range(5), key=lambda i: c.addresses[i])
+    victim = rng.choice([i for i in range(5) if i != coord])
+    os.environ[HOOK] = c.addresses[coord]
+    try:
+        c.start()
+    finally:
+        # Only the first start has the hook: a restarted node must not stop itself again.
+        del os.environ[HOOK]
+    try:
+        run_round(report, c, rng, fault, label, coord, victim)
+    finally:
+        c.cleanup()
+
+
+def run_round(report, c, rng, fault, label, coord, victim):
+    ports = c.ports
+    repl.settle(ports)
+    survivors = [p for i, p in enumerate(ports) if i not in (victim, coord)]
+    model = repl.Model()
+    stop = threading.Event()
+    writers = repl.start_writers(model, ports, rng, stop)
+    try:
+        time.sleep(1.0)
+        with model.lock:
+            all_keys = sorted(model.sent)
+        owner = repl.owners(ports[coord], all_keys)
+        # The keys of each failed member, the victim's and the coordinator's.
+        failed_keys = [{k for k in all_keys if owner[k] == c.addresses[i]}
+                       for i in (victim, coord)]
+        c.kill(victim)
+        deadline = time.monotonic() + 10 * harness.timeout_scale()
+        while not process_stopped(c.nodes[coord].pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        t_fault = time.monotonic()
+        stopped = process_stopped(c.nodes[coord].pid)
+        report.check(stopped, "%s: the coordinator stopped itself after preparing the "
+                     "failover of node %d" % (label, victim + 1), c.logs())
+        if not stopped:
+            return
+        if fault == "kill -9":
+            c.kill(coord)
+        elif fault == "continued":
+            time.sleep(1.5)
+            c.kill(coord, signal.SIGCONT)
+        time.sleep(repl.FAILOVER_LIMIT + 1.0 - (time.monotonic() - t_fault))
+        for who, keys in zip(("victim", "coordinator"), failed_keys):
+            firsts = repl.first_success_after(
+                [w for i, w in enumerate(writers) if i not in (victim, coord)], t_fault, keys)
+            print("    %s: writes to the %d keys of the %s resumed after %s s through the "
+                  "survivors" % (label, len(keys), who, ", ".join(
+                      "-" if f is None else "%.2f" % f for f in firsts)), flush=True)
+            report.check(all(f is not None and f <= repl.FAILOVER_LIMIT for f in firsts),
+                         "%s: the %s's keys are writable through every survivor within %.0f s"
+                         % (label, who, repl.FAILOVER_LIMIT), repr(firsts) + "\n" + c.logs())
+        if fault == "continued":
+            stale = repl.stale_reads(ports[coord], dict(model.acked), rng, seconds=1.0)
+            report.check(not stale, "%s: reads through the continued coordinator never "
+                         "return a value older than an acknowledged write" % label,
+                         repr(stale[:5]))
+        else:
+            infos = [repl.cluster_info(p) for p in survivors]
+            report.check(all(i.get("cluster_failed") == "2" for i in infos),
+                         "%s: every survivor has both members failed over" % label,
+                         repr([i.get("cluster_failed") for i in infos]))
+            c.restart(coord)
+        c.restart(victim)
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        for w in writers:
+            w.join()
+    repl.settle(ports, timeout=60)
+    print("    %s: %d writes acknowledged, %d failed or unknown" %
+          (label, model.writes, model.failures), flush=True)
+    repl.check_model(report, ports, model, label, strict=True)
+    with model.lock:
+        keys = sorted(model.sent)
+    repl.check_copies(report, ports, keys[:300], 3, label)
+
+
+def main():
+    p = harness.arg_parser(__doc__)
+    p.add_argument("--seed", type=int, default=None)
+    args = p.parse_args()
+    rng, _ = harness.seeded_rng(args.seed)
+    report = harness.Report("test_failover_coordinator")
+    faults = ["kill -9", "stopped", "continued"]
+    rng.shuffle(faults)
+    # Every fault at full scale; fewer under the sanitizers' reduced scale.
+    for fault in faults[:harness.scaled(len(faults), 1)]:
+        check_round(report, args.server, rng, fault)
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
