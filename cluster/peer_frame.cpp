@@ -47,10 +47,22 @@ bool named(std::string_view arg, std::string_view name) {
   return common::equals_ignore_case(arg, name);
 }
 
-// The decimal digits of n in `buffer`.
-std::string_view digits_of(int n, char (&buffer)[16]) {
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, n);
-  return {buffer, static_cast<size_t>(end - buffer)};
+// The arguments of `prefix`, in the order parse_peer_frame reads them, into `args` (returns how
+// many): the one place that lists them. `digits(db)` gives the database's decimal digits as a
+// view that outlives the call.
+template <typename Digits>
+size_t prefix_args(const PeerPrefix& prefix, std::string_view (&args)[5], Digits& digits) {
+  size_t n = 0;
+  if (prefix.db != 0) {
+    args[n++] = "RINGKV.DB";
+    args[n++] = digits(prefix.db);
+  }
+  if (prefix.resp3) args[n++] = "RINGKV.RESP3";
+  if (!prefix.user.empty()) {
+    args[n++] = "RINGKV.AS";
+    args[n++] = prefix.user;
+  }
+  return n;
 }
 
 }  // namespace
@@ -98,19 +110,26 @@ engine::Result<PeerFrame> parse_peer_frame(std::span<const std::string_view> arg
   return frame;
 }
 
+namespace {
+
+// A request header for `prefix`'s arguments and `more` after them, then the prefix's arguments.
+void append_header_and_prefix(std::string& out, const PeerPrefix& prefix, size_t more) {
+  char buffer[16];
+  auto digits = [&buffer](int n) {
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, n);
+    return std::string_view(buffer, static_cast<size_t>(end - buffer));
+  };
+  std::string_view args[5];
+  const size_t n = prefix_args(prefix, args, digits);
+  protocol::append_request_header(out, n + more);
+  for (size_t i = 0; i < n; ++i) protocol::append_request_bulk(out, args[i]);
+}
+
+}  // namespace
+
 void append_peer_frame(std::string& out, const PeerPrefix& prefix,
                        std::span<const std::string_view> argv) {
-  protocol::append_request_header(out, prefix.size() + argv.size());
-  if (prefix.db != 0) {
-    char buffer[16];
-    protocol::append_request_bulk(out, "RINGKV.DB");
-    protocol::append_request_bulk(out, digits_of(prefix.db, buffer));
-  }
-  if (prefix.resp3) protocol::append_request_bulk(out, "RINGKV.RESP3");
-  if (!prefix.user.empty()) {
-    protocol::append_request_bulk(out, "RINGKV.AS");
-    protocol::append_request_bulk(out, prefix.user);
-  }
+  append_header_and_prefix(out, prefix, argv.size());
   for (std::string_view a : argv) protocol::append_request_bulk(out, a);
 }
 
@@ -120,24 +139,16 @@ std::string prefixed_frame(const PeerPrefix& prefix, std::string_view frame) {
   const size_t eol = frame.find("\r\n");
   const size_t n = static_cast<size_t>(common::parse_integer(frame.substr(1, eol - 1)).value_or(0));
   std::string out;
-  std::string digits;
-  const std::vector<std::string_view> args = peer_prefix_args(prefix, digits);
-  protocol::append_request_header(out, n + args.size());
-  for (std::string_view a : args) protocol::append_request_bulk(out, a);
+  append_header_and_prefix(out, prefix, n);
   out.append(frame.substr(eol + 2));
   return out;
 }
 
 std::vector<std::string_view> peer_prefix_args(const PeerPrefix& prefix, std::string& digits) {
-  std::vector<std::string_view> args;
-  args.reserve(prefix.size());
-  if (prefix.db != 0) {
-    digits = std::to_string(prefix.db);
-    args.insert(args.end(), {"RINGKV.DB", digits});
-  }
-  if (prefix.resp3) args.push_back("RINGKV.RESP3");
-  if (!prefix.user.empty()) args.insert(args.end(), {"RINGKV.AS", prefix.user});
-  return args;
+  auto keep = [&digits](int n) -> std::string_view { return digits = std::to_string(n); };
+  std::string_view args[5];
+  const size_t n = prefix_args(prefix, args, keep);
+  return {args, args + n};
 }
 
 }  // namespace ringkv::cluster
