@@ -100,7 +100,7 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
                            std::string_view self) {
   generation_++;
   self_ = self;
-  copy_.emplace(Copy{next, std::to_string(version)});
+  copy_.emplace(Copy{.next = next, .version = std::to_string(version)});
   const auto dbs = static_cast<size_t>(server_.dbs().count());
   copy_->sent.resize(dbs);
   copy_->dirty.resize(dbs);
@@ -274,13 +274,12 @@ void Migration::commit_copies(cluster::PeerLink& link, size_t requests, uint64_t
   for (size_t i = 0; i < requests; ++i) {
     // The bytes and the end of a first copy are counted with the last request.
     const bool last = i + 1 == requests;
-    commit_copy(link, last ? bytes : 0, last && first, generation_);
+    commit_copy(link, last ? bytes : 0, last && first);
   }
 }
 
-void Migration::commit_copy(cluster::PeerLink& link, uint64_t bytes, bool first,
-                            uint64_t generation) {
-  const Ack ack{static_cast<uint32_t>(generation),
+void Migration::commit_copy(cluster::PeerLink& link, uint64_t bytes, bool first) {
+  const Ack ack{static_cast<uint32_t>(generation_),
                 static_cast<uint32_t>(bytes << 1 | (first ? 1 : 0))};
   link.commit([this, ack](std::string_view reply, const cluster::LinkError* error) {
     if (ack.generation != static_cast<uint32_t>(generation_) || !copy_) return;

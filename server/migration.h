@@ -79,7 +79,7 @@ class Migration final : public cluster::MembershipHost {
   // Commits `requests` requests just written to `link` as copies (`first`: the last of them
   // ends the key's first copy).
   void commit_copies(cluster::PeerLink& link, size_t requests, uint64_t bytes, bool first);
-  void commit_copy(cluster::PeerLink& link, uint64_t bytes, bool first, uint64_t generation);
+  void commit_copy(cluster::PeerLink& link, uint64_t bytes, bool first);
   // What an acknowledgement callback carries: small enough for std::function to hold without
   // allocating (one allocation less per key copied). Bytes saturate at kMaxBytes, counted the
   // same way when sent.
@@ -110,17 +110,17 @@ class Migration final : public cluster::MembershipHost {
       uint32_t owner;
       std::string key;
     };
-    std::vector<Found> found;
+    std::vector<Found> found{};
     // By database: keys copied (a FLUSHALL makes them all dirty), and written since copied (sent
     // again). `sent` is a list, not a set: appending a short key allocates nothing and dropping
     // the list at the end of the change frees one block, where a set of 100 000s of nodes took
     // tens of milliseconds of one loop turn to free. A key sent twice is listed twice, which
     // only matters after a FLUSHALL (it goes into `dirty`, a set, once).
-    std::vector<std::vector<std::string>> sent;
-    std::vector<std::unordered_set<std::string>> dirty;
+    std::vector<std::vector<std::string>> sent{};
+    std::vector<std::unordered_set<std::string>> dirty{};
     // By database: the frame prefix of its copies, and the database number it names.
-    std::vector<std::string> db_digits;
-    std::vector<std::vector<std::string_view>> prefixes;
+    std::vector<std::string> db_digits{};
+    std::vector<std::vector<std::string_view>> prefixes{};
     uint64_t in_flight = 0;        // copies not yet acknowledged
     uint64_t in_flight_bytes = 0;  // ... and their payload bytes
     // A big collection being copied a slice per turn (one at a time; see engine::KeySliceCursor).
@@ -130,7 +130,7 @@ class Migration final : public cluster::MembershipHost {
       engine::KeySliceCursor cursor;
       bool first;  // its first copy, counted in the progress
     };
-    std::optional<Sliced> sliced;
+    std::optional<Sliced> sliced{};
   };
   std::optional<Copy> copy_;
   // The last copy's counts, shown after it ended too.
