@@ -62,6 +62,9 @@ int read_number(lua_State* L, const char** fmt, int df) {
   return a;
 }
 
+// The integer options: signed when lowercase (T, size_t, is unsigned).
+bool is_integer_option(int opt) { return opt != '\0' && std::strchr("bBhHlLTiI", opt) != nullptr; }
+
 // The size of option `opt` (reading its count from `fmt`); 0 for the options without one.
 size_t option_size(lua_State* L, char opt, const char** fmt) {
   switch (opt) {
@@ -150,6 +153,16 @@ void put_integer(lua_State* L, luaL_Buffer* b, int arg, int endian, int size) {
   luaL_addlstring(b, buff, static_cast<size_t>(size));
 }
 
+// `n` as a float or double in `endian` order.
+template <typename Float>
+void add_float(luaL_Buffer* b, lua_Number n, int endian) {
+  auto f = static_cast<Float>(n);
+  char bytes[sizeof(Float)];
+  std::memcpy(bytes, &f, sizeof bytes);
+  order_bytes(bytes, sizeof bytes, endian);
+  luaL_addlstring(b, bytes, sizeof bytes);
+}
+
 int struct_pack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   Header h;
@@ -164,33 +177,21 @@ int struct_pack(lua_State* L) {
     int pad = padding(total, h, opt, size);
     total += static_cast<size_t>(pad);
     while (pad-- > 0) luaL_addchar(&b, '\0');
+    if (is_integer_option(opt)) {
+      put_integer(L, &b, arg++, h.endian, static_cast<int>(size));
+      total += size;
+      continue;
+    }
     switch (opt) {
-      case 'b':
-      case 'B':
-      case 'h':
-      case 'H':
-      case 'l':
-      case 'L':
-      case 'T':
-      case 'i':
-      case 'I':
-        put_integer(L, &b, arg++, h.endian, static_cast<int>(size));
-        break;
       case 'x':
         luaL_addchar(&b, '\0');
         break;
-      case 'f': {
-        float f = static_cast<float>(luaL_checknumber(L, arg++));
-        order_bytes(reinterpret_cast<char*>(&f), sizeof f, h.endian);
-        luaL_addlstring(&b, reinterpret_cast<const char*>(&f), sizeof f);
+      case 'f':
+        add_float<float>(&b, luaL_checknumber(L, arg++), h.endian);
         break;
-      }
-      case 'd': {
-        double d = luaL_checknumber(L, arg++);
-        order_bytes(reinterpret_cast<char*>(&d), sizeof d, h.endian);
-        luaL_addlstring(&b, reinterpret_cast<const char*>(&d), sizeof d);
+      case 'd':
+        add_float<double>(&b, luaL_checknumber(L, arg++), h.endian);
         break;
-      }
       case 'c':
       case 's': {
         size_t len = 0;
@@ -255,21 +256,15 @@ int struct_unpack(lua_State* L) {
     pos += static_cast<size_t>(padding(pos, h, opt, size));
     luaL_argcheck(L, size <= ld && pos <= ld - size, 2, "data string too short");
     luaL_checkstack(L, 2, "too many results");
+    if (is_integer_option(opt)) {
+      lua_pushnumber(
+          L, get_integer(data + pos, h.endian, islower(static_cast<unsigned char>(opt)) != 0,
+                         static_cast<int>(size)));
+      ++n;
+      pos += size;
+      continue;
+    }
     switch (opt) {
-      case 'b':
-      case 'B':
-      case 'h':
-      case 'H':
-      case 'l':
-      case 'L':
-      case 'T':
-      case 'i':
-      case 'I':
-        lua_pushnumber(
-            L, get_integer(data + pos, h.endian, islower(static_cast<unsigned char>(opt)) != 0,
-                           static_cast<int>(size)));
-        ++n;
-        break;
       case 'x':
         break;
       case 'f':
