@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "integration"))
 
 import harness  # noqa: E402
-from bench_migration import info, load  # noqa: E402
+from bench_migration import load, wait_settled  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -96,12 +96,7 @@ def one_join(server, n, perf_dir=None):
             with harness.RespClient(cluster.ports[0], timeout=120) as c:
                 reply = harness.parse_reply(c.call("CLUSTER", "JOIN", cand.address))
             assert reply == b"OK", reply
-            while True:
-                infos = [info(node.port) for node in nodes]
-                if all(i["cluster_ring_version"] == "1" and
-                       i["cluster_migration_state"] == "idle" for i in infos):
-                    break
-                time.sleep(0.005)
+            infos = wait_settled([node.port for node in nodes], 1, poll=0.005)
             elapsed = time.perf_counter() - start
             cpu = [cpu_seconds(node.pid) - c0 for node, c0 in zip(nodes, cpu0)]
             for proc in perf:

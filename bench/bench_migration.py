@@ -49,13 +49,14 @@ def load(port, n, value_size, prefix):
                    stdout=subprocess.DEVNULL, check=True)
 
 
-def wait_settled(ports, version):
+def wait_settled(ports, version, poll=0.01):
+    """Waits until every node is at ring `version` with nothing migrating; their INFO cluster."""
     while True:
         infos = [info(p) for p in ports]
         if all(i["cluster_ring_version"] == str(version) and
                i["cluster_migration_state"] == "idle" for i in infos):
             return infos
-        time.sleep(0.01)
+        time.sleep(poll)
 
 
 class Pinger(threading.Thread):
