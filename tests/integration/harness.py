@@ -67,14 +67,13 @@ def rss_distortion(binary):
     return found and "built with %s" % found
 
 
-def _ephemeral_range():
-    """The OS's range for outgoing connections' local ports (ip_local_port_range)."""
+def _ephemeral_low():
+    """The lowest local port the OS gives outgoing connections (ip_local_port_range)."""
     try:
         with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            low, high = (int(x) for x in f.read().split())
-            return low, high
-    except (OSError, ValueError):
-        return 32768, 60999
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 def _bound_socket(port):
@@ -94,7 +93,7 @@ def free_ports(n):
     for bind(0) comes from the range it also gives outgoing connections, so on a busy machine a
     client socket could take it between the check and the server's bind ("address already in
     use")."""
-    low, _ = _ephemeral_range()
+    low = _ephemeral_low()
     first = 10000 if low > 12000 else None
     socks = []
     try:
