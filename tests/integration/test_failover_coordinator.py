@@ -112,16 +112,8 @@ def run_round(report, c, rng, fault, label, coord, victim):
         c.restart(victim)
         time.sleep(0.5)
     finally:
-        stop.set()
-        for w in writers:
-            w.join()
-    repl.settle(ports, timeout=60)
-    print("    %s: %d writes acknowledged, %d failed or unknown" %
-          (label, model.writes, model.failures), flush=True)
-    repl.check_model(report, ports, model, label, strict=True)
-    with model.lock:
-        keys = sorted(model.sent)
-    repl.check_copies(report, ports, keys[:300], 3, label)
+        repl.stop_writers(stop, writers)
+    repl.check_after_faults(report, ports, model, label, True, 3, keys_checked=300)
 
 
 def main():

@@ -65,16 +65,8 @@ def kill_each(report, binary, rng, n_nodes, rf, acks):
                 c.restart(victim)
                 time.sleep(0.5)
             finally:
-                stop.set()
-                for w in writers:
-                    w.join()
-            repl.settle(ports, timeout=60)
-            print("    %s: %d writes acknowledged so far, %d failed or unknown" %
-                  (label, model.writes, model.failures), flush=True)
-            repl.check_model(report, ports, model, label, strict=acks >= 1)
-            with model.lock:
-                keys = sorted(model.sent)
-            repl.check_copies(report, ports, keys, rf, label)
+                repl.stop_writers(stop, writers)
+            repl.check_after_faults(report, ports, model, label, acks >= 1, rf)
     return times
 
 

@@ -226,6 +226,26 @@ def check_model(report, ports, model, label, strict=True):
     return lost
 
 
+def stop_writers(stop, writers):
+    stop.set()
+    for w in writers:
+        w.join()
+
+
+def check_after_faults(report, ports, model, label, strict, rf, keys_checked=None):
+    """Once the cluster has settled: every key against the writers' model (no acknowledged write
+    lost when `strict`) and exactly `rf` copies of the first `keys_checked` keys (all by
+    default). Returns the keys whose last acknowledged write was lost."""
+    settle(ports, timeout=60)
+    print("    %s: %d writes acknowledged, %d failed or unknown" %
+          (label, model.writes, model.failures), flush=True)
+    lost = check_model(report, ports, model, label, strict=strict)
+    with model.lock:
+        keys = sorted(model.sent)
+    check_copies(report, ports, keys[:keys_checked], rf, label)
+    return lost
+
+
 def start_writers(model, ports, rng, stop, nkeys=200):
     writers = [Writer(model, p, "w%d" % i, random.Random(rng.random()), nkeys, stop)
                for i, p in enumerate(ports)]
@@ -493,14 +513,8 @@ def check_fault(report, binary, rng, n_nodes, rf, acks, fault, label):
                 c.restart(victim)
             time.sleep(0.5)
         finally:
-            stop.set()
-            for w in writers:
-                w.join()
-        settle(ports, timeout=60)
-        print("    %s: %d writes acknowledged, %d failed or unknown" %
-              (label, model.writes, model.failures), flush=True)
-        lost = check_model(report, ports, model, label, strict=acks >= 1)
-        check_copies(report, ports, sorted(model.sent)[:300], rf, label)
+            stop_writers(stop, writers)
+        lost = check_after_faults(report, ports, model, label, acks >= 1, rf, keys_checked=300)
         return len(lost), len(model.acked)
 
 
