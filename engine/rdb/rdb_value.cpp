@@ -137,11 +137,13 @@ std::unique_ptr<Object> decode_list(uint8_t type, Reader& r) {
   uint64_t len = 0;
   if (!r.read_len(len)) return nullptr;
   // A quicklist's nodes load as they were saved (quicklistAppendListpack), whatever the
-  // list-max-listpack-size in force.
-  std::vector<std::string> elements;
-  std::vector<std::string_view> views;
-  auto collect = [&](std::string_view element) {
-    elements.emplace_back(element);
+  // list-max-listpack-size in force: each node's first element starts a node, whose listpack
+  // size is the saved listpack's (a ziplist's or a plain node's is estimated instead).
+  bool node_start = true;
+  size_t listpack_bytes = 0;
+  auto add = [&](std::string_view element) {
+    list->append_loaded(element, node_start, listpack_bytes);
+    node_start = false;
     return true;
   };
   for (uint64_t i = 0; i < len; ++i) {
@@ -153,17 +155,17 @@ std::unique_ptr<Object> decode_list(uint8_t type, Reader& r) {
     uint64_t container = rdb::kContainerPacked;
     if (type == rdb::kTypeListQuicklist2 && !r.read_len(container)) return nullptr;
     if (!r.read_string(s)) return nullptr;
-    elements.clear();
+    node_start = true;
+    const bool packed = type == rdb::kTypeListQuicklist2 && container == rdb::kContainerPacked;
+    listpack_bytes = packed ? s.size() : 0;
     if (container == rdb::kContainerPlain) {
-      elements.push_back(s);
+      add(s);
     } else if (container != rdb::kContainerPacked) {
       return nullptr;
-    } else if (type == rdb::kTypeListQuicklist2 ? !rdb::listpack_for_each(s, collect)
-                                                : !rdb::ziplist_for_each(s, collect)) {
+    } else if (type == rdb::kTypeListQuicklist2 ? !rdb::listpack_for_each(s, add)
+                                                : !rdb::ziplist_for_each(s, add)) {
       return nullptr;
     }
-    views.assign(elements.begin(), elements.end());
-    list->append_node(views);
   }
   return list;
 }

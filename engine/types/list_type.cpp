@@ -295,12 +295,26 @@ void ListObject::push(End end, std::string_view value) {
   put(nnodes_ - 1, node(nnodes_ - 1)->used, value);
 }
 
+void ListObject::append_loaded(std::string_view element, bool starts_node, size_t listpack_bytes) {
+  if (starts_node || nnodes_ == 0) {
+    // Its entries take about as many bytes as the listpack they came from.
+    insert_node(nnodes_, new_node(std::max(listpack_bytes, entry_size(element))));
+    if (listpack_bytes != 0) node(nnodes_ - 1)->lp_bytes = static_cast<uint32_t>(listpack_bytes);
+  }
+  const size_t last = nnodes_ - 1;
+  if (listpack_bytes == 0) return put(last, node(last)->used, element);
+  // The node's listpack size is known: no estimate per element (it was most of a load's time).
+  write_entry(splice(last, node(last)->used, 0, entry_size(element)), element);
+  ++node(last)->count;
+  ++count_;
+}
+
 void ListObject::append_node(std::span<const std::string_view> elements) {
-  if (elements.empty()) return;
-  size_t bytes = 0;
-  for (std::string_view e : elements) bytes += entry_size(e);
-  insert_node(nnodes_, new_node(bytes));
-  for (std::string_view e : elements) put(nnodes_ - 1, node(nnodes_ - 1)->used, e);
+  bool first = true;
+  for (std::string_view e : elements) {
+    append_loaded(e, first);
+    first = false;
+  }
 }
 
 std::string ListObject::pop(End end) {

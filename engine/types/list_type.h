@@ -62,7 +62,11 @@ class ListObject final : public Object {
   // LINSERT: inserts `value` after (or before) the element at `pivot` (< size()), placing it in
   // the node Redis's _quicklistInsert would.
   void insert_at(size_t pivot, bool after, std::string_view value);
-  // Appends `elements` as one new node at the tail (loading a DUMP/RDB node as it was).
+  // Loading a DUMP/RDB node as it was (quicklistAppendListpack keeps the saved boundaries):
+  // appends `element` at the tail, starting a new node when `starts_node`. `listpack_bytes`: the
+  // saved node's listpack size when the node was one (0: estimated element by element).
+  void append_loaded(std::string_view element, bool starts_node, size_t listpack_bytes = 0);
+  // Appends `elements` as one new node at the tail (append_loaded for each).
   void append_node(std::span<const std::string_view> elements);
   // Removes `n` elements starting at `index` (index + n <= size()).
   void erase(size_t index, size_t n);
