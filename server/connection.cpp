@@ -27,12 +27,13 @@ constexpr size_t kMaxPendingReplies = 64 * 1024;
 // requests), then goes on in the next one: one peer's burst of copies, or one client's deep
 // pipeline, does not hold up everyone else.
 constexpr int64_t kInputBudgetUs = 2000;
-// ... and all connections together at most Server::kTurnInputBudgetUs per turn: input that
-// arrives once the turn has run that long waits for the next turn, where deferred connections go
-// first, in order (see Server's input task). A client's PING waits for about one such turn, not
-// for every busy peer link's share of it.
-// The clock is read every 64 requests, or sooner once this much input has run since it was last
-// read: 64 big requests (a ring change's 100 KB RESTOREs) would be many milliseconds of work.
+// All connections together run at most Server::kTurnInputBudgetUs of input per turn: input
+// that arrives once the turn has run that long waits for the next turn, where deferred
+// connections go first, in order (see Server's input task). A client's PING waits for about one
+// such turn, not for every busy peer link's share of it.
+//
+// Both budgets are checked every 64 requests, or sooner once this much input has run since the
+// last check: 64 big requests (a ring change's 100 KB RESTOREs) are many milliseconds of work.
 constexpr size_t kInputCheckBytes = 64 * 1024;
 
 std::string format_address(const sockaddr_storage& ss) {
