@@ -37,11 +37,20 @@ SPECIAL_MEMBERS = [b"", b"\x00\xff", "место".encode(), b"a" * 70]
 
 def geo_atomic_keys(argv):
     """The keys of GEOSEARCHSTORE and of GEORADIUS[BYMEMBER] with STORE/STOREDIST (they must
-    run on one node), or None for other commands and malformed forms."""
+    run on one node), or None for other commands and malformed forms. For GEORADIUS those are
+    what Redis Cluster routes by: the key specs' (the source, the argument after the first STORE
+    and after the first STOREDIST, searched from the options on) and the key the command stores
+    into (after the last STORE or STOREDIST)."""
     name = argv[0].lower()
     if name == b"geosearchstore":
         return argv[1:3] if len(argv) >= 8 else None
     if name in (b"georadius", b"georadiusbymember"):
+        keys = [argv[1]]
+        start = 6 if name == b"georadius" else 5
+        for keyword in (b"store", b"storedist"):
+            at = next((i for i in range(start, len(argv)) if argv[i].lower() == keyword), None)
+            if at is not None and at + 1 < len(argv):
+                keys.append(argv[at + 1])
         stored = None
         i = 5
         while i < len(argv):
@@ -49,7 +58,9 @@ def geo_atomic_keys(argv):
                 stored = argv[i + 1]
                 i += 1
             i += 1
-        return [argv[1], stored] if stored is not None else None
+        if stored is not None:
+            keys.append(stored)
+        return keys if len(keys) > 1 else None
     return None
 
 
