@@ -272,9 +272,17 @@ class Cluster {
   // Starts a failover of `members` (coordinated here); `requested`: they asked for it
   // themselves (restarted with stale data), so no one need see them down nor wait for a lease.
   void start_failover(const std::vector<std::string>& members, bool requested);
+  // A participant's refusal of a failover of `failed` ("" = none): a member it must see down
+  // whose keys' copy here was cut off in the middle of a full copy (its keys' only complete
+  // copies may be on that member: failing it over would lose them). `requested` ones are not
+  // checked (they are up, and asked after finding a complete copy: drive_restart_check()).
+  std::string failover_veto(const std::vector<std::string>& failed,
+                            const std::vector<std::string>& requested) const;
   // check_after_restart(): asks the peers whether they held copies of this node's keys, then
   // asks to be failed over; gives up after a while.
   void drive_restart_check();
+  // Ends the check: this node serves the keys it holds (why: logged).
+  void end_restart_check(std::string_view why);
   // Starts a change that restores a failed member that answers again (same proposer).
   void maybe_restore();
   // Asks peers that refuse this node's links for a ring mismatch which ring they have; adopts
@@ -463,6 +471,9 @@ class Cluster {
   enum class RestartCheck : uint8_t { kNone, kAsking, kReturning };
   RestartCheck restart_check_ = RestartCheck::kNone;
   uint64_t restart_check_since_ = 0;
+  // A failover refused for an incomplete copy is not proposed again before then (loop time):
+  // only the member's return mends it, and every try logs.
+  uint64_t failover_retry_at_ms_ = 0;
   std::unordered_set<std::string> seen_answers_;  // peers that answered SEEN with +0
   std::unordered_set<std::string> seen_asked_;    // SEEN requests in flight
   uint64_t previous_fingerprint_ = 0;

@@ -7,6 +7,7 @@
 
 #include "cluster/cluster.h"
 #include "cluster/cluster_internal.h"
+#include "cluster/ring_change_state.h"
 #include "common/numbers.h"
 
 namespace ringkv::cluster {
@@ -62,24 +63,26 @@ void Cluster::check_after_restart() {
   replication_->hold_streams(true);
 }
 
+void Cluster::end_restart_check(std::string_view why) {
+  spdlog::warn("after the restart: {}", why);
+  restart_check_ = RestartCheck::kNone;
+  seen_answers_.clear();
+  seen_asked_.clear();
+  replication_->hold_streams(false);
+  update_lease();
+  if (host_) host_->release_held();
+}
+
 void Cluster::drive_restart_check() {
   if (restart_check_ == RestartCheck::kNone || !started_) return;
   const uint64_t now = uv_now(loop_);
   if (restart_check_since_ == 0) restart_check_since_ = now;
-  auto done = [this](std::string_view why) {
-    spdlog::warn("after the restart: {}", why);
-    restart_check_ = RestartCheck::kNone;
-    seen_answers_.clear();
-    seen_asked_.clear();
-    replication_->hold_streams(false);
-    update_lease();
-    if (host_) host_->release_held();
-  };
-  if (is_failed(self_)) return done("failed over; it is restored once the others copy it its keys");
+  if (is_failed(self_))
+    return end_restart_check("failed over; it is restored once the others copy it its keys");
   // Long enough for a failover and its lease wait, and then some.
   const uint64_t give_up_ms = std::max<uint64_t>(5000, 4 * lease_ms_);
   if (restart_check_ == RestartCheck::kAsking && now - restart_check_since_ > give_up_ms) {
-    return done(
+    return end_restart_check(
         "no member answered whether it held copies of this node's keys in time; "
         "serving the keys it holds");
   }
@@ -103,6 +106,14 @@ void Cluster::drive_restart_check() {
               [this, address](std::string_view reply, bool ok) {
                 seen_asked_.erase(address);
                 if (!ok || restart_check_ != RestartCheck::kAsking) return;
+                if (reply == "+2\r\n") {
+                  // Its copy was cut off in the middle of a full copy: this node's keys are the
+                  // more complete (a failover would promote that copy).
+                  return end_restart_check(
+                      "the copy of this node's keys on " + address +
+                      " is incomplete (its full copy was cut off); serving the keys this "
+                      "node holds");
+                }
                 if (reply == "+1\r\n") {
                   spdlog::warn(
                       "restarted while {} held copies of this node's keys: asking to be failed "
@@ -116,12 +127,12 @@ void Cluster::drive_restart_check() {
               });
     }
     if (restart_check_ == RestartCheck::kAsking && seen_answers_.size() >= live_peers) {
-      return done("no member held copies of this node's keys");
+      return end_restart_check("no member held copies of this node's keys");
     }
     // Peers down since the start answer nothing: after a while, those that answered decide.
     if (restart_check_ == RestartCheck::kAsking && now - restart_check_since_ > 2 * lease_ms_ &&
         !seen_answers_.empty()) {
-      return done("no member that answers held copies of this node's keys");
+      return end_restart_check("no member that answers held copies of this node's keys");
     }
     return;
   }
@@ -206,7 +217,7 @@ void Cluster::maybe_fail_over() {
   if (!failover_enabled() || !started_ || change_ || phase_ != Phase::kIdle || !lease_valid()) {
     return;
   }
-  if (is_failed(self_) || proposer() != self_) return;
+  if (is_failed(self_) || proposer() != self_ || uv_now(loop_) < failover_retry_at_ms_) return;
   std::vector<std::string> newly;
   for (size_t i = 0; i < ring_.size(); ++i) {
     if (i == self_full_ || peers_[i] == nullptr) continue;
@@ -234,6 +245,22 @@ void Cluster::maybe_take_over_change() {
   spdlog::warn("taking over the ring change to version {}: its coordinator {} is down",
                pending_version_, pending_coordinator_);
   resume_change();
+}
+
+std::string Cluster::failover_veto(const std::vector<std::string>& failed,
+                                   const std::vector<std::string>& requested) const {
+  if (!replication_->enabled()) return {};
+  for (const std::string& a : failed) {
+    if (is_failed(a) || a == self_ || list_contains(requested, a)) continue;
+    const Replication::CopyState copy = replication_->copy_state(a);
+    if (copy == Replication::CopyState::kComplete) continue;
+    return std::string(kIncompleteCopyReply) + self_ + "'s copy of " + a + "'s keys is " +
+           (copy == Replication::CopyState::kNone
+                ? "missing (no stream from it since " + self_ + " started)"
+                : "incomplete (its full copy was cut off)") +
+           ": failing it over would lose keys; it waits for " + a + " to return\r\n";
+  }
+  return {};
 }
 
 void Cluster::start_failover(const std::vector<std::string>& newly, bool requested) {

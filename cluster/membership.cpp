@@ -243,8 +243,19 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   if (common::equals_ignore_case(sub, "state")) return state_text();
   if (common::equals_ignore_case(sub, "get")) return ring_text();
   if (common::equals_ignore_case(sub, "seen") && args.size() == 2) {
-    // Whether this node held copies of that member's keys (it restarted and asks).
-    return replication_->replicated(args[1]) || is_failed(args[1]) ? "+1\r\n" : "+0\r\n";
+    // Whether this node holds copies of that member's keys (it restarted and asks): +1 a
+    // complete copy (or it is failed over), +2 one whose full copy was cut off (the member's own
+    // keys are then the more complete), +0 none.
+    if (is_failed(args[1])) return "+1\r\n";
+    switch (replication_->copy_state(args[1])) {
+      case Replication::CopyState::kComplete:
+        return "+1\r\n";
+      case Replication::CopyState::kIncomplete:
+        return "+2\r\n";
+      case Replication::CopyState::kNone:
+        break;
+    }
+    return "+0\r\n";
   }
   if (common::equals_ignore_case(sub, "functions") && args.size() == 2) {
     // The coordinator of this node's join gives it the cluster's function libraries first.
@@ -335,6 +346,7 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
       const PeerState& p = peer(a);
       if (p.up && p.failures == 0) return error("member " + a + " answers here");
     }
+    if (std::string veto = failover_veto(failed, requested); !veto.empty()) return veto;
     pending_version_ = version;
     pending_.emplace(ring_.scheme(), ring_.replicas());
     pending_->set_members(members);

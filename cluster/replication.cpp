@@ -666,8 +666,10 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
   return "-ERR unknown RINGKV.REPL subcommand\r\n";
 }
 
-bool Replication::replicated(std::string_view primary) const {
-  return sources_.find(primary) != sources_.end();
+Replication::CopyState Replication::copy_state(std::string_view primary) const {
+  auto it = sources_.find(primary);
+  if (it == sources_.end()) return CopyState::kNone;
+  return it->second.synced ? CopyState::kComplete : CopyState::kIncomplete;
 }
 
 bool Replication::stream_current(const std::string& primary, uint64_t conn_id) const {

@@ -164,9 +164,11 @@ class Replication {
   // `primary` and makes this connection the primary's current stream.
   std::string on_frame(std::span<const std::string_view> args, uint64_t conn_id,
                        std::string& primary);
-  // Whether this node has held copies of `primary`'s keys (a stream from it opened here since
-  // this node started).
-  bool replicated(std::string_view primary) const;
+  // What this node holds of `primary`'s keys: nothing (no stream from it opened here since this
+  // node started), a complete copy (its last full copy ended, the stream continued since), or
+  // an incomplete one (a full copy began — dropping what was here — and its end never came).
+  enum class CopyState { kNone, kComplete, kIncomplete };
+  CopyState copy_state(std::string_view primary) const;
   // Whether `conn_id` carries `primary`'s current stream (frames of an older one are refused).
   bool stream_current(const std::string& primary, uint64_t conn_id) const;
   // A frame of `primary`'s stream ran here (its offset advances).

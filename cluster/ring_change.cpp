@@ -22,6 +22,8 @@ constexpr uint64_t kDriveMs = 20;
 constexpr uint64_t kPauseLimitMs = 10000;
 // Consecutive failed rounds (a participant unreachable) before a change aborts.
 constexpr int kFailureLimit = 50;
+// A failover refused for an incomplete copy is proposed again after this long.
+constexpr uint64_t kVetoPauseMs = 5000;
 
 // A test hook: the member named by RINGKV_TEST_STOP_AFTER_PREPARE stops itself (SIGSTOP) once,
 // right after a majority prepared the first failover it coordinates — the moment a coordinator
@@ -281,6 +283,12 @@ void Cluster::drive_change() {
       if (ok) cc.round_ok += votes_of(cc.participants[i]);
       if (!ok) {
         cc.round_failed = true;
+        // A member whose copy of the failed one's keys is incomplete refuses, whatever the
+        // majority says.
+        if (reply.starts_with(kIncompleteCopyReply) && !cc.fatal) {
+          cc.fatal = true;
+          cc.failure.clear();
+        }
         if (cc.failure.empty()) cc.failure = cc.participants[i] + ": " + failure_text(reply);
       } else if (step == Coordination::kCommitting) {
         cc.committed[i] = true;
@@ -387,6 +395,12 @@ void Cluster::failover_round_done() {
       c.step = c.some_committed ? Coordination::kCommitting : Coordination::kPreparing;
       break;
     case Coordination::kPreparing:
+      if (c.fatal) {
+        // Tried again only after a pause: nothing but the member's return mends it.
+        failover_retry_at_ms_ = now + kVetoPauseMs;
+        return finish_change("failing over " + members_list_text(c.failed) +
+                             " refused: " + c.failure);
+      }
       if (c.round_ok < majority) {
         // A change taken over from a failed coordinator: the others may not see that one down
         // yet (their health checks run on their own clocks).

@@ -71,6 +71,10 @@ struct ChangeState {
   }
 };
 
+// The start of a participant's refusal of a failover whose keys it holds no complete copy
+// of (Cluster::failover_veto): the coordinator gives up the failover, whatever the majority.
+inline constexpr std::string_view kIncompleteCopyReply = "-NOCOPY ";
+
 // The text of a failed control request: an error reply's, or the link's error.
 inline std::string failure_text(std::string_view reply) {
   return std::string(!reply.empty() && reply[0] == '-' ? line_text(reply) : reply);

@@ -1,0 +1,152 @@
+"""A primary lost while its replicas copy its keys again, Jepsen style: replication-factor 2 on 3
+nodes, replica-acks 1, a writer on every node keeping its model of acknowledged values, and
+bulk keys written before. A ring change (CLUSTER SETWEIGHT) makes every replica drop its copies
+and copy them again in full; the victim is stopped (SIGSTOP) while a survivor's copy of its keys
+is still incomplete. Failing it over would promote that copy and lose the keys it lacks, so the
+survivors must refuse (CLUSTER INFO's cluster_failed stays 0 and cluster_last_change says why);
+the victim then continues (SIGCONT) or is killed and restarted from its append-only file, and
+every key — bulk and modelled — must hold its last acknowledged value on every node, with its 2
+copies.
+
+    /usr/bin/python3 test_incomplete_copy.py --server build/ringkv-server [--seed N] [--rounds N]
+"""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+import test_replication as repl  # noqa: E402
+
+BULK_KEYS = 60000
+
+
+def copy_states(port, primary):
+    """The states (synced / sync) of this node's copies of `primary`'s keys."""
+    host, _, pport = primary.rpartition(":")
+    fields = harness.info_fields(port, "INFO", "replication")
+    return [v for k, v in fields.items()
+            if k.startswith("primary") and ("ip=%s,port=%s," % (host, pport)) in v]
+
+
+def incomplete_at(ports, primary):
+    return [p for p in ports if any("state=sync," in v for v in copy_states(p, primary))]
+
+
+def preload(port, n):
+    r = repl.client(port, timeout=30)
+    pipe = r.pipeline(transaction=False)
+    for i in range(n):
+        pipe.set("bulk:%d" % i, "value-%d-%s" % (i, "x" * 100))
+        if i % 2000 == 1999:
+            pipe.execute()
+    pipe.execute()
+
+
+def check_bulk(report, ports, n, label):
+    keys = ["bulk:%d" % i for i in range(n)]
+    for port in ports:
+        r = repl.client(port, timeout=30)
+        bad = []
+        for start in range(0, n, 5000):
+            chunk = keys[start:start + 5000]
+            for k, v in zip(chunk, r.mget(chunk)):
+                i = int(k.split(":")[1])
+                if v != ("value-%d-%s" % (i, "x" * 100)).encode():
+                    bad.append((k, v))
+        report.check(not bad, "%s: every bulk key read through %d holds its value (%d keys)" %
+                     (label, port, n), "%d wrong, e.g. %r" % (len(bad), bad[:3]))
+
+
+def stop_mid_copy(c, victim, survivors, coordinator, weight):
+    """Changes a member's weight through `coordinator` and stops the victim as soon as a survivor
+    copies its keys again; returns the survivors whose copy was still incomplete then."""
+    addr = c.nodes[victim].address
+    repl.client(coordinator).execute_command("CLUSTER", "SETWEIGHT", addr, weight)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if incomplete_at(survivors, addr):
+            c.kill(victim, signal.SIGSTOP)
+            return incomplete_at(survivors, addr)
+        time.sleep(0.001)
+    return []
+
+
+def one_round(report, binary, rng, label):
+    opts = dict(repl.HEALTH, **{"replication-factor": 2, "replica-acks": 1})
+    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
+    n_bulk = harness.scaled(BULK_KEYS, 5000)
+    with harness.Cluster(binary, 3, name="incomplete-copy", cluster_options=opts,
+                         extra=persist) as c:
+        ports = c.ports
+        repl.settle(ports)
+        preload(ports[0], n_bulk)
+        repl.settle(ports, timeout=60)
+        victim = rng.randrange(3)
+        survivors = [p for i, p in enumerate(ports) if i != victim]
+        addr = c.nodes[victim].address
+        model = repl.Model()
+        stop = threading.Event()
+        writers = repl.start_writers(model, ports, rng, stop)
+        try:
+            time.sleep(0.5)
+            weight = 2
+            cut = []
+            for attempt in range(6):
+                cut = stop_mid_copy(c, victim, survivors, rng.choice(survivors), weight)
+                if cut:
+                    break
+                # The copy was over before the victim stopped: continue it and try again.
+                print("    %s: attempt %d missed the copy" % (label, attempt + 1), flush=True)
+                c.kill(victim, signal.SIGCONT)
+                repl.settle(ports, timeout=60)
+                weight = 3 - weight
+            report.check(bool(cut), "%s: the victim stopped while a survivor's copy of its keys "
+                         "was incomplete" % label)
+            if not cut:
+                return
+            print("    %s: node %d stopped while the copies at %s were incomplete" %
+                  (label, victim + 1, cut), flush=True)
+            time.sleep(repl.FAILOVER_LIMIT + 1.0)
+            infos = [repl.cluster_info(p) for p in survivors]
+            report.check(all(i.get("cluster_failed") == "0" for i in infos),
+                         "%s: the survivors did not fail the victim over" % label,
+                         repr([i.get("cluster_failed") for i in infos]))
+            report.check(any("NOCOPY" in i.get("cluster_last_change", "") for i in infos),
+                         "%s: a survivor's cluster_last_change says the failover was refused "
+                         "for an incomplete copy" % label,
+                         repr([i.get("cluster_last_change") for i in infos]))
+            if rng.random() < 0.5:
+                print("    %s: node %d continued (SIGCONT)" % (label, victim + 1), flush=True)
+                c.kill(victim, signal.SIGCONT)
+            else:
+                print("    %s: node %d killed and restarted" % (label, victim + 1), flush=True)
+                c.kill(victim)
+                c.restart(victim)
+            time.sleep(1.0)
+        finally:
+            repl.stop_writers(stop, writers)
+        repl.check_after_faults(report, ports, model, label, True, 2, keys_checked=300)
+        check_bulk(report, ports, n_bulk, label)
+        repl.check_copies(report, ports, ["bulk:%d" % i for i in range(0, n_bulk, 97)], 2,
+                          label + " (bulk)")
+
+
+def main():
+    p = harness.arg_parser(__doc__)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--rounds", type=int, default=2)
+    args = p.parse_args()
+    rng, _ = harness.seeded_rng(args.seed)
+    report = harness.Report("test_incomplete_copy")
+    for r in range(harness.scaled(args.rounds, 1)):
+        one_round(report, args.server, rng, "round %d" % (r + 1))
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
