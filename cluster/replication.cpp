@@ -15,7 +15,7 @@ namespace ringkv::cluster {
 namespace {
 
 // Reconnect delays after a stream's link failed.
-constexpr uint64_t kMinBackoffMs = 50;
+constexpr uint64_t kStreamMinBackoffMs = 50;
 constexpr uint64_t kMaxBackoffMs = 1000;
 // How often deadlines and reconnects are looked at.
 constexpr uint64_t kTickMs = 10;
@@ -445,7 +445,7 @@ void Replication::link_failed(Stream& s, std::string_view why) {
   s.unacked_sizes.clear();
   s.unacked_bytes = 0;
   s.in_block = false;
-  s.backoff_ms = std::min(kMaxBackoffMs, std::max(kMinBackoffMs, s.backoff_ms * 2));
+  s.backoff_ms = std::min(kMaxBackoffMs, std::max(kStreamMinBackoffMs, s.backoff_ms * 2));
   s.retry_at_ms = uv_now(env_.loop) + s.backoff_ms;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -13,6 +14,18 @@ namespace ringkv::common {
 // Parses a decimal int64 the way Redis's string2ll does: optional '-', no '+', no spaces, no
 // leading zeros ("0" itself is fine, "-0" is not). Returns nullopt on anything else or overflow.
 std::optional<int64_t> parse_integer(std::string_view text);
+
+// An argument as the C string Redis sees: cut at its first NUL byte (options, names).
+inline std::string_view c_string(std::string_view arg) { return arg.substr(0, arg.find('\0')); }
+
+// ASCII lowercase copy (the C locale's tolower).
+inline std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
 
 // ASCII case-insensitive equality (command names, options, units).
 inline bool equals_ignore_case(std::string_view a, std::string_view b) {

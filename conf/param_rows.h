@@ -62,7 +62,7 @@ inline std::string lower(std::string_view text) {
   return out;
 }
 
-inline std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+inline std::string quote_text(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 inline std::string type_name(const toml::node& node) {
   switch (node.type()) {
@@ -111,7 +111,7 @@ Row int_row(const Head& h, Field<G, T> field, int64_t min, int64_t max, int64_t 
   };
   row.from_text = [=](Config& c, std::string_view text) -> Reason {
     auto v = common::parse_integer(text);
-    if (!v) return "expected an integer, got " + quoted(text);
+    if (!v) return "expected an integer, got " + quote_text(text);
     if (*v < min || *v > max) return range_reason(min, max, text);
     store(c, *v);
     return {};
@@ -139,9 +139,9 @@ Row size_row(const Head& h, Field<G, int64_t> field, int64_t min) {
   Row row = make_row(h);
   auto from_text = [=](Config& c, std::string_view text) -> Reason {
     auto v = common::parse_memory(text);
-    if (!v) return "expected a size such as 512mb, got " + quoted(text);
+    if (!v) return "expected a size such as 512mb, got " + quote_text(text);
     if (*v < static_cast<uint64_t>(min) || *v > static_cast<uint64_t>(kInt64Max)) {
-      return range_reason(min, kInt64Max, quoted(text));
+      return range_reason(min, kInt64Max, quote_text(text));
     }
     field(c) = static_cast<int64_t>(*v);
     return {};
@@ -185,7 +185,7 @@ Row bool_row(const Head& h, Field<G, bool> field) {
   };
   row.from_text = [=](Config& c, std::string_view text) -> Reason {
     auto v = parse(text);
-    if (!v) return "expected yes or no, got " + quoted(text);
+    if (!v) return "expected yes or no, got " + quote_text(text);
     field(c) = *v;
     return {};
   };
@@ -228,7 +228,7 @@ Row enum_row(const Head& h, Field<G, std::string> field, std::vector<std::string
   };
   row.from_text = [=](Config& c, std::string_view text) -> Reason {
     std::string name = resolve(text);
-    if (name.empty()) return "must be one of " + list + ", got " + quoted(text);
+    if (name.empty()) return "must be one of " + list + ", got " + quote_text(text);
     field(c) = name;
     return {};
   };

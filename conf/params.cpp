@@ -25,12 +25,12 @@ Reason check_ip(std::string_view text) {
   if (inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1) {
     return {};
   }
-  return "must be an IPv4 or IPv6 address, got " + quoted(text);
+  return "must be an IPv4 or IPv6 address, got " + quote_text(text);
 }
 
 // "host:port" with a port in 1..65535; an IPv6 host is written in brackets ("[::1]:7001").
 Reason check_address(std::string_view text) {
-  Reason bad = "must be \"host:port\" with a port between 1 and 65535, got " + quoted(text);
+  Reason bad = "must be \"host:port\" with a port between 1 and 65535, got " + quote_text(text);
   size_t colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0) return bad;
   std::string_view host = text.substr(0, colon);
@@ -51,7 +51,7 @@ Reason check_not_empty(std::string_view text) {
 // A plain file name: the file lives in dir.
 Reason check_file_name(std::string_view text) {
   if (text.empty() || text.find('/') != std::string_view::npos || text == "." || text == "..") {
-    return "must be a file name without a directory, got " + quoted(text);
+    return "must be a file name without a directory, got " + quote_text(text);
   }
   return {};
 }
@@ -62,7 +62,8 @@ Row save_row(const Head& h, Field<G, std::string> field) {
   Row row = string_row(h, field, [](std::string_view text) -> Reason {
     std::vector<std::pair<int64_t, int64_t>> rules;
     if (parse_save_rules(text, rules)) return {};
-    return "expected pairs of seconds and changes such as \"3600 1 300 100\", got " + quoted(text);
+    return "expected pairs of seconds and changes such as \"3600 1 300 100\", got " +
+           quote_text(text);
   });
   row.from_redis = [=](Config& c, std::string_view text) -> Reason {
     std::vector<std::pair<int64_t, int64_t>> rules;
@@ -99,7 +100,7 @@ Reason parse_peer(std::string_view text, PeerOptions& peer) {
   if (eq != std::string_view::npos) {
     std::string_view w = text.substr(eq + 1);
     auto weight = common::parse_integer(w);
-    if (!weight) return "weight: expected an integer, got " + quoted(w);
+    if (!weight) return "weight: expected an integer, got " + quote_text(w);
     if (Reason why = check_weight(*weight, w); !why.empty()) return "weight: " + why;
     peer.weight = *weight;
   }
@@ -292,7 +293,7 @@ Row rename_row(const Head& h) {
       if (!value.is_string()) return "." + from + ": expected a string, got " + type_name(value);
       std::string to = value.as_string()->get();
       if (to.find_first_of(" \t\r\n") != std::string::npos) {
-        return "." + from + ": a command name cannot contain spaces, got " + quoted(to);
+        return "." + from + ": a command name cannot contain spaces, got " + quote_text(to);
       }
       renames.emplace_back(std::move(from), std::move(to));
     }

@@ -57,12 +57,6 @@ ClientNames& client_names() {
   return names;
 }
 
-std::string lowercase(std::string_view name) {
-  std::string out(name);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // At most n bytes of s, ending at a NUL byte as Redis's printf("%.*s") of the argument does.
 std::string_view truncate(std::string_view s, size_t n) {
   s = s.substr(0, std::min(s.size(), n));
@@ -133,12 +127,12 @@ std::string set_command_renames(std::span<const std::pair<std::string, std::stri
   for (const CommandSpec& spec : command_table()) next.by_name.emplace(spec.name, &spec);
   // Applied one after another, as Redis applies its rename-command lines.
   for (const auto& [from, to] : renames) {
-    auto it = next.by_name.find(lowercase(from));
+    auto it = next.by_name.find(common::lowercase(from));
     if (it == next.by_name.end()) return "no such command '" + from + "'";
     const CommandSpec* spec = it->second;
     next.by_name.erase(it);
     if (to.empty()) continue;
-    if (!next.by_name.emplace(lowercase(to), spec).second) {
+    if (!next.by_name.emplace(common::lowercase(to), spec).second) {
       return "cannot rename '" + from + "' to '" + to + "': that command name already exists";
     }
   }
@@ -150,14 +144,14 @@ std::string set_command_renames(std::span<const std::pair<std::string, std::stri
 const CommandSpec* find_client_command(std::string_view name) {
   const ClientNames& names = client_names();
   if (!names.active) return find_command(name);
-  auto it = names.by_name.find(lowercase(name));
+  auto it = names.by_name.find(common::lowercase(name));
   return it == names.by_name.end() ? nullptr : it->second;
 }
 
 std::string_view original_command_name(std::string_view client_name) {
   const ClientNames& names = client_names();
   if (!names.active) return {};
-  std::string name = lowercase(client_name);
+  std::string name = common::lowercase(client_name);
   auto it = names.by_name.find(name);
   if (it == names.by_name.end() || it->second->name == name) return {};
   return it->second->name;

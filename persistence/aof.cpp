@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/clock.h"
 #include "engine/keyspace/store.h"
 #include "persistence/aof_loader.h"
 #include "persistence/aof_rewrite.h"
@@ -25,10 +26,7 @@ constexpr uint64_t kRewriteRetryMs = 5000;
 // Progress of a long load is logged at most this often.
 constexpr double kProgressEverySec = 1.0;
 
-uint64_t monotonic_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
-}
+using common::monotonic_us;
 
 constexpr double kMiB = 1024.0 * 1024.0;
 

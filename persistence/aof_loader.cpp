@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
 #include "engine/command.h"
 #include "engine/commands/string_ops.h"
 #include "persistence/rdb_loader.h"
@@ -34,11 +35,7 @@ constexpr size_t kChunkBytes = 8u << 20;
 // Commands between two looks at the clocks (the store's time, the progress callback).
 constexpr uint64_t kClockEveryCommands = 4096;
 
-int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using common::unix_ms;
 
 // Closes the file and takes the store out of loading mode however loading ends.
 class LoadScope {

@@ -15,7 +15,7 @@ namespace ringkv::persistence {
 namespace {
 
 // The child writes in chunks of this size: few syscalls, bounded memory.
-constexpr size_t kChunkBytes = 1 << 20;
+constexpr size_t kRewriteChunkBytes = 1 << 20;
 
 }  // namespace
 
@@ -48,7 +48,7 @@ std::string write_snapshot(std::span<engine::Store* const> dbs, const std::strin
     ok = write_rdb(dbs, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); });
   } else {
     std::string buf;
-    buf.reserve(kChunkBytes + kChunkBytes / 4);
+    buf.reserve(kRewriteChunkBytes + kRewriteChunkBytes / 4);
     for (const std::string& code : functions) {
       const std::string_view argv[] = {"FUNCTION", "LOAD", code};
       protocol::append_request(buf, argv);
@@ -64,7 +64,7 @@ std::string write_snapshot(std::span<engine::Store* const> dbs, const std::strin
       dbs[db]->for_each([&](const engine::Entry& entry) {
         if (!ok) return;
         engine::append_key_commands(entry, buf);
-        if (buf.size() >= kChunkBytes) {
+        if (buf.size() >= kRewriteChunkBytes) {
           ok = write_fully(fd, buf);
           buf.clear();
         }

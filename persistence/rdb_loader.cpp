@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "common/clock.h"
 #include "engine/keyspace/store.h"
 #include "engine/rdb/crc64.h"
 #include "engine/rdb/rdb_format.h"
@@ -34,10 +35,7 @@ uint64_t get_le(std::string_view raw) {
   return v;
 }
 
-int64_t unix_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
+using common::unix_ms;
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/clock.h"
 #include "engine/keyspace/store.h"
 #include "persistence/file_util.h"
 #include "persistence/rdb_file.h"
@@ -20,12 +21,9 @@ namespace {
 
 // A failed BGSAVE is retried by the save rules no sooner than this (CONFIG_BGSAVE_RETRY_DELAY).
 constexpr int64_t kRetryDelaySec = 5;
-constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
-uint64_t monotonic_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
-}
+using common::monotonic_us;
 
 int64_t unix_now_sec() {
   using namespace std::chrono;
@@ -59,8 +57,8 @@ bool RdbSnapshots::load() {
     if (p.seconds - last_report < 1.0) return;
     last_report = p.seconds;
     spdlog::info("loading the RDB file: {:.1f} of {:.1f} MB ({:.1f} MB/s), {} keys",
-                 p.bytes_read / kMiB, p.file_bytes / kMiB,
-                 p.seconds > 0 ? p.bytes_read / kMiB / p.seconds : 0.0, p.keys);
+                 p.bytes_read / kBytesPerMiB, p.file_bytes / kBytesPerMiB,
+                 p.seconds > 0 ? p.bytes_read / kBytesPerMiB / p.seconds : 0.0, p.keys);
   });
   using Status = RdbFileResult::Status;
   if (r.status == Status::kMissing) return true;
@@ -86,8 +84,8 @@ bool RdbSnapshots::load() {
   spdlog::info(
       "DB loaded from the RDB file {}: {} keys ({} already expired), {:.1f} MB in {:.3f} "
       "seconds ({:.1f} MB/s)",
-      file, dbs_.size(), last_load_keys_expired_, r.bytes / kMiB, r.seconds,
-      r.seconds > 0 ? r.bytes / kMiB / r.seconds : 0.0);
+      file, dbs_.size(), last_load_keys_expired_, r.bytes / kBytesPerMiB, r.seconds,
+      r.seconds > 0 ? r.bytes / kBytesPerMiB / r.seconds : 0.0);
   return true;
 }
 

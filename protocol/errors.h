@@ -6,6 +6,9 @@
 
 namespace ringkv::protocol::err {
 
+// Whether a reply (a whole RESP value) is an error.
+inline bool is_error_reply(std::string_view reply) { return !reply.empty() && reply[0] == '-'; }
+
 inline constexpr std::string_view kSyntax = "ERR syntax error";
 inline constexpr std::string_view kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
@@ -14,6 +17,9 @@ inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
 inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
 // A count or index argument that must be positive (LPOP/RPOP count, SPOP count, ZPOPMIN count...).
 inline constexpr std::string_view kMustBePositive = "ERR value is out of range, must be positive";
+// LPOP/RPOP/ZPOPMIN/ZPOPMAX ... COUNT 0 in their blocking and multi-key forms.
+inline constexpr std::string_view kCountGreaterThanZero = "ERR count should be greater than 0";
+inline constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
 inline constexpr std::string_view kNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kDbIndexOutOfRange = "ERR DB index is out of range";
 // An integer argument that must fit an int (Redis's getIntFromObjectOrReply without a message).

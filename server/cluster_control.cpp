@@ -39,7 +39,7 @@ bool Server::cluster_change(engine::CommandContext& ctx) {
     return true;
   }
   // The reply comes when every member has accepted the change (or it failed).
-  auto& conn = *static_cast<Connection*>(ctx.client);
+  auto& conn = connection_of(ctx);
   Connection::ReplySlot slot = conn.reserve_reply();
   conn.block();
   cluster_->change_ring(request, [this, slot](std::string_view reply) {

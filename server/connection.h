@@ -313,4 +313,9 @@ class Connection final : public engine::ClientSession {
   engine::ClientTracking tracking_;
 };
 
+// The connection a command runs for (every command's client is one).
+inline Connection& connection_of(engine::CommandContext& ctx) {
+  return *static_cast<Connection*>(ctx.client);
+}
+
 }  // namespace ringkv::server

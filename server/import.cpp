@@ -17,18 +17,16 @@ namespace ringkv::server {
 namespace {
 
 // Reading from the source pauses while this many commands wait for their owners' answers.
-constexpr uint64_t kMaxInFlight = 20000;
+constexpr uint64_t kImportMaxInFlight = 20000;
 constexpr uint64_t kRetryMs = 1000;
 // Commands whose owner was unavailable: a new snapshot after 1 s, then 2, 4... up to this.
 constexpr uint64_t kMaxOwnerRetryMs = 30000;
 // A node started again waits this long before resuming its imports.
 constexpr uint64_t kResumeDelayMs = 3000;
-constexpr size_t kReadChunk = 256 * 1024;
+constexpr size_t kImportReadChunk = 256 * 1024;
 constexpr size_t kMarkBytes = 40;
 // Errors logged one by one before they are only counted.
 constexpr uint64_t kLoggedErrors = 10;
-
-bool is_error(std::string_view reply) { return !reply.empty() && reply[0] == '-'; }
 
 std::string_view first_line(std::string_view reply) {
   const size_t end = reply.find("\r\n");
@@ -41,7 +39,7 @@ struct ImportSource::Socket {
   uv_tcp_t tcp;
   uv_connect_t connect;
   ImportSource* owner;
-  char buf[kReadChunk];
+  char buf[kImportReadChunk];
 };
 
 ImportSource::ImportSource(Server& server, std::string host, int port, std::string password,
@@ -207,7 +205,7 @@ void ImportSource::on_connected(int status) {
 
 void ImportSource::update_reading() {
   if (socket_ == nullptr || state_ == State::kConnecting) return;
-  const bool want = in_flight_ < kMaxInFlight;
+  const bool want = in_flight_ < kImportMaxInFlight;
   if (want == reading_) return;
   auto* stream = reinterpret_cast<uv_stream_t*>(&socket_->tcp);
   if (!want) {
@@ -638,7 +636,7 @@ void ImportSource::finished(uint64_t seq, Kind kind, std::string_view reply,
       apply(std::move(retry), Kind::kSnapshotKey, 0);
       return;
     }
-    if (is_error(reply)) {
+    if (protocol::err::is_error_reply(reply)) {
       failed(reply, "RESTORE");
     } else if (reply[0] == '+') {
       keys_loaded_++;
@@ -646,7 +644,7 @@ void ImportSource::finished(uint64_t seq, Kind kind, std::string_view reply,
     return;
   }
   if (kind == Kind::kCommand) {
-    if (is_error(reply)) {
+    if (protocol::err::is_error_reply(reply)) {
       failed(reply, "a command");
     } else {
       commands_++;

@@ -4,6 +4,8 @@
 // copies, and writes whose keys have different replicas).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -14,6 +16,14 @@
 #include "protocol/request_writer.h"
 
 namespace ringkv::server {
+
+// A copy of keys (a ring change's, a replica's full copy) works a batch per loop turn: this many
+// keys looked at, or this long, whichever ends first.
+inline constexpr size_t kCopyBatchKeys = 256;
+inline constexpr int64_t kCopyBatchBudgetUs = 2000;
+// A collection of more elements than this is sent a slice of this many elements per request,
+// a batch over several turns, rather than as one DUMP that would stall both ends.
+inline constexpr size_t kSliceElements = 1024;
 
 // Appends the request to `frame`, after the arguments in `prefix`; returns the payload's size
 // (0 for a DEL).

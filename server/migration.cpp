@@ -16,15 +16,9 @@
 namespace ringkv::server {
 namespace {
 
-// Work per loop turn: keys looked at, and time, whichever ends first.
-constexpr size_t kBatchKeys = 256;
-constexpr int64_t kBatchBudgetUs = 2000;
 // Copies sent but not acknowledged (count, bytes) before the copy waits for its targets.
 constexpr uint64_t kMaxInFlight = 4096;
 constexpr uint64_t kMaxInFlightBytes = 8 << 20;
-// A collection of more elements than this is copied a slice of this many elements per request
-// batch, over several turns, rather than as one DUMP that would stall both ends.
-constexpr size_t kSliceElements = 1024;
 // Progress is logged at most this often.
 constexpr uint64_t kLogEveryMs = 1000;
 
@@ -238,7 +232,7 @@ void Migration::send_key_to(int db, std::string_view key, bool first, size_t own
 
 void Migration::send_slices(int64_t start) {
   Copy& c = *copy_;
-  while (c.sliced && may_send() && common::monotonic_us() - start < kBatchBudgetUs) {
+  while (c.sliced && may_send() && common::monotonic_us() - start < kCopyBatchBudgetUs) {
     Copy::Sliced& s = *c.sliced;
     const engine::Entry* e = server_.dbs()[s.db].peek(s.key);
     cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(s.key));
@@ -319,7 +313,7 @@ void Migration::copy_batch() {
   // within the turn's time budget.
   send_slices(start);
   while (!c.sliced && !c.found.empty() && may_send() &&
-         common::monotonic_us() - start < kBatchBudgetUs) {
+         common::monotonic_us() - start < kCopyBatchBudgetUs) {
     const Copy::Found f = std::move(c.found.back());
     c.found.pop_back();
     if (dbs[f.db].peek(f.key) == nullptr) continue;  // expired or deleted meanwhile
@@ -331,7 +325,7 @@ void Migration::copy_batch() {
   if (!c.scanned && c.found.empty()) {
     const hashring::HashRing& current = server_.cluster()->routing_ring();
     const int db = c.scan_db;
-    c.cursor = dbs[db].scan(c.cursor, kBatchKeys, [&](const engine::Entry& e) {
+    c.cursor = dbs[db].scan(c.cursor, kCopyBatchKeys, [&](const engine::Entry& e) {
       // Only keys this node owns: leftovers of an earlier change are not its to send.
       const std::string_view key = e.key();
       const size_t owner = c.next.owner_index(key);
@@ -346,7 +340,7 @@ void Migration::copy_batch() {
   if (c.scanned && c.found.empty() && c.flushing) {
     for (size_t db = 0; db < c.dirty.size(); ++db) {
       while (!c.sliced && !c.dirty[db].empty() && may_send() &&
-             common::monotonic_us() - start < kBatchBudgetUs) {
+             common::monotonic_us() - start < kCopyBatchBudgetUs) {
         const std::string k = std::move(c.dirty[db].extract(c.dirty[db].begin()).value());
         send_key(static_cast<int>(db), k, false);
       }
@@ -365,7 +359,8 @@ void Migration::sweep_batch() {
   const int64_t start = common::monotonic_us();
   std::vector<std::string> gone;
   bool done = false;
-  while (!done && gone.size() < kBatchKeys && common::monotonic_us() - start < kBatchBudgetUs) {
+  while (!done && gone.size() < kCopyBatchKeys &&
+         common::monotonic_us() - start < kCopyBatchBudgetUs) {
     w.cursor = store.scan(w.cursor, 64, [&](const engine::Entry& e) {
       if (!holds(w.owners, e.key())) gone.emplace_back(e.key());
     });

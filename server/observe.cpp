@@ -186,7 +186,7 @@ void Server::feed_monitors(const Origin& origin, const engine::CommandSpec& spec
 }
 
 void Server::monitor(engine::CommandContext& ctx) {
-  auto& conn = *static_cast<Connection*>(ctx.client);
+  auto& conn = connection_of(ctx);
   // As Redis: a client already monitoring gets no second reply.
   if (conn.monitoring()) return;
   conn.set_monitoring(true);

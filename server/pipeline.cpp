@@ -20,8 +20,6 @@
 namespace ringkv::server {
 namespace {
 
-bool is_error(std::string_view reply) { return !reply.empty() && reply[0] == '-'; }
-
 // "POST" and "Host:" are no commands but the first words of an HTTP request: a web page making a
 // browser talk to a node (cross-protocol scripting) sends its request line and headers first, and
 // would have its later lines run as commands. As Redis does, such a connection is closed at once,
@@ -371,7 +369,7 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
   }
   cluster_->execute(route, spec, argv, conn.id(), writer.version(), conn.db(),
                     [this, slot, blocking, start_us, &spec](std::string_view reply) {
-                      const bool failed = is_error(reply);
+                      const bool failed = protocol::err::is_error_reply(reply);
                       if (failed) count_error_reply(reply);
                       const uint64_t end_us = unix_now_us();
                       observed_.commands.record(spec, end_us > start_us ? end_us - start_us : 0,

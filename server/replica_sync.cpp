@@ -13,15 +13,6 @@
 #include "server/server.h"
 
 namespace ringkv::server {
-namespace {
-
-// Work per loop turn for each copy: keys looked at, and time, whichever ends first.
-constexpr size_t kBatchKeys = 256;
-constexpr int64_t kBatchBudgetUs = 2000;
-// A collection of more elements than this is sent a slice of this many elements at a time.
-constexpr size_t kSliceElements = 1024;
-
-}  // namespace
 
 ReplicaSync::ReplicaSync(Server& server)
     : server_(server), task_(server.loop(), [this] { return step(); }) {}
@@ -104,7 +95,7 @@ bool ReplicaSync::step() {
     const int64_t start = common::monotonic_us();
     bool finished = false;
     engine::Store* store = &server_.dbs()[snap.db];
-    while (repl.has_room(target) && common::monotonic_us() - start < kBatchBudgetUs) {
+    while (repl.has_room(target) && common::monotonic_us() - start < kCopyBatchBudgetUs) {
       if (snap.sliced) {
         send_slice(target, snap);
         continue;
@@ -131,7 +122,7 @@ bool ReplicaSync::step() {
         snap.db_scanned = false;
         store = &server_.dbs()[++snap.db];
       }
-      snap.cursor = store->scan(snap.cursor, kBatchKeys, [&](const engine::Entry& e) {
+      snap.cursor = store->scan(snap.cursor, kCopyBatchKeys, [&](const engine::Entry& e) {
         if (!repl.replicas_of(e.key(), targets)) return;
         for (std::string_view t : targets) {
           if (t == target) snap.found.emplace_back(e.key());

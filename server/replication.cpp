@@ -15,10 +15,6 @@
 namespace ringkv::server {
 namespace {
 
-Connection& connection_of(engine::CommandContext& ctx) {
-  return *static_cast<Connection*>(ctx.client);
-}
-
 std::string integer_reply(int64_t n) { return ":" + std::to_string(n) + "\r\n"; }
 
 // A ticket as RINGKV.WAIT frames carry it: "<mixed> <stream id>:<offset> ...".

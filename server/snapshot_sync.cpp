@@ -27,7 +27,7 @@ void Server::replconf(engine::CommandContext& ctx) {
     ctx.reply.error("ERR syntax error");
     return;
   }
-  auto* conn = static_cast<Connection*>(ctx.client);
+  auto* conn = &connection_of(ctx);
   if (conn == nullptr) {
     ctx.reply.ok();
     return;
@@ -61,7 +61,7 @@ void Server::replconf(engine::CommandContext& ctx) {
 }
 
 void Server::sync(engine::CommandContext& ctx, bool psync) {
-  auto* conn = static_cast<Connection*>(ctx.client);
+  auto* conn = &connection_of(ctx);
   if (conn == nullptr || conn->is_peer()) {
     ctx.reply.error("ERR Replica can't interact with the keyspace");
     return;

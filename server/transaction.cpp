@@ -16,10 +16,6 @@ namespace {
 
 constexpr std::string_view kWatchInMulti = "ERR WATCH inside MULTI is not allowed";
 
-Connection& connection_of(engine::CommandContext& ctx) {
-  return *static_cast<Connection*>(ctx.client);
-}
-
 }  // namespace
 
 bool Server::queue_in_transaction(Connection& conn, const engine::CommandSpec& spec,

@@ -29,7 +29,7 @@ bool valid_hash(std::string_view hash) {
          });
 }
 
-bool has_space_or_nul(std::string_view s) {
+bool name_has_space_or_nul(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) {
     return c == '\0' || std::isspace(static_cast<unsigned char>(c));
   });
@@ -221,7 +221,7 @@ std::shared_ptr<User> Users::find(std::string_view name) const {
   return it == users_.end() ? nullptr : it->second;
 }
 
-bool valid_user_name(std::string_view name) { return !has_space_or_nul(name); }
+bool valid_user_name(std::string_view name) { return !name_has_space_or_nul(name); }
 
 std::string Users::set_user(std::string_view name, std::span<const std::string> ops) {
   std::shared_ptr<User> existing = find(name);
@@ -289,7 +289,7 @@ std::string Users::load_file(const std::string& path,
       errors += where + " should start with user keyword followed by the username. ";
       continue;
     }
-    if (has_space_or_nul(argv[1])) {
+    if (name_has_space_or_nul(argv[1])) {
       errors +=
           "'" + where + ": username '" + std::string(argv[1]) + "' contains invalid characters. ";
       continue;

@@ -37,13 +37,6 @@ constexpr std::string_view kCountPositive = "ERR COUNT must be > 0";
 constexpr std::string_view kBadMember = "ERR could not decode requested zset member";
 constexpr std::string_view kAnyNeedsCount = "ERR the ANY argument requires COUNT argument";
 
-// The argument as the C string Redis compares (it ends at a NUL byte).
-std::string_view c_str(std::string_view arg) { return arg.substr(0, arg.find('\0')); }
-
-bool is(std::string_view arg, std::string_view word) {
-  return equals_ignore_case(c_str(arg), word);
-}
-
 bool double_or_reply(CommandContext& ctx, std::string_view arg, double& out,
                      std::string_view error = err::kNotFloat) {
   if (parse_score(arg, out)) return true;
@@ -305,7 +298,7 @@ void georadius_generic(CommandContext& ctx, Form form) {
                           "WITHHASH and WITHCOORD options");
     return;
   }
-  const std::string name(c_str(ctx.argv[0]));
+  const std::string name(common::c_string(ctx.argv[0]));
   if (search && !(from_member || from_lonlat)) {
     ctx.reply.error("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + name);
     return;

@@ -8,10 +8,16 @@
 #include <string_view>
 #include <utility>
 
+#include "common/numbers.h"
 #include "engine/command.h"
 #include "engine/types/object.h"
 
 namespace ringkv::engine {
+
+// Whether an argument is `word`, as Redis's strcasecmp on its C string.
+inline bool is(std::string_view arg, std::string_view word) {
+  return common::equals_ignore_case(common::c_string(arg), word);
+}
 
 // Replies "ERR wrong number of arguments for '<command>' command" (the name lowercased), for
 // handlers that check an argument count the table's arity cannot express (pairs).

@@ -33,9 +33,6 @@ constexpr std::string_view kNxWithOthers =
 constexpr std::string_view kGtWithLt = "ERR GT and LT options at the same time are not compatible";
 constexpr std::string_view kUnsupportedOption = "ERR Unsupported option ";
 
-// Redis formats option names into errors with %s, so a NUL byte ends the text there.
-std::string_view c_string_prefix(std::string_view s) { return s.substr(0, s.find('\0')); }
-
 // EXPIRE's NX/XX/GT/LT options.
 struct ExpireFlags {
   bool nx = false;
@@ -59,7 +56,8 @@ bool parse_expire_flags(std::span<const std::string_view> args, ExpireFlags& fla
     } else if (equals_ignore_case(opt, "lt")) {
       flags.lt = true;
     } else {
-      error = std::string(kUnsupportedOption).append(c_string_prefix(opt));
+      // Redis formats option names into errors with %s: a NUL byte ends the text there.
+      error = std::string(kUnsupportedOption).append(common::c_string(opt));
       return false;
     }
   }

@@ -25,10 +25,6 @@ constexpr std::string_view kTooLong = "ERR String too long for LCS";
 constexpr std::string_view kTooMuchMemory =
     "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
 
-bool is(std::string_view arg, std::string_view word) {
-  return equals_ignore_case(arg.substr(0, arg.find('\0')), word);
-}
-
 }  // namespace
 
 void cmd_lcs(CommandContext& ctx) {

@@ -25,7 +25,6 @@ using End = ListObject::End;
 namespace {
 
 constexpr std::string_view kNumkeys = "ERR numkeys should be greater than 0";
-constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
 
 // An integer of at least 1 (numkeys, LMPOP's COUNT), with one error text for every failure.
 bool positive_or_reply(CommandContext& ctx, std::string_view arg, int64_t& out,
@@ -85,7 +84,7 @@ bool mpop_args_or_reply(CommandContext& ctx, size_t numkeys_at,
   count = 0;
   for (size_t j = where_at + 1; j < argc; ++j) {
     if (count == 0 && equals_ignore_case(ctx.argv[j], "count") && j + 1 < argc) {
-      if (!positive_or_reply(ctx, ctx.argv[++j], count, kCountPositive)) return false;
+      if (!positive_or_reply(ctx, ctx.argv[++j], count, err::kCountGreaterThanZero)) return false;
     } else {
       ctx.reply.error(err::kSyntax);
       return false;

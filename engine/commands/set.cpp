@@ -27,7 +27,6 @@ namespace {
 constexpr std::string_view kNumkeysNotPositive = "ERR numkeys should be greater than 0";
 constexpr std::string_view kTooManyNumkeys =
     "ERR Number of keys can't be greater than number of args";
-constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
 
 void reply_int_or_error(CommandContext& ctx, const Result<int64_t>& n) {
   if (n) {
@@ -281,7 +280,7 @@ void cmd_sintercard(CommandContext& ctx) {
   for (size_t i = 2 + numkeys; i < ctx.argv.size(); i += 2) {
     if (equals_ignore_case(ctx.argv[i], "limit") && i + 1 < ctx.argv.size()) {
       if (!parse_int64(ctx.argv[i + 1], limit) || limit < 0) {
-        ctx.reply.error(kLimitNegative);
+        ctx.reply.error(err::kLimitNegative);
         return;
       }
     } else {

@@ -28,12 +28,6 @@ constexpr size_t kMaxLongDoubleChars = 5 * 1024;
 // Redis's OBJ_ENCODING_EMBSTR_SIZE_LIMIT: created strings up to this length are embstr.
 constexpr size_t kEmbstrSizeLimit = 44;
 
-// Options are compared as C strings in Redis, so an argument is cut at its first NUL byte.
-std::string_view as_c_string(std::string_view arg) {
-  size_t nul = arg.find('\0');
-  return nul == std::string_view::npos ? arg : arg.substr(0, nul);
-}
-
 // The integer a stored string holds, 0 for an absent key (getLongLongFromObject).
 bool entry_int64(const Entry* e, int64_t& out) {
   if (e == nullptr) {
@@ -104,7 +98,7 @@ Result<StringSetOptions> parse_string_set_options(std::span<const std::string_vi
   const bool for_set = which == SetOptionsFor::kSet;
   using E = ExpireOption;
   for (size_t j = 0; j < args.size(); ++j) {
-    std::string_view opt = as_c_string(args[j]);
+    std::string_view opt = common::c_string(args[j]);
     const bool has_next = j + 1 < args.size();
     const E ex = o.expire;
     if (for_set && equals_ignore_case(opt, "nx") && !o.xx) {

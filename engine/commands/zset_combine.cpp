@@ -30,13 +30,12 @@ namespace {
 
 constexpr std::string_view kAtLeastOneKey = "ERR at least 1 input key is needed for '%s' command";
 constexpr std::string_view kWeightNotFloat = "ERR weight value is not a float";
-constexpr std::string_view kLimitNegative = "ERR LIMIT can't be negative";
 
 enum class Op : uint8_t { kUnion, kInter, kDiff };
 enum class Aggregate : uint8_t { kSum, kMin, kMax };
 
 // One input: a sorted set, a set (scores 1) or nothing (a missing key), with its weight.
-struct Source {
+struct ZSource {
   const ZSetObject* zset = nullptr;
   const SetObject* set = nullptr;
   double weight = 1;
@@ -87,12 +86,12 @@ struct Element {
 };
 
 // The result of an operation, in sorted-set order.
-std::vector<Element> compute(Op op, std::vector<Source>& sources, Aggregate aggregate) {
+std::vector<Element> compute(Op op, std::vector<ZSource>& sources, Aggregate aggregate) {
   std::vector<Element> result;
   if (op != Op::kDiff) {
     // Smallest first, as Redis (its qsort is stable here): fewer lookups, same sums.
     std::stable_sort(sources.begin(), sources.end(),
-                     [](const Source& a, const Source& b) { return a.size() < b.size(); });
+                     [](const ZSource& a, const ZSource& b) { return a.size() < b.size(); });
   }
   switch (op) {
     case Op::kInter: {
@@ -111,7 +110,7 @@ std::vector<Element> compute(Op op, std::vector<Source>& sources, Aggregate aggr
     }
     case Op::kUnion: {
       std::unordered_map<std::string, double> totals;
-      for (const Source& source : sources) {
+      for (const ZSource& source : sources) {
         source.for_each([&](std::string_view member, double score) {
           double value = source.weight * score;
           if (std::isnan(value)) value = 0;
@@ -172,9 +171,9 @@ void zsetop_generic(CommandContext& ctx, Op op, bool store, bool cardinality = f
     ctx.reply.error(err::kSyntax);
     return;
   }
-  std::vector<Source> sources(static_cast<size_t>(numkeys));
+  std::vector<ZSource> sources(static_cast<size_t>(numkeys));
   size_t j = numkeys_index + 1;
-  for (Source& source : sources) {
+  for (ZSource& source : sources) {
     const std::string_view key = ctx.argv[j++];
     // Every form reads its inputs as reads (hits, misses and keymiss events), as Redis 7.0 does.
     const Entry* e = ctx.store.lookup(key);
@@ -197,7 +196,7 @@ void zsetop_generic(CommandContext& ctx, Op op, bool store, bool cardinality = f
     if (op != Op::kDiff && !cardinality && remaining >= sources.size() + 1 &&
         equals_ignore_case(opt, "weights")) {
       ++j;
-      for (Source& source : sources) {
+      for (ZSource& source : sources) {
         if (!parse_score(ctx.argv[j++], source.weight)) {
           ctx.reply.error(kWeightNotFloat);
           return;
@@ -222,7 +221,7 @@ void zsetop_generic(CommandContext& ctx, Op op, bool store, bool cardinality = f
       ++j;
     } else if (cardinality && remaining >= 2 && equals_ignore_case(opt, "limit")) {
       if (!parse_int64(ctx.argv[j + 1], limit) || limit < 0) {
-        ctx.reply.error(kLimitNegative);
+        ctx.reply.error(err::kLimitNegative);
         return;
       }
       j += 2;

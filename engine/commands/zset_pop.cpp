@@ -28,7 +28,6 @@ namespace err = protocol::err;
 namespace {
 
 constexpr std::string_view kNumkeysPositive = "ERR numkeys should be greater than 0";
-constexpr std::string_view kCountPositive = "ERR count should be greater than 0";
 
 // Pops up to `count` elements from the low (min) or high end of `zset`, writing each as
 // member, score (flat) or [member, score] (nested).
@@ -166,7 +165,7 @@ bool zmpop_args_or_reply(CommandContext& ctx, size_t numkeys_at,
   for (size_t j = where_at + 1; j < argc; ++j) {
     if (count == -1 && equals_ignore_case(ctx.argv[j], "count") && j + 1 < argc) {
       if (!parse_int64(ctx.argv[++j], count) || count < 1) {
-        ctx.reply.error(kCountPositive);
+        ctx.reply.error(err::kCountGreaterThanZero);
         return false;
       }
     } else {

@@ -57,7 +57,7 @@ constexpr std::string_view kFunctionHelp[] = {
     "    Prints this help.",
 };
 
-ScriptEngine* engine_of(CommandContext& ctx) {
+ScriptEngine* function_engine_of(CommandContext& ctx) {
   ScriptEngine* engine = ctx.server != nullptr ? ctx.server->script_engine() : nullptr;
   if (engine == nullptr) ctx.reply.error("ERR functions are not available here");
   return engine;
@@ -78,11 +78,11 @@ void error_text(CommandContext& ctx, std::string_view text) {
 }
 
 void cmd_fcall(CommandContext& ctx) {
-  if (ScriptEngine* engine = engine_of(ctx)) engine->fcall(ctx, false);
+  if (ScriptEngine* engine = function_engine_of(ctx)) engine->fcall(ctx, false);
 }
 
 void cmd_fcall_ro(CommandContext& ctx) {
-  if (ScriptEngine* engine = engine_of(ctx)) engine->fcall(ctx, true);
+  if (ScriptEngine* engine = function_engine_of(ctx)) engine->fcall(ctx, true);
 }
 
 void cmd_function_load(CommandContext& ctx) {
@@ -96,7 +96,7 @@ void cmd_function_load(CommandContext& ctx) {
     replace = true;
     ++i;
   }
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = function_engine_of(ctx);
   if (engine == nullptr) return;
   std::string error;
   const std::string name = engine->function_load(ctx.argv[i], replace, true, error);
@@ -109,7 +109,7 @@ void cmd_function_load(CommandContext& ctx) {
 }
 
 void cmd_function_delete(CommandContext& ctx) {
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = function_engine_of(ctx);
   if (engine == nullptr) return;
   if (!engine->function_delete(ctx.argv[2])) {
     ctx.reply.error("ERR Library not found");
@@ -136,7 +136,7 @@ void cmd_function_list(CommandContext& ctx) {
       return;
     }
   }
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = function_engine_of(ctx);
   if (engine == nullptr) return;
   std::vector<const FunctionLibrary*> libs;
   for (const auto& [name, lib] : engine->functions().libraries()) {
@@ -179,7 +179,7 @@ void cmd_function_list(CommandContext& ctx) {
 }
 
 void cmd_function_dump(CommandContext& ctx) {
-  if (ScriptEngine* engine = engine_of(ctx)) {
+  if (ScriptEngine* engine = function_engine_of(ctx)) {
     ctx.reply.bulk(function_dump_payload(engine->functions()));
   }
 }
@@ -203,7 +203,7 @@ void cmd_function_restore(CommandContext& ctx) {
       return;
     }
   }
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = function_engine_of(ctx);
   if (engine == nullptr) return;
   std::string error;
   if (!engine->function_restore(ctx.argv[2], policy, error)) {
@@ -224,7 +224,7 @@ void cmd_function_flush(CommandContext& ctx) {
     ctx.reply.error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
     return;
   }
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = function_engine_of(ctx);
   if (engine == nullptr) return;
   engine->function_flush();
   record(ctx);
@@ -232,7 +232,7 @@ void cmd_function_flush(CommandContext& ctx) {
 }
 
 void cmd_function_stats(CommandContext& ctx) {
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = function_engine_of(ctx);
   if (engine == nullptr) return;
   ctx.reply.map(2);
   ctx.reply.bulk("running_script");
@@ -259,7 +259,7 @@ void cmd_function_stats(CommandContext& ctx) {
 }
 
 void cmd_function_kill(CommandContext& ctx) {
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = function_engine_of(ctx);
   if (engine == nullptr) return;
   reply_kill(ctx, *engine, false);
 }

@@ -9,12 +9,6 @@
 namespace ringkv::engine {
 namespace {
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -147,14 +141,14 @@ const FunctionLibrary* FunctionLibraries::find_library(std::string_view name) co
 }
 
 const FunctionDef* FunctionLibraries::find_function(std::string_view name) const {
-  auto it = functions_.find(lowercase(name));
+  auto it = functions_.find(common::lowercase(name));
   return it == functions_.end() ? nullptr : it->second;
 }
 
 void FunctionLibraries::link(std::unique_ptr<FunctionLibrary> lib) {
   for (FunctionDef& f : lib->functions) {
     f.library = lib.get();
-    functions_[lowercase(f.name)] = &f;
+    functions_[common::lowercase(f.name)] = &f;
   }
   std::string name = lib->name;
   libraries_[std::move(name)] = std::move(lib);
@@ -165,7 +159,7 @@ std::unique_ptr<FunctionLibrary> FunctionLibraries::unlink(std::string_view name
   if (it == libraries_.end()) return nullptr;
   std::unique_ptr<FunctionLibrary> lib = std::move(it->second);
   libraries_.erase(it);
-  for (const FunctionDef& f : lib->functions) functions_.erase(lowercase(f.name));
+  for (const FunctionDef& f : lib->functions) functions_.erase(common::lowercase(f.name));
   return lib;
 }
 

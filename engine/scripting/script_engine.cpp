@@ -25,14 +25,6 @@ uint64_t monotonic_ms() {
       duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
 }
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 std::vector<std::string_view> split_spaces(std::string_view s) {
   std::vector<std::string_view> parts;
   size_t i = 0;
@@ -191,7 +183,7 @@ size_t ScriptEngine::memory_bytes() const {
 }
 
 bool ScriptEngine::exists(std::string_view sha) const {
-  return scripts_.count(lowercase(sha)) != 0;
+  return scripts_.count(common::lowercase(sha)) != 0;
 }
 
 bool ScriptEngine::compile(std::string_view body, const std::string& sha, std::string& error) {
@@ -234,7 +226,7 @@ void ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only) {
   }
   std::string sha;
   if (by_sha) {
-    sha = lowercase(ctx.argv[1]);
+    sha = common::lowercase(ctx.argv[1]);
   } else {
     std::string error;
     sha = load(ctx.argv[1], error);

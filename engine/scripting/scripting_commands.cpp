@@ -30,14 +30,14 @@ constexpr std::string_view kScriptHelp[] = {
 
 constexpr std::string_view kNoScripting = "ERR scripts are not available here";
 
-ScriptEngine* engine_of(CommandContext& ctx) {
+ScriptEngine* script_engine_of(CommandContext& ctx) {
   ScriptEngine* engine = ctx.server != nullptr ? ctx.server->script_engine() : nullptr;
   if (engine == nullptr) ctx.reply.error(kNoScripting);
   return engine;
 }
 
 void eval_generic(CommandContext& ctx, bool by_sha, bool read_only) {
-  if (ScriptEngine* engine = engine_of(ctx)) engine->eval(ctx, by_sha, read_only);
+  if (ScriptEngine* engine = script_engine_of(ctx)) engine->eval(ctx, by_sha, read_only);
 }
 
 }  // namespace
@@ -57,7 +57,7 @@ void cmd_eval_ro(CommandContext& ctx) { eval_generic(ctx, false, true); }
 void cmd_evalsha_ro(CommandContext& ctx) { eval_generic(ctx, true, true); }
 
 void cmd_script_load(CommandContext& ctx) {
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = script_engine_of(ctx);
   if (engine == nullptr) return;
   std::string error;
   const std::string sha = engine->load(ctx.argv[2], error);
@@ -69,7 +69,7 @@ void cmd_script_load(CommandContext& ctx) {
 }
 
 void cmd_script_exists(CommandContext& ctx) {
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = script_engine_of(ctx);
   if (engine == nullptr) return;
   ctx.reply.array(ctx.argv.size() - 2);
   for (size_t i = 2; i < ctx.argv.size(); ++i) ctx.reply.integer(engine->exists(ctx.argv[i]));
@@ -81,14 +81,14 @@ void cmd_script_flush(CommandContext& ctx) {
     ctx.reply.error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
     return;
   }
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = script_engine_of(ctx);
   if (engine == nullptr) return;
   engine->flush();
   ctx.reply.ok();
 }
 
 void cmd_script_kill(CommandContext& ctx) {
-  ScriptEngine* engine = engine_of(ctx);
+  ScriptEngine* engine = script_engine_of(ctx);
   if (engine == nullptr) return;
   reply_kill(ctx, *engine, true);
 }

@@ -15,12 +15,6 @@ namespace err = protocol::err;
 
 namespace {
 
-// Options are compared as C strings in Redis, so an argument is cut at its first NUL byte.
-std::string_view as_c_string(std::string_view arg) {
-  size_t nul = arg.find('\0');
-  return nul == std::string_view::npos ? arg : arg.substr(0, nul);
-}
-
 // Set bits in bytes [from, to) of `value`, 8 bytes at a time.
 int64_t popcount(const uint8_t* p, size_t n) {
   int64_t count = 0;
@@ -135,7 +129,7 @@ Result<uint64_t> parse_bit_offset(std::string_view arg, int hash_bits, const Bul
 }
 
 std::optional<BitUnit> parse_bit_unit(std::string_view arg) {
-  arg = as_c_string(arg);
+  arg = common::c_string(arg);
   if (equals_ignore_case(arg, "bit")) return BitUnit::kBit;
   if (equals_ignore_case(arg, "byte")) return BitUnit::kByte;
   return std::nullopt;
@@ -176,7 +170,7 @@ int64_t find_bit(std::string_view value, int bit, int64_t start, std::optional<i
 }
 
 std::optional<BitOp> parse_bit_op(std::string_view arg) {
-  arg = as_c_string(arg);
+  arg = common::c_string(arg);
   if (equals_ignore_case(arg, "and")) return BitOp::kAnd;
   if (equals_ignore_case(arg, "or")) return BitOp::kOr;
   if (equals_ignore_case(arg, "xor")) return BitOp::kXor;
@@ -256,7 +250,7 @@ Result<std::vector<BitfieldOp>> parse_bitfield(std::span<const std::string_view>
   BitfieldOverflow overflow = BitfieldOverflow::kWrap;
   for (size_t j = 0; j < args.size(); ++j) {
     const size_t remaining = args.size() - j - 1;
-    std::string_view sub = as_c_string(args[j]);
+    std::string_view sub = common::c_string(args[j]);
     BitfieldOp op;
     if (equals_ignore_case(sub, "get") && remaining >= 2) {
       op.kind = BitfieldOp::kGet;
@@ -265,7 +259,7 @@ Result<std::vector<BitfieldOp>> parse_bitfield(std::span<const std::string_view>
     } else if (equals_ignore_case(sub, "incrby") && remaining >= 3) {
       op.kind = BitfieldOp::kIncrBy;
     } else if (equals_ignore_case(sub, "overflow") && remaining >= 1) {
-      std::string_view how = as_c_string(args[++j]);
+      std::string_view how = common::c_string(args[++j]);
       if (equals_ignore_case(how, "wrap")) {
         overflow = BitfieldOverflow::kWrap;
       } else if (equals_ignore_case(how, "sat")) {
@@ -280,7 +274,7 @@ Result<std::vector<BitfieldOp>> parse_bitfield(std::span<const std::string_view>
       return Error{err::kSyntax};
     }
     // The type: 'i' or 'u' then the width, read as a C string.
-    std::string_view type = as_c_string(args[j + 1]);
+    std::string_view type = common::c_string(args[j + 1]);
     int64_t bits = 0;
     if (type.empty() || (type[0] != 'i' && type[0] != 'u')) return Error{err::kBitfieldType};
     op.is_signed = type[0] == 'i';

@@ -24,7 +24,7 @@ namespace ringkv::engine {
 
 namespace {
 
-constexpr size_t kNpos = static_cast<size_t>(-1);
+constexpr size_t kNoEntry = static_cast<size_t>(-1);
 // Redis's ZSKIPLIST_MAXLEVEL and ZSKIPLIST_P: a node reaches level k+1 with probability 1/4.
 constexpr int kMaxLevel = 32;
 constexpr uint32_t kLevelThreshold = 0xFFFF / 4;
@@ -36,7 +36,7 @@ bool element_less(double sa, std::string_view ma, double sb, std::string_view mb
 }
 
 // Listpack entries: an 8-byte score, then the length-prefixed member.
-size_t entry_size(std::string_view member) { return sizeof(double) + prefixed_size(member); }
+size_t zset_entry_size(std::string_view member) { return sizeof(double) + prefixed_size(member); }
 
 // Reads the entry at `p`; returns the position after it.
 const char* get_entry(const char* p, std::string_view* member, double* score) {
@@ -192,7 +192,7 @@ std::unique_ptr<Object> ZSetObject::clone() const {
 std::optional<double> ZSetObject::score(std::string_view member) const {
   if (encoding_ == Encoding::kListpack) {
     double score = 0;
-    if (lp_find(member, &score) == kNpos) return std::nullopt;
+    if (lp_find(member, &score) == kNoEntry) return std::nullopt;
     return score;
   }
   Node** link = index_.find(member);
@@ -211,9 +211,9 @@ bool ZSetObject::set(std::string_view member, double score) {
     if (score == 0) score = 0;
     double old = 0;
     const size_t at = lp_find(member, &old);
-    if (at != kNpos) {
+    if (at != kNoEntry) {
       if (old == score) return false;
-      lp_.splice(at, entry_size(member), 0, heap_bytes_);
+      lp_.splice(at, zset_entry_size(member), 0, heap_bytes_);
       lp_insert(member, score);
       return false;
     }
@@ -242,8 +242,8 @@ bool ZSetObject::erase(std::string_view member) {
   if (encoding_ == Encoding::kListpack) {
     double score = 0;
     const size_t at = lp_find(member, &score);
-    if (at == kNpos) return false;
-    lp_.splice(at, entry_size(member), 0, heap_bytes_);
+    if (at == kNoEntry) return false;
+    lp_.splice(at, zset_entry_size(member), 0, heap_bytes_);
     --count_;
     return true;
   }
@@ -431,7 +431,7 @@ size_t ZSetObject::lp_find(std::string_view member, double* score) const {
     if (m == member) return static_cast<size_t>(p - lp_.data());
     p = next;
   }
-  return kNpos;
+  return kNoEntry;
 }
 
 void ZSetObject::lp_insert(std::string_view member, double score) {
@@ -445,7 +445,7 @@ void ZSetObject::lp_insert(std::string_view member, double score) {
     p = next;
   }
   const size_t at = static_cast<size_t>(p - lp_.data());
-  put_entry(lp_.splice(at, 0, entry_size(member), heap_bytes_), member, score);
+  put_entry(lp_.splice(at, 0, zset_entry_size(member), heap_bytes_), member, score);
 }
 
 size_t ZSetObject::lp_offset_of_rank(size_t rank) const {

@@ -161,7 +161,6 @@ TEST_CASE("a forked rewrite child writes a file that loads back the same store")
 TEST_CASE("a transaction's records are wrapped in MULTI/EXEC only when it wrote") {
   ringkv::test::ScratchDir dir;
   ringkv::engine::Databases store_dbs(16);
-  ringkv::engine::Store& store = store_dbs[0];
   ringkv::conf::PersistenceOptions options;
   options.appendonly = true;
   options.dir = dir.file("");
