@@ -220,6 +220,9 @@ def check_debug(report, ours, theirs, rng):
                      "DEBUG DIGEST-VALUE of every key equals redis's")
         before = a.call("DEBUG", "DIGEST")
         report.equal(a.call("DEBUG", "RELOAD"), b"+OK\r\n", "DEBUG RELOAD")
+        # Reloading re-encodes (a hash whose long value was overwritten comes back as a
+        # listpack), so redis reloads too before the encodings are compared below.
+        report.equal(b.call("DEBUG", "RELOAD"), b"+OK\r\n", "redis's DEBUG RELOAD")
         report.equal(a.call("DEBUG", "DIGEST"), before, "DEBUG RELOAD keeps the digest")
         report.equal(a.call("DBSIZE"), b.call("DBSIZE"), "DEBUG RELOAD keeps every key")
         for args in (("DEBUG", "RELOAD", "FOO"), ("DEBUG", "OBJECT", "obs:none"),
