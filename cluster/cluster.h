@@ -198,6 +198,10 @@ class Cluster {
   bool fenced(std::string_view address, std::string_view link_fingerprint) const;
   // Members failed over (sorted).
   const std::vector<std::string>& failed() const { return failed_; }
+  // Members this node has seen failed over since it started. With replica-acks 0 a failed-over
+  // member may have acknowledged writes its replicas never got (failover_may_lose_writes()).
+  uint64_t failovers_seen() const { return failovers_seen_; }
+  bool failover_may_lose_writes() const { return options_.replica_acks == 0; }
   // This node restarted without an append-only file fsynced at every write: its replicas may
   // hold newer copies of its keys than it does. It serves none until it knows (failover.cpp):
   // when a peer held copies of its keys, it asks to be failed over and is then restored from
@@ -463,6 +467,7 @@ class Cluster {
   uint64_t pending_version_ = 0;
   std::optional<hashring::HashRing> pending_;  // the ring a prepared change moves to
   std::vector<std::string> failed_;
+  uint64_t failovers_seen_ = 0;
   std::vector<std::string> pending_failed_;  // the failed members of the prepared change's ring
   uint64_t lease_ms_ = 0;
   uint64_t lease_until_ = 0;       // loop time the lease ends

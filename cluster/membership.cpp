@@ -158,6 +158,7 @@ void Cluster::apply_ring(std::vector<hashring::Member> members, std::vector<std:
   ring_.set_members(members);
   for (const std::string& a : failed) {
     if (!is_failed(a)) {
+      failovers_seen_++;
       spdlog::warn(
           "peer {} failed over: its keys go to the next members of their preference "
           "lists",

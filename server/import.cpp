@@ -49,7 +49,8 @@ ImportSource::ImportSource(Server& server, std::string host, int port, std::stri
       port_(port),
       password_(std::move(password)),
       client_id_(client_id),
-      key_log_(server.config().persistence.dir, host_ + ":" + std::to_string(port_)) {}
+      key_log_(server.config().persistence.dir, host_ + ":" + std::to_string(port_)),
+      failovers_seen_(server.cluster()->failovers_seen()) {}
 
 ImportSource::~ImportSource() {
   *alive_ = false;
@@ -670,6 +671,27 @@ void ImportSource::failed(std::string_view reply, std::string_view what) {
 }
 
 void ImportSource::cron(uint64_t now_ms) {
+  // A member failed over with replica-acks 0 may have acknowledged commands of this import that
+  // its replicas never got: a new snapshot (at once, not after the owner backoff: a failover is
+  // one event, not an owner that keeps failing) brings back whatever was lost.
+  if (const cluster::Cluster& cluster = *server_.cluster();
+      cluster.failovers_seen() != failovers_seen_) {
+    failovers_seen_ = cluster.failovers_seen();
+    if (cluster.failover_may_lose_writes() && state_ != State::kStopped) {
+      failovers_++;
+      owner_resyncs_++;
+      spdlog::warn(
+          "import from {}: a member was failed over and may have lost writes it had "
+          "acknowledged; taking a new snapshot",
+          address());
+      replid_.clear();
+      if (state_ != State::kRetrying) {
+        close_socket();
+        connect();
+        return;
+      }
+    }
+  }
   if (state_ == State::kRetrying && now_ms >= next_connect_ms_) {
     connect();
     return;
@@ -715,7 +737,8 @@ std::string ImportSource::info_fields(uint64_t now_ms) const {
       ",partial_syncs=" + std::to_string(partial_syncs_) +
       ",disconnects=" + std::to_string(disconnects_) +
       ",unavailable=" + std::to_string(unavailable_) +
-      ",owner_resyncs=" + std::to_string(owner_resyncs_);
+      ",owner_resyncs=" + std::to_string(owner_resyncs_) +
+      ",failovers=" + std::to_string(failovers_);
   return out;
 }
 

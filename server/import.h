@@ -164,6 +164,9 @@ class ImportSource {
   uint64_t owner_resyncs_ = 0;
   uint64_t owner_retry_ms_ = 0;
   uint64_t next_owner_retry_ms_ = 0;
+  // Failovers of members seen (the cluster's count), and those that made a new snapshot.
+  uint64_t failovers_seen_ = 0;
+  uint64_t failovers_ = 0;
   protocol::RespParser parser_;
   std::vector<std::string_view> argv_;
   int64_t db_ = 0;

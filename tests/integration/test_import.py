@@ -45,7 +45,8 @@ def import_fields(port, prefix="cluster_import"):
 
 
 def wait_caught_up(report, port, sources, what, timeout=60):
-    """Waits until every source streams and the import applied all its source has written."""
+    """Waits until every source streams and the import applied all its source has written, with
+    no command left whose owner was unavailable (a new snapshot brings those)."""
     deadline = time.time() + timeout * harness.timeout_scale()
     fields = {}
     while time.time() < deadline:
@@ -55,7 +56,7 @@ def wait_caught_up(report, port, sources, what, timeout=60):
             f = fields.get(addr, {})
             src_offset = int(r.info("replication")["master_repl_offset"])
             if f.get("state") != "streaming" or int(f.get("offset", -1)) < src_offset or \
-                    f.get("in_flight") != "0":
+                    f.get("in_flight") != "0" or f.get("unavailable") != "0":
                 done = False
         if done:
             return fields
