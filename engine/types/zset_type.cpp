@@ -229,9 +229,7 @@ bool ZSetObject::set(std::string_view member, double score) {
   if (Node** link = index_.find(member)) {
     Node* node = *link;
     if (node->score == score) return false;
-    sl_unlink(node);
-    node->score = score;
-    sl_link(node);
+    sl_move(node, score);
     return false;
   }
   sl_insert(member, score);
@@ -510,6 +508,12 @@ void ZSetObject::sl_link(Node* node) {
     }
     level_ = lvl;
   }
+  sl_link_after(node, update, rank);
+  ++count_;
+}
+
+void ZSetObject::sl_link_after(Node* node, Node* const* update, const size_t* rank) {
+  const int lvl = node->level_count;
   for (int i = 0; i < lvl; ++i) {
     node->level[i].forward = update[i]->level[i].forward;
     update[i]->level[i].forward = node;
@@ -519,7 +523,6 @@ void ZSetObject::sl_link(Node* node) {
   for (int i = lvl; i < level_; ++i) ++update[i]->level[i].span;
   node->backward = update[0] == header_ ? nullptr : update[0];
   if (node->level[0].forward != nullptr) node->level[0].forward->backward = node;
-  ++count_;
 }
 
 void ZSetObject::sl_unlink(Node* node) {
@@ -533,6 +536,67 @@ void ZSetObject::sl_unlink(Node* node) {
     }
     update[i] = x;
   }
+  sl_unlink_after(node, update);
+  while (level_ > 1 && header_->level[level_ - 1].forward == nullptr) --level_;
+  --count_;
+}
+
+// Unlinking and linking again would walk the list twice, one walk after the other; the two walks
+// are independent, so they go down the levels side by side, and the cache misses of each (most
+// of a walk's time in a big set) overlap. The new place is found in the list as it is without
+// `node`: a link to it is followed past it, and ranks past it count one less.
+void ZSetObject::sl_move(Node* node, double score) {
+  const std::string_view member = node->member();
+  Node* old_update[kMaxLevel];
+  Node* new_update[kMaxLevel];
+  size_t new_rank[kMaxLevel];  // ranks with `node` counted, until the end
+  size_t old_rank = 0;
+  Node* xo = header_;
+  Node* xn = header_;
+  size_t rn = 0;
+  for (int i = level_ - 1; i >= 0; --i) {
+    bool old_walks = true;
+    bool new_walks = true;
+    while (old_walks || new_walks) {
+      if (old_walks) {
+        Node* f = xo->level[i].forward;
+        if (f != nullptr && f != node && element_less(f->score, f->member(), node->score, member)) {
+          old_rank += xo->level[i].span;
+          xo = f;
+        } else {
+          old_walks = false;
+        }
+      }
+      if (new_walks) {
+        Node* f = xn->level[i].forward;
+        size_t span = xn->level[i].span;
+        if (f == node) {
+          span += node->level[i].span;
+          f = node->level[i].forward;
+        }
+        if (f != nullptr && element_less(f->score, f->member(), score, member)) {
+          rn += span;
+          xn = f;
+        } else {
+          new_walks = false;
+        }
+      }
+    }
+    old_update[i] = xo;
+    new_update[i] = xn;
+    new_rank[i] = rn;
+  }
+  // Unlinked (the levels in use stay: the node comes back with its own), then linked at its new
+  // place with ranks counted without it (it had rank old_rank + 1).
+  sl_unlink_after(node, old_update);
+  node->score = score;
+  for (int i = 0; i < level_; ++i) {
+    if (new_rank[i] > old_rank) --new_rank[i];
+  }
+  sl_link_after(node, new_update, new_rank);
+}
+
+void ZSetObject::sl_unlink_after(Node* node, Node* const* update) {
   for (int i = 0; i < level_; ++i) {
     if (update[i]->level[i].forward == node) {
       update[i]->level[i].span += node->level[i].span - 1;
@@ -542,8 +606,6 @@ void ZSetObject::sl_unlink(Node* node) {
     }
   }
   if (node->level[0].forward != nullptr) node->level[0].forward->backward = node->backward;
-  while (level_ > 1 && header_->level[level_ - 1].forward == nullptr) --level_;
-  --count_;
 }
 
 int ZSetObject::random_level() {

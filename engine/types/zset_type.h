@@ -138,6 +138,11 @@ class ZSetObject final : public Object {
   void sl_insert(std::string_view member, double score);  // a new node, linked and hashed
   void sl_link(Node* node);    // links a node at its place by (score, member); counts it
   void sl_unlink(Node* node);  // unlinks a node (it stays in the hash); uncounts it
+  void sl_move(Node* node, double score);  // gives a linked node a new score, at its new place
+  // The pointer and span updates of a link / an unlink once the walk found, for every level in
+  // use, the node after which `node` goes / that precedes it, and (link) those nodes' ranks.
+  void sl_link_after(Node* node, Node* const* update, const size_t* rank);
+  void sl_unlink_after(Node* node, Node* const* update);
   int random_level();
 
   Encoding encoding_ = Encoding::kListpack;

@@ -40,8 +40,9 @@ void check_against(const ZSetObject& z, const Model& model) {
   std::vector<std::string> down;
   z.visit_ranks(model.size() - 1, model.size(), true,
                 [&](std::string_view m, double) { down.emplace_back(m); });
-  CHECK(down.front() == model.rbegin()->second);
-  CHECK(down.back() == model.begin()->second);
+  std::vector<std::string> want;
+  for (auto it = model.rbegin(); it != model.rend(); ++it) want.push_back(it->second);
+  CHECK(down == want);
 }
 
 }  // namespace
@@ -172,6 +173,70 @@ TEST_CASE("100k elements in a skiplist agree with a sorted model through updates
   CHECK(z.erase_ranks(0, z.size() - 10) == model.size() - 10);
   CHECK(z.size() == 10);
   CHECK(z.memory() < full / 100);
+}
+
+TEST_CASE("moving members to new scores keeps every rank, span and backward link") {
+  // Small enough to check every rank after every move: moves to the front, the back, next to
+  // their place, between equal scores (member order), and members of every level.
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 4; ++round) {
+    ZSetObject z(Encoding::kSkiplist);
+    Model model;
+    std::vector<double> score_of(300);
+    for (int i = 0; i < 300; ++i) {
+      score_of[i] = static_cast<double>(rng() % 50);
+      z.set("m" + std::to_string(i), score_of[i]);
+      model.emplace(score_of[i], "m" + std::to_string(i));
+    }
+    for (int k = 0; k < 400; ++k) {
+      const size_t i = rng() % 300;
+      const std::string m = "m" + std::to_string(i);
+      double s = 0;
+      switch (rng() % 5) {
+        case 0:
+          s = -1.0 - static_cast<double>(k);
+          break;  // the new first
+        case 1:
+          s = 1000.0 + static_cast<double>(k);
+          break;  // the new last
+        case 2:
+          s = score_of[i] + (rng() % 2 == 0 ? 0.25 : -0.25);
+          break;  // next to its place
+        default:
+          s = static_cast<double>(rng() % 50);
+          break;  // among equal scores
+      }
+      if (s == score_of[i]) continue;
+      model.erase({score_of[i], m});
+      model.emplace(s, m);
+      score_of[i] = s;
+      CHECK_FALSE(z.set(m, s));
+      if (k % 20 != 0) continue;
+      check_against(z, model);
+      size_t r = 0;
+      for (const auto& e : model) {
+        REQUIRE(z.rank(e.second) == r);
+        std::string at;
+        z.visit_ranks(r, 1, false, [&](std::string_view mm, double) { at = mm; });
+        REQUIRE(at == e.second);
+        ++r;
+      }
+    }
+    check_against(z, model);
+    // Removing every other member still finds each one and keeps the order.
+    size_t n = 0;
+    for (auto it = model.begin(); it != model.end();) {
+      if (n++ % 2 == 0) {
+        CHECK(z.erase(it->second));
+        it = model.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    check_against(z, model);
+    size_t r = 0;
+    for (const auto& e : model) CHECK(z.rank(e.second) == r++);
+  }
 }
 
 TEST_CASE("clone is a deep copy with the same order and encoding") {
