@@ -670,6 +670,13 @@ void ImportSource::failed(std::string_view reply, std::string_view what) {
   }
 }
 
+void ImportSource::take_new_snapshot() {
+  owner_resyncs_++;
+  close_socket();
+  replid_.clear();
+  connect();
+}
+
 void ImportSource::cron(uint64_t now_ms) {
   // A member failed over with replica-acks 0 may have acknowledged commands of this import that
   // its replicas never got: a new snapshot (at once, not after the owner backoff: a failover is
@@ -679,17 +686,12 @@ void ImportSource::cron(uint64_t now_ms) {
     failovers_seen_ = cluster.failovers_seen();
     if (cluster.failover_may_lose_writes() && state_ != State::kStopped) {
       failovers_++;
-      owner_resyncs_++;
       spdlog::warn(
           "import from {}: a member was failed over and may have lost writes it had "
           "acknowledged; taking a new snapshot",
           address());
-      replid_.clear();
-      if (state_ != State::kRetrying) {
-        close_socket();
-        connect();
-        return;
-      }
+      take_new_snapshot();
+      return;
     }
   }
   if (state_ == State::kRetrying && now_ms >= next_connect_ms_) {
@@ -700,14 +702,11 @@ void ImportSource::cron(uint64_t now_ms) {
     owner_retry_ms_ =
         owner_retry_ms_ == 0 ? kRetryMs : std::min(owner_retry_ms_ * 2, kMaxOwnerRetryMs);
     next_owner_retry_ms_ = now_ms + owner_retry_ms_;
-    owner_resyncs_++;
     spdlog::warn(
         "import from {}: {} commands found their owner unavailable; taking a new snapshot (next "
         "try in {} s if it still fails)",
         address(), unavailable_, owner_retry_ms_ / 1000);
-    close_socket();
-    replid_.clear();
-    connect();
+    take_new_snapshot();
     return;
   }
   if (state_ == State::kStreaming && unavailable_ == 0 && snapshot_in_flight_ == 0) {

@@ -79,6 +79,9 @@ class ImportSource {
   // The link failed or closed: counted, then retried from cron (unless stopped).
   void disconnect(const std::string& why);
   void close_socket();
+  // Drops the link and asks the source for a full resync (counted in owner_resyncs): its
+  // snapshot replaces every key and deletes those gone.
+  void take_new_snapshot();
   // Parses what arrived, by state. False when the link was closed meanwhile.
   bool process();
   bool handshake_reply(std::string_view line);
