@@ -72,14 +72,18 @@ cleanup() {
   # test_netns leaves a bind mount of the chroot's /run/netns behind.
   umount -l "$root/run/netns" 2>/dev/null
   for m in dev sys proc; do umount -l "$root/$m" 2>/dev/null; done
+  mountpoint -q "$root" && umount -l "$root"
   rm -rf --one-file-system "$root"
 }
 trap cleanup EXIT
 cp -a "$base/." "$root/"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
-mount -t proc proc "$root/proc" && mount --rbind /sys "$root/sys" && mount --rbind /dev "$root/dev" ||
-  { say "cannot mount /proc, /sys, /dev in the chroot"; exit 2; }
+# The chroot's / is made a mount point of its own: `ip -n <namespace>` (test_netns, test_partition)
+# runs `mount --make-rslave /` in a new mount namespace, which fails on a plain directory, and
+# those tests would be skipped.
+mount --bind "$root" "$root" && mount -t proc proc "$root/proc" && mount --rbind /sys "$root/sys" &&
+  mount --rbind /dev "$root/dev" || { say "cannot mount /, /proc, /sys, /dev in the chroot"; exit 2; }
 git clone -q "$repo" "$root/root/project" || { say "cannot clone $repo"; exit 2; }
 in_chroot() { chroot "$root" /bin/bash -lc "cd /root/project && $1"; }
 
