@@ -4,9 +4,11 @@
 #
 #   ringkv_build_packages   compiler, build tools and the libraries ringkv links
 #   ringkv_test_packages    what the tests and benchmarks run: redis-server (the oracle), redis-cli,
-#                           redis-py, node-redis (and node), clang's libFuzzer runtime,
-#                           twemproxy, iproute2 (network namespaces), valgrind, clang-format
-#                           (scripts/check_layout.sh), prometheus-redis-exporter (test_exporter.py)
+#                           redis-py, node-redis (and node), twemproxy, iproute2 (network
+#                           namespaces), valgrind (test_replication's memcheck run),
+#                           prometheus-redis-exporter (test_exporter.py)
+#   ringkv_ci_packages      what only .ci/run uses: clang-format (scripts/check_layout.sh), clang
+#                           and its sanitizer runtimes (the libFuzzer build)
 #
 # Installs use --no-install-recommends, so every tool a step runs must be named here (make is only a
 # recommendation of cmake, for instance).
@@ -14,8 +16,9 @@
 ringkv_build_packages=(cmake make g++ pkg-config libuv1-dev libspdlog-dev libtomlplusplus-dev
                        libcli11-dev doctest-dev zlib1g-dev libssl-dev liblzf-dev redis-tools
                        liblua5.1-0-dev lua-cjson-dev lua-bitop-dev)
-ringkv_test_packages=(redis-server python3 python3-redis nodejs node-redis clang clang-format
-                      libclang-rt-14-dev nutcracker iproute2 procps prometheus-redis-exporter)
+ringkv_test_packages=(redis-server python3 python3-redis nodejs node-redis nutcracker iproute2
+                      procps valgrind prometheus-redis-exporter)
+ringkv_ci_packages=(clang clang-format libclang-rt-14-dev)
 
 # Installs those of the named packages that are not installed (apt-get update first); with
 # --update, runs apt-get update even when nothing is missing (as CI does).
