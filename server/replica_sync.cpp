@@ -91,7 +91,10 @@ bool ReplicaSync::step() {
   std::vector<std::string_view> targets;
   std::vector<std::string> done;
   bool more = false;
-  for (auto& [target, snap] : snapshots_) {
+  for (auto& [target_key, snapshot] : snapshots_) {
+    // Named references, not the bindings: clang 14 cannot capture structured bindings.
+    const std::string& target = target_key;
+    Snapshot& snap = snapshot;
     const int64_t start = common::monotonic_us();
     bool finished = false;
     engine::Store* store = &server_.dbs()[snap.db];
