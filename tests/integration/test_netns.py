@@ -6,7 +6,7 @@ has sch_netem, that 200 ms of added latency slows that node's keys but keeps it 
 below health-interval). Everything the test creates (namespaces, veths, bridge, qdiscs,
 processes) is removed in a finally block, on failure too.
 
-Needs root and `ip`; without them the test is skipped (exit 0).
+Needs root and `ip`; without them the test is skipped (exit 77, which ctest reports as skipped).
 
     sudo /usr/bin/python3 test_netns.py --server build/ringkv-server
 """
