@@ -192,6 +192,22 @@ def recovery_time(records, t_event, baseline, keep, horizon=4.0):
     return None
 
 
+def show_series(records, t_event, keep, what):
+    """Prints the per-window rates around t_event, for the `keep` keys and for every reply (errors
+    too), so a failed recovery check shows whether the server slowed for the other keys or the
+    whole load did (the machine)."""
+    t0 = t_event - 1.0
+    t1 = max((r[1] for r in records), default=t_event)
+    kept = rates(records, t0, t1, keep)
+    every = [0] * len(kept)
+    for _, done, _, reply in records:
+        if reply is not None and t0 <= done < t0 + len(every) * WINDOW:
+            every[int((done - t0) / WINDOW)] += 1
+    print("    %s: per %d ms from 1 s before the event, other keys: %s" % (
+        what, WINDOW * 1000, " ".join("%.0f" % r for r in kept)))
+    print("    %s: every reply: %s" % (what, " ".join("%.0f" % (c / WINDOW) for c in every)))
+
+
 def unavailable(addr, reason=""):
     return b"-ERR peer %s unavailable: %s" % (addr.encode(), reason.encode())
 
@@ -329,6 +345,8 @@ def check_kill_under_load(report, cluster, owner, keys):
           "detection, %.0f req/s after; back to half the rate %s after the kill; slowest "
           "request %.3fs" % (base, low, after, "never" if recovered is None else
                              "%.1fs" % recovered, worst))
+    if recovered is None or recovered > 1.0:
+        show_series(records, t_kill, keep, "kill -9")
     report.check(recovered is not None and recovered <= 1.0, "kill: the other keys' throughput "
                  "is back within a second", repr(recovered))
 
@@ -413,6 +431,8 @@ def check_hung_under_load(report, cluster, owner, keys):
     print("    SIGSTOP: other keys %.0f req/s before; back to half the rate %s after detection; "
           "slowest request %.3fs" % (base, "never" if recovered is None else
                                      "%.1fs" % recovered, worst))
+    if recovered is None or recovered > 1.0:
+        show_series(records, t_down or t_stop, keep, "SIGSTOP")
     report.check(recovered is not None and recovered <= 1.0, "SIGSTOP: the other keys' "
                  "throughput is back within a second of detection", repr(recovered))
     up = None if t_up is None else t_up - t_cont
