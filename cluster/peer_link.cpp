@@ -66,7 +66,7 @@ void PeerLink::commit(ReplyCallback on_reply) {
   }
   const uint64_t deadline = options_.request_timeout_ms == 0 ? std::numeric_limits<uint64_t>::max()
                                                              : now + options_.request_timeout_ms;
-  inflight_.push_back(Request{std::move(on_reply), deadline, uv_hrtime()});
+  inflight_.push_back(Request{std::move(on_reply), deadline});
   out_requests_++;
   if (state_ == State::kIdle || state_ == State::kBackoff) connect();
 }
@@ -167,6 +167,7 @@ void PeerLink::reserve_input(size_t n) {
 }
 
 void PeerLink::on_data() {
+  const uint64_t now_ns = uv_hrtime();
   while (in_start_ < in_end_) {
     std::span<const char> avail(in_.data() + in_start_, in_end_ - in_start_);
     protocol::ReplyScanner::Result r = scanner_.scan(avail);
@@ -189,7 +190,7 @@ void PeerLink::on_data() {
     Request req = std::move(inflight_.front());
     inflight_.pop_front();
     stats_.replies++;
-    stats_.reply_usec += (uv_hrtime() - req.sent_ns) / 1000;
+    stats_.reply_usec += (now_ns - std::min(now_ns, req.sent_ns)) / 1000;
     if (req.on_reply) req.on_reply(reply, nullptr);
     // A callback may have failed the link (and cleared the buffers).
     if (socket_ == nullptr) return;
@@ -221,9 +222,12 @@ void PeerLink::flush() {
 
 void PeerLink::start_write() {
   // The requests whose frames are in out_ are the last out_requests_ ones.
+  // One clock reading stamps the batch (each reply reads it once per batch too).
+  const uint64_t now_ns = uv_hrtime();
   for (size_t i = inflight_.size() - std::min(out_requests_, inflight_.size());
        i < inflight_.size(); ++i) {
     inflight_[i].written = true;
+    inflight_[i].sent_ns = now_ns;
   }
   std::string data;
   data.swap(out_);

@@ -39,7 +39,7 @@ struct LinkStats {
   uint64_t errors = 0;  // requests failed by the link (not error replies from the peer)
   uint64_t connects = 0;
   uint64_t replies = 0;     // requests the peer answered
-  uint64_t reply_usec = 0;  // their round trips added up (from commit to reply, microseconds)
+  uint64_t reply_usec = 0;  // their round trips added up (from write to reply, microseconds)
 };
 
 // What the handshake wants next after one of its replies.
@@ -111,7 +111,7 @@ class PeerLink {
   struct Request {
     ReplyCallback on_reply;  // empty once the request timed out (its reply is then dropped)
     uint64_t deadline_ms;
-    uint64_t sent_ns;      // uv_hrtime() at commit: the round trip INFO cluster reports
+    uint64_t sent_ns = 0;  // uv_hrtime() when written: the round trip INFO cluster reports
     bool written = false;  // its frame went to the socket (the peer may have run it)
   };
 
