@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "cluster/frame_log.h"
 #include "common/numbers.h"
 #include "common/secret.h"
 #include "engine/command.h"
@@ -35,6 +36,8 @@ std::string request(std::span<const std::string_view> args) {
 std::string request(std::initializer_list<std::string_view> args) {
   return request(std::span<const std::string_view>(args.begin(), args.size()));
 }
+
+constexpr std::string_view kMultiFrame = "*1\r\n$5\r\nMULTI\r\n";
 
 // The database COPY ... DB n writes its destination in (`db`, the record's, without DB).
 int copy_destination_db(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
@@ -112,9 +115,7 @@ struct Replication::Stream {
   uint64_t next = 1;   // the offset the next frame gets
   uint64_t sent = 0;   // the last offset written to the current link
   uint64_t acked = 0;  // the last offset the replica acknowledged
-  std::deque<std::string> backlog;
-  uint64_t backlog_first = 1;  // offset of backlog.front()
-  size_t backlog_bytes = 0;
+  FrameLog backlog;
   State state = State::kDisconnected;
   std::unique_ptr<PeerLink> link;
   uint64_t gen = 0;  // callbacks of older links are ignored
@@ -307,7 +308,9 @@ void Replication::feed(int db, std::span<const std::string_view> argv) {
   if (ours == 0) return;
   if (!mixed) {
     if (first.size() < 2) return;
-    const std::string frame = request(argv);
+    std::string& frame = frame_scratch_;
+    frame.clear();
+    protocol::append_request(frame, argv);
     for (size_t k = 1; k < first.size(); ++k) {
       if (Stream* s = stream_to(routing_.nodes()[first[k]].address)) append_record(*s, db, frame);
     }
@@ -330,8 +333,9 @@ void Replication::feed(int db, std::span<const std::string_view> argv) {
   }
 }
 
-void Replication::append_record(Stream& s, int db, const std::string& frame) {
+void Replication::append_record(Stream& s, int db, std::string_view frame) {
   if (block_depth_ == 0) {
+    if (db == 0) return append(s, frame);  // database 0 needs no prefix
     append(s, prefixed_frame({.db = db}, frame));
     return;
   }
@@ -356,20 +360,14 @@ void Replication::end_block() {
   }
 }
 
-void Replication::append(Stream& s, std::string bytes) {
+void Replication::append(Stream& s, std::string_view bytes) {
   if (block_depth_ > 0 && !s.in_block) {
     s.in_block = true;
-    append(s, request({"MULTI"}));
+    append(s, kMultiFrame);
   }
   const uint64_t offset = s.next++;
   if (s.state == Stream::State::kOnline) write_frame(s, offset, bytes);
-  s.backlog_bytes += bytes.size();
-  s.backlog.push_back(std::move(bytes));
-  while (s.backlog_bytes > backlog_limit_ && s.backlog.size() > 1) {
-    s.backlog_bytes -= s.backlog.front().size();
-    s.backlog.pop_front();
-    s.backlog_first++;
-  }
+  s.backlog.push(bytes, backlog_limit_);
   if (ticket_depth_ > 0) {
     auto it = std::find_if(ticket_.parts.begin(), ticket_.parts.end(),
                            [&](const auto& p) { return p.first == s.id; });
@@ -381,7 +379,7 @@ void Replication::append(Stream& s, std::string bytes) {
   }
 }
 
-void Replication::write_frame(Stream& s, uint64_t offset, const std::string& bytes) {
+void Replication::write_frame(Stream& s, uint64_t offset, std::string_view bytes) {
   // A link reconnects by itself when used again; a stream's connection must not: a new one
   // starts with HELLO.
   if (s.link->state() != PeerLink::State::kReady) return link_failed(s, "connection closed");
@@ -389,11 +387,15 @@ void Replication::write_frame(Stream& s, uint64_t offset, const std::string& byt
   s.sent = offset;
   s.unacked_sizes.push_back(static_cast<uint32_t>(bytes.size()));
   s.unacked_bytes += bytes.size();
-  const uint64_t id = s.id;
-  const uint64_t gen = s.gen;
-  s.link->commit([this, id, gen, offset](std::string_view reply, const LinkError* error) {
-    auto it = streams_by_id_.find(id);
-    if (it == streams_by_id_.end() || it->second->gen != gen) return;
+  // The replica answers each frame, in order: a reply acknowledges the offset after the last
+  // acknowledged one. The callback names its stream and link generation in one word, so that
+  // std::function keeps it without an allocation per frame.
+  const uint64_t tag = s.id << 32 | (s.gen & 0xffffffffu);
+  s.link->commit([this, tag](std::string_view reply, const LinkError* error) {
+    auto it = streams_by_id_.find(tag >> 32);
+    if (it == streams_by_id_.end() || (it->second->gen & 0xffffffffu) != (tag & 0xffffffffu)) {
+      return;
+    }
     Stream& st = *it->second;
     if (error != nullptr) return link_failed(st, error->reason());
     if (!reply.empty() && reply[0] == '-') {
@@ -404,7 +406,7 @@ void Replication::write_frame(Stream& s, uint64_t offset, const std::string& byt
       st.replid = random_replid();
       return link_failed(st, "a write was refused");
     }
-    acked(st, offset);
+    acked(st, st.acked + 1);
   });
   if (s.unacked_bytes > std::max<uint64_t>(kMaxUnackedBytes, 8 * backlog_limit_)) {
     link_failed(s, "too far behind");
@@ -455,7 +457,7 @@ void Replication::connect(Stream& s) {
   s.link = env_.make_link(s.target);
   s.state = Stream::State::kHello;
   s.hello_next = s.next;
-  const uint64_t first = s.backlog.empty() ? s.next : s.backlog_first;
+  const uint64_t first = s.backlog.empty() ? s.next : s.backlog.first();
   s.link->send(request({"RINGKV.REPL", "HELLO", self_, s.replid, std::to_string(ring_version_),
                         std::to_string(first), std::to_string(s.next)}),
                [this, id = s.id, gen = s.gen](std::string_view reply, const LinkError* error) {
@@ -474,7 +476,7 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
   bool full = false;
   if (reply.starts_with("+CONTINUE ")) {
     const std::optional<uint64_t> n = parse_u64(text.substr(9));
-    if (!n || *n + 1 < s.backlog_first || *n >= s.next) {
+    if (!n || *n + 1 < s.backlog.first() || *n >= s.next) {
       s.replid = random_replid();
       return link_failed(s, "the replica's offset is not in the backlog");
     }
@@ -487,7 +489,8 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
     }
   } else if (reply == "+FULL\r\n") {
     from = s.hello_next - 1;
-    if (from + 1 < s.backlog_first) return link_failed(s, "writes during the handshake overflowed");
+    if (from + 1 < s.backlog.first())
+      return link_failed(s, "writes during the handshake overflowed");
     full = true;
     s.full_syncs++;
   } else {
@@ -499,10 +502,11 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
   s.sent = from;
   s.acked = from;
   s.last_ack_ms = uv_now(env_.loop);
-  for (uint64_t off = std::max(from + 1, s.backlog_first); off < s.next; ++off) {
-    write_frame(s, off, s.backlog[off - s.backlog_first]);
-    if (s.state != Stream::State::kOnline) return;
-  }
+  s.backlog.for_each_from(from + 1, [&](uint64_t offset, std::string_view frame) {
+    write_frame(s, offset, frame);
+    return s.state == Stream::State::kOnline;
+  });
+  if (s.state != Stream::State::kOnline) return;
   spdlog::info("replication: stream to {} {} at offset {}", s.target,
                full ? "copies every key again" : "continues", from);
   if (full) {

@@ -187,7 +187,7 @@ class Replication {
  private:
   struct Stream;
   // Appends `frame`, a record of database `db`, to the stream (see feed()).
-  void append_record(Stream& s, int db, const std::string& frame);
+  void append_record(Stream& s, int db, std::string_view frame);
   struct Waiter;
   struct WaitEntry;
   // Part `part` of `w` was acknowledged (or its replica is gone); fires `w` once it is settled.
@@ -205,8 +205,8 @@ class Replication {
   Stream* stream_to(std::string_view address) const;
   // Appends one frame to `s` (numbered, kept in the backlog, written when online); `bytes` is a
   // complete request. Adds its offset to the open ticket.
-  void append(Stream& s, std::string bytes);
-  void write_frame(Stream& s, uint64_t offset, const std::string& bytes);
+  void append(Stream& s, std::string_view bytes);
+  void write_frame(Stream& s, uint64_t offset, std::string_view bytes);
   void connect(Stream& s);
   void on_hello_reply(Stream& s, uint64_t gen, std::string_view reply);
   void link_failed(Stream& s, std::string_view why);
@@ -244,6 +244,7 @@ class Replication {
   std::vector<size_t> scratch_;
   std::vector<size_t> first_scratch_;
   std::vector<size_t> key_scratch_;
+  std::string frame_scratch_;  // the record feed() sends
 };
 
 }  // namespace ringkv::cluster
