@@ -121,14 +121,14 @@ bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
   }
   // Only the key's primary on this node's ring may write it here.
   const std::span<const std::string_view> argv = frame.args;
-  std::string error = "ERR a replication stream carries writes only";
+  std::string error;  // set only when the frame is refused (no allocation per frame)
   const engine::CommandSpec* spec = nullptr;
   if (frame.kind == cluster::PeerFrameKind::kCommand && !frame.resp3 && frame.user.empty()) {
     spec = engine::resolve_command(argv, error);
   }
   if (spec == nullptr) {
     repl.frame_applied(primary);
-    writer.error(error);
+    writer.error(error.empty() ? "ERR a replication stream carries writes only" : error);
     return true;
   }
   engine::key_positions(*spec, argv, key_scratch_);
