@@ -70,6 +70,12 @@ size_t prefix_args(const PeerPrefix& prefix, std::string_view (&args)[5], Digits
 engine::Result<PeerFrame> parse_peer_frame(std::span<const std::string_view> argv, int databases) {
   PeerFrame frame;
   if (argv.empty()) return engine::Error{kEmptyFrame};
+  // Every prefix and member frame is named "RINGKV.<...>": a plain command needs no more checks.
+  constexpr std::string_view kOurs = "ringkv.";
+  if (argv[0].size() <= kOurs.size() || !named(argv[0].substr(0, kOurs.size()), kOurs)) {
+    frame.args = argv;
+    return frame;
+  }
   if (named(argv[0], kDbPrefix)) {
     if (argv.size() < 3) return engine::Error{kBareDb};
     const std::optional<int64_t> n = common::parse_integer(argv[1]);

@@ -130,6 +130,21 @@ TEST_CASE("every member frame is recognised, with the arguments after its name")
   }
 }
 
+TEST_CASE("a plain command, or a name that only looks like a member frame's, is a command") {
+  for (const std::vector<std::string>& wire : {std::vector<std::string>{"SET", "k", "v"},
+                                               {"ringkv.", "x"},
+                                               {"RINGKV", "x"},
+                                               {"ringkv.unknown", "x"},
+                                               {"r", "x"}}) {
+    CAPTURE(wire[0]);
+    Parsed p(wire);
+    REQUIRE(p.frame.ok());
+    CHECK(p.frame->kind == PeerFrameKind::kCommand);
+    CHECK_FALSE(p.frame->db.has_value());
+    CHECK(strings(p.frame->args) == wire);
+  }
+}
+
 TEST_CASE("a ring change's copy carries its version and its command") {
   Parsed p({"RINGKV.DB", "1", "RINGKV.MIGRATE", "7", "RESTORE", "k", "0", "payload"});
   REQUIRE(p.frame.ok());
