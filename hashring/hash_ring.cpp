@@ -125,7 +125,7 @@ void HashRing::preference(std::string_view key, size_t n, std::vector<size_t>& o
         bool taken = false;
         for (size_t t : out) taken |= t == node;
         if (!taken) break;
-        i = i + 1 == points_.size() ? 0 : i + 1;
+        i = next_other_[i];
       }
       starts[probe] = i;
       const uint32_t distance = points_[i].point - positions[probe];
@@ -183,6 +183,17 @@ void HashRing::rebuild() {
   for (size_t slice = 0; slice <= (size_t{1} << kBucketBits); ++slice) {
     while (i < points_.size() && (points_[i].point >> (32 - kBucketBits)) < slice) ++i;
     buckets_[slice] = static_cast<uint32_t>(i);
+  }
+  // next_other_[k] is k + 1 when that is another node's, else next_other_[k + 1]: computed
+  // counterclockwise, twice round so that the last ones see the first ones' values.
+  next_other_.resize(points_.size());
+  for (size_t k = 0; k < points_.size(); ++k) next_other_[k] = static_cast<uint32_t>(k);
+  for (size_t lap = 0; lap < 2; ++lap) {
+    for (size_t k = points_.size(); k-- > 0;) {
+      const size_t after = k + 1 == points_.size() ? 0 : k + 1;
+      next_other_[k] = points_[after].node != points_[k].node ? static_cast<uint32_t>(after)
+                                                              : next_other_[after];
+    }
   }
   fingerprint_ = hash64(canonical);
   ++version_;

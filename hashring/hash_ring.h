@@ -108,6 +108,9 @@ class HashRing {
   // searching the whole ring.
   static constexpr int kBucketBits = 12;
   std::vector<uint32_t> buckets_;
+  // For each virtual node, the index of the first one clockwise after it that belongs to another
+  // node (itself on a ring of one node): preference() skips a taken node's run in one step.
+  std::vector<uint32_t> next_other_;
   uint64_t version_ = 0;
   uint64_t fingerprint_ = 0;
 };

@@ -385,3 +385,24 @@ TEST_CASE("preference lists: the owner, then the owners without the nodes before
   empty.preference("k", 2, p);
   CHECK(p.empty());
 }
+
+TEST_CASE("preference lists skip a node's run of consecutive points, across the wrap") {
+  // Node "1" with weight 2 and 3 points each: 1 11 21 31 41 51; node "5": 5 15 25. Sorted:
+  // 1 5 11 15 21 25 31 41 51, so 31 41 51 and (wrapping) 1 are one run of node "1".
+  HashRing ring(decimal_scheme(), 3);
+  const std::vector<Member> weighted{Member{"1", 2}, Member{"5", 1}};
+  REQUIRE(ring.set_members(weighted));
+  const size_t one = ring.index_of("1");
+  const size_t five = ring.index_of("5");
+  std::vector<size_t> p;
+  ring.preference("26", 2, p);  // owner: 31 ("1"), then past 41 51 1 to 5 ("5")
+  CHECK(p == std::vector<size_t>{one, five});
+  ring.preference("52", 2, p);  // wraps to 1 ("1"), then 5
+  CHECK(p == std::vector<size_t>{one, five});
+  ring.preference("22", 2, p);  // 25 ("5"), then 31
+  CHECK(p == std::vector<size_t>{five, one});
+  HashRing single(decimal_scheme(), 3);
+  REQUIRE(single.set_members(members({"7"})));
+  single.preference("3", 2, p);
+  CHECK(p == std::vector<size_t>{0});
+}
