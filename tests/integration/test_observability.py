@@ -342,6 +342,25 @@ def monitor_lines(port, action, expect):
         proc.wait()
 
 
+def check_rates_after_resetstat(report, ours, theirs):
+    """INFO's instantaneous rates after CONFIG RESETSTAT: the counters start again from 0, and the
+    rate sampled across the reset is no wrapped-around difference (as redis: 0 or a small rate)."""
+    for server in (ours, theirs):
+        with harness.RespClient(server.port) as c:
+            c.send(harness.encode_command("PING") * 2000)
+            for _ in range(2000):
+                c.read()
+            time.sleep(1.2)  # a sample after the PINGs: the next rate is taken from it
+            c.call("CONFIG", "RESETSTAT")
+            time.sleep(1.2)  # a sample after the reset
+        fields = harness.info_fields(server.port, "INFO", "stats")
+        for name in ("instantaneous_ops_per_sec", "instantaneous_input_kbps",
+                     "instantaneous_output_kbps"):
+            value = float(fields.get(name, "-1"))
+            report.check(0 <= value < 100000, "%s after CONFIG RESETSTAT is a small rate (%s)" % (
+                name, server.kind), fields.get(name))
+
+
 def check_live_tools(report, port, where):
     """redis-cli --stat, --latency-history and LATENCY DOCTOR against `port`."""
     # stdbuf: redis-cli writes through stdio, which holds its lines back when not on a terminal.
@@ -579,6 +598,7 @@ def main():
         check_debug(report, ours, theirs, rng)
         check_slowlog(report, ours, theirs)
         check_latency(report, ours)
+        check_rates_after_resetstat(report, ours, theirs)
         check_tools(report, ours, theirs)
         check_config_rewrite(report, args.server)
         check_cluster(report, args.server, theirs, rng)
