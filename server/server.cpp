@@ -533,10 +533,8 @@ void Server::cron() {
   used_memory_peak_ = std::max(used_memory_peak_, dbs_.used_memory());
   if (now - last_ops_sample_ms_ >= 1000) {
     const double seconds = static_cast<double>(now - last_ops_sample_ms_) / 1000.0;
-    // A counter below its last sample was reset (CONFIG RESETSTAT) since: no rate this time.
     auto rate = [&](uint64_t total, uint64_t last) {
-      return last_ops_sample_ms_ == 0 || total < last ? 0.0
-                                                      : static_cast<double>(total - last) / seconds;
+      return last_ops_sample_ms_ == 0 ? 0.0 : static_cast<double>(total - last) / seconds;
     };
     instantaneous_ops_ = rate(stats_.total_commands_processed, last_ops_sample_count_);
     instantaneous_input_kbps_ = rate(stats_.total_net_input_bytes, last_input_sample_) / 1024;
@@ -705,7 +703,8 @@ void Server::apply_memory_config() {
 void Server::config_resetstat() {
   stats_ = ServerStats{};
   dbs_.reset_stats();
-  // The instantaneous rates start again too (as Redis's), from the next sample on.
+  // The instantaneous rates start again too (as Redis's): the next sample only takes the
+  // counters' values (a rate across the reset would be a wrapped difference).
   instantaneous_ops_ = instantaneous_input_kbps_ = instantaneous_output_kbps_ = 0;
   last_ops_sample_ms_ = 0;
   // As Redis: command and error statistics and the memory peak go too; the slow log and
