@@ -190,7 +190,7 @@ void PeerLink::on_data() {
     Request req = std::move(inflight_.front());
     inflight_.pop_front();
     stats_.replies++;
-    stats_.reply_usec += (now_ns - std::min(now_ns, req.sent_ns)) / 1000;
+    stats_.reply_usec += (now_ns - req.sent_ns) / 1000;
     if (req.on_reply) req.on_reply(reply, nullptr);
     // A callback may have failed the link (and cleared the buffers).
     if (socket_ == nullptr) return;
