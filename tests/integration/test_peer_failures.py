@@ -172,12 +172,14 @@ class Poller:
         return times[0] if times else None
 
 
-def rates(records, t0, t1, keep):
-    """Successful requests per second of the keys `keep` accepts, per WINDOW over [t0, t1)."""
+def rates(records, t0, t1, keep, errors_too=False):
+    """Successful requests (answered ones, errors too, with `errors_too`) per second of the keys
+    `keep` accepts, per WINDOW over [t0, t1)."""
     n = max(0, int((t1 - t0) / WINDOW))
     counts = [0] * n
     for _, done, key, reply in records:
-        if t0 <= done < t0 + n * WINDOW and reply and reply[:1] != b"-" and keep(key):
+        counted = reply is not None if errors_too else reply and reply[:1] != b"-"
+        if t0 <= done < t0 + n * WINDOW and counted and keep(key):
             counts[int((done - t0) / WINDOW)] += 1
     return [c / WINDOW for c in counts]
 
@@ -199,13 +201,10 @@ def show_series(records, t_event, keep, what):
     t0 = t_event - 1.0
     t1 = max((r[1] for r in records), default=t_event)
     kept = rates(records, t0, t1, keep)
-    every = [0] * len(kept)
-    for _, done, _, reply in records:
-        if reply is not None and t0 <= done < t0 + len(every) * WINDOW:
-            every[int((done - t0) / WINDOW)] += 1
+    every = rates(records, t0, t1, lambda key: True, errors_too=True)
     print("    %s: per %d ms from 1 s before the event, other keys: %s" % (
         what, WINDOW * 1000, " ".join("%.0f" % r for r in kept)))
-    print("    %s: every reply: %s" % (what, " ".join("%.0f" % (c / WINDOW) for c in every)))
+    print("    %s: every reply: %s" % (what, " ".join("%.0f" % r for r in every)))
 
 
 def unavailable(addr, reason=""):
