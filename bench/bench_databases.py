@@ -22,16 +22,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import harness  # noqa: E402
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pids):
-    total = 0
-    for pid in pids:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / TICK
 
 
 def main():
@@ -45,12 +35,13 @@ def main():
         pids = [n.proc.pid for n in c.nodes]
         for rnd in range(args.rounds):
             for db in ((0, 1) if rnd % 2 == 0 else (1, 0)):
-                before = cpu_seconds(pids)
+                before = harness.cpu_seconds(*pids)
                 out = subprocess.run(
                     ["redis-benchmark", "-p", str(c.ports[0]), "-t", "set,get", "-P", "16", "-n",
                      str(args.requests), "-c", "50", "-r", "100000", "--dbnum", str(db), "-q"],
                     capture_output=True, text=True, timeout=600).stdout
-                res[db]["cpu"].append((cpu_seconds(pids) - before) * 1e6 / (2 * args.requests))
+                spent = harness.cpu_seconds(*pids) - before
+                res[db]["cpu"].append(spent * 1e6 / (2 * args.requests))
                 for line in out.replace("\r", "\n").splitlines():
                     if "requests per second" in line:
                         name = line.split(":")[0].strip()

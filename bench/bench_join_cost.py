@@ -33,14 +33,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import harness  # noqa: E402
 from bench_migration import load, wait_settled  # noqa: E402
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    """User + system CPU seconds of `pid` so far."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def pinger(port, stop, out):
@@ -91,14 +83,14 @@ def one_join(server, n, perf_dir=None):
                          os.path.join(perf_dir, "node%d.data" % (i + 1))],
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
                 time.sleep(1.0)
-            cpu0 = [cpu_seconds(node.pid) for node in nodes]
+            cpu0 = [harness.cpu_seconds(node.pid) for node in nodes]
             start = time.perf_counter()
             with harness.RespClient(cluster.ports[0], timeout=120) as c:
                 reply = harness.parse_reply(c.call("CLUSTER", "JOIN", cand.address))
             assert reply == b"OK", reply
             infos = wait_settled([node.port for node in nodes], 1, poll=0.005)
             elapsed = time.perf_counter() - start
-            cpu = [cpu_seconds(node.pid) - c0 for node, c0 in zip(nodes, cpu0)]
+            cpu = [harness.cpu_seconds(node.pid) - c0 for node, c0 in zip(nodes, cpu0)]
             for proc in perf:
                 proc.send_signal(2)
                 proc.wait()

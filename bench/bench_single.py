@@ -8,7 +8,10 @@ GEOADD (points spread over a 10x10 degree square) and GEOSEARCH (the 10 nearest 
 on one geo set, with -c 50
 -r 100000 against each server, interleaved (ringkv, redis, ringkv, redis, ...) so drift of the
 machine affects both alike, unpipelined (-P 1) and pipelined (-P 16). The best round per server
-is reported (the least disturbed one). Memory: one million small keys (16-byte values, every
+is reported (the least disturbed one), and beside it the least CPU time (user + system, from
+/proc) the server used per request in any round: on a machine of 2 cores, redis-benchmark's
+own thread takes one, so at -P 1 throughput measures the client as much as the server, while
+the CPU per request is the server's alone. Memory: one million small keys (16-byte values, every
 third with a TTL) are loaded with redis-cli --pipe and the growth of each process's RSS is
 compared.
 
@@ -44,24 +47,34 @@ CUSTOM = [("SETBIT", ["SETBIT", "bits:__rand_int__", "100", "1"]),
                          "ASC", "COUNT", "10"])]
 
 
-def run_benchmark(port, tests, requests, pipeline, clients):
-    """Runs redis-benchmark --csv for the -t tests, then once per custom command; returns
-    {test name: (rps, p50 ms, p99 ms)}."""
-    base = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-c", str(clients),
+def run_benchmark(srv, requests, pipeline, clients):
+    """Runs redis-benchmark --csv once per -t test, in TESTS' order (each test finds what the
+    ones before it left), then once per custom command; returns {test name: (rps, p50 ms,
+    p99 ms, server CPU microseconds per request)}."""
+    base = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(srv.port), "-c", str(clients),
             "-r", "100000", "-n", str(requests), "-P", str(pipeline), "--csv", "-q"]
     rows = {}
-    runs = [(None, base + ["-t", ",".join(t for _, t in tests)])]
+    runs = [(name, base + ["-t", test]) for name, test in TESTS]
     runs += [(name, base + argv) for name, argv in CUSTOM]
     for name, cmd in runs:
+        cpu = harness.cpu_seconds(srv.pid)
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
+        cpu_us = (harness.cpu_seconds(srv.pid) - cpu) * 1e6
         for row in csv.DictReader(io.StringIO(out)):
-            rows[name or row["test"]] = (float(row["rps"]), float(row["p50_latency_ms"]),
-                                         float(row["p99_latency_ms"]))
+            if row["test"].startswith("LPUSH (needed"):
+                # redis-benchmark fills the list before LRANGE with the LPUSH test's requests:
+                # their CPU, as that test measured it, is not LRANGE's.
+                cpu_us -= rows["LPUSH"][3] * requests
+            elif row["test"] == name or name not in dict(TESTS):
+                rows[name] = (float(row["rps"]), float(row["p50_latency_ms"]),
+                              float(row["p99_latency_ms"]), cpu_us / requests)
     return rows
 
 
 def throughput(ours, redis, rounds, requests, clients):
-    """Interleaved rounds; returns {(test, pipeline): {"ringkv": best, "redis": best}}."""
+    """Interleaved rounds; returns {(test, pipeline): {"ringkv": (best rps, p50, p99, least CPU
+    per request), "redis": ...}}: the best round's throughput and latency, the least CPU any
+    round used per request (both the least disturbed measurement)."""
     results = {}
     for pipeline in (1, 16):
         n = requests * (4 if pipeline > 1 else 1)
@@ -69,27 +82,31 @@ def throughput(ours, redis, rounds, requests, clients):
             for label, srv in (("ringkv", ours), ("redis", redis)):
                 print("round %d/%d -P %d: %s" % (r + 1, rounds, pipeline, label),
                       file=sys.stderr, flush=True)
-                rows = run_benchmark(srv.port, TESTS, n, pipeline, clients)
+                rows = run_benchmark(srv, n, pipeline, clients)
                 for test, _ in TESTS + CUSTOM:
                     if test not in rows:
                         continue
                     slot = results.setdefault((test, pipeline), {})
-                    if label not in slot or rows[test][0] > slot[label][0]:
-                        slot[label] = rows[test]
+                    row = rows[test]
+                    if label in slot:
+                        best = row if row[0] > slot[label][0] else slot[label]
+                        row = best[:3] + (min(row[3], slot[label][3]),)
+                    slot[label] = row
     return results
 
 
 def print_throughput(results):
     print("| command | -P | ringkv rps | redis rps | ratio | ringkv p50/p99 ms | "
-          "redis p50/p99 ms |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+          "redis p50/p99 ms | CPU us/req ringkv / redis |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for (test, pipeline), slot in results.items():
         a, b = slot.get("ringkv"), slot.get("redis")
         if not a or not b:
-            print("| %s | %d | %s | %s | n/a | | |" % (test, pipeline, a, b))
+            print("| %s | %d | %s | %s | n/a | | | |" % (test, pipeline, a, b))
             continue
-        print("| %s | %d | %.0f | %.0f | %.2f | %.3f / %.3f | %.3f / %.3f |"
-              % (test, pipeline, a[0], b[0], a[0] / b[0], a[1], a[2], b[1], b[2]))
+        print("| %s | %d | %.0f | %.0f | %.2f | %.3f / %.3f | %.3f / %.3f | %.2f / %.2f (%.2f) |"
+              % (test, pipeline, a[0], b[0], a[0] / b[0], a[1], a[2], b[1], b[2], a[3], b[3],
+                 a[3] / b[3] if b[3] > 0 else float("nan")))
 
 
 def load_payload(keys):

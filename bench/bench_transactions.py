@@ -72,26 +72,16 @@ def script(clients, batch):
     return "".join(" | ".join(" ".join(c) for c in batch(i)) + "\n" for i in range(clients))
 
 
-def cpu_seconds(cluster):
-    """User + system CPU the cluster's nodes used so far."""
-    total = 0
-    for node in cluster.nodes:
-        with open("/proc/%d/stat" % node.pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
-
-
 def run_case(load, cluster, text, seconds, workdir, name):
     """Returns batches/s, p50 ms, p99 ms and the nodes' CPU ms per 1000 batches (warm-up
     included in both)."""
     path = os.path.join(workdir, name + ".txt")
     with open(path, "w") as f:
         f.write(text)
-    cpu = cpu_seconds(cluster)
+    cpu = harness.cpu_seconds(*(node.pid for node in cluster.nodes))
     out = subprocess.run([load, str(cluster.ports[0]), str(seconds), "1", path],
                          capture_output=True, text=True, timeout=seconds + 60)
-    cpu = cpu_seconds(cluster) - cpu
+    cpu = harness.cpu_seconds(*(node.pid for node in cluster.nodes)) - cpu
     if out.returncode != 0:
         raise RuntimeError("%s: %s %s" % (name, out.stdout, out.stderr))
     fields = dict(f.split("=") for f in out.stdout.split())

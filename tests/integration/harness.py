@@ -35,6 +35,17 @@ REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
 
 
+def cpu_seconds(*pids):
+    """User + system CPU seconds the processes used so far (utime + stime from /proc/PID/stat):
+    a cost per request that a busy machine disturbs less than throughput."""
+    ticks = 0
+    for pid in pids:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def server_wrapper():
     """The words of RINGKV_SERVER_WRAPPER (empty when unset)."""
     return shlex.split(os.environ.get("RINGKV_SERVER_WRAPPER", ""))
