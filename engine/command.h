@@ -468,6 +468,9 @@ struct CommandContext {
   void propagate_as(std::vector<std::string> argv) const {
     if (propagation != nullptr) propagation->replace(std::move(argv));
   }
+  // Whether anything records what this command does (an append-only file, a replica): a handler
+  // need not build an effective form nobody reads.
+  bool propagating() const { return propagation != nullptr; }
 
   // Reports that `key` was created or grew (LPUSH, RPUSH, LMOVE's destination, ZADD, ...).
   void key_ready(std::string_view key) const {

@@ -119,14 +119,16 @@ void cmd_xadd(CommandContext& ctx) {
   if (args.trim.strategy != StreamTrim::Strategy::kNone && s.trim(args.trim) > 0) {
     ctx.notify(common::kNotifyStream, "xtrim", key);
   }
-  // Logged with the ID it got, and a trim as the exact length it left.
-  std::vector<std::string> effective{"XADD", std::string(key)};
-  if (args.trim.strategy != StreamTrim::Strategy::kNone) {
-    effective.insert(effective.end(), {"MAXLEN", "=", decimal(s.length())});
+  if (ctx.propagating()) {
+    // Logged with the ID it got, and a trim as the exact length it left.
+    std::vector<std::string> effective{"XADD", std::string(key)};
+    if (args.trim.strategy != StreamTrim::Strategy::kNone) {
+      effective.insert(effective.end(), {"MAXLEN", "=", decimal(s.length())});
+    }
+    effective.push_back(id_text);
+    for (size_t i = field_pos; i < ctx.argv.size(); ++i) effective.emplace_back(ctx.argv[i]);
+    ctx.propagate_as(std::move(effective));
   }
-  effective.push_back(id_text);
-  for (size_t i = field_pos; i < ctx.argv.size(); ++i) effective.emplace_back(ctx.argv[i]);
-  ctx.propagate_as(std::move(effective));
   ctx.key_ready(key);
 }
 

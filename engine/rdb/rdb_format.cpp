@@ -61,35 +61,38 @@ size_t encode_integer(int64_t v, unsigned char* enc) {
   return 0;
 }
 
+// Listpack entry encoding of the integer `v` (lpEncodeIntegerGetType): its bytes, without
+// backlen, in `enc`; returns how many.
+size_t listpack_int_encoding(int64_t v, unsigned char* enc) {
+  if (v >= 0 && v <= 127) {
+    enc[0] = static_cast<unsigned char>(v);
+    return 1;
+  }
+  if (v >= -4096 && v <= 4095) {
+    const uint64_t u = v < 0 ? static_cast<uint64_t>((int64_t{1} << 13) + v) : v;
+    enc[0] = static_cast<unsigned char>((u >> 8) | 0xc0);
+    enc[1] = static_cast<unsigned char>(u & 0xff);
+    return 2;
+  }
+  const auto u = static_cast<uint64_t>(v);
+  auto fill = [&](unsigned char tag, int bytes) {
+    enc[0] = tag;
+    for (int i = 0; i < bytes; ++i) enc[1 + i] = static_cast<unsigned char>((u >> (8 * i)) & 0xff);
+    return static_cast<size_t>(1 + bytes);
+  };
+  if (v >= -32768 && v <= 32767) return fill(0xf1, 2);
+  if (v >= -8388608 && v <= 8388607) return fill(0xf2, 3);
+  if (v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max())
+    return fill(0xf3, 4);
+  return fill(0xf4, 8);
+}
+
 // Listpack entry encoding of `element` (lpEncodeGetType + lpEncodeString/lpEncodeIntegerGetType);
 // returns the encoded bytes (without backlen) in `enc` for integers, or the header for strings.
 size_t listpack_header(std::string_view element, unsigned char* enc, bool& is_int) {
   int64_t v = 0;
   is_int = element.size() <= 20 && parse_int64(element, v);
-  if (is_int) {
-    if (v >= 0 && v <= 127) {
-      enc[0] = static_cast<unsigned char>(v);
-      return 1;
-    }
-    if (v >= -4096 && v <= 4095) {
-      const uint64_t u = v < 0 ? static_cast<uint64_t>((int64_t{1} << 13) + v) : v;
-      enc[0] = static_cast<unsigned char>((u >> 8) | 0xc0);
-      enc[1] = static_cast<unsigned char>(u & 0xff);
-      return 2;
-    }
-    const auto u = static_cast<uint64_t>(v);
-    auto fill = [&](unsigned char tag, int bytes) {
-      enc[0] = tag;
-      for (int i = 0; i < bytes; ++i)
-        enc[1 + i] = static_cast<unsigned char>((u >> (8 * i)) & 0xff);
-      return static_cast<size_t>(1 + bytes);
-    };
-    if (v >= -32768 && v <= 32767) return fill(0xf1, 2);
-    if (v >= -8388608 && v <= 8388607) return fill(0xf2, 3);
-    if (v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max())
-      return fill(0xf3, 4);
-    return fill(0xf4, 8);
-  }
+  if (is_int) return listpack_int_encoding(v, enc);
   const size_t len = element.size();
   if (len < 64) {
     enc[0] = static_cast<unsigned char>(0x80 | len);
@@ -222,6 +225,11 @@ std::string_view double_to_string(double d, char (&buf)[32]) {
 }
 
 size_t listpack_element_size(std::string_view element) { return listpack_entry_size(element); }
+
+size_t listpack_int_element_size(int64_t v) {
+  unsigned char enc[9];
+  return listpack_int_encoding(v, enc) + 1;  // at most 9 bytes: a backlen of one
+}
 
 ListpackWriter::ListpackWriter() : buf_(kListpackHeader, '\0') {}
 

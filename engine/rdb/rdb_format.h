@@ -84,6 +84,8 @@ class ListpackWriter {
 // Bytes one element takes in a listpack (its encoding, data and backlen), as ListpackWriter
 // would write it.
 size_t listpack_element_size(std::string_view element);
+// The same for an element given as an integer (the text of `v` is stored as that integer).
+size_t listpack_int_element_size(int64_t v);
 
 // An intset blob (intset.c) of ascending `values`, at the smallest width holding them all.
 std::string intset_bytes(std::span<const int64_t> values);

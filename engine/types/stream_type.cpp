@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 
 #include "engine/rdb/rdb_format.h"
 
@@ -14,11 +13,7 @@ namespace {
 
 // Listpack bytes of an integer element (Redis appends integers as their decimal text, which
 // the listpack stores in its integer encodings).
-size_t int_size(int64_t v) {
-  char buf[24];
-  const auto end = std::to_chars(buf, buf + sizeof(buf), v).ptr;
-  return rdb::listpack_element_size(std::string_view(buf, static_cast<size_t>(end - buf)));
-}
+size_t int_size(int64_t v) { return rdb::listpack_int_element_size(v); }
 
 size_t string_heap(const std::string& s) { return s.size() > 15 ? s.size() + 1 : 0; }
 

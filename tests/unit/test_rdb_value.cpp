@@ -174,6 +174,24 @@ TEST_CASE("listpack writer uses Redis's entry encodings") {
   CHECK(neg.finish().substr(6, 3) == bytes({0xdf, 0xff, 0x02}));
 }
 
+TEST_CASE("an integer element's listpack size is its decimal text's, at every width's edges") {
+  const int64_t edges[] = {0,         127,
+                           128,       -1,
+                           -4096,     -4097,
+                           4095,      4096,
+                           -32768,    -32769,
+                           32767,     32768,
+                           8388607,   8388608,
+                           -8388608,  -8388609,
+                           INT32_MAX, int64_t{INT32_MAX} + 1,
+                           INT32_MIN, int64_t{INT32_MIN} - 1,
+                           INT64_MAX, INT64_MIN};
+  for (const int64_t v : edges) {
+    CAPTURE(v);
+    CHECK(rdb::listpack_int_element_size(v) == rdb::listpack_element_size(std::to_string(v)));
+  }
+}
+
 TEST_CASE("listpack reader refuses malformed blobs") {
   rdb::ListpackWriter w;
   w.add("hello");
