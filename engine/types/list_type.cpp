@@ -107,7 +107,7 @@ std::unique_ptr<Object> ListObject::clone() const {
   for (size_t i = 0; i < nnodes_; ++i) {
     const Node* n = node(i);
     Node* m = copy->new_node(n->used);
-    std::memcpy(m->data, n->data, n->used);
+    std::memcpy(m->data(), n->data(), n->used);
     m->used = n->used;
     m->count = n->count;
     m->lp_bytes = n->lp_bytes;
@@ -120,6 +120,7 @@ std::unique_ptr<Object> ListObject::clone() const {
 ListObject::Node* ListObject::new_node(size_t cap) {
   auto* n = static_cast<Node*>(checked_realloc(nullptr, sizeof(Node) + cap));
   n->used = 0;
+  n->head = 0;
   n->cap = static_cast<uint32_t>(cap);
   n->count = 0;
   n->lp_bytes = kListpackEmpty;
@@ -197,9 +198,26 @@ void ListObject::erase_node(size_t pos) {
 char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_size) {
   Node* n = node(pos);
   const size_t used = n->used - old_size + new_size;
+  // At the front the entries' start moves instead of the entries (LPOP, then LPUSH into the
+  // room pops left), unless the node's block is to shrink.
+  if (offset == 0 && new_size < old_size && used >= n->cap / 2) {
+    n->head += static_cast<uint32_t>(old_size - new_size);
+    n->used = static_cast<uint32_t>(used);
+    return n->data();
+  }
+  if (offset == 0 && new_size > old_size && n->head >= new_size - old_size) {
+    n->head -= static_cast<uint32_t>(new_size - old_size);
+    n->used = static_cast<uint32_t>(used);
+    return n->data();
+  }
   const size_t tail = n->used - offset - old_size;
   if (new_size < old_size) {
-    std::memmove(n->data + offset + new_size, n->data + offset + old_size, tail);
+    std::memmove(n->data() + offset + new_size, n->data() + offset + old_size, tail);
+  }
+  if (n->head > 0 && (n->head + used > n->cap || used < n->cap / 2)) {
+    // The block is to be resized, or the entries to grow past its end: close the front gap.
+    std::memmove(n->raw, n->data(), new_size < old_size ? used : n->used);
+    n->head = 0;
   }
   // Grow by half again (small nodes grow from exact fits), shrink when under half used.
   if (used > n->cap || used < n->cap / 2) {
@@ -213,10 +231,10 @@ char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_
     nodes_[first_ + pos] = n;
   }
   if (new_size > old_size) {
-    std::memmove(n->data + offset + new_size, n->data + offset + old_size, tail);
+    std::memmove(n->data() + offset + new_size, n->data() + offset + old_size, tail);
   }
   n->used = static_cast<uint32_t>(used);
-  return n->data + offset;
+  return n->data() + offset;
 }
 
 void ListObject::put(size_t pos, size_t offset, std::string_view value) {
@@ -235,13 +253,13 @@ ListObject::Pos ListObject::locate(size_t index) const {
     while (index >= node(ni)->count) index -= node(ni++)->count;
     const Node* n = node(ni);
     if (index <= n->count / 2) {
-      const char* p = n->data;
+      const char* p = n->data();
       for (size_t i = 0; i < index; ++i) p = read_forward(p, &s);
-      return {ni, static_cast<size_t>(p - n->data), index};
+      return {ni, static_cast<size_t>(p - n->data()), index};
     }
-    const char* p = n->data + n->used;
+    const char* p = n->data() + n->used;
     for (size_t i = n->count; i > index; --i) p = read_backward(p, &s);
-    return {ni, static_cast<size_t>(p - n->data), index};
+    return {ni, static_cast<size_t>(p - n->data()), index};
   }
   size_t from_tail = count_ - 1 - index;
   size_t ni = nnodes_ - 1;
@@ -249,13 +267,13 @@ ListObject::Pos ListObject::locate(size_t index) const {
   const Node* n = node(ni);
   const size_t rank = n->count - 1 - from_tail;
   if (rank <= n->count / 2) {
-    const char* p = n->data;
+    const char* p = n->data();
     for (size_t i = 0; i < rank; ++i) p = read_forward(p, &s);
-    return {ni, static_cast<size_t>(p - n->data), rank};
+    return {ni, static_cast<size_t>(p - n->data()), rank};
   }
-  const char* p = n->data + n->used;
+  const char* p = n->data() + n->used;
   for (size_t i = n->count; i > rank; --i) p = read_backward(p, &s);
-  return {ni, static_cast<size_t>(p - n->data), rank};
+  return {ni, static_cast<size_t>(p - n->data()), rank};
 }
 
 bool ListObject::allows_insert(const Node* n, size_t new_size) const {
@@ -323,7 +341,7 @@ std::string ListObject::pop(End end) {
   std::string out;
   if (end == End::kHead) {
     const Node* n = node(0);
-    const size_t size = static_cast<size_t>(read_forward(n->data, &s) - n->data);
+    const size_t size = static_cast<size_t>(read_forward(n->data(), &s) - n->data());
     out.assign(s);
     if (n->count == 1) {
       erase_node(0);
@@ -335,13 +353,13 @@ std::string ListObject::pop(End end) {
   } else {
     const size_t last = nnodes_ - 1;
     const Node* n = node(last);
-    const char* start = read_backward(n->data + n->used, &s);
+    const char* start = read_backward(n->data() + n->used, &s);
     out.assign(s);
     if (n->count == 1) {
       erase_node(last);
     } else {
       node(last)->lp_bytes -= static_cast<uint32_t>(lp_size(s));
-      splice(last, static_cast<size_t>(start - n->data), n->used - (start - n->data), 0);
+      splice(last, static_cast<size_t>(start - n->data()), n->used - (start - n->data()), 0);
       --node(last)->count;
     }
   }
@@ -352,7 +370,7 @@ std::string ListObject::pop(End end) {
 std::string_view ListObject::at(size_t index) const {
   const Pos pos = locate(index);
   std::string_view s;
-  read_forward(node(pos.node)->data + pos.offset, &s);
+  read_forward(node(pos.node)->data() + pos.offset, &s);
   return s;
 }
 
@@ -361,7 +379,7 @@ void ListObject::set(size_t index, std::string_view value) {
   std::string_view old;
   const Node* n = node(pos.node);
   const size_t old_size =
-      static_cast<size_t>(read_forward(n->data + pos.offset, &old) - n->data) - pos.offset;
+      static_cast<size_t>(read_forward(n->data() + pos.offset, &old) - n->data()) - pos.offset;
   // Redis 7.0 replaces an element in its node whatever the node's size then.
   const uint32_t lp = static_cast<uint32_t>(n->lp_bytes - lp_size(old) + lp_size(value));
   write_entry(splice(pos.node, pos.offset, old_size, entry_size(value)), value);
@@ -393,7 +411,8 @@ void ListObject::insert_at(size_t pivot, bool after, std::string_view value) {
   if (!full) {
     std::string_view s;
     const size_t offset =
-        after ? static_cast<size_t>(read_forward(n->data + pos.offset, &s) - n->data) : pos.offset;
+        after ? static_cast<size_t>(read_forward(n->data() + pos.offset, &s) - n->data())
+              : pos.offset;
     put(ni, offset, value);
     return;
   }
@@ -418,7 +437,7 @@ void ListObject::insert_at(size_t pivot, bool after, std::string_view value) {
   size_t center = ni;
   if (after) {
     std::string_view s;
-    const size_t offset = static_cast<size_t>(read_forward(n->data + pos.offset, &s) - n->data);
+    const size_t offset = static_cast<size_t>(read_forward(n->data() + pos.offset, &s) - n->data());
     split_node(ni, offset, pos.rank + 1);
     put(ni + 1, 0, value);
   } else {
@@ -433,7 +452,7 @@ void ListObject::recount(size_t pos) {
   Node* n = node(pos);
   size_t lp = kListpackEmpty;
   std::string_view s;
-  for (const char* p = n->data; p < n->data + n->used;) {
+  for (const char* p = n->data(); p < n->data() + n->used;) {
     p = read_forward(p, &s);
     lp += lp_size(s);
   }
@@ -444,7 +463,7 @@ void ListObject::split_node(size_t pos, size_t offset, size_t rank) {
   Node* n = node(pos);
   const size_t moved = n->used - offset;
   Node* m = new_node(moved);
-  std::memcpy(m->data, n->data + offset, moved);
+  std::memcpy(m->data(), n->data() + offset, moved);
   m->used = static_cast<uint32_t>(moved);
   m->count = n->count - static_cast<uint32_t>(rank);
   n->count = static_cast<uint32_t>(rank);
@@ -458,7 +477,7 @@ void ListObject::merge_next(size_t pos) {
   const Node* next = node(pos + 1);
   const uint32_t count = next->count;
   const uint32_t lp = next->lp_bytes - kListpackEmpty;
-  std::memcpy(splice(pos, node(pos)->used, 0, next->used), next->data, next->used);
+  std::memcpy(splice(pos, node(pos)->used, 0, next->used), next->data(), next->used);
   node(pos)->count += count;
   node(pos)->lp_bytes += lp;
   erase_node(pos + 1);
@@ -499,14 +518,14 @@ void ListObject::erase(size_t index, size_t n) {
       erase_node(ni);
       continue;
     }
-    const char* p = nd->data + offset;
+    const char* p = nd->data() + offset;
     size_t lp = 0;
     for (size_t i = 0; i < here; ++i) {
       p = read_forward(p, &s);
       lp += lp_size(s);
     }
     nd->lp_bytes -= static_cast<uint32_t>(lp);
-    splice(ni, offset, static_cast<size_t>(p - nd->data) - offset, 0);
+    splice(ni, offset, static_cast<size_t>(p - nd->data()) - offset, 0);
     node(ni)->count -= static_cast<uint32_t>(here);
     ++ni;
     offset = 0;
@@ -525,9 +544,9 @@ size_t ListObject::remove_matches(size_t from, std::string_view value, size_t li
   while (ni < nnodes_ && (limit == 0 || removed < limit)) {
     Node* n = node(ni);
     // Compact the node in place: kept entries slide down over removed ones.
-    char* w = n->data + offset;
+    char* w = n->data() + offset;
     const char* r = w;
-    const char* end = n->data + n->used;
+    const char* end = n->data() + n->used;
     size_t gone = 0;
     while (r < end && (limit == 0 || removed < limit)) {
       const char* next = read_forward(r, &s);

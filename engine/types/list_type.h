@@ -91,11 +91,15 @@ class ListObject final : public Object {
 
  private:
   struct Node {
-    uint32_t used;      // bytes of entries in data
-    uint32_t cap;       // bytes allocated for data
+    uint32_t used;      // bytes of entries, from data()
+    uint32_t cap;       // bytes allocated for raw
     uint32_t count;     // entries
     uint32_t lp_bytes;  // bytes the node's listpack would have (Redis's node->sz)
-    char data[];
+    uint32_t head;      // bytes of raw before the entries: left by pops at the front
+    char raw[];
+
+    char* data() { return raw + head; }
+    const char* data() const { return raw + head; }
   };
   // Where an element lives: its node, its byte offset in the node and its rank in the node.
   struct Pos {
@@ -156,8 +160,8 @@ void ListObject::walk(size_t index, bool reverse, Visit&& visit) const {
   if (!reverse) {
     for (size_t ni = pos.node; ni < nnodes_; ++ni) {
       const Node* n = node(ni);
-      const char* p = n->data + (ni == pos.node ? pos.offset : 0);
-      const char* end = n->data + n->used;
+      const char* p = n->data() + (ni == pos.node ? pos.offset : 0);
+      const char* end = n->data() + n->used;
       while (p < end) {
         p = read_forward(p, &s);
         if (!visit(s)) return;
@@ -166,11 +170,11 @@ void ListObject::walk(size_t index, bool reverse, Visit&& visit) const {
     return;
   }
   // Start just after the element at `index`, then walk back.
-  const char* p = read_forward(node(pos.node)->data + pos.offset, &s);
+  const char* p = read_forward(node(pos.node)->data() + pos.offset, &s);
   for (size_t ni = pos.node + 1; ni-- > 0;) {
     const Node* n = node(ni);
-    if (ni != pos.node) p = n->data + n->used;
-    while (p > n->data) {
+    if (ni != pos.node) p = n->data() + n->used;
+    while (p > n->data()) {
       p = read_backward(p, &s);
       if (!visit(s)) return;
     }
