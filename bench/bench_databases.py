@@ -23,7 +23,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import harness  # noqa: E402
 
 
-
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--server", default="build/ringkv-server")

@@ -34,7 +34,6 @@ import harness  # noqa: E402
 from bench_migration import load, wait_settled  # noqa: E402
 
 
-
 def pinger(port, stop, out):
     """PINGs `port` every 2 ms until `stop` is set; sends the round trips (seconds) to `out`."""
     s = socket.create_connection(("127.0.0.1", port))

@@ -78,10 +78,11 @@ def run_case(load, cluster, text, seconds, workdir, name):
     path = os.path.join(workdir, name + ".txt")
     with open(path, "w") as f:
         f.write(text)
-    cpu = harness.cpu_seconds(*(node.pid for node in cluster.nodes))
+    pids = [node.pid for node in cluster.nodes]
+    cpu = harness.cpu_seconds(*pids)
     out = subprocess.run([load, str(cluster.ports[0]), str(seconds), "1", path],
                          capture_output=True, text=True, timeout=seconds + 60)
-    cpu = harness.cpu_seconds(*(node.pid for node in cluster.nodes)) - cpu
+    cpu = harness.cpu_seconds(*pids) - cpu
     if out.returncode != 0:
         raise RuntimeError("%s: %s %s" % (name, out.stdout, out.stderr))
     fields = dict(f.split("=") for f in out.stdout.split())

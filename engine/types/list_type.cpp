@@ -198,9 +198,12 @@ void ListObject::erase_node(size_t pos) {
 char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_size) {
   Node* n = node(pos);
   const size_t used = n->used - old_size + new_size;
+  // Grow by half again (small nodes grow from exact fits), shrink when under half used.
+  const bool shrinks = used < n->cap / 2;
+  const bool resizes = shrinks || used > n->cap;
   // At the front the entries' start moves instead of the entries (LPOP, then LPUSH into the
   // room pops left), unless the node's block is to shrink.
-  if (offset == 0 && new_size < old_size && used >= n->cap / 2) {
+  if (offset == 0 && new_size < old_size && !shrinks) {
     n->head += static_cast<uint32_t>(old_size - new_size);
     n->used = static_cast<uint32_t>(used);
     return n->data();
@@ -214,13 +217,12 @@ char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_
   if (new_size < old_size) {
     std::memmove(n->data() + offset + new_size, n->data() + offset + old_size, tail);
   }
-  if (n->head > 0 && (n->head + used > n->cap || used < n->cap / 2)) {
+  if (n->head > 0 && (resizes || n->head + used > n->cap)) {
     // The block is to be resized, or the entries to grow past its end: close the front gap.
     std::memmove(n->raw, n->data(), new_size < old_size ? used : n->used);
     n->head = 0;
   }
-  // Grow by half again (small nodes grow from exact fits), shrink when under half used.
-  if (used > n->cap || used < n->cap / 2) {
+  if (resizes) {
     const size_t cap = used > n->cap
                            ? std::max(used, std::min<size_t>(n->cap + n->cap / 2, kSizeSafetyLimit))
                            : used;

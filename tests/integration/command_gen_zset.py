@@ -148,12 +148,11 @@ class ZSetGenMixin:
             return [([b"ZADD", keys[-1], self.r.choice(SCORES), self.zmember()], "exact"),
                     ([r.choice([b"BZPOPMIN", b"BZPOPMAX"])] + keys + [timeout], "exact")]
         if c == "zscan":
-            # Small sorted sets come back whole with cursor 0, in score order while listpack-
-            # encoded; a member longer than 64 bytes makes the set a skiplist, whose scan order is
-            # its hash table's (redis seeds its hash at random): compared as SCAN replies.
-            # A cursor past 0 or a partial COUNT names hash buckets: those forms go to a set of
-            # its own that stays listpack-encoded (ZSCAN l1 -1 on a skiplist gave redis the
-            # members of its last bucket, ringkv none).
+            # A shared key may be a skiplist (over 128 members or a 65-byte one), scanned in its
+            # hash table's order (redis seeds its hash at random): scanned whole from cursor 0 and
+            # compared as a SCAN reply. A cursor past 0 or a partial COUNT names hash buckets, so
+            # those forms go to a listpack set of their own, scanned whole in order (ZSCAN l1 -1
+            # on a skiplist gave redis the members of its last bucket, ringkv none).
             opts = r.choice([[], [b"COUNT", b"1"], [b"MATCH", b"*a*"], [b"COUNT", b"0"],
                              [b"COUNT", b"x"], [b"TYPE", b"zset"], [b"MATCH"]])
             cursor = r.choice([b"0", b"0", b"x", b"-1", b"18446744073709551615", b"5"])
