@@ -183,6 +183,11 @@ void Migration::key_changed(int db, std::string_view key) {
   // the new owner already has (with the same absolute expiry), or a key the new owner writes
   // after it committed — which a late DEL from here must not undo.
   if (!copy_ || copy_->flushing || copy_->next.owner_of(key) == self_) return;
+  // Only the keys this node owns are its to send, as in the scan: a replica's copy (written by
+  // its primary's stream, possibly behind it) or a leftover of an earlier change would reach the
+  // new owner on another link than the owner's, in any order, and could overwrite the owner's newer
+  // value.
+  if (server_.cluster()->routing_ring().owner_of(key) != self_) return;
   // Copied already or not, it is sent again at the flush (or by the scan, which may come later:
   // sending twice is harmless, the last copy wins on one ordered link).
   copy_->dirty[static_cast<size_t>(db)].emplace(key);

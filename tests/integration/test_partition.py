@@ -46,6 +46,7 @@ class Writer(threading.Thread):
         self.keys, self.counter, self.stop = keys, counter, stop
         self.acked = []
         self.errors = []
+        self.failed = []  # (start, key, version, error) of writes not acknowledged
         self.reads = []  # (start, key, value or error) of reads
 
     def run(self):
@@ -64,11 +65,28 @@ class Writer(threading.Thread):
                 self.acked.append((start, time.monotonic(), key, version))
             except redis.RedisError as e:
                 self.errors.append((start, str(e)[:80]))
+                self.failed.append((start, key, version, str(e)[:80]))
                 time.sleep(0.01)
             try:
                 self.reads.append((time.monotonic(), key, r.get(key)))
             except redis.RedisError as e:
                 self.reads.append((time.monotonic(), key, str(e)[:80]))
+
+
+def explain(key, writers, t_cut, t_heal):
+    """Prints every write of `key` (acknowledged or failed) and every read of it, in time order,
+    relative to the cut, so a failure shows which write was lost and when."""
+    names = ("inside (node 3)", "outside (node 1)", "others (node 2)")
+    events = []
+    for name, w in zip(names, writers):
+        events += [(s, "%s SET %s acked at %+.3f" % (name, v, e - t_cut)) for s, e, k, v in w.acked
+                   if k == key]
+        events += [(s, "%s SET %s failed: %s" % (name, v, e)) for s, k, v, e in w.failed
+                   if k == key]
+        events += [(t, "%s GET -> %r" % (name, v)) for t, k, v in w.reads if k == key]
+    print("    history of %s (t=0: cut, heal at %+.3f):" % (key, t_heal - t_cut), flush=True)
+    for t, what in sorted(events):
+        print("      %+.3f %s" % (t - t_cut, what), flush=True)
 
 
 def main():
@@ -185,6 +203,7 @@ def main():
         for w in (outside, others):
             for start, end, k, v in w.acked:
                 acked[k] = max(acked.get(k, 0), v)
+        explained = False
         for i in range(3):
             r = redis.Redis(host=hosts[i], port=ports[i], socket_timeout=10)
             values = r.mget(sorted(acked))
@@ -192,6 +211,10 @@ def main():
                    if v is None or int(v) < acked[k]]
             report.check(not bad, "after the heal, every key read through node %d holds the "
                          "majority's last acknowledged write" % (i + 1), repr(bad[:3]))
+            if bad and not explained:
+                explained = True
+                explain(bad[0][0], writers, t_cut - 0.1, t_heal)
+                print(cluster.logs(tail=6000), flush=True)
     finally:
         if cluster is not None:
             cluster.cleanup()
