@@ -330,4 +330,31 @@ ParseResult RespParser::split_inline(std::span<const char> line,
   return complete(line, argv, consumed);
 }
 
+size_t peek_request(std::span<const char> in, std::string_view& second) {
+  constexpr int64_t kMaxPeekedArgs = 64;
+  const char* p = in.data();
+  const char* const end = p + in.size();
+  second = {};
+  // "<lead><digits>\r\n" at p: its number, p moved past it; -1 when it is not that.
+  auto header = [&](char lead) -> int64_t {
+    if (p == end || *p != lead) return -1;
+    ++p;
+    int64_t n = 0;
+    const char* digits = p;
+    while (p != end && *p >= '0' && *p <= '9' && p - digits < 18) n = n * 10 + (*p++ - '0');
+    if (p == digits || end - p < 2 || p[0] != '\r' || p[1] != '\n') return -1;
+    p += 2;
+    return n;
+  };
+  const int64_t argc = header('*');
+  if (argc <= 0 || argc > kMaxPeekedArgs) return 0;
+  for (int64_t i = 0; i < argc; ++i) {
+    const int64_t len = header('$');
+    if (len < 0 || end - p < len + 2) return 0;
+    if (i == 1) second = std::string_view(p, static_cast<size_t>(len));
+    p += len + 2;
+  }
+  return static_cast<size_t>(p - in.data());
+}
+
 }  // namespace ringkv::protocol

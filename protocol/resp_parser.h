@@ -36,6 +36,12 @@ struct ParseResult {
   std::string_view error;
 };
 
+// Looks ahead without parsing: the length of the complete multibulk request at the start of
+// `in`, with its second argument (most commands' first key; empty when it has one argument) in
+// `second` — or 0 when what starts `in` is incomplete, inline, malformed or over 64 arguments
+// (the parser decides those). For hints only (prefetching): nothing is checked against limits.
+size_t peek_request(std::span<const char> in, std::string_view& second);
+
 class RespParser {
  public:
   explicit RespParser(ParseLimits limits = {}) : limits_(limits) {}

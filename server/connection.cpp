@@ -490,6 +490,7 @@ void Connection::process_input() {
       defer_input();
       return;
     }
+    if (prefetched_ == 0) prefetched_ = prefetch_ahead();
     // Each request is read with the limits of the client's state after the previous one (AUTH).
     parser_.set_unauthenticated(server_.auth_required(*this));
     std::span<const char> input(rbuf_.data() + rstart_, rend_ - rstart_);
@@ -507,6 +508,7 @@ void Connection::process_input() {
       close_when_flushed();
       return;
     }
+    prefetched_--;
     if (argv_.empty()) {
       rstart_ += r.consumed;
       continue;
@@ -520,6 +522,7 @@ void Connection::process_input() {
     const bool executed = server_.execute(*this, argv_, dropping_ ? writer_ : reply_writer());
     dropping_ = false;
     if (!executed) {
+      prefetched_ = 0;
       hold();  // parsed again after resume()
       return;
     }
@@ -533,6 +536,24 @@ void Connection::process_input() {
       return;
     }
   }
+}
+
+size_t Connection::prefetch_ahead() {
+  // Enough to cover a typical pipeline's batch; a longer one is looked at again once these ran.
+  constexpr size_t kAhead = 16;
+  std::string_view keys[kAhead];
+  size_t n = 0;
+  size_t at = rstart_;
+  while (n < kAhead) {
+    std::string_view key;
+    const size_t len = protocol::peek_request({rbuf_.data() + at, rend_ - at}, key);
+    if (len == 0) break;
+    at += len;
+    keys[n++] = key;
+  }
+  // A lone request gains nothing: its lookup would wait for the same memory right away.
+  if (n >= 2) server_.dbs()[db_].prefetch({keys, n});
+  return std::max<size_t>(n, 1);
 }
 
 void Connection::flush() {

@@ -223,6 +223,9 @@ class Connection final : public engine::ClientSession {
   void process_input();
   // Stops reading and leaves the buffered input for the server's input task (next loop turn).
   void defer_input();
+  // Prefetches the keys of the complete requests waiting in the input (a pipelined batch);
+  // returns how many requests it looked at.
+  size_t prefetch_ahead();
   // Unsent output is over the back-pressure threshold: read and run nothing more for now.
   bool output_backlogged() const;
   // The unparsed input, with the rest of a bulk it declares, exceeds client-query-buffer-limit.
@@ -255,8 +258,9 @@ class Connection final : public engine::ClientSession {
   const engine::CommandSpec* last_command_ = nullptr;
 
   std::vector<char> rbuf_;
-  size_t rstart_ = 0;  // first unparsed byte
-  size_t rend_ = 0;    // end of received bytes
+  size_t rstart_ = 0;      // first unparsed byte
+  size_t rend_ = 0;        // end of received bytes
+  size_t prefetched_ = 0;  // requests from rstart_ on whose keys prefetch_ahead() looked at
   protocol::RespParser parser_;
   std::vector<std::string_view> argv_;
 

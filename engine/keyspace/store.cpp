@@ -84,6 +84,23 @@ const Entry* Store::peek(std::string_view key) {
   return f.entry;
 }
 
+void Store::prefetch(std::span<const std::string_view> keys) const {
+  constexpr size_t kMaxKeys = 32;
+  const Impl::Table& t = impl_->main;
+  uint64_t hashes[kMaxKeys];
+  const size_t n = std::min(keys.size(), kMaxKeys);
+  // Every home slot first, so their loads overlap; then the entries of the slots whose tag
+  // matches (most of those loads have landed by then).
+  for (size_t i = 0; i < n; ++i) {
+    hashes[i] = impl_->hash(keys[i]);
+    __builtin_prefetch(&t.slots[t.home(hashes[i])]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t s = t.slots[t.home(hashes[i])];
+    if (s != 0 && (s & kTagMask) == (hashes[i] & kTagMask)) __builtin_prefetch(slot_entry(s));
+  }
+}
+
 const Entry* Store::set_string(std::string_view key, std::string_view value, Expiry expiry,
                                StringEncoding encoding) {
   impl_->step();

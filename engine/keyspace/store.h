@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -79,6 +80,10 @@ class Store {
   // Still deletes an expired key.
   const Entry* peek(std::string_view key);
   bool contains(std::string_view key) { return peek(key) != nullptr; }
+  // Starts loading the memory lookups of `keys` read first (each key's home slot, then the entry
+  // it points to), so that a batch of requests waits for memory once rather than once per key.
+  // Changes nothing; keys absent, or in a table being resized away, are simply not helped.
+  void prefetch(std::span<const std::string_view> keys) const;
 
   // Inserts or replaces `key` with a string value; `encoding` is what OBJECT ENCODING reports
   // (see classify_string). Returns the stored entry.

@@ -117,6 +117,46 @@ TEST_CASE("pipelined requests parse back to back") {
   CHECK(pipeline.size() - offset == 9);
 }
 
+TEST_CASE("peek_request finds each complete multibulk request's length and second argument") {
+  using ringkv::protocol::peek_request;
+  const std::string pipeline =
+      "*3\r\n$3\r\nSET\r\n$2\r\nk1\r\n$1\r\nv\r\n*1\r\n$4\r\nPING\r\n"
+      "*2\r\n$3\r\nGET\r\n$0\r\n\r\n*2\r\n$3\r\nGET\r\n$2\r\nk";
+  // It agrees with the parser on every complete request, and stops at the incomplete one.
+  RespParser parser;
+  std::vector<std::string_view> argv;
+  size_t offset = 0;
+  std::vector<std::string> seconds;
+  for (;;) {
+    std::string_view second = "unset";
+    const size_t len = peek_request(std::span(pipeline).subspan(offset), second);
+    ParseResult r = parser.parse(std::span(pipeline).subspan(offset), argv);
+    if (len == 0) {
+      CHECK(r.status == ParseStatus::kIncomplete);
+      break;
+    }
+    REQUIRE(r.status == ParseStatus::kComplete);
+    CHECK(len == r.consumed);
+    CHECK(second == (argv.size() > 1 ? argv[1] : std::string_view()));
+    seconds.emplace_back(second);
+    offset += len;
+  }
+  CHECK(seconds == std::vector<std::string>{"k1", "", ""});
+  // Whatever the parser decides on its own: inline, empty, negative, malformed or long requests,
+  // and every cut of a complete request.
+  for (const std::string in :
+       {"PING\r\n"s, "*0\r\n"s, "*-1\r\n"s, "*1\r\n$x\r\n"s, "*1\r\n$-1\r\n"s, "*65\r\n"s,
+        "*99999999999999999999\r\n"s, "$3\r\nGET\r\n"s}) {
+    std::string_view second;
+    CHECK_MESSAGE(peek_request(bytes(in), second) == 0, in);
+  }
+  const std::string one = "*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n";
+  for (size_t cut = 0; cut < one.size(); ++cut) {
+    std::string_view second;
+    CHECK(peek_request(std::span(one).first(cut), second) == 0);
+  }
+}
+
 TEST_CASE("arguments are views into the caller's buffer") {
   const std::string request = "*2\r\n$3\r\nGET\r\n$3\r\nkey\r\nGET unquoted\r\n";
   RespParser parser;

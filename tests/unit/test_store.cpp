@@ -118,6 +118,32 @@ TEST_CASE("insert, find, overwrite and erase") {
   CHECK(s.stats().keyspace_hits == 7);
 }
 
+TEST_CASE("prefetch changes nothing: no access counted, no key touched, any number of keys") {
+  Store s;
+  s.set_now(kNow);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 1000; ++i) {
+    keys.push_back(key_of(i));
+    s.set_string(keys.back(), "v", Expiry::none());
+  }
+  keys.emplace_back("absent");
+  keys.emplace_back("");
+  const auto before = s.stats();
+  const size_t used = s.used_memory();
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  s.prefetch(views);                          // more than it looks at
+  s.prefetch(std::span(views).subspan(995));  // present and absent
+  s.prefetch({});
+  Store empty;
+  empty.prefetch(views);
+  CHECK(s.stats().keyspace_hits == before.keyspace_hits);
+  CHECK(s.stats().keyspace_misses == before.keyspace_misses);
+  CHECK(s.used_memory() == used);
+  CHECK(s.size() == 1000);
+  CHECK(empty.size() == 0);
+  CHECK(s.lookup(key_of(999))->string_value() == "v");
+}
+
 TEST_CASE("a value may be rewritten from a view of itself") {
   Store s;
   s.set_string("k", "abcdef", Expiry::none());
