@@ -155,7 +155,7 @@ class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, DatabasesGenMixin
     def __init__(self, rng):
         self.r = rng
         self.gens = [
-            (12, self.gen_set), (6, self.gen_get_family), (5, self.gen_numeric),
+            (12, self.gen_string_set), (6, self.gen_get_family), (5, self.gen_numeric),
             (3, self.gen_incrbyfloat), (4, self.gen_multi), (4, self.gen_range),
             (3, self.gen_set_variants), (6, self.gen_expire), (5, self.gen_ttl_queries),
             (4, self.gen_keyspace), (2, self.gen_rename_copy), (2, self.gen_object),
@@ -273,7 +273,7 @@ class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, DatabasesGenMixin
             r.shuffle(opts)
         return opts
 
-    def gen_set(self):
+    def gen_string_set(self):
         k = self.key()
         opts = self.set_options()
         out = [([b"SET", k, self.value()] + opts, "exact")]
@@ -285,15 +285,18 @@ class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, DatabasesGenMixin
 
     def gen_sort(self):
         """SORT and SORT_RO of lists, sorted sets and sets (or other types: WRONGTYPE) with LIMIT,
-        ASC/DESC and BY nosort (lists and sorted sets only: a set's own order is its table's).
+        ASC/DESC and BY nosort. BY nosort without STORE only on `lsort` and `zsort`, a list and a
+        sorted set of gen_sort's own: any other key may have become a set (the other generators
+        write l1 and l2 too), whose own order is its table's in Redis 7.0 (hashed with a random
+        seed); with STORE Redis sorts a set anyway (ALPHA), so that form goes to every key.
         ALPHA always stores (binary comparison: without STORE Redis collates with strcoll, whose
         ties between different strings come out in the sort algorithm's order); the stored list
         is read back."""
         r = self.r
         # Sorted sets of their own: SORT converts a sorted set to a skiplist for good, after
         # which ZSCAN's order is the member table's (the other generators' keys stay listpacks).
-        ordered = [b"l1", b"l2", b"zsort"]
-        key = r.choice(ordered + [b"si1", b"si2", b"s1", self.key()])
+        own = [b"lsort", b"zsort"]
+        key = r.choice(own + [b"l1", b"l2", b"si1", b"si2", b"s1", self.key()])
         out = []
         if key == b"zsort" and r.random() < 0.3:
             members = [str(r.randint(-5, 5)).encode() for _ in range(r.randint(1, 8))]
@@ -301,17 +304,21 @@ class CommandGen(ZSetGenMixin, BitmapHllGenMixin, GeoGenMixin, DatabasesGenMixin
             for m in members:
                 pairs += [str(r.randint(0, 3)).encode(), m]
             out.append(([b"ZADD", key] + pairs, "exact"))
+        if key == b"lsort" and r.random() < 0.3:
+            out.append(([b"RPUSH", key] + [r.choice([b"b", b"a", b"3", b"10", b"-1"])
+                                           for _ in range(r.randint(1, 6))], "exact"))
         opts = []
         if r.random() < 0.3:
             opts += [b"LIMIT", str(r.randint(-3, 8)).encode(), str(r.randint(-2, 8)).encode()]
         if r.random() < 0.5:
             opts.append(r.choice([b"ASC", b"DESC", b"desc"]))
-        if key in ordered and r.random() < 0.25:
+        nosort = r.random() < 0.25
+        if nosort:
             opts += [b"BY", b"nosort"]
         alpha = r.random() < 0.4
         if alpha:
             opts.append(b"ALPHA")
-        store = alpha or r.random() < 0.2
+        store = alpha or r.random() < 0.2 or (nosort and key not in own)
         if not alpha:
             # Redis checks strtod's errno for ERANGE without clearing it first, so a numeric SORT
             # fails after any earlier command left ERANGE behind (a score like 1e400); ZADD's
