@@ -2,8 +2,9 @@
 # Layout checks, fast enough to run before every build: (1) no #include crosses from one module
 # to a module it may not use (the table below is the one statement of the layering), (2) every
 # C++ file is clang-formatted with the repository's .clang-format, (3) no source file outside
-# tests/ and bench/ is longer than 800 lines. Prints each violation as file:line and exits 1 when
-# there is any. Checks the files git tracks plus new ones it does not ignore.
+# tests/ and bench/ is longer than 800 lines, (4) pyflakes finds nothing in the Python files.
+# Prints each violation as file:line and exits 1 when there is any. Checks the files git tracks
+# plus new ones it does not ignore.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -60,8 +61,18 @@ for file in "${sources[@]}"; do
   fi
 done
 
+# 4. Python (tests, benchmarks, tools): pyflakes names unused imports and variables, undefined
+# names and a method defined twice in a class (the second silently replaces the first).
+mapfile -t python_sources < <(git ls-files --cached --others --exclude-standard -- '*.py')
+if ((${#python_sources[@]} > 0)); then
+  while IFS= read -r problem; do
+    fail "$problem"
+  done < <(/usr/bin/python3 -m pyflakes "${python_sources[@]}" 2>&1 || true)
+fi
+
 if ((failures > 0)); then
   echo "check_layout: $failures problem(s)" >&2
   exit 1
 fi
-echo "check_layout: ${#sources[@]} files, includes follow the layering, formatted, none over $max_lines lines"
+echo "check_layout: ${#sources[@]} files, includes follow the layering, formatted, none over $max_lines lines;" \
+  "${#python_sources[@]} Python files pyflakes-clean"

@@ -7,8 +7,9 @@
 #                           redis-py, node-redis (and node), twemproxy, iproute2 (network
 #                           namespaces), valgrind (test_replication's memcheck run),
 #                           prometheus-redis-exporter (test_exporter.py)
-#   ringkv_ci_packages      what only .ci/run uses: clang-format (scripts/check_layout.sh), clang
-#                           and its sanitizer runtimes (the libFuzzer build)
+#   ringkv_ci_packages      what only .ci/run uses: clang-format and pyflakes
+#                           (scripts/check_layout.sh), clang and its sanitizer runtimes (the
+#                           libFuzzer build)
 #
 # Installs use --no-install-recommends, so every tool a step runs must be named here (make is only a
 # recommendation of cmake, for instance).
@@ -18,7 +19,7 @@ ringkv_build_packages=(cmake make g++ pkg-config libuv1-dev libspdlog-dev libtom
                        liblua5.1-0-dev lua-cjson-dev lua-bitop-dev)
 ringkv_test_packages=(redis-server python3 python3-redis nodejs node-redis nutcracker iproute2
                       procps valgrind prometheus-redis-exporter)
-ringkv_ci_packages=(clang clang-format libclang-rt-14-dev)
+ringkv_ci_packages=(clang clang-format libclang-rt-14-dev python3-pyflakes)
 
 # Installs those of the named packages that are not installed (apt-get update first); with
 # --update, runs apt-get update even when nothing is missing (as CI does).

@@ -16,7 +16,6 @@ the commands ringkv has.
 import os
 import re
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 

@@ -10,7 +10,6 @@ redis.call()s there with its caller's rights.
 
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 

@@ -20,7 +20,6 @@
 
 import os
 import random
-import socket
 import sys
 import threading
 import time

@@ -88,7 +88,6 @@ def one_round(report, binary, rng, label):
         repl.settle(ports, timeout=60)
         victim = rng.randrange(3)
         survivors = [p for i, p in enumerate(ports) if i != victim]
-        addr = c.nodes[victim].address
         model = repl.Model()
         stop = threading.Event()
         writers = repl.start_writers(model, ports, rng, stop)

@@ -262,7 +262,7 @@ def main():
 def check_shard_owner_restart(report, cluster):
     """A shard channel's owner killed and restarted forgets who has subscribers; the subscriber's
     node tells it again within its refresh period, and messages reach the subscriber again."""
-    p1, p2 = cluster.ports[0], cluster.ports[1]
+    p1 = cluster.ports[0]
     with RespClient(p1) as c:
         chan = owned_by(c, cluster.addresses[1], "again")
     sub = RespClient(p1)

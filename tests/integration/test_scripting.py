@@ -15,7 +15,6 @@ append-only file after a restart.
 
 import os
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
