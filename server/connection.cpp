@@ -490,7 +490,6 @@ void Connection::process_input() {
       defer_input();
       return;
     }
-    if (prefetched_ == 0) prefetched_ = prefetch_ahead();
     // Each request is read with the limits of the client's state after the previous one (AUTH).
     parser_.set_unauthenticated(server_.auth_required(*this));
     std::span<const char> input(rbuf_.data() + rstart_, rend_ - rstart_);
@@ -508,6 +507,7 @@ void Connection::process_input() {
       close_when_flushed();
       return;
     }
+    if (prefetched_ == 0) prefetched_ = prefetch_ahead(r.consumed);
     prefetched_--;
     if (argv_.empty()) {
       rstart_ += r.consumed;
@@ -538,12 +538,13 @@ void Connection::process_input() {
   }
 }
 
-size_t Connection::prefetch_ahead() {
+size_t Connection::prefetch_ahead(size_t parsed) {
   // Enough to cover a typical pipeline's batch; a longer one is looked at again once these ran.
   constexpr size_t kAhead = 16;
   std::string_view keys[kAhead];
-  size_t n = 0;
-  size_t at = rstart_;
+  keys[0] = argv_.size() > 1 ? argv_[1] : std::string_view();
+  size_t n = 1;
+  size_t at = rstart_ + parsed;
   while (n < kAhead) {
     std::string_view key;
     const size_t len = protocol::peek_request({rbuf_.data() + at, rend_ - at}, key);
@@ -553,7 +554,7 @@ size_t Connection::prefetch_ahead() {
   }
   // A lone request gains nothing: its lookup would wait for the same memory right away.
   if (n >= 2) server_.dbs()[db_].prefetch({keys, n});
-  return std::max<size_t>(n, 1);
+  return n;
 }
 
 void Connection::flush() {

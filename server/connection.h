@@ -223,9 +223,10 @@ class Connection final : public engine::ClientSession {
   void process_input();
   // Stops reading and leaves the buffered input for the server's input task (next loop turn).
   void defer_input();
-  // Prefetches the keys of the complete requests waiting in the input (a pipelined batch);
-  // returns how many requests it looked at.
-  size_t prefetch_ahead();
+  // Prefetches the keys of the request just parsed (its `parsed` bytes at rstart_, its
+  // arguments in argv_) and of the complete requests after it (a pipelined batch); returns how
+  // many requests it looked at (1 when none follows: a lone request is left alone).
+  size_t prefetch_ahead(size_t parsed);
   // Unsent output is over the back-pressure threshold: read and run nothing more for now.
   bool output_backlogged() const;
   // The unparsed input, with the rest of a bulk it declares, exceeds client-query-buffer-limit.

@@ -175,6 +175,15 @@ void Migration::release_held() {
 
 void Migration::hold(Connection& conn) { held_.push_back(conn.id()); }
 
+size_t Migration::moving_to(std::string_view key) const {
+  const size_t owner = copy_->next.owner_index(key);
+  if (owner == hashring::HashRing::kNoNode || copy_->next.nodes()[owner].address == self_) {
+    return hashring::HashRing::kNoNode;
+  }
+  return server_.cluster()->routing_ring().owner_of(key) == self_ ? owner
+                                                                  : hashring::HashRing::kNoNode;
+}
+
 void Migration::key_changed(int db, std::string_view key) {
   if (!server_.cluster()->failed().empty() && server_.dbs()[db].peek(key) == nullptr) {
     key_deleted(db, key);
@@ -182,12 +191,7 @@ void Migration::key_changed(int db, std::string_view key) {
   // Once the flush began clients are held: what changes now is expiry or eviction of a copy
   // the new owner already has (with the same absolute expiry), or a key the new owner writes
   // after it committed — which a late DEL from here must not undo.
-  if (!copy_ || copy_->flushing || copy_->next.owner_of(key) == self_) return;
-  // Only the keys this node owns are its to send, as in the scan: a replica's copy (written by
-  // its primary's stream, possibly behind it) or a leftover of an earlier change would reach the
-  // new owner on another link than the owner's, in any order, and could overwrite the owner's newer
-  // value.
-  if (server_.cluster()->routing_ring().owner_of(key) != self_) return;
+  if (!copy_ || copy_->flushing || moving_to(key) == hashring::HashRing::kNoNode) return;
   // Copied already or not, it is sent again at the flush (or by the scan, which may come later:
   // sending twice is harmless, the last copy wins on one ordered link).
   copy_->dirty[static_cast<size_t>(db)].emplace(key);
@@ -328,15 +332,11 @@ void Migration::copy_batch() {
   }
   if (c.sliced) return;
   if (!c.scanned && c.found.empty()) {
-    const hashring::HashRing& current = server_.cluster()->routing_ring();
     const int db = c.scan_db;
     c.cursor = dbs[db].scan(c.cursor, kCopyBatchKeys, [&](const engine::Entry& e) {
-      // Only keys this node owns: leftovers of an earlier change are not its to send.
-      const std::string_view key = e.key();
-      const size_t owner = c.next.owner_index(key);
-      if (owner != hashring::HashRing::kNoNode && c.next.nodes()[owner].address != self_ &&
-          current.owner_of(key) == self_) {
-        c.found.push_back(Copy::Found{db, static_cast<uint32_t>(owner), std::string(key)});
+      const size_t owner = moving_to(e.key());
+      if (owner != hashring::HashRing::kNoNode) {
+        c.found.push_back(Copy::Found{db, static_cast<uint32_t>(owner), std::string(e.key())});
       }
     });
     // One database after the other.

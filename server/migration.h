@@ -71,6 +71,12 @@ class Migration final : public cluster::MembershipHost {
   void send_key_to(int db, std::string_view key, bool first, size_t owner);
   // The frame prefix of a copy into database `db`: [RINGKV.DB n] RINGKV.MIGRATE <version>.
   std::span<const std::string_view> copy_prefix(int db) const;
+  // The index in the next ring of `key`'s new owner when the key moves away from this node, else
+  // kNoNode. Only keys this node routes now are its to send (scanned or written during the copy):
+  // a replica's copy (written by its primary's stream, possibly behind it) or a leftover of an
+  // earlier change would reach the new owner on another link than the owner's, in any order, and
+  // could overwrite the owner's newer value.
+  size_t moving_to(std::string_view key) const;
   // The copy has keys to send and room to send them.
   bool more_to_copy() const;
   // Sends slices of the collection being copied slice by slice while there is room and time

@@ -45,8 +45,7 @@ class Writer(threading.Thread):
         self.net, self.netns, self.host, self.port = net, netns, host, port
         self.keys, self.counter, self.stop = keys, counter, stop
         self.acked = []
-        self.errors = []
-        self.failed = []  # (start, key, version, error) of writes not acknowledged
+        self.errors = []  # (start, key, version, error) of writes not acknowledged
         self.reads = []  # (start, key, value or error) of reads
 
     def run(self):
@@ -64,8 +63,7 @@ class Writer(threading.Thread):
                 r.set(key, version)
                 self.acked.append((start, time.monotonic(), key, version))
             except redis.RedisError as e:
-                self.errors.append((start, str(e)[:80]))
-                self.failed.append((start, key, version, str(e)[:80]))
+                self.errors.append((start, key, version, str(e)[:80]))
                 time.sleep(0.01)
             try:
                 self.reads.append((time.monotonic(), key, r.get(key)))
@@ -81,7 +79,7 @@ def explain(key, writers, t_cut, t_heal):
     for name, w in zip(names, writers):
         events += [(s, "%s SET %s acked at %+.3f" % (name, v, e - t_cut)) for s, e, k, v in w.acked
                    if k == key]
-        events += [(s, "%s SET %s failed: %s" % (name, v, e)) for s, k, v, e in w.failed
+        events += [(s, "%s SET %s failed: %s" % (name, v, e)) for s, k, v, e in w.errors
                    if k == key]
         events += [(t, "%s GET -> %r" % (name, v)) for t, k, v in w.reads if k == key]
     print("    history of %s (t=0: cut, heal at %+.3f):" % (key, t_heal - t_cut), flush=True)
@@ -179,7 +177,7 @@ def main():
                      repr(None if first_outside is None else first_outside - t_cut))
         report.check(last_inside is None or first_outside is None or last_inside < first_outside,
                      "no overlap: node 3's last accepted write comes before the majority's first")
-        refusals = [e for s, e in inside.errors if s > t_cut + LEASE_S + 0.3 and s < t_heal]
+        refusals = [e for s, k, v, e in inside.errors if s > t_cut + LEASE_S + 0.3 and s < t_heal]
         report.check(refusals and all(e.startswith("CLUSTERDOWN") or "Timeout" in e
                                       for e in refusals),
                      "cut off, node 3 refuses its keys (CLUSTERDOWN)", repr(refusals[:3]))
