@@ -190,9 +190,11 @@ def check_target_killed(report, binary, rng, seed, keys, rf):
         cluster.kill(2)
         time.sleep(2.0)
         if rf == 1:
-            f = import_fields(node)[addr]
-            report.check(int(f["unavailable"]) > 0,
-                         "rf 1: commands for the killed member's keys are counted", repr(f))
+            # The count starts again with each new snapshot (taken 1 s, then 2 s... after the
+            # first unavailable command): sampled once, it may be read just after such a start.
+            report.check(wait_for(lambda: int(import_fields(node)[addr]["unavailable"]) > 0, 10),
+                         "rf 1: commands for the killed member's keys are counted",
+                         repr(import_fields(node)[addr]))
             cluster.restart(2)
 
             def healed():
