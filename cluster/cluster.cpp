@@ -281,17 +281,15 @@ void Cluster::send_to(size_t node, const engine::CommandSpec& spec,
   const size_t full = routing_to_full_[node];
   if (std::optional<LinkError> why = unavailable_error(*peers_[full])) {
     // Known down (fail mode) or refusing: answer at once instead of waiting for a timeout.
-    relay_errors_++;
     cb({}, &*why);
     return;
   }
   PeerLink& link = peers_[full]->pool.link_for(client_id);
   append_peer_frame(link.frame_buffer(), {db, resp == protocol::RespVersion::kResp3}, argv);
   relayed_++;
-  link.commit([this, cb = std::move(cb)](std::string_view reply, const LinkError* error) {
-    if (error != nullptr) relay_errors_++;
-    cb(reply, error);
-  });
+  // (The caller's callback counts a failed reply in relay_errors_: wrapped here, it would cost
+  // every relayed request another allocation.)
+  link.commit(std::move(cb));
 }
 
 void Cluster::send_frame(std::string_view address, std::span<const std::string_view> argv) {
@@ -319,7 +317,8 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
   }
   if (route.kind == RouteKind::kRemote) {
     send_to(route.node, spec, argv, nullptr, 1, client_id, resp, db,
-            [done = std::move(done)](std::string_view reply, const LinkError* error) {
+            [this, done = std::move(done)](std::string_view reply, const LinkError* error) {
+              if (error != nullptr) relay_errors_++;
               done(error ? error_reply(error->text()) : reply);
             });
     return;
@@ -343,7 +342,8 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
     }
     for (size_t i = 0; i < route.fragments.size(); ++i) {
       send_to(route.fragments[i].node, spec, argv, &route.fragments[i].groups, route.key_step,
-              client_id, resp, db, [m, i](std::string_view reply, const LinkError* error) {
+              client_id, resp, db, [this, m, i](std::string_view reply, const LinkError* error) {
+                if (error != nullptr) relay_errors_++;
                 m->part_done(i, error == nullptr, error ? error->text() : reply);
               });
     }
@@ -355,7 +355,8 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
   auto m = std::make_shared<ReplyMerge>(kind, write, resp, routing_.size(), std::move(done));
   for (size_t node = 0; node < routing_.size(); ++node) {
     send_to(node, spec, argv, nullptr, 1, client_id, resp, db,
-            [m, node](std::string_view reply, const LinkError* error) {
+            [this, m, node](std::string_view reply, const LinkError* error) {
+              if (error != nullptr) relay_errors_++;
               m->part_done(node, error == nullptr, error ? error->text() : reply);
             });
   }
@@ -610,8 +611,9 @@ void Cluster::execute_scan(const engine::CommandSpec& spec, std::span<const std:
   std::vector<std::string_view> views(args.begin(), args.end());
   fanout_++;
   send_to(step.node, spec, views, nullptr, 1, client_id, resp, db,
-          [done = std::move(done), node = step.node, nodes, resp](std::string_view reply,
-                                                                  const LinkError* error) {
+          [this, done = std::move(done), node = step.node, nodes, resp](std::string_view reply,
+                                                                        const LinkError* error) {
+            if (error != nullptr) relay_errors_++;
             done(error ? error_reply(error->text()) : cluster_scan_reply(reply, node, nodes, resp));
           });
 }

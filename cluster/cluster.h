@@ -376,7 +376,7 @@ class Cluster {
   // state=up|down,last-seen-ms=N,failures=N,times-down=N[,ejected=yes|no]
   std::string health_fields(const PeerState& p) const;
   // Sends argv (or, with `groups`, argv[0] plus those key groups) to `node` (an index in
-  // routing_), or runs it here.
+  // routing_), or runs it here. `cb` counts a failed reply in relay_errors_.
   void send_to(size_t node, const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                const std::vector<size_t>* groups, size_t step, uint64_t client_id,
                protocol::RespVersion resp, int db, PeerLink::ReplyCallback cb);

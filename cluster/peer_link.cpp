@@ -229,8 +229,9 @@ void PeerLink::start_write() {
     inflight_[i].written = true;
     inflight_[i].sent_ns = now_ns;
   }
-  std::string data;
-  data.swap(out_);
+  std::string data = std::move(out_);
+  out_ = std::move(spare_);
+  out_.clear();
   out_requests_ = 0;
   write(std::move(data));
 }
@@ -278,6 +279,7 @@ void PeerLink::write_raw(std::string data) {
                     [](uv_write_t* req, int status) {
                       auto* w = reinterpret_cast<WriteRequest*>(req);
                       auto* s = static_cast<Socket*>(req->data);
+                      if (s->link != nullptr) s->link->keep_spare(std::move(w->data));
                       delete w;
                       if (status < 0 && s->link != nullptr)
                         s->link->fail(LinkErrorKind::kUnreachable, uv_strerror(status));
@@ -286,6 +288,14 @@ void PeerLink::write_raw(std::string data) {
     delete wr;
     fail(LinkErrorKind::kUnreachable, uv_strerror(rc));
   }
+}
+
+void PeerLink::keep_spare(std::string buffer) {
+  // At most the buffer of one ordinary batch stays: one that a burst made large is let go.
+  constexpr size_t kMaxSpare = 256 * 1024;
+  if (buffer.capacity() > kMaxSpare || buffer.capacity() <= spare_.capacity()) return;
+  buffer.clear();
+  spare_ = std::move(buffer);
 }
 
 void PeerLink::reset_backoff() {

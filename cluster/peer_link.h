@@ -131,6 +131,8 @@ class PeerLink {
   void write(std::string data);
   // Hands bytes to the socket as they are.
   void write_raw(std::string data);
+  // Keeps a written batch's buffer as spare_ (see there).
+  void keep_spare(std::string buffer);
   // On a TLS link: decrypts the `n` bytes just read at in_end_ in place of them; false when the
   // link failed.
   bool decrypt_input(size_t n);
@@ -153,7 +155,10 @@ class PeerLink {
   uint64_t backoff_ms_ = 0;
   LinkError last_error_{LinkErrorKind::kUnreachable, {}, {}};  // reason "" until a failure
 
-  std::string out_;               // frames not yet written
+  std::string out_;  // frames not yet written
+  // The buffer of the last completed write, kept (cleared) to become out_ at the next write: a
+  // batch's frames are appended into memory that is already there.
+  std::string spare_;
   size_t out_requests_ = 0;       // requests whose frames are in out_
   std::deque<Request> inflight_;  // requests written or queued, oldest first
   std::vector<char> in_;          // input buffer; [in_start_, in_end_) not yet matched

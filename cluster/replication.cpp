@@ -252,11 +252,14 @@ bool Replication::replicas_of(std::string_view key, std::vector<std::string_view
   return true;
 }
 
-void Replication::feed(int db, std::span<const std::string_view> argv) {
+void Replication::feed(int db, std::span<const std::string_view> argv,
+                       const engine::CommandSpec* spec) {
   if (!enabled() || streams_.empty() || argv.empty()) return;
-  std::string error;
-  const engine::CommandSpec* spec = engine::resolve_command(argv, error);
-  if (spec == nullptr) return;
+  if (spec == nullptr) {
+    std::string error;
+    spec = engine::resolve_command(argv, error);
+    if (spec == nullptr) return;
+  }
   std::vector<size_t>& keys = key_scratch_;
   engine::key_positions(*spec, argv, keys);
   if (keys.empty()) {

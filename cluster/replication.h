@@ -40,6 +40,10 @@
 #include "cluster/peer_link.h"
 #include "hashring/hash_ring.h"
 
+namespace ringkv::engine {
+struct CommandSpec;
+}
+
 namespace ringkv::cluster {
 
 // The server's data side of replication.
@@ -133,7 +137,9 @@ class Replication {
   // One recorded write (its table name and arguments) in database `db`: sent to the replicas of
   // its keys. A record of database n > 0 travels behind RINGKV.DB n, or, inside a block (queued
   // in the replica's MULTI, run at its EXEC), after a SELECT n queued there.
-  void feed(int db, std::span<const std::string_view> argv);
+  // `spec`, when given, is the command argv names (else it is looked up).
+  void feed(int db, std::span<const std::string_view> argv,
+            const engine::CommandSpec* spec = nullptr);
   // The records fed between these calls form one MULTI/EXEC block on every replica.
   void begin_block();
   void end_block();

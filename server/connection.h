@@ -143,6 +143,16 @@ class Connection final : public engine::ClientSession {
     cluster::ReplTicket ticket;
   };
   std::vector<LastWrite>& last_writes() { return last_writes_; }
+  // Makes the client's last write the one write given (reusing the memory of the one before).
+  void set_last_write(std::string_view address, std::string_view key,
+                      const cluster::ReplTicket& ticket) {
+    last_writes_.resize(1);
+    LastWrite& w = last_writes_.front();
+    w.address.assign(address);
+    w.key.assign(key);
+    w.ticket.parts.assign(ticket.parts.begin(), ticket.parts.end());
+    w.ticket.mixed = ticket.mixed;
+  }
 
   // What a tool announced with REPLCONF before SYNC/PSYNC (see server/snapshot_sync.h).
   struct ReplicaHandshake {

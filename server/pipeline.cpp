@@ -391,7 +391,7 @@ void Server::call(const engine::CommandSpec& spec, engine::CommandContext& ctx, 
   ctx.propagation = nullptr;
   if (changes_ == changes && !propagation.forced()) return;
   if (!propagation.replaced()) {
-    record(ctx.argv);
+    record(ctx.argv, &spec);
     return;
   }
   for (const std::vector<std::string>& command : propagation.commands()) record(command);

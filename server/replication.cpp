@@ -54,7 +54,7 @@ void Server::call_replicated(const Origin& origin, const engine::CommandSpec& sp
   if (ticket.empty()) return;
   Connection& conn = *origin.conn;
   if (origin.is_client()) {
-    conn.last_writes().assign(1, Connection::LastWrite{{}, {}, ticket});
+    conn.set_last_write({}, {}, ticket);
   }
   const size_t acks = static_cast<size_t>(config_.cluster.replica_acks);
   if (acks == 0) return;
@@ -85,10 +85,9 @@ void Server::note_relayed_write(Connection& conn, const engine::CommandSpec& spe
   const hashring::HashRing& ring = cluster_->routing_ring();
   std::vector<Connection::LastWrite>& last = conn.last_writes();
   if (route.kind == cluster::RouteKind::kRemote) {
-    const std::vector<size_t> keys = engine::key_positions(spec, argv);
-    if (keys.empty()) return;
-    last.assign(
-        1, Connection::LastWrite{ring.nodes()[route.node].address, std::string(argv[keys[0]]), {}});
+    engine::key_positions(spec, argv, key_scratch_);
+    if (key_scratch_.empty()) return;
+    conn.set_last_write(ring.nodes()[route.node].address, argv[key_scratch_[0]], {});
   } else if (route.kind == cluster::RouteKind::kSplit) {
     last.clear();
     for (const cluster::Fragment& f : route.fragments) {

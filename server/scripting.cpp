@@ -90,12 +90,12 @@ void Server::script_end(bool was_busy) {
   arm_block_timer();
 }
 
-void Server::record(std::span<const std::string_view> argv) {
+void Server::record(std::span<const std::string_view> argv, const engine::CommandSpec* spec) {
   if (scripts_->running()) {
     script_effects_.emplace_back(events_db_, std::vector<std::string>(argv.begin(), argv.end()));
     return;
   }
-  feed_record(events_db_, argv);
+  feed_record(events_db_, argv, spec);
 }
 
 void Server::record(const std::vector<std::string>& argv) {
@@ -107,13 +107,14 @@ void Server::record(const std::vector<std::string>& argv) {
   feed_record(events_db_, views);
 }
 
-void Server::feed_record(int db, std::span<const std::string_view> argv) {
+void Server::feed_record(int db, std::span<const std::string_view> argv,
+                         const engine::CommandSpec* spec) {
   if (aof_.wants_records()) {
     aof_.select(db);
     aof_.feed(argv);
   }
   // Copies written here (a primary's stream, a ring change) are another node's to send on.
-  if (replicating() && !applying_copy_) cluster_->replication().feed(db, argv);
+  if (replicating() && !applying_copy_) cluster_->replication().feed(db, argv, spec);
 }
 
 void Server::begin_record_block() {

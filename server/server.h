@@ -457,11 +457,13 @@ class Server final : public engine::ServerControl,
                   protocol::ReplyWriter& writer);
   // Hands one command's record to the append-only file, or, while a script runs, to the
   // script's effects (recorded when it ends, wrapped in MULTI/EXEC as Redis does).
-  void record(std::span<const std::string_view> argv);
+  // `spec`, when given, is the command `argv` names (else it is looked up where needed).
+  void record(std::span<const std::string_view> argv, const engine::CommandSpec* spec = nullptr);
   void record(const std::vector<std::string>& argv);
   // The one place records go: the append-only file and the replicas of the keys written.
   // `db` is the database the command ran in: the file gets a SELECT first when it changes.
-  void feed_record(int db, std::span<const std::string_view> argv);
+  void feed_record(int db, std::span<const std::string_view> argv,
+                   const engine::CommandSpec* spec = nullptr);
   // The records fed between these calls form one MULTI/EXEC block in the file and on replicas.
   void begin_record_block();
   void end_record_block();
