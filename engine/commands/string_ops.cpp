@@ -151,6 +151,12 @@ Result<const Entry*> lookup_string(Store& store, std::string_view key) {
 Result<SetOutcome> set_value(Store& store, std::string_view key, std::string_view value,
                              const StringSetOptions& options, Expiry expiry) {
   SetOutcome out;
+  if (!options.get && !options.nx && !options.xx) {
+    // Nothing depends on the old value: set_string's own lookup is the only one.
+    store.set_string(key, value, expiry);
+    out.written = true;
+    return out;
+  }
   const Entry* e = nullptr;
   if (options.get) {
     auto old = lookup_string(store, key);
