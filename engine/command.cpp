@@ -8,6 +8,7 @@
 #include <cctype>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "engine/commands/string_ops.h"
 
@@ -21,22 +22,52 @@ constexpr size_t kMaxNameLen = 32;
 // Redis's cap on the command / argument text quoted in an unknown-command error.
 constexpr size_t kErrorQuoteLen = 128;
 
+// The table's rows by name: open addressing over a power-of-two array, hashed (FNV-1a) over the
+// name's ASCII-lowercased bytes, so that a lookup lowercases and hashes in one pass over the name
+// and compares one or two rows (the table is at most a quarter full).
 class CommandIndex {
  public:
   CommandIndex() {
+    size_t size = 16;
+    while (size < command_table().size() * 4) size *= 2;
+    slots_.assign(size, nullptr);
+    mask_ = size - 1;
     for (const CommandSpec& spec : command_table()) {
-      assert(spec.name.size() <= kMaxNameLen);
-      by_name_.emplace(spec.name, &spec);
+      assert(spec.name.size() <= kMaxNameLen && common::lowercase(spec.name) == spec.name);
+      size_t i = hash(spec.name) & mask_;
+      while (slots_[i] != nullptr) i = (i + 1) & mask_;
+      slots_[i] = &spec;
     }
   }
 
-  const CommandSpec* find(std::string_view lowercase_name) const {
-    auto it = by_name_.find(lowercase_name);
-    return it == by_name_.end() ? nullptr : it->second;
+  const CommandSpec* find(std::string_view name) const {
+    if (name.size() > kMaxNameLen) return nullptr;
+    char lower[kMaxNameLen];
+    uint64_t h = kOffset;
+    for (size_t i = 0; i < name.size(); ++i) {
+      const char c = name[i];
+      lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
+      h = (h ^ static_cast<unsigned char>(lower[i])) * kPrime;
+    }
+    const std::string_view key(lower, name.size());
+    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const CommandSpec* spec = slots_[i];
+      if (spec == nullptr || spec->name == key) return spec;
+    }
   }
 
  private:
-  std::unordered_map<std::string_view, const CommandSpec*> by_name_;
+  static constexpr uint64_t kOffset = 14695981039346656037ull;
+  static constexpr uint64_t kPrime = 1099511628211ull;
+  // The rows' names are lowercase already.
+  static uint64_t hash(std::string_view lowercase) {
+    uint64_t h = kOffset;
+    for (char c : lowercase) h = (h ^ static_cast<unsigned char>(c)) * kPrime;
+    return h;
+  }
+
+  std::vector<const CommandSpec*> slots_;
+  size_t mask_ = 0;
 };
 
 const CommandIndex& index() {
@@ -105,14 +136,7 @@ const CommandSpec* parent_of(const CommandSpec& spec) {
 
 }  // namespace
 
-const CommandSpec* find_command(std::string_view name) {
-  if (name.size() > kMaxNameLen) return nullptr;
-  char lower[kMaxNameLen];
-  for (size_t i = 0; i < name.size(); ++i) {
-    lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
-  }
-  return index().find(std::string_view(lower, name.size()));
-}
+const CommandSpec* find_command(std::string_view name) { return index().find(name); }
 
 const CommandSpec* find_subcommand(const CommandSpec& parent, std::string_view name) {
   for (const CommandSpec& sub : parent.subcommands) {

@@ -94,6 +94,8 @@ class Selector {
   // Whether `channel` (a pattern compared literally when `literal`) is allowed.
   bool channel_allowed(std::string_view channel, bool literal) const;
   bool all_channels() const { return all_channels_; }
+  // Every command, key and channel: check() allows anything.
+  bool unrestricted() const { return all_commands_ && all_keys_ && all_channels_; }
   const std::vector<std::string>& channels() const { return channels_; }
 
  private:

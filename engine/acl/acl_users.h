@@ -35,6 +35,8 @@ class User {
   bool nopass() const { return (flags_ & kUserNoPass) != 0; }
   const std::vector<std::string>& passwords() const { return passwords_; }
   const std::vector<Selector>& selectors() const { return selectors_; }
+  // The root selector allows everything (the default user's +@all ~* &*): no check needed.
+  bool unrestricted() const { return selectors_[0].unrestricted(); }
 
   // Applies one rule (on, off, >pass, #hash, nopass, reset, (selector), or a root selector rule).
   RuleError apply(std::string_view op);

@@ -30,8 +30,11 @@ class Databases {
   // Every database, by number.
   std::span<Store* const> all() const { return all_; }
 
-  // The clock of every database (a command may touch two: MOVE, COPY ... DB, SWAPDB).
+  // The clock of every database (a command may touch two: MOVE, COPY ... DB, SWAPDB). Set for
+  // every command, so the stores are visited only when the millisecond changed.
   void set_now(int64_t now_ms) {
+    if (now_ms == now_ms_) return;
+    now_ms_ = now_ms;
     for (auto& s : stores_) s->set_now(now_ms);
   }
   void set_loading(bool loading) {
@@ -69,6 +72,7 @@ class Databases {
 
  private:
   std::vector<std::unique_ptr<Store>> stores_;
+  int64_t now_ms_ = -1;  // what set_now gave the stores last
   std::vector<Store*> all_;
 };
 
