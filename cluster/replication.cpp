@@ -190,7 +190,7 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
   routing_ = routing;
   ring_version_ = version;
   self_index_ = routing_.index_of(self_);
-  if (!changed) return;
+  if (!changed) return index_streams();
   const std::vector<std::string> targets = compute_targets();
   for (auto it = streams_.begin(); it != streams_.end();) {
     if (std::find(targets.begin(), targets.end(), it->first) == targets.end()) {
@@ -218,6 +218,14 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
     streams_by_id_[s->id] = s.get();
     spdlog::info("replication: {} replicates keys of this node", t);
     streams_.emplace(t, std::move(s));
+  }
+  index_streams();
+}
+
+void Replication::index_streams() {
+  stream_by_node_.assign(routing_.nodes().size(), nullptr);
+  for (size_t i = 0; i < routing_.nodes().size(); ++i) {
+    stream_by_node_[i] = stream_to(routing_.nodes()[i].address);
   }
 }
 
@@ -315,7 +323,7 @@ void Replication::feed(int db, std::span<const std::string_view> argv,
     frame.clear();
     protocol::append_request(frame, argv);
     for (size_t k = 1; k < first.size(); ++k) {
-      if (Stream* s = stream_to(routing_.nodes()[first[k]].address)) append_record(*s, db, frame);
+      if (Stream* s = stream_by_node_[first[k]]) append_record(*s, db, frame);
     }
     return;
   }
@@ -547,12 +555,16 @@ void Replication::snapshot_done(const std::string& target) {
 }
 
 void Replication::begin_ticket() {
-  if (ticket_depth_++ == 0) ticket_ = ReplTicket{};
+  if (ticket_depth_++ > 0) return;
+  // Cleared, not replaced: its parts keep their memory from one write to the next.
+  ticket_.parts.clear();
+  ticket_.mixed = false;
 }
 
-ReplTicket Replication::take_ticket() {
-  if (ticket_depth_ > 0 && --ticket_depth_ > 0) return {};
-  return std::move(ticket_);
+const ReplTicket& Replication::take_ticket() {
+  static const ReplTicket kNone;
+  if (ticket_depth_ > 0 && --ticket_depth_ > 0) return kNone;
+  return ticket_;
 }
 
 ReplTicket Replication::ticket_for(std::string_view key) const {

@@ -144,9 +144,9 @@ class Replication {
   void begin_block();
   void end_block();
   // Collects the offsets of the writes fed from now on into a ticket (nested calls share the
-  // outermost's); take_ticket() ends it.
+  // outermost's); take_ticket() ends it. Its ticket stays valid until the next begin_ticket().
   void begin_ticket();
-  ReplTicket take_ticket();
+  const ReplTicket& take_ticket();
   // Calls `done(acknowledged, enough)` once the first `need` parts of `ticket` are acknowledged
   // (every part when it is mixed), or at `deadline_ms` (loop time; 0 = never) with how many
   // from the first are acknowledged then — or, with `give_up`, as soon as a replica known down
@@ -234,6 +234,10 @@ class Replication {
   uint64_t ring_version_ = 0;
   size_t self_index_ = hashring::HashRing::kNoNode;
   std::map<std::string, std::unique_ptr<Stream>, std::less<>> streams_;
+  // The stream to each member of routing_ by its index there (nullptr: none), for feed().
+  std::vector<Stream*> stream_by_node_;
+  // Rebuilds stream_by_node_ (streams or routing_ changed).
+  void index_streams();
   uint64_t next_stream_id_ = 1;
   std::map<uint64_t, Stream*> streams_by_id_;
   std::map<std::string, Source, std::less<>> sources_;

@@ -50,7 +50,7 @@ void Server::call_replicated(const Origin& origin, const engine::CommandSpec& sp
   const size_t mark = out.size();
   repl.begin_ticket();
   call(spec, ctx, origin.records());
-  cluster::ReplTicket ticket = repl.take_ticket();
+  const cluster::ReplTicket& ticket = repl.take_ticket();
   if (ticket.empty()) return;
   Connection& conn = *origin.conn;
   if (origin.is_client()) {

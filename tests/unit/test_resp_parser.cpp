@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "protocol/errors.h"
+#include "protocol/request_writer.h"
 #include "protocol/resp_parser.h"
 
 namespace {
@@ -115,6 +116,20 @@ TEST_CASE("pipelined requests parse back to back") {
   CHECK(last.status == ParseStatus::kIncomplete);
   CHECK(last.consumed == 0);
   CHECK(pipeline.size() - offset == 9);
+}
+
+TEST_CASE("append_request writes what the parser reads back, after what the buffer held") {
+  const std::string big(100000, 'v');
+  const std::vector<std::string_view> argv = {"SET", "", big, "x\r\n$1"};
+  std::string out = "+kept\r\n";
+  ringkv::protocol::append_request(out, argv);
+  CHECK(out.starts_with("+kept\r\n*4\r\n$3\r\nSET\r\n$0\r\n\r\n$100000\r\n"));
+  CHECK(out.ends_with("\r\n$5\r\nx\r\n$1\r\n"));
+  CHECK(out.size() == 7 + 4 + 9 + 6 + (9 + 100000 + 2) + 11);
+  CHECK(parse_whole(out.substr(7)) == Argv{"SET", "", big, "x\r\n$1"});
+  std::string empty;
+  ringkv::protocol::append_request(empty, {});
+  CHECK(empty == "*0\r\n");
 }
 
 TEST_CASE("peek_request finds each complete multibulk request's length and second argument") {
