@@ -15,6 +15,21 @@ namespace ringkv::common {
 // leading zeros ("0" itself is fine, "-0" is not). Returns nullopt on anything else or overflow.
 std::optional<int64_t> parse_integer(std::string_view text);
 
+// A double converted to an integer as x86-64 code compiled from C does it (Redis's casts): the
+// truncated value, or INT64_MIN when it does not fit or is NaN (cvttsd2si). The C++ cast is
+// undefined there.
+inline int64_t x86_to_int64(double d) {
+  if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) return static_cast<int64_t>(d);
+  return INT64_MIN;
+}
+// The same for a double → unsigned 64-bit cast: below 2^63 the signed conversion; from 2^63 up,
+// 2^63 is subtracted first and the top bit flipped back.
+inline uint64_t x86_to_uint64(double d) {
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (!(d >= kTwo63)) return static_cast<uint64_t>(x86_to_int64(d));
+  return static_cast<uint64_t>(x86_to_int64(d - kTwo63)) ^ (uint64_t{1} << 63);
+}
+
 // An argument as the C string Redis sees: cut at its first NUL byte (options, names).
 inline std::string_view c_string(std::string_view arg) { return arg.substr(0, arg.find('\0')); }
 

@@ -5,6 +5,8 @@
 #include <lua.hpp>
 #include <string>
 
+#include "common/numbers.h"
+
 namespace ringkv::engine {
 namespace {
 
@@ -173,7 +175,8 @@ void write_lua_value(lua_State* L, protocol::ReplyWriter& w, protocol::RespVersi
       }
       break;
     case LUA_TNUMBER:
-      w.integer(static_cast<int64_t>(lua_tonumber(L, -1)));
+      // As Redis's (long long) cast on x86-64: out of range and NaN give INT64_MIN.
+      w.integer(common::x86_to_int64(lua_tonumber(L, -1)));
       break;
     case LUA_TTABLE: {
       lua_pushstring(L, "err");

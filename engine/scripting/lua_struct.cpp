@@ -20,6 +20,7 @@
 #include <lua.hpp>
 #include <utility>
 
+#include "common/numbers.h"
 #include "engine/scripting/lua_libraries.h"
 
 namespace ringkv::engine {
@@ -35,19 +36,6 @@ struct Header {
   int endian = kNativeEndian;
   int align = 1;
 };
-
-// x86-64's cvttsd2si: the truncated value, or INT64_MIN when it does not fit (and for NaN).
-int64_t cpu_to_int64(double d) {
-  if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) return static_cast<int64_t>(d);
-  return INT64_MIN;
-}
-
-// What gcc emits for a double → unsigned long cast on x86-64.
-uint64_t cpu_to_uint64(double d) {
-  constexpr double kTwo63 = 9223372036854775808.0;
-  if (!(d >= kTwo63)) return static_cast<uint64_t>(cpu_to_int64(d));
-  return static_cast<uint64_t>(cpu_to_int64(d - kTwo63)) ^ (uint64_t{1} << 63);
-}
 
 // A decimal count after an option, or `df` when none follows.
 int read_number(lua_State* L, const char** fmt, int df) {
@@ -136,7 +124,8 @@ void order_bytes(char* b, int size, int endian) {
 
 void put_integer(lua_State* L, luaL_Buffer* b, int arg, int endian, int size) {
   const lua_Number n = luaL_checknumber(L, arg);
-  uint64_t value = n < 0 ? static_cast<uint64_t>(cpu_to_int64(n)) : cpu_to_uint64(n);
+  uint64_t value =
+      n < 0 ? static_cast<uint64_t>(common::x86_to_int64(n)) : common::x86_to_uint64(n);
   char buff[kMaxIntSize];
   // Past 8 bytes the value has been shifted out: the extra bytes are zeros, even for negatives.
   if (endian == kLittle) {
@@ -280,7 +269,7 @@ int struct_unpack(lua_State* L) {
           // The length is the value unpacked just before (a number, or a numeric string).
           if (n == 0 || lua_isnumber(L, -1) == 0)
             luaL_error(L, "format 'c0' needs a previous size");
-          size = cpu_to_uint64(lua_tonumber(L, -1));
+          size = common::x86_to_uint64(lua_tonumber(L, -1));
           lua_pop(L, 1);
           --n;
           luaL_argcheck(L, size <= ld && pos <= ld - size, 2, "data string too short");

@@ -7,6 +7,8 @@
 #include <initializer_list>
 #include <string>
 
+#include "common/numbers.h"
+
 namespace ringkv::engine::geo {
 
 namespace {
@@ -155,17 +157,7 @@ uint64_t encode_score(double lon, double lat) {
   return align52(hash);
 }
 
-uint64_t score_bits(double score) {
-  // x86-64 converts below 2^63 with a signed truncation (INT64_MIN when out of range or NaN) and
-  // from 2^63 up by subtracting 2^63 first and flipping the top bit back.
-  constexpr double kTwo63 = 9223372036854775808.0;
-  auto truncate = [](double d) -> uint64_t {
-    if (!(d >= -kTwo63 && d < kTwo63)) return 0x8000000000000000ULL;
-    return static_cast<uint64_t>(static_cast<int64_t>(d));
-  };
-  if (score >= kTwo63) return truncate(score - kTwo63) ^ 0x8000000000000000ULL;
-  return truncate(score);
-}
+uint64_t score_bits(double score) { return common::x86_to_uint64(score); }
 
 std::array<double, 2> decode_score(double score) {
   Area area;

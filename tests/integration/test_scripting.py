@@ -36,6 +36,9 @@ SCRIPTS = [
     "return {double=1.5}", "return {map={a=1}}", "return {set={a=true}}",
     "return {big_number='123'}", "return {verbatim_string={format='txt', string='hi'}}",
     "return {{1,{2,{3}}},'x'}",
+    # Numbers past the int64 range and NaN convert as Redis's cast does on x86-64 (INT64_MIN).
+    "return 9.3e18", "return -9.3e18", "return 2^63", "return -2^63", "return 0/0", "return 1/0",
+    "return {2^63, -1/0, 2.5}",
     "return redis.call('set','s','abc')", "return redis.call('incr','s')",
     "return redis.pcall('incr','s')", "return redis.pcall('incr','s')['err']",
     "return type(redis.pcall('incr','s'))", "return redis.call('nosuch')",

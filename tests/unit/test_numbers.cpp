@@ -58,3 +58,18 @@ TEST_CASE("words are split on runs of spaces") {
   CHECK(split_words("member a:1 2") == Words{"member", "a:1", "2"});
   CHECK(split_words("  two   spaced ") == Words{"two", "spaced"});
 }
+
+TEST_CASE("doubles convert to integers as x86-64's casts do") {
+  using ringkv::common::x86_to_int64;
+  using ringkv::common::x86_to_uint64;
+  CHECK(x86_to_int64(2.9) == 2);
+  CHECK(x86_to_int64(-2.9) == -2);
+  CHECK(x86_to_int64(-9223372036854775808.0) == INT64_MIN);
+  CHECK(x86_to_int64(9.3e18) == INT64_MIN);
+  CHECK(x86_to_int64(-9.3e18) == INT64_MIN);
+  CHECK(x86_to_int64(0.0 / 0.0) == INT64_MIN);
+  CHECK(x86_to_int64(1.0 / 0.0) == INT64_MIN);
+  CHECK(x86_to_uint64(9.3e18) == 9300000000000000000ULL);
+  CHECK(x86_to_uint64(-1.0) == UINT64_MAX);
+  CHECK(x86_to_uint64(1e20) == 0);  // 1e20 - 2^63 does not fit either: INT64_MIN, top bit flipped
+}
