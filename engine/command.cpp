@@ -23,8 +23,8 @@ constexpr size_t kMaxNameLen = 32;
 constexpr size_t kErrorQuoteLen = 128;
 
 // The table's rows by name: open addressing over a power-of-two array, hashed (FNV-1a) over the
-// name's ASCII-lowercased bytes, so that a lookup lowercases and hashes in one pass over the name
-// and compares one or two rows (the table is at most a quarter full).
+// name's ASCII-lowercased bytes (no locale, no std::hash), so that a lookup compares one or two
+// rows (the table is at most a quarter full).
 class CommandIndex {
  public:
   CommandIndex() {
@@ -43,26 +43,21 @@ class CommandIndex {
   const CommandSpec* find(std::string_view name) const {
     if (name.size() > kMaxNameLen) return nullptr;
     char lower[kMaxNameLen];
-    uint64_t h = kOffset;
     for (size_t i = 0; i < name.size(); ++i) {
       const char c = name[i];
       lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
-      h = (h ^ static_cast<unsigned char>(lower[i])) * kPrime;
     }
     const std::string_view key(lower, name.size());
-    for (size_t i = h & mask_;; i = (i + 1) & mask_) {
+    for (size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
       const CommandSpec* spec = slots_[i];
       if (spec == nullptr || spec->name == key) return spec;
     }
   }
 
  private:
-  static constexpr uint64_t kOffset = 14695981039346656037ull;
-  static constexpr uint64_t kPrime = 1099511628211ull;
-  // The rows' names are lowercase already.
   static uint64_t hash(std::string_view lowercase) {
-    uint64_t h = kOffset;
-    for (char c : lowercase) h = (h ^ static_cast<unsigned char>(c)) * kPrime;
+    uint64_t h = 14695981039346656037ull;
+    for (char c : lowercase) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     return h;
   }
 

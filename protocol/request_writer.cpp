@@ -17,11 +17,7 @@ char* put_length(char* p, char type, size_t n) {
 
 void append_length(std::string& out, char type, size_t n) {
   char buf[24];
-  buf[0] = type;
-  auto r = std::to_chars(buf + 1, buf + sizeof(buf) - 2, n);
-  *r.ptr++ = '\r';
-  *r.ptr++ = '\n';
-  out.append(buf, r.ptr);
+  out.append(buf, put_length(buf, type, n));
 }
 
 }  // namespace

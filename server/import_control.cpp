@@ -209,7 +209,7 @@ void Server::run_routed(uint64_t client_id, std::span<const std::string_view> ar
   if (cluster_) {
     const cluster::Route route = cluster_->router().route(*spec, argv);
     if (route.kind != cluster::RouteKind::kLocal) {
-      store_.set_now(unix_now_ms());
+      dbs_.set_now(unix_now_ms());
       cluster_->execute(route, *spec, argv, client_id, protocol::RespVersion::kResp2, 0,
                         std::move(done));
       return;

@@ -348,7 +348,7 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
   }
   Connection::ReplySlot slot = conn.reserve_reply();
   const uint64_t start_us = unix_now_us();
-  store_.set_now(static_cast<int64_t>(start_us / 1000));
+  dbs_.set_now(static_cast<int64_t>(start_us / 1000));
   // The node the client used shows the command to its monitors as it hands it on (the owner
   // shows it again when it runs it).
   if (!monitors_.empty() && (monitored_after_run(spec) || runs_script(spec))) {
