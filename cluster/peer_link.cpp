@@ -271,19 +271,32 @@ void PeerLink::write(std::string data) {
 }
 
 void PeerLink::write_raw(std::string data) {
+  // A batch usually fits the socket's buffer: written at once it needs no write request, and the
+  // poller is not re-armed (each queued write's completion costs an epoll_ctl). uv_try_write
+  // writes nothing while earlier writes are queued or the link is connecting, so order holds; on
+  // any error the write is queued as before and its callback reports the error.
+  auto* tcp = reinterpret_cast<uv_stream_t*>(&socket_->tcp);
+  uv_buf_t direct = uv_buf_init(data.data(), static_cast<unsigned>(data.size()));
+  const int written = uv_try_write(tcp, &direct, 1);
+  if (written > 0) {
+    if (static_cast<size_t>(written) == data.size()) {
+      keep_spare(std::move(data));
+      return;
+    }
+    data.erase(0, static_cast<size_t>(written));
+  }
   auto* wr = new WriteRequest;
   wr->data = std::move(data);
   wr->req.data = socket_;
   uv_buf_t b = uv_buf_init(wr->data.data(), static_cast<unsigned>(wr->data.size()));
-  int rc = uv_write(&wr->req, reinterpret_cast<uv_stream_t*>(&socket_->tcp), &b, 1,
-                    [](uv_write_t* req, int status) {
-                      auto* w = reinterpret_cast<WriteRequest*>(req);
-                      auto* s = static_cast<Socket*>(req->data);
-                      if (s->link != nullptr) s->link->keep_spare(std::move(w->data));
-                      delete w;
-                      if (status < 0 && s->link != nullptr)
-                        s->link->fail(LinkErrorKind::kUnreachable, uv_strerror(status));
-                    });
+  int rc = uv_write(&wr->req, tcp, &b, 1, [](uv_write_t* req, int status) {
+    auto* w = reinterpret_cast<WriteRequest*>(req);
+    auto* s = static_cast<Socket*>(req->data);
+    if (s->link != nullptr) s->link->keep_spare(std::move(w->data));
+    delete w;
+    if (status < 0 && s->link != nullptr)
+      s->link->fail(LinkErrorKind::kUnreachable, uv_strerror(status));
+  });
   if (rc != 0) {
     delete wr;
     fail(LinkErrorKind::kUnreachable, uv_strerror(rc));
