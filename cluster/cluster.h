@@ -348,6 +348,17 @@ class Cluster {
   // members agree before they take its new PREPARE): the member that proposes failovers takes it
   // over, so the cluster is not stuck on a dead coordinator that nobody may fail over meanwhile.
   void maybe_take_over_change();
+  // A membership change or restore prepared here whose coordinator is down (by this node's
+  // health view): every other participant is fenced (RINGKV.RING FENCE: it refuses the
+  // coordinator's steps from then on) and tells whether it committed. One that committed makes
+  // the change committed everywhere; none, the change aborted everywhere — safe because the
+  // coordinator commits itself last. Without an answer from every participant but the
+  // coordinator, nothing is decided (tried again by recover()). So a dead coordinator neither
+  // holds every member's keyed requests nor blocks its own failover.
+  void maybe_resolve_orphaned_change();
+  // The participants of the change prepared here: the members live in its new ring, a live
+  // member leaving it, and the members it adds.
+  std::vector<std::string> pending_participants() const;
   // The answer to RINGKV.RING STATE (and COPY).
   std::string state_text() const;
   // Relayed requests awaiting their reply (not blocking ones): none once a pause took hold.
@@ -485,6 +496,8 @@ class Cluster {
   std::string change_from_fingerprint_;  // the ring a prepared change moves from (hex)
   std::string pending_coordinator_;      // the node coordinating the prepared change
   bool recovering_ = false;              // restarted with the change prepared
+  bool pending_fenced_ = false;          // resolved without its coordinator (FENCE; persisted)
+  bool resolving_ = false;               // maybe_resolve_orphaned_change() awaits answers
   bool copy_started_ = false;            // this node copies for the prepared change
   uv_timer_t recovery_timer_;
   uint64_t routing_epoch_ = 0;

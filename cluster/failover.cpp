@@ -212,6 +212,7 @@ std::string Cluster::proposer() const {
 
 void Cluster::maybe_fail_over() {
   maybe_take_over_change();
+  maybe_resolve_orphaned_change();
   // Only a node in touch with a majority proposes (one cut off, or just restarted on an old
   // ring, sees everybody down).
   if (!failover_enabled() || !started_ || change_ || phase_ != Phase::kIdle || !lease_valid()) {
@@ -245,6 +246,80 @@ void Cluster::maybe_take_over_change() {
   spdlog::warn("taking over the ring change to version {}: its coordinator {} is down",
                pending_version_, pending_coordinator_);
   resume_change();
+}
+
+void Cluster::maybe_resolve_orphaned_change() {
+  if (!started_ || change_ || !pending_ || resolving_ || joining_here()) return;
+  if (pending_coordinator_ == self_ || pending_coordinator_.empty()) return;
+  // A failover is taken over instead: a majority completes it (maybe_take_over_change).
+  const bool same_members = std::equal(pending_->nodes().begin(), pending_->nodes().end(),
+                                       ring_.nodes().begin(), ring_.nodes().end());
+  if (same_members && pending_failed_.size() > failed_.size()) return;
+  const size_t at = ring_.index_of(pending_coordinator_);
+  if (at == hashring::HashRing::kNoNode || at == self_full_ || peers_[at] == nullptr ||
+      peers_[at]->up) {
+    return;
+  }
+  std::vector<std::string> parts = pending_participants();
+  std::erase(parts, pending_coordinator_);
+  if (parts.empty()) return;
+  struct Answers {
+    size_t waiting = 0;
+    bool committed = false;  // some participant committed: the change is committed
+    std::string missing;     // the first participant that did not answer, and why
+  };
+  auto answers = std::make_shared<Answers>();
+  answers->waiting = parts.size();
+  resolving_ = true;
+  const uint64_t version = pending_version_;
+  const std::string v = std::to_string(version);
+  for (const std::string& p : parts) {
+    // (This node's own answer comes at once, and fences it too.)
+    control(p, {"RINGKV.RING", "FENCE", v},
+            [this, answers, version, v, p](std::string_view reply, bool ok) {
+              if (!ok && answers->missing.empty())
+                answers->missing = p + ": " + failure_text(reply);
+              if (ok && reply == kFenceCommitted) answers->committed = true;
+              if (--answers->waiting > 0) return;
+              resolving_ = false;
+              if (!pending_ || pending_version_ != version || change_) return;
+              // Aborting needs every participant's word that it did not commit (the coordinator
+              // commits last: had it committed, every other one would have).
+              if (!answers->committed && !answers->missing.empty()) {
+                spdlog::warn(
+                    "ring change to version {}: cannot resolve it without its "
+                    "coordinator {} yet ({})",
+                    version, pending_coordinator_, answers->missing);
+                return;
+              }
+              const bool commit = answers->committed;
+              spdlog::warn(
+                  "ring change to version {}: its coordinator {} is down; its members "
+                  "{} it",
+                  version, pending_coordinator_, commit ? "commit" : "abort");
+              std::vector<std::string> decision{"RINGKV.RING", commit ? "COMMIT" : "ABORT", v};
+              if (commit) decision.emplace_back("RESOLVED");
+              // The others first: this node stays fenced with the change (and resolves it again
+              // on its next try) until every other participant took the decision.
+              std::vector<std::string> others = pending_participants();
+              std::erase(others, pending_coordinator_);
+              std::erase(others, self_);
+              auto left = std::make_shared<size_t>(others.size());
+              auto all_took = std::make_shared<bool>(true);
+              auto apply_here = [this, decision, version] {
+                if (!pending_ || pending_version_ != version) return;
+                const std::vector<std::string_view> args(decision.begin() + 1, decision.end());
+                ring_control(args);
+              };
+              if (others.empty()) return apply_here();
+              for (const std::string& o : others) {
+                control(o, decision, [left, all_took, apply_here](std::string_view, bool took) {
+                  if (!took) *all_took = false;
+                  if (--*left == 0 && *all_took) apply_here();
+                });
+              }
+            });
+  }
 }
 
 std::string Cluster::failover_veto(const std::vector<std::string>& failed,

@@ -41,6 +41,12 @@ bool parse_weight(std::string_view text, uint32_t& out) {
   return true;
 }
 
+// A fenced participant's refusal of its coordinator's step.
+std::string fenced_reply(uint64_t version) {
+  return std::string(kFencedReply) + "ring change to version " + std::to_string(version) +
+         " is being resolved by its members without its coordinator\r\n";
+}
+
 }  // namespace
 
 bool parse_ring_change(std::span<const std::string_view> args, RingChangeRequest& out,
@@ -114,6 +120,7 @@ void Cluster::load_ring() {
     pending_->set_members(state->pending_members);
     pending_failed_ = state->pending_failed;
     pending_coordinator_ = state->coordinator;
+    pending_fenced_ = state->fenced;
     recovering_ = true;
     // Restarted in the middle of a change: keyed requests wait until it ends (recover(); a copy
     // starts again once the server is ready, see set_host()).
@@ -133,6 +140,7 @@ void Cluster::save_ring() {
     state.pending_members.assign(pending_->nodes().begin(), pending_->nodes().end());
     state.pending_failed = pending_failed_;
     state.coordinator = pending_coordinator_;
+    state.fenced = pending_fenced_;
   }
   std::string error = write_ring_file(ring_path_, state);
   if (!error.empty()) spdlog::error("cannot persist the ring: {}", error);
@@ -197,6 +205,7 @@ void Cluster::end_pending() {
   pending_failed_.clear();
   pending_version_ = 0;
   pending_coordinator_.clear();
+  pending_fenced_ = false;
   change_from_fingerprint_.clear();
   recovering_ = false;
   copy_started_ = false;
@@ -307,6 +316,7 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
       if (pending_version_ == version && pending_failed_ == failed &&
           std::equal(members.begin(), members.end(), pending_->nodes().begin(),
                      pending_->nodes().end())) {
+        if (pending_fenced_) return fenced_reply(version);
         if (pending_coordinator_ == args[3]) return "+OK\r\n";
         // The same change from another member: it takes the change over from a coordinator
         // that failed. Only if this node sees that coordinator down too (a majority's view).
@@ -365,10 +375,32 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     return "+OK\r\n";
   }
   const bool ours = pending_ && pending_version_ == version;
+  const bool committed = !ours && ring_version_ >= version;
+  if (common::equals_ignore_case(sub, "fence")) {
+    // A member resolving the change without its coordinator: from now on this node refuses the
+    // coordinator's steps of it, and says whether it committed it.
+    if (committed) return std::string(kFenceCommitted);
+    if (!ours) return std::string(kFenceAborted);
+    if (!pending_fenced_) {
+      pending_fenced_ = true;
+      save_ring();
+      spdlog::warn("ring change to version {}: fenced, its members resolve it without {}", version,
+                   pending_coordinator_);
+    }
+    return std::string(kFenceHeld);
+  }
+  // Once the commit round began, a change neither held nor committed here was aborted.
+  const std::string no_change = std::string(kNoChangeReply) + "no ring change to version " +
+                                std::to_string(version) + " here\r\n";
+  // A step of the coordinator's (all but a resolving member's COMMIT ... RESOLVED).
+  const bool resolved = args.size() == 3 && common::equals_ignore_case(args[2], "resolved");
+  if (ours && pending_fenced_ && !resolved && !common::equals_ignore_case(sub, "abort")) {
+    return fenced_reply(version);
+  }
   if (common::equals_ignore_case(sub, "copy")) {
     // Sent once every member prepared (a target takes copies only then), and again with every
     // poll of the copy step: the first starts the copy; each answers the state.
-    if (!ours) return error("no ring change to version " + std::to_string(version) + " here");
+    if (!ours) return no_change;
     if (!copy_started_ && host_) {
       copy_started_ = true;
       host_->copy_start(live_ring(pending_->nodes(), pending_failed_), pending_version_, self_);
@@ -376,7 +408,7 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     return state_text();
   }
   if (common::equals_ignore_case(sub, "pause") || common::equals_ignore_case(sub, "flush")) {
-    if (!ours) return error("no ring change to version " + std::to_string(version) + " here");
+    if (!ours) return no_change;
     if (common::equals_ignore_case(sub, "pause")) {
       if (phase_ == Phase::kPrepared) phase_ = Phase::kPaused;
     } else if (phase_ != Phase::kSwitching) {
@@ -386,10 +418,7 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     return "+OK\r\n";
   }
   if (common::equals_ignore_case(sub, "commit")) {
-    if (!ours) {
-      if (ring_version_ >= version) return "+OK\r\n";  // already committed
-      return error("no ring change to version " + std::to_string(version) + " here");
-    }
+    if (!ours) return committed ? "+OK\r\n" : no_change;
     // The new ring decides what this node deletes (a node that left owns nothing in it).
     std::vector<hashring::Member> members(pending_->nodes().begin(), pending_->nodes().end());
     std::vector<std::string> failed = pending_failed_;
@@ -425,6 +454,19 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   return error("unknown RINGKV.RING subcommand");
 }
 
+std::vector<std::string> Cluster::pending_participants() const {
+  std::vector<std::string> out;
+  for (const auto& m : ring_.nodes()) {
+    if (list_contains(pending_failed_, m.address)) continue;
+    if (!pending_->contains(m.address) && is_failed(m.address)) continue;
+    out.push_back(m.address);
+  }
+  for (const auto& m : pending_->nodes()) {
+    if (!ring_.contains(m.address)) out.push_back(m.address);
+  }
+  return out;
+}
+
 void Cluster::resume_change() {
   // Whether some member committed decides the way: forward to the commit, or the whole change
   // again from the prepare (every step is idempotent).
@@ -437,15 +479,7 @@ void Cluster::resume_change() {
   c->kind = !same_members                             ? Coordination::kMembership
             : pending_failed_.size() > failed_.size() ? Coordination::kFailover
                                                       : Coordination::kRestore;
-  for (const auto& m : ring_.nodes()) {
-    // The members live in the new ring, and a live member leaving it.
-    if (list_contains(pending_failed_, m.address)) continue;
-    if (!pending_->contains(m.address) && is_failed(m.address)) continue;
-    c->participants.push_back(m.address);
-  }
-  for (const auto& m : pending_->nodes()) {
-    if (!ring_.contains(m.address)) c->participants.push_back(m.address);
-  }
+  c->participants = pending_participants();
   c->step = Coordination::kResolving;
   c->prepare_sent = true;
   // A failover taken up again may have been committed by another member coordinating it (the
@@ -470,7 +504,8 @@ void Cluster::recover() {
   }
   if (pending_coordinator_ == self_ || pending_coordinator_.empty()) return;
   maybe_take_over_change();
-  if (change_) return;
+  maybe_resolve_orphaned_change();
+  if (change_ || resolving_ || !pending_) return;
   // A participant (restarted or not) asks the coordinator how the change stands: a coordinator
   // killed after committing itself restarts with no change to drive, and one that aborted may
   // not have reached this node; while it still coordinates, this node keeps waiting.

@@ -25,15 +25,19 @@ constexpr int kFailureLimit = 50;
 // A failover refused for an incomplete copy is proposed again after this long.
 constexpr uint64_t kVetoPauseMs = 5000;
 
-// A test hook: the member named by RINGKV_TEST_STOP_AFTER_PREPARE stops itself (SIGSTOP) once,
-// right after a majority prepared the first failover it coordinates — the moment a coordinator
-// dying leaves every other member with a prepared change (test_failover_coordinator.py).
-void stop_if_asked_after_prepare(const std::string& self) {
+// A test hook: RINGKV_TEST_STOP_COORDINATOR="<address> <moment>" makes that member stop itself
+// (SIGSTOP) once, at that moment of the first change it coordinates — where a coordinator
+// dying leaves the other members with a prepared change (test_failover_coordinator.py,
+// test_lost_coordinator.py). Moments: "failover-prepared" (a majority prepared a failover),
+// "paused" (every participant paused for a membership change), "flushed" (every participant
+// flushed, nothing committed), "committing" (every participant but this node committed).
+void stop_if_asked(const std::string& self, std::string_view moment) {
   static bool stopped = false;
-  const char* who = std::getenv("RINGKV_TEST_STOP_AFTER_PREPARE");
-  if (stopped || who == nullptr || self != who) return;
+  const char* hook = std::getenv("RINGKV_TEST_STOP_COORDINATOR");
+  if (stopped || hook == nullptr || std::string(self) + " " + std::string(moment) != hook) return;
   stopped = true;
-  spdlog::warn("stopping after the prepare round (RINGKV_TEST_STOP_AFTER_PREPARE)");
+  spdlog::warn("stopping at the moment '{}' of a ring change (RINGKV_TEST_STOP_COORDINATOR)",
+               moment);
   spdlog::default_logger()->flush();
   std::raise(SIGSTOP);
 }
@@ -265,8 +269,22 @@ void Cluster::drive_change() {
   c.failure.clear();
   const Coordination::Step step = c.step;
   const bool committing = step == Coordination::kCommitting;
+  // A membership change or a restore commits here only once every other participant has: a
+  // coordinator that dies in the commit step then never holds a commit that the members who
+  // resolve the change without it could abort (maybe_resolve_orphaned_change).
+  bool others_committed = true;
   for (size_t i = 0; i < parts.size(); ++i) {
-    if (!committing || !c.committed[i]) ++c.waiting;
+    if (parts[i] != self_ && !c.committed[i]) others_committed = false;
+  }
+  if (committing && others_committed && c.kind != Coordination::kFailover) {
+    stop_if_asked(self_, "committing");
+  }
+  const auto skipped = [&](size_t i) {
+    return committing && (c.committed[i] || (c.kind != Coordination::kFailover &&
+                                             parts[i] == self_ && !others_committed));
+  };
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!skipped(i)) ++c.waiting;
   }
   const uint64_t version = c.version;
   const uint64_t round = ++c.rounds;
@@ -275,7 +293,7 @@ void Cluster::drive_change() {
   const std::vector<std::string> members = parts;
   for (size_t i = 0; i < members.size(); ++i) {
     if (!change_ || change_->version != version || change_->rounds != round) return;
-    if (committing && change_->committed[i]) continue;
+    if (skipped(i)) continue;
     auto on_reply = [this, i, step, version](std::string_view reply, bool ok) {
       if (!change_ || change_->version != version || change_->step != step) return;
       Coordination& cc = *change_;
@@ -288,6 +306,12 @@ void Cluster::drive_change() {
         if (reply.starts_with(kIncompleteCopyReply) && !cc.fatal) {
           cc.fatal = true;
           cc.failure.clear();
+        }
+        // A participant that neither holds nor committed the change in the commit step: its
+        // members aborted it without this node (nobody committed, this node commits last).
+        if (step == Coordination::kCommitting && reply.starts_with(kNoChangeReply) && !cc.fatal) {
+          cc.fatal = true;
+          cc.failure = cc.participants[i] + ": the change was aborted by its members";
         }
         if (cc.failure.empty()) cc.failure = cc.participants[i] + ": " + failure_text(reply);
       } else if (step == Coordination::kCommitting) {
@@ -359,6 +383,7 @@ void Cluster::change_round_done() {
       if (c.round_ready) return next(Coordination::kPausing);
       return schedule_change();
     case Coordination::kPausing:
+      stop_if_asked(self_, "paused");
       return next(Coordination::kQuiescing);
     case Coordination::kQuiescing:
       if (c.round_ready) return next(Coordination::kFlushing);
@@ -366,9 +391,16 @@ void Cluster::change_round_done() {
     case Coordination::kFlushing:
       return next(Coordination::kFlushWait);
     case Coordination::kFlushWait:
-      if (c.round_ready) return next(Coordination::kCommitting);
+      if (c.round_ready) {
+        stop_if_asked(self_, "flushed");
+        return next(Coordination::kCommitting);
+      }
       return schedule_change();
     case Coordination::kCommitting:
+      // The others committed: now this node (see drive_change).
+      if (std::find(c.committed.begin(), c.committed.end(), false) != c.committed.end()) {
+        return drive_change();
+      }
       return finish_change({});
     case Coordination::kLeaseWait:
       return;
@@ -415,7 +447,7 @@ void Cluster::failover_round_done() {
       // that was only hung). A member that asked for it serves nothing meanwhile.
       c.step = Coordination::kLeaseWait;
       c.step_started_ms = now + (c.requested.empty() ? lease_ms_ : 0);
-      stop_if_asked_after_prepare(self_);
+      stop_if_asked(self_, "failover-prepared");
       break;
     case Coordination::kCommitting:
       if (committed >= majority) return finish_change({});

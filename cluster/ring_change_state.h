@@ -75,6 +75,20 @@ struct ChangeState {
 // of (Cluster::failover_veto): the coordinator gives up the failover, whatever the majority.
 inline constexpr std::string_view kIncompleteCopyReply = "-NOCOPY ";
 
+// A participant's answer to a step of a change it does not hold and has not committed: the
+// change was aborted there (by its coordinator, or by the members that resolved it while its
+// coordinator was away). In the commit step that means nobody committed it: the coordinator,
+// which commits itself last, aborts it too.
+inline constexpr std::string_view kNoChangeReply = "-NOCHANGE ";
+// A participant's refusal of a step of a change its members fenced to resolve it without the
+// coordinator (Cluster::maybe_resolve_orphaned_change).
+inline constexpr std::string_view kFencedReply = "-FENCED ";
+// The answers to RINGKV.RING FENCE: the change is committed here; it is fenced here now (the
+// coordinator's steps are refused); it is not prepared here (never, or aborted).
+inline constexpr std::string_view kFenceCommitted = "+COMMITTED\r\n";
+inline constexpr std::string_view kFenceHeld = "+FENCED\r\n";
+inline constexpr std::string_view kFenceAborted = "+ABORTED\r\n";
+
 // The text of a failed control request: an error reply's, or the link's error.
 inline std::string failure_text(std::string_view reply) {
   return std::string(!reply.empty() && reply[0] == '-' ? line_text(reply) : reply);

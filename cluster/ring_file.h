@@ -36,6 +36,9 @@ struct RingState {
   std::vector<hashring::Member> pending_members;
   std::vector<std::string> pending_failed;
   std::string coordinator;  // the node coordinating the pending change
+  // The pending change is fenced: members resolve it without its coordinator, whose steps this
+  // node refuses from then on (Cluster::maybe_resolve_orphaned_change).
+  bool fenced = false;
 
   bool operator==(const RingState&) const = default;
 };

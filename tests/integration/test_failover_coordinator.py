@@ -2,7 +2,7 @@
 replication-factor 3 (each key keeps a live copy when 2 members fail), replica-acks 1, writers
 on every node. A member R is killed (kill -9); the
 member that proposes failovers (the first by address) coordinates R's failover and, by the test
-hook RINGKV_TEST_STOP_AFTER_PREPARE, stops itself (SIGSTOP) right after every member prepared
+hook RINGKV_TEST_STOP_COORDINATOR, stops itself (SIGSTOP) right after every member prepared
 it. Then the coordinator is killed (kill -9), left hung, or continued 1.5 s later (a hang that
 ends mid-way). Within 3 s of the coordinator's fault, the keys of both failed members are
 writable through every survivor; the members end on one ring; no acknowledged write is lost and
@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import test_replication as repl  # noqa: E402
 
-HOOK = "RINGKV_TEST_STOP_AFTER_PREPARE"
+HOOK = "RINGKV_TEST_STOP_COORDINATOR"
 
 
 def process_stopped(pid):
@@ -34,6 +34,14 @@ def process_stopped(pid):
         return False
 
 
+def wait_stopped(node, seconds):
+    """Waits up to `seconds` (scaled) for `node` to stop itself; returns whether it did."""
+    deadline = time.monotonic() + seconds * harness.timeout_scale()
+    while not process_stopped(node.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return process_stopped(node.pid)
+
+
 def check_round(report, binary, rng, fault):
     label = "coordinator %s after the prepare round" % fault
     opts = dict(repl.HEALTH, **{"replication-factor": 3, "replica-acks": 1})
@@ -42,7 +50,7 @@ def check_round(report, binary, rng, fault):
     # The member that proposes failovers is the first live one by address.
     coord = min(range(5), key=lambda i: c.addresses[i])
     victim = rng.choice([i for i in range(5) if i != coord])
-    os.environ[HOOK] = c.addresses[coord]
+    os.environ[HOOK] = c.addresses[coord] + " failover-prepared"
     try:
         c.start()
     finally:
@@ -70,11 +78,8 @@ def run_round(report, c, rng, fault, label, coord, victim):
         failed_keys = [{k for k in all_keys if owner[k] == c.addresses[i]}
                        for i in (victim, coord)]
         c.kill(victim)
-        deadline = time.monotonic() + 10 * harness.timeout_scale()
-        while not process_stopped(c.nodes[coord].pid) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        stopped = wait_stopped(c.nodes[coord], 10)
         t_fault = time.monotonic()
-        stopped = process_stopped(c.nodes[coord].pid)
         report.check(stopped, "%s: the coordinator stopped itself after preparing the "
                      "failover of node %d" % (label, victim + 1), c.logs())
         if not stopped:

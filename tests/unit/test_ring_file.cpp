@@ -32,6 +32,13 @@ TEST_CASE("a ring state round-trips through its text") {
   REQUIRE(back);
   CHECK(*back == s);
   CHECK(format_ring_state(s).find("\nfailed 127.0.0.1:7002\n") != std::string::npos);
+  // A pending change its members fenced (resolving it without its coordinator).
+  CHECK(format_ring_state(s).find("fenced") == std::string::npos);
+  s.fenced = true;
+  back = parse_ring_state(format_ring_state(s), error);
+  REQUIRE(back);
+  CHECK(back->fenced);
+  CHECK(*back == s);
 }
 
 TEST_CASE("a malformed ring file is refused with its line") {
