@@ -275,50 +275,50 @@ void Cluster::maybe_resolve_orphaned_change() {
   const std::string v = std::to_string(version);
   for (const std::string& p : parts) {
     // (This node's own answer comes at once, and fences it too.)
-    control(p, {"RINGKV.RING", "FENCE", v},
-            [this, answers, version, v, p](std::string_view reply, bool ok) {
-              if (!ok && answers->missing.empty())
-                answers->missing = p + ": " + failure_text(reply);
-              if (ok && reply == kFenceCommitted) answers->committed = true;
-              if (--answers->waiting > 0) return;
-              resolving_ = false;
-              if (!pending_ || pending_version_ != version || change_) return;
-              // Aborting needs every participant's word that it did not commit (the coordinator
-              // commits last: had it committed, every other one would have).
-              if (!answers->committed && !answers->missing.empty()) {
-                spdlog::warn(
-                    "ring change to version {}: cannot resolve it without its "
-                    "coordinator {} yet ({})",
-                    version, pending_coordinator_, answers->missing);
-                return;
-              }
-              const bool commit = answers->committed;
-              spdlog::warn(
-                  "ring change to version {}: its coordinator {} is down; its members "
-                  "{} it",
-                  version, pending_coordinator_, commit ? "commit" : "abort");
-              std::vector<std::string> decision{"RINGKV.RING", commit ? "COMMIT" : "ABORT", v};
-              if (commit) decision.emplace_back("RESOLVED");
-              // The others first: this node stays fenced with the change (and resolves it again
-              // on its next try) until every other participant took the decision.
-              std::vector<std::string> others = pending_participants();
-              std::erase(others, pending_coordinator_);
-              std::erase(others, self_);
-              auto left = std::make_shared<size_t>(others.size());
-              auto all_took = std::make_shared<bool>(true);
-              auto apply_here = [this, decision, version] {
-                if (!pending_ || pending_version_ != version) return;
-                const std::vector<std::string_view> args(decision.begin() + 1, decision.end());
-                ring_control(args);
-              };
-              if (others.empty()) return apply_here();
-              for (const std::string& o : others) {
-                control(o, decision, [left, all_took, apply_here](std::string_view, bool took) {
-                  if (!took) *all_took = false;
-                  if (--*left == 0 && *all_took) apply_here();
-                });
-              }
-            });
+    std::vector<std::string> fence{"RINGKV.RING", "FENCE", v};
+    if (!ring_.contains(p)) fence.emplace_back("JOINING");
+    control(p, std::move(fence), [this, answers, version, v, p](std::string_view reply, bool ok) {
+      if (!ok && answers->missing.empty()) answers->missing = p + ": " + failure_text(reply);
+      if (ok && reply == kFenceCommitted) answers->committed = true;
+      if (--answers->waiting > 0) return;
+      resolving_ = false;
+      if (!pending_ || pending_version_ != version || change_) return;
+      // Aborting needs every participant's word that it did not commit (the coordinator
+      // commits last: had it committed, every other one would have).
+      if (!answers->committed && !answers->missing.empty()) {
+        spdlog::warn(
+            "ring change to version {}: cannot resolve it without its "
+            "coordinator {} yet ({})",
+            version, pending_coordinator_, answers->missing);
+        return;
+      }
+      const bool commit = answers->committed;
+      spdlog::warn(
+          "ring change to version {}: its coordinator {} is down; its members "
+          "{} it",
+          version, pending_coordinator_, commit ? "commit" : "abort");
+      std::vector<std::string> decision{"RINGKV.RING", commit ? "COMMIT" : "ABORT", v};
+      if (commit) decision.emplace_back("RESOLVED");
+      // The others first: this node stays fenced with the change (and resolves it again
+      // on its next try) until every other participant took the decision.
+      std::vector<std::string> others = pending_participants();
+      std::erase(others, pending_coordinator_);
+      std::erase(others, self_);
+      auto left = std::make_shared<size_t>(others.size());
+      auto all_took = std::make_shared<bool>(true);
+      auto apply_here = [this, decision, version] {
+        if (!pending_ || pending_version_ != version) return;
+        const std::vector<std::string_view> args(decision.begin() + 1, decision.end());
+        ring_control(args);
+      };
+      if (others.empty()) return apply_here();
+      for (const std::string& o : others) {
+        control(o, decision, [left, all_took, apply_here](std::string_view, bool took) {
+          if (!took) *all_took = false;
+          if (--*left == 0 && *all_took) apply_here();
+        });
+      }
+    });
   }
 }
 

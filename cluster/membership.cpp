@@ -378,8 +378,10 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   const bool committed = !ours && ring_version_ >= version;
   if (common::equals_ignore_case(sub, "fence")) {
     // A member resolving the change without its coordinator: from now on this node refuses the
-    // coordinator's steps of it, and says whether it committed it.
-    if (committed) return std::string(kFenceCommitted);
+    // coordinator's steps of it, and says whether it committed it. (A node the change adds had
+    // a ring version of its own before: it committed only if it is on a ring of several now.)
+    const bool joining = args.size() == 3 && common::equals_ignore_case(args[2], "joining");
+    if (committed && (!joining || ring_.size() > 1)) return std::string(kFenceCommitted);
     if (!ours) return std::string(kFenceAborted);
     if (!pending_fenced_) {
       pending_fenced_ = true;

@@ -16,7 +16,10 @@
 //            the background the keys it no longer owns (DELs in its append-only file).
 //
 // A failure before commit aborts the change everywhere (copies deleted on their targets); once a
-// node committed, the coordinator commits the others.
+// node committed, the coordinator commits the others, and itself last. A coordinator that is
+// down leaves the change to its members: they fence every participant (it refuses the
+// coordinator's steps from then on) and commit it if one had, else abort it
+// (Cluster::maybe_resolve_orphaned_change).
 #pragma once
 
 #include <cstdint>
