@@ -60,10 +60,10 @@ struct PeerVerdict {
     kAccepted,    // the connection may switch to relayed mode
   };
   Outcome outcome;
-  std::string reply;        // the step's reply (RESP); an error when refused
-  bool control = false;     // accepted as a control link: RINGKV.RING frames only
-  std::string address;      // accepted: the peer's address, as it claimed and proved it
-  std::string fingerprint;  // accepted: the ring the link runs by (hex)
+  std::string reply;             // the step's reply (RESP); an error when refused
+  bool control = false;          // accepted as a control link: RINGKV.RING frames only
+  std::string address = {};      // accepted: the peer's address, as it claimed and proved it
+  std::string fingerprint = {};  // accepted: the ring the link runs by (hex)
 };
 
 class Cluster {
