@@ -666,11 +666,11 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
     src = Source{std::string(args[2]), *version, *next - 1, false, uv_now(env_.loop), conn_id};
     return "+FULL\r\n";
   }
-  if (!stream_current(primary, conn_id)) return "-ERR not the current stream of its primary\r\n";
+  Source* src = current_source(primary, conn_id);
+  if (src == nullptr) return "-ERR not the current stream of its primary\r\n";
   if (common::equals_ignore_case(sub, "synced")) {
-    Source& src = sources_[primary];
-    src.synced = true;
-    frame_applied(primary);
+    src->synced = true;
+    frame_applied(*src);
     return "+OK\r\n";
   }
   if (common::equals_ignore_case(sub, "flush")) {
@@ -679,7 +679,7 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
         args.size() > 1 ? common::parse_integer(args[1]) : std::optional<int64_t>(-1);
     if (!db || *db < -1) return "-ERR RINGKV.REPL FLUSH needs a database\r\n";
     if (host_) host_->drop_keys_of(primary, static_cast<int>(*db));
-    frame_applied(primary);
+    frame_applied(*src);
     return "+OK\r\n";
   }
   return "-ERR unknown RINGKV.REPL subcommand\r\n";
@@ -691,16 +691,14 @@ Replication::CopyState Replication::copy_state(std::string_view primary) const {
   return it->second.synced ? CopyState::kComplete : CopyState::kIncomplete;
 }
 
-bool Replication::stream_current(const std::string& primary, uint64_t conn_id) const {
+Replication::Source* Replication::current_source(std::string_view primary, uint64_t conn_id) {
   auto it = sources_.find(primary);
-  return it != sources_.end() && it->second.conn == conn_id;
+  return it != sources_.end() && it->second.conn == conn_id ? &it->second : nullptr;
 }
 
-void Replication::frame_applied(const std::string& primary) {
-  auto it = sources_.find(primary);
-  if (it == sources_.end()) return;
-  it->second.offset++;
-  it->second.last_frame_ms = uv_now(env_.loop);
+void Replication::frame_applied(Source& source) {
+  source.offset++;
+  source.last_frame_ms = uv_now(env_.loop);
 }
 
 std::vector<ReplicaStatus> Replication::replicas() const {

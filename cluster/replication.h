@@ -175,10 +175,20 @@ class Replication {
   // an incomplete one (a full copy began — dropping what was here — and its end never came).
   enum class CopyState { kNone, kComplete, kIncomplete };
   CopyState copy_state(std::string_view primary) const;
-  // Whether `conn_id` carries `primary`'s current stream (frames of an older one are refused).
-  bool stream_current(const std::string& primary, uint64_t conn_id) const;
-  // A frame of `primary`'s stream ran here (its offset advances).
-  void frame_applied(const std::string& primary);
+  // What this node knows of a primary's stream to it.
+  struct Source {
+    std::string replid;
+    uint64_t ring_version = 0;
+    uint64_t offset = 0;
+    bool synced = false;
+    uint64_t last_frame_ms = 0;
+    uint64_t conn = 0;  // the connection of its current stream
+  };
+  // `primary`'s stream if `conn_id` carries its current one, else nullptr (frames of an older
+  // one are refused). Valid while this Replication lives: sources are never dropped.
+  Source* current_source(std::string_view primary, uint64_t conn_id);
+  // A frame of the source's stream ran here (its offset advances).
+  void frame_applied(Source& source);
   // Whether `primary` may write `key` here: it is the key's primary on this node's ring.
   bool accepts_write(const std::string& primary, std::string_view key) const {
     return routing_.owner_of(key) == primary;
@@ -199,15 +209,6 @@ class Replication {
   // Part `part` of `w` was acknowledged (or its replica is gone); fires `w` once it is settled.
   void part_done(const std::shared_ptr<Waiter>& w, size_t part, bool acked);
   void check_waiter(const std::shared_ptr<Waiter>& w);
-  struct Source {
-    std::string replid;
-    uint64_t ring_version = 0;
-    uint64_t offset = 0;
-    bool synced = false;
-    uint64_t last_frame_ms = 0;
-    uint64_t conn = 0;  // the connection of its current stream
-  };
-
   Stream* stream_to(std::string_view address) const;
   // Appends one frame to `s` (numbered, kept in the backlog, written when online); `bytes` is a
   // complete request. Adds its offset to the open ticket.

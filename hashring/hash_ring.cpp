@@ -102,39 +102,42 @@ void HashRing::preference(std::string_view key, size_t n, std::vector<size_t>& o
   out.clear();
   if (points_.empty()) return;
   n = std::min(n, nodes_.size());
-  // The probes' positions and, for each, the first virtual node at or after it: the walk of
-  // each round starts there and skips the nodes already taken.
+  // Each probe's position and the first virtual node at or after it whose node is not taken
+  // yet: each round takes the node of the closest one (the earlier probe on a tie) — the
+  // point_index_of of the ring without the nodes taken before — and moves the probes at it past
+  // the nodes taken.
   constexpr uint32_t kMaxProbes = 16;
   const uint32_t probes = std::min(scheme_.probes, kMaxProbes);
   uint32_t positions[kMaxProbes];
-  size_t starts[kMaxProbes];
+  size_t at[kMaxProbes];
   positions[0] = scheme_.key_hash(hash_tag(key));
   for (uint32_t probe = 0; probe < probes; ++probe) {
     if (probe > 0) positions[probe] = probe_position(positions[0], probe);
-    starts[probe] = successor(positions[probe]);
+    at[probe] = successor(positions[probe]);
   }
-  while (out.size() < n) {
-    // point_index_of on the ring without the nodes taken so far: the closest probe wins (the
-    // earlier one on a tie).
-    size_t best = kNoNode;
-    uint32_t best_distance = 0;
-    for (uint32_t probe = 0; probe < probes; ++probe) {
-      size_t i = starts[probe];
-      for (size_t step = 0; step < points_.size(); ++step) {
-        const uint32_t node = points_[i].node;
-        bool taken = false;
-        for (size_t t : out) taken |= t == node;
-        if (!taken) break;
-        i = next_other_[i];
-      }
-      starts[probe] = i;
-      const uint32_t distance = points_[i].point - positions[probe];
-      if (best == kNoNode || distance < best_distance) {
-        best = i;
+  for (;;) {
+    size_t best = at[0];
+    uint32_t best_distance = points_[best].point - positions[0];
+    for (uint32_t probe = 1; probe < probes; ++probe) {
+      const uint32_t distance = points_[at[probe]].point - positions[probe];
+      if (distance < best_distance) {
+        best = at[probe];
         best_distance = distance;
       }
     }
-    out.push_back(points_[best].node);
+    const uint32_t taken = points_[best].node;
+    out.push_back(taken);
+    if (out.size() >= n) return;
+    // Only the probes at the node just taken move (the others are at nodes not taken).
+    for (uint32_t probe = 0; probe < probes; ++probe) {
+      size_t i = at[probe];
+      if (points_[i].node != taken) continue;
+      for (size_t step = 0; step < points_.size(); ++step) {
+        i = next_other_[i];
+        if (std::find(out.begin(), out.end(), points_[i].node) == out.end()) break;
+      }
+      at[probe] = i;
+    }
   }
 }
 

@@ -114,7 +114,8 @@ bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
   }
   const std::string& primary = conn.replication_source();
   if (primary.empty()) return false;
-  if (!repl.stream_current(primary, conn.id())) {
+  cluster::Replication::Source* source = repl.current_source(primary, conn.id());
+  if (source == nullptr) {
     writer.error("ERR not the current replication stream of " + primary);
     return true;
   }
@@ -126,14 +127,14 @@ bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
     spec = engine::resolve_command(argv, error);
   }
   if (spec == nullptr) {
-    repl.frame_applied(primary);
+    repl.frame_applied(*source);
     writer.error(error.empty() ? "ERR a replication stream carries writes only" : error);
     return true;
   }
   engine::key_positions(*spec, argv, key_scratch_);
   for (size_t pos : key_scratch_) {
     if (!repl.accepts_write(primary, argv[pos])) {
-      repl.frame_applied(primary);
+      repl.frame_applied(*source);
       writer.error("ERR " + primary + " is not the primary of '" + std::string(argv[pos]) +
                    "' on this node's ring");
       return true;
@@ -148,7 +149,7 @@ bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
   run(Origin::replica(conn), *spec, argv, writer);
   applying_copy_ = false;
   dbs_.set_loading(loading);
-  repl.frame_applied(primary);
+  repl.frame_applied(*source);
   return true;
 }
 

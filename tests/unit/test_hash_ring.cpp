@@ -386,6 +386,28 @@ TEST_CASE("preference lists: the owner, then the owners without the nodes before
   CHECK(p.empty());
 }
 
+TEST_CASE("every entry of a preference list is the owner once the entries before it are gone") {
+  // The whole list, on rings of several sizes and weights (the probes move past taken nodes
+  // incrementally; removing the nodes and looking the owner up again is the definition).
+  for (int size : {2, 3, 4, 7}) {
+    std::vector<Member> ms = port_range("127.0.0.1", 7001, size);
+    for (size_t i = 0; i < ms.size(); ++i) ms[i].weight = static_cast<uint32_t>(1 + i % 3);
+    HashRing ring(balanced_scheme());
+    ring.set_members(ms);
+    std::vector<size_t> p;
+    for (const std::string& key : sample_keys(150)) {
+      const auto n = static_cast<size_t>(size);
+      ring.preference(key, n, p);
+      REQUIRE(p.size() == n);
+      HashRing rest = ring;
+      for (size_t k = 0; k < n; ++k) {
+        CHECK(rest.owner_of(key) == ring.nodes()[p[k]].address);
+        if (k + 1 < n) rest.remove_node(ring.nodes()[p[k]].address);
+      }
+    }
+  }
+}
+
 TEST_CASE("preference lists skip a node's run of consecutive points, across the wrap") {
   // Node "1" with weight 2 and 3 points each: 1 11 21 31 41 51; node "5": 5 15 25. Sorted:
   // 1 5 11 15 21 25 31 41 51, so 31 41 51 and (wrapping) 1 are one run of node "1".
