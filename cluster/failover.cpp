@@ -332,6 +332,8 @@ std::string Cluster::failover_veto(const std::vector<std::string>& failed,
     return std::string(kIncompleteCopyReply) + self_ + "'s copy of " + a + "'s keys is " +
            (copy == Replication::CopyState::kNone
                 ? "missing (no stream from it since " + self_ + " started)"
+            : copy == Replication::CopyState::kStale
+                ? "stale (made under an earlier ring, not streamed again since it changed)"
                 : "incomplete (its full copy was cut off)") +
            ": failing it over would lose keys; it waits for " + a + " to return\r\n";
   }

@@ -254,13 +254,14 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   if (common::equals_ignore_case(sub, "get")) return ring_text();
   if (common::equals_ignore_case(sub, "seen") && args.size() == 2) {
     // Whether this node holds copies of that member's keys (it restarted and asks): +1 a
-    // complete copy (or it is failed over), +2 one whose full copy was cut off (the member's own
-    // keys are then the more complete), +0 none.
+    // complete copy (or it is failed over), +2 one whose full copy was cut off or that predates
+    // the ring (the member's own keys are then the more complete), +0 none.
     if (is_failed(args[1])) return "+1\r\n";
     switch (replication_->copy_state(args[1])) {
       case Replication::CopyState::kComplete:
         return "+1\r\n";
       case Replication::CopyState::kIncomplete:
+      case Replication::CopyState::kStale:
         return "+2\r\n";
       case Replication::CopyState::kNone:
         break;

@@ -190,6 +190,9 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
   routing_ = routing;
   ring_version_ = version;
   self_index_ = routing_.index_of(self_);
+  live_history_.try_emplace(version, routing_.nodes().begin(), routing_.nodes().end());
+  constexpr size_t kHistory = 32;
+  while (live_history_.size() > kHistory) live_history_.erase(live_history_.begin());
   if (!changed) return index_streams();
   const std::vector<std::string> targets = compute_targets();
   for (auto it = streams_.begin(); it != streams_.end();) {
@@ -688,7 +691,25 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
 Replication::CopyState Replication::copy_state(std::string_view primary) const {
   auto it = sources_.find(primary);
   if (it == sources_.end()) return CopyState::kNone;
-  return it->second.synced ? CopyState::kComplete : CopyState::kIncomplete;
+  const Source& src = it->second;
+  if (!src.synced) return CopyState::kIncomplete;
+  if (src.ring_version == ring_version_) return CopyState::kComplete;
+  // A key's replicas are the members after its primary in its preference list, and removing a
+  // member from the ring only takes it out of every list. So if members only left (or failed)
+  // since the copy's ring, fewer than replication-factor − 1 of them, the first live member
+  // after the primary in every list of its keys was one of their replicas then.
+  const auto then = live_history_.find(src.ring_version);
+  if (then == live_history_.end()) return CopyState::kStale;
+  size_t gone = 0;
+  for (const hashring::Member& m : then->second) {
+    if (!routing_.contains(m.address)) gone++;
+  }
+  for (const hashring::Member& m : routing_.nodes()) {
+    if (std::find(then->second.begin(), then->second.end(), m) == then->second.end()) {
+      return CopyState::kStale;  // a member added, restored or reweighted
+    }
+  }
+  return gone + 1 < factor_ ? CopyState::kComplete : CopyState::kStale;
 }
 
 Replication::Source* Replication::current_source(std::string_view primary, uint64_t conn_id) {

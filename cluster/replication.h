@@ -171,9 +171,13 @@ class Replication {
   std::string on_frame(std::span<const std::string_view> args, uint64_t conn_id,
                        std::string& primary);
   // What this node holds of `primary`'s keys: nothing (no stream from it opened here since this
-  // node started), a complete copy (its last full copy ended, the stream continued since), or
-  // an incomplete one (a full copy began — dropping what was here — and its end never came).
-  enum class CopyState { kNone, kComplete, kIncomplete };
+  // node started), a complete copy (its last full copy ended, the stream continued since), an
+  // incomplete one (a full copy began — dropping what was here — and its end never came), or a
+  // stale one: complete for an earlier ring, and the ring changed since in a way that may make
+  // this node the first replica of keys it never got (a member joined, came back or changed
+  // weight, or at least replication-factor − 1 members left or failed; the primary had not
+  // streamed again under the new ring). Failing the primary over needs complete copies.
+  enum class CopyState { kNone, kComplete, kIncomplete, kStale };
   CopyState copy_state(std::string_view primary) const;
   // What this node knows of a primary's stream to it.
   struct Source {
@@ -242,6 +246,8 @@ class Replication {
   uint64_t next_stream_id_ = 1;
   std::map<uint64_t, Stream*> streams_by_id_;
   std::map<std::string, Source, std::less<>> sources_;
+  // The live members of the last rings (by version) a source's copy may date from.
+  std::map<uint64_t, std::vector<hashring::Member>> live_history_;
   int block_depth_ = 0;
   int ticket_depth_ = 0;
   ReplTicket ticket_;

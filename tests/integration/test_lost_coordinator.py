@@ -1,6 +1,7 @@
 """A membership change whose coordinator fails mid-way does not stop the cluster: 3 members,
 replication-factor 2, replica-acks 1, writers through the two members that are not the
-coordinator. A member coordinates CLUSTER JOIN of an empty node and, by the test hook
+coordinator, 2 000 keys written once before. A member coordinates CLUSTER JOIN of an empty node
+(or, in one round, CLUSTER LEAVE of another of 4 members) and, by the test hook
 RINGKV_TEST_STOP_COORDINATOR, stops itself (SIGSTOP) at one moment of the change: every
 participant paused (keyed requests held everywhere), every participant flushed (nothing
 committed), or every participant but the coordinator committed. Then the coordinator is killed
@@ -13,8 +14,11 @@ failover, except when the join committed: the joined node then keeps copies of s
 coordinator's keys and has none yet, so that failover is refused until the coordinator is back);
 the change ends the same way everywhere (aborted at the first two moments, committed at the
 third, since the coordinator commits itself last); and once the coordinator is back no
-acknowledged write is lost, every key has its 2 copies, and a node whose join was aborted holds
-nothing.
+acknowledged write is lost, every key has its 2 copies, none of the 2 000 is missing, and a node
+whose join was aborted (or that left) holds nothing. After the committed leave the coordinator's
+failover is refused too: the members' copies of its keys date from the ring before the leave, on
+which the member that is now the first replica of some of them was not their replica (failing it
+over lost 323 of the 2 000 keys before copies were checked against the ring they were made for).
 
     /usr/bin/python3 test_lost_coordinator.py --server build/ringkv-server [--seed N]
 """
@@ -48,44 +52,59 @@ def members_of(port):
             if line.strip() and " joining " not in line}
 
 
-def check_round(report, binary, rng, moment, fault):
-    label = "coordinator %s at '%s'" % (fault, moment)
+def check_round(report, binary, rng, kind, moment, fault):
+    """`kind` "join": 3 members and an empty node the coordinator joins; "leave": 4 members, and
+    the coordinator makes another one leave."""
+    label = "%s, coordinator %s at '%s'" % (kind, fault, moment)
     opts = dict(repl.HEALTH, **{"replication-factor": 2, "replica-acks": 1})
-    c = harness.Cluster(binary, 3, name="lost-coord", cluster_options=opts, extra=PERSIST)
-    coord = rng.randrange(3)
+    n = 3 if kind == "join" else 4
+    c = harness.Cluster(binary, n, name="lost-coord", cluster_options=opts, extra=PERSIST)
+    coord = rng.randrange(n)
     os.environ[HOOK] = "%s %s" % (c.addresses[coord], moment)
     try:
         c.start()
     finally:
         # Only the first start has the hook: a restarted node must not stop itself again.
         del os.environ[HOOK]
-    cand_port = harness.free_ports(1)[0]
-    cand = harness.ClusterNode(
-        binary, cand_port,
-        harness.cluster_config(cand_port, [cand_port], cluster_options=opts, extra=PERSIST),
-        "lost-coord-candidate")
-    cand.start()
+    nodes = list(c.nodes)
+    if kind == "join":
+        cand_port = harness.free_ports(1)[0]
+        mover = harness.ClusterNode(
+            binary, cand_port,
+            harness.cluster_config(cand_port, [cand_port], cluster_options=opts, extra=PERSIST),
+            "lost-coord-candidate")
+        mover.start()
+        nodes.append(mover)
+    else:
+        mover = c.nodes[rng.choice([i for i in range(n) if i != coord])]
     try:
-        run_round(report, c, cand, rng, moment, fault, label, coord)
+        run_round(report, c, nodes, mover, rng, kind, moment, fault, label, coord)
     finally:
-        cand.cleanup()
-        c.cleanup()
+        for node in nodes:
+            node.cleanup()
 
 
-def run_round(report, c, cand, rng, moment, fault, label, coord):
+def run_round(report, c, nodes, mover, rng, kind, moment, fault, label, coord):
     ports = c.ports
     repl.settle(ports)
-    survivors = [p for i, p in enumerate(ports) if i != coord]
+    # Keys written once, before the change: nothing writes them again, so a failover that loses
+    # one (its new owner never had it) shows at the end.
+    loader = repl.client(ports[(coord + 1) % len(ports)])
+    static = {"s:%d" % i: "v%d" % i for i in range(2000)}
+    for start in range(0, len(static), 500):
+        loader.mset({"s:%d" % i: "v%d" % i for i in range(start, start + 500)})
+    # Writers through the members that stay up and stay members.
+    writing = [p for i, p in enumerate(ports) if i != coord and p != mover.port]
     model = repl.Model()
     stop = threading.Event()
-    writers = repl.start_writers(model, survivors, rng, stop)
+    writers = repl.start_writers(model, writing, rng, stop)
     try:
         time.sleep(0.5)
         with model.lock:
             all_keys = sorted(model.sent)
-        owner = repl.owners(survivors[0], all_keys)
+        owner = repl.owners(writing[0], all_keys)
         coord_keys = {k for k in all_keys if owner[k] == c.addresses[coord]}
-        repl.client(ports[coord]).execute_command("CLUSTER", "JOIN", cand.address)
+        repl.client(ports[coord]).execute_command("CLUSTER", kind.upper(), mover.address)
         stopped = wait_stopped(c.nodes[coord], 20)
         t_fault = time.monotonic()
         report.check(stopped, "%s: the coordinator stopped itself" % label, c.logs())
@@ -102,7 +121,7 @@ def run_round(report, c, cand, rng, moment, fault, label, coord):
             "-" if f is None else "%.2f" % f for f in firsts)), flush=True)
         report.check(all(f is not None and f <= RESUME_LIMIT for f in firsts),
                      "%s: writes resume through every other member within %.0f s" %
-                     (label, RESUME_LIMIT), repr(firsts) + "\n" + c.logs() + cand.log(2000))
+                     (label, RESUME_LIMIT), repr(firsts) + "\n" + logs(nodes))
         if fault == "kill -9":
             firsts = repl.first_success_after(writers, t_fault, coord_keys)
             print("    %s: writes to the coordinator's %d keys resumed after %s s" % (
@@ -113,43 +132,64 @@ def run_round(report, c, cand, rng, moment, fault, label, coord):
                                  for f in firsts),
                              "%s: the coordinator's keys are writable through every other "
                              "member within %.0f s" % (label, FAILOVER_AFTER_RESOLUTION_LIMIT),
-                             repr(firsts) + "\n" + c.logs())
+                             repr(firsts) + "\n" + logs(nodes))
             else:
-                # Committed: on the new ring the joined node keeps copies of some of the
-                # coordinator's keys, and the coordinator died before it streamed them any.
-                # Failing it over would lose those keys: refused, they wait for its return.
-                report.check("NOCOPY" in c.logs(20000) + cand.log(20000),
-                             "%s: the coordinator's failover is refused while the joined node "
-                             "holds no copy of its keys" % label, c.logs())
+                # Committed: on the new ring some of the coordinator's keys have a replica that
+                # did not keep them before, and the coordinator died before streaming them
+                # again. Failing it over would lose those keys: refused, they wait for it.
+                report.check("NOCOPY" in logs(nodes),
+                             "%s: the coordinator's failover is refused while a replica of "
+                             "its keys on the new ring holds no copy of them" % label,
+                             logs(nodes))
             c.restart(coord)
     finally:
         repl.stop_writers(stop, writers)
-    for line in c.logs(20000).splitlines():
+    for line in logs(nodes).splitlines():
         if "without its coordinator" in line or "its members" in line or "fenced" in line:
             print("      " + line.strip()[:200], flush=True)
-    joined = cand.address in members_of(survivors[0])
-    report.equal("committed" if joined else "aborted", MOMENTS[moment],
+    in_ring = mover.address in members_of(writing[0])
+    committed = in_ring if kind == "join" else not in_ring
+    report.equal("committed" if committed else "aborted", MOMENTS[moment],
                  "%s: the change ends as its moment implies" % label)
-    members = ports + ([cand.port] if joined else [])
+    members = [p for p in ports if p != mover.port] + ([mover.port] if in_ring else [])
     repl.check_after_faults(report, members, model, label, True, 2)
+    got = repl.client(members[0]).mget(sorted(static))
+    missing = [k for k, v in zip(sorted(static), got) if v is None or v.decode() != static[k]]
+    report.check(not missing, "%s: the %d keys written before the change are all there" %
+                 (label, len(static)), "%d missing: %r" % (len(missing), missing[:5]))
     for p in members:
         report.equal(members_of(p), {"127.0.0.1:%d" % q for q in members},
                      "%s: node %d is on the ring every member has" % (label, p))
-    if not joined:
-        report.equal(repl.client(cand.port).dbsize(), 0,
-                     "%s: the node whose join was aborted holds nothing" % label)
+    if not in_ring:
+        # A node that left, or whose join was aborted, gives its keys away (in the background).
+        deadline = time.monotonic() + 10 * harness.timeout_scale()
+        while repl.client(mover.port).dbsize() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        report.equal(repl.client(mover.port).dbsize(), 0,
+                     "%s: the node outside the ring holds nothing" % label)
+
+
+def logs(nodes):
+    return "\n".join("--- %s ---\n%s" % (n.name, n.log(20000)) for n in nodes)
 
 
 def main():
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--only", default=None,
+                   help='one round, "KIND,MOMENT,FAULT" (e.g. "leave,committing,kill -9")')
     args = p.parse_args()
     rng, _ = harness.seeded_rng(args.seed)
     report = harness.Report("test_lost_coordinator")
-    moments = sorted(MOMENTS)
-    rng.shuffle(moments)
-    for moment in moments[:harness.scaled(len(moments), 1)]:
-        check_round(report, args.server, rng, moment, rng.choice(["kill -9", "continued"]))
+    # A join at every moment, and a leave committed without its coordinator, which is killed:
+    # its failover must then see that the members' copies of its keys predate the new ring.
+    rounds = [("join", m, rng.choice(["kill -9", "continued"])) for m in sorted(MOMENTS)]
+    rounds.append(("leave", "committing", "kill -9"))
+    rng.shuffle(rounds)
+    if args.only:
+        rounds = [tuple(args.only.split(","))]
+    for kind, moment, fault in rounds[:harness.scaled(len(rounds), 1)]:
+        check_round(report, args.server, rng, kind, moment, fault)
     report.finish()
 
 
