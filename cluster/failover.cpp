@@ -107,12 +107,12 @@ void Cluster::drive_restart_check() {
                 seen_asked_.erase(address);
                 if (!ok || restart_check_ != RestartCheck::kAsking) return;
                 if (reply == "+2\r\n") {
-                  // Its copy was cut off in the middle of a full copy: this node's keys are the
-                  // more complete (a failover would promote that copy).
+                  // Its copy was cut off in the middle of a full copy, or predates the ring:
+                  // this node's keys are the more complete (a failover would promote that copy).
                   return end_restart_check(
                       "the copy of this node's keys on " + address +
-                      " is incomplete (its full copy was cut off); serving the keys this "
-                      "node holds");
+                      " is incomplete (its full copy was cut off, or it predates the ring); "
+                      "serving the keys this node holds");
                 }
                 if (reply == "+1\r\n") {
                   spdlog::warn(
