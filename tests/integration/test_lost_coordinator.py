@@ -1,7 +1,9 @@
 """A membership change whose coordinator fails mid-way does not stop the cluster: 3 members,
 replication-factor 2, replica-acks 1, writers through the two members that are not the
 coordinator, 2 000 keys written once before. A member coordinates CLUSTER JOIN of an empty node
-(or, in one round, CLUSTER LEAVE of another of 4 members) and, by the test hook
+(or, in one round, CLUSTER LEAVE of another of 4 members; in another, 5 members with
+replication-factor 3, the restore of a member that was killed, failed over and restarted) and,
+by the test hook
 RINGKV_TEST_STOP_COORDINATOR, stops itself (SIGSTOP) at one moment of the change: every
 participant paused (keyed requests held everywhere), every participant flushed (nothing
 committed), or every participant but the coordinator committed. Then the coordinator is killed
@@ -87,12 +89,7 @@ def check_round(report, binary, rng, kind, moment, fault):
 def run_round(report, c, nodes, mover, rng, kind, moment, fault, label, coord):
     ports = c.ports
     repl.settle(ports)
-    # Keys written once, before the change: nothing writes them again, so a failover that loses
-    # one (its new owner never had it) shows at the end.
-    loader = repl.client(ports[(coord + 1) % len(ports)])
-    static = {"s:%d" % i: "v%d" % i for i in range(2000)}
-    for start in range(0, len(static), 500):
-        loader.mset({"s:%d" % i: "v%d" % i for i in range(start, start + 500)})
+    static = write_static(ports[(coord + 1) % len(ports)])
     # Writers through the members that stay up and stay members.
     writing = [p for i, p in enumerate(ports) if i != coord and p != mover.port]
     model = repl.Model()
@@ -105,23 +102,11 @@ def run_round(report, c, nodes, mover, rng, kind, moment, fault, label, coord):
         owner = repl.owners(writing[0], all_keys)
         coord_keys = {k for k in all_keys if owner[k] == c.addresses[coord]}
         repl.client(ports[coord]).execute_command("CLUSTER", kind.upper(), mover.address)
-        stopped = wait_stopped(c.nodes[coord], 20)
-        t_fault = time.monotonic()
-        report.check(stopped, "%s: the coordinator stopped itself" % label, c.logs())
-        if not stopped:
+        t_fault = fault_coordinator(report, c, coord, fault, label,
+                                    FAILOVER_AFTER_RESOLUTION_LIMIT + 1.0)
+        if t_fault is None:
             return
-        if fault == "kill -9":
-            c.kill(coord)
-        else:
-            time.sleep(1.5)
-            c.kill(coord, signal.SIGCONT)
-        time.sleep(FAILOVER_AFTER_RESOLUTION_LIMIT + 1.0 - (time.monotonic() - t_fault))
-        firsts = repl.first_success_after(writers, t_fault, set(all_keys))
-        print("    %s: writes resumed after %s s through the other members" % (label, ", ".join(
-            "-" if f is None else "%.2f" % f for f in firsts)), flush=True)
-        report.check(all(f is not None and f <= RESUME_LIMIT for f in firsts),
-                     "%s: writes resume through every other member within %.0f s" %
-                     (label, RESUME_LIMIT), repr(firsts) + "\n" + logs(nodes))
+        check_resumed(report, writers, t_fault, set(all_keys), label, logs(nodes))
         if fault == "kill -9":
             firsts = repl.first_success_after(writers, t_fault, coord_keys)
             print("    %s: writes to the coordinator's %d keys resumed after %s s" % (
@@ -153,10 +138,7 @@ def run_round(report, c, nodes, mover, rng, kind, moment, fault, label, coord):
                  "%s: the change ends as its moment implies" % label)
     members = [p for p in ports if p != mover.port] + ([mover.port] if in_ring else [])
     repl.check_after_faults(report, members, model, label, True, 2)
-    got = repl.client(members[0]).mget(sorted(static))
-    missing = [k for k, v in zip(sorted(static), got) if v is None or v.decode() != static[k]]
-    report.check(not missing, "%s: the %d keys written before the change are all there" %
-                 (label, len(static)), "%d missing: %r" % (len(missing), missing[:5]))
+    check_static(report, members[0], static, label)
     for p in members:
         report.equal(members_of(p), {"127.0.0.1:%d" % q for q in members},
                      "%s: node %d is on the ring every member has" % (label, p))
@@ -167,6 +149,99 @@ def run_round(report, c, nodes, mover, rng, kind, moment, fault, label, coord):
             time.sleep(0.1)
         report.equal(repl.client(mover.port).dbsize(), 0,
                      "%s: the node outside the ring holds nothing" % label)
+
+
+def fault_coordinator(report, c, coord, fault, label, seconds):
+    """Waits for the coordinator to stop itself, then kills it or continues it 1.5 s later; returns
+    `seconds` after the fault with the fault's time, or None if it never stopped."""
+    stopped = wait_stopped(c.nodes[coord], 30)
+    t_fault = time.monotonic()
+    report.check(stopped, "%s: the coordinator stopped itself" % label, c.logs())
+    if not stopped:
+        return None
+    if fault == "kill -9":
+        c.kill(coord)
+    else:
+        time.sleep(1.5)
+        c.kill(coord, signal.SIGCONT)
+    time.sleep(max(0.0, seconds - (time.monotonic() - t_fault)))
+    return t_fault
+
+
+def check_resumed(report, writers, t_fault, keys, label, context):
+    """Every writer had a write to `keys` acknowledged within RESUME_LIMIT of the fault."""
+    firsts = repl.first_success_after(writers, t_fault, keys)
+    print("    %s: writes resumed after %s s through the other members" % (label, ", ".join(
+        "-" if f is None else "%.2f" % f for f in firsts)), flush=True)
+    report.check(all(f is not None and f <= RESUME_LIMIT for f in firsts),
+                 "%s: writes resume through every other member within %.0f s" %
+                 (label, RESUME_LIMIT), repr(firsts) + "\n" + context)
+
+
+def write_static(port):
+    """Keys written once, before the change: nothing writes them again, so a failover that loses
+    one (its new owner never had it) shows at the end."""
+    static = {"s:%d" % i: "v%d" % i for i in range(2000)}
+    for start in range(0, len(static), 500):
+        repl.client(port).mset({"s:%d" % i: "v%d" % i for i in range(start, start + 500)})
+    return static
+
+
+def check_static(report, port, static, label):
+    got = repl.client(port).mget(sorted(static))
+    missing = [k for k, v in zip(sorted(static), got) if v is None or v.decode() != static[k]]
+    report.check(not missing, "%s: the %d keys written before the change are all there" %
+                 (label, len(static)), "%d missing: %r" % (len(missing), missing[:5]))
+
+
+def check_restore_round(report, binary, rng, fault):
+    """5 members, replication-factor 3: a member killed and failed over comes back, and the
+    coordinator of its restore (the member that proposes changes) stops when every participant
+    paused. The others abort the restore; writes resume; later restores bring both back."""
+    label = "restore, coordinator %s at 'paused'" % fault
+    opts = dict(repl.HEALTH, **{"replication-factor": 3, "replica-acks": 1})
+    c = harness.Cluster(binary, 5, name="lost-coord-restore", cluster_options=opts,
+                        extra=PERSIST)
+    coord = min(range(5), key=lambda i: c.addresses[i])
+    victim = rng.choice([i for i in range(5) if i != coord])
+    os.environ[HOOK] = "%s paused" % c.addresses[coord]
+    try:
+        c.start()
+    finally:
+        del os.environ[HOOK]
+    try:
+        ports = c.ports
+        repl.settle(ports)
+        static = write_static(ports[(coord + 1) % 5])
+        writing = [p for i, p in enumerate(ports) if i not in (coord, victim)]
+        model = repl.Model()
+        stop = threading.Event()
+        writers = repl.start_writers(model, writing, rng, stop)
+        try:
+            time.sleep(0.5)
+            with model.lock:
+                all_keys = set(model.sent)
+            c.kill(victim)
+            deadline = time.monotonic() + 20 * harness.timeout_scale()
+            while (time.monotonic() < deadline and
+                   any(repl.cluster_info(p).get("cluster_failed") != "1" for p in writing)):
+                time.sleep(0.1)
+            c.restart(victim)
+            t_fault = fault_coordinator(report, c, coord, fault, label, RESUME_LIMIT + 1.0)
+            if t_fault is None:
+                return
+            check_resumed(report, writers, t_fault, all_keys, label, c.logs())
+            if fault == "kill -9":
+                c.restart(coord)
+        finally:
+            repl.stop_writers(stop, writers)
+        report.check("its members abort it" in c.logs(20000),
+                     "%s: the members abort the restore without its coordinator" % label,
+                     c.logs())
+        repl.check_after_faults(report, ports, model, label, True, 3)
+        check_static(report, ports[0], static, label)
+    finally:
+        c.cleanup()
 
 
 def logs(nodes):
@@ -185,11 +260,15 @@ def main():
     # its failover must then see that the members' copies of its keys predate the new ring.
     rounds = [("join", m, rng.choice(["kill -9", "continued"])) for m in sorted(MOMENTS)]
     rounds.append(("leave", "committing", "kill -9"))
+    rounds.append(("restore", "paused", rng.choice(["kill -9", "continued"])))
     rng.shuffle(rounds)
     if args.only:
         rounds = [tuple(args.only.split(","))]
     for kind, moment, fault in rounds[:harness.scaled(len(rounds), 1)]:
-        check_round(report, args.server, rng, kind, moment, fault)
+        if kind == "restore":
+            check_restore_round(report, args.server, rng, fault)
+        else:
+            check_round(report, args.server, rng, kind, moment, fault)
     report.finish()
 
 
