@@ -359,6 +359,12 @@ class Cluster {
   // The participants of the change prepared here: the members live in its new ring, a live
   // member leaving it, and the members it adds.
   std::vector<std::string> pending_participants() const;
+  // Whether the change prepared here keeps the members (a failover or a restore), and whether it
+  // is a failover (it fails more members over).
+  bool pending_same_members() const;
+  bool pending_failover() const {
+    return pending_same_members() && pending_failed_.size() > failed_.size();
+  }
   // The answer to RINGKV.RING STATE (and COPY).
   std::string state_text() const;
   // Relayed requests awaiting their reply (not blocking ones): none once a pause took hold.

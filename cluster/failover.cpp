@@ -233,9 +233,7 @@ void Cluster::maybe_take_over_change() {
   if (pending_coordinator_ == self_ || pending_coordinator_.empty() || is_failed(self_)) return;
   // Only a failover: a majority completes it without its coordinator. (A membership change or
   // a restore needs every participant, the coordinator too.)
-  const bool same_members = std::equal(pending_->nodes().begin(), pending_->nodes().end(),
-                                       ring_.nodes().begin(), ring_.nodes().end());
-  if (!same_members || pending_failed_.size() <= failed_.size()) return;
+  if (!pending_failover()) return;
   const size_t i = ring_.index_of(pending_coordinator_);
   if (i == hashring::HashRing::kNoNode || peers_[i] == nullptr || peers_[i]->up) return;
   // One member takes over: the one that proposes failovers now that the coordinator is down.
@@ -252,9 +250,7 @@ void Cluster::maybe_resolve_orphaned_change() {
   if (!started_ || change_ || !pending_ || resolving_ || joining_here()) return;
   if (pending_coordinator_ == self_ || pending_coordinator_.empty()) return;
   // A failover is taken over instead: a majority completes it (maybe_take_over_change).
-  const bool same_members = std::equal(pending_->nodes().begin(), pending_->nodes().end(),
-                                       ring_.nodes().begin(), ring_.nodes().end());
-  if (same_members && pending_failed_.size() > failed_.size()) return;
+  if (pending_failover()) return;
   const size_t at = ring_.index_of(pending_coordinator_);
   if (at == hashring::HashRing::kNoNode || at == self_full_ || peers_[at] == nullptr ||
       peers_[at]->up) {
@@ -277,48 +273,49 @@ void Cluster::maybe_resolve_orphaned_change() {
     // (This node's own answer comes at once, and fences it too.)
     std::vector<std::string> fence{"RINGKV.RING", "FENCE", v};
     if (!ring_.contains(p)) fence.emplace_back("JOINING");
-    control(p, std::move(fence), [this, answers, version, v, p](std::string_view reply, bool ok) {
-      if (!ok && answers->missing.empty()) answers->missing = p + ": " + failure_text(reply);
-      if (ok && reply == kFenceCommitted) answers->committed = true;
-      if (--answers->waiting > 0) return;
-      resolving_ = false;
-      if (!pending_ || pending_version_ != version || change_) return;
-      // Aborting needs every participant's word that it did not commit (the coordinator
-      // commits last: had it committed, every other one would have).
-      if (!answers->committed && !answers->missing.empty()) {
-        spdlog::warn(
-            "ring change to version {}: cannot resolve it without its "
-            "coordinator {} yet ({})",
-            version, pending_coordinator_, answers->missing);
-        return;
-      }
-      const bool commit = answers->committed;
-      spdlog::warn(
-          "ring change to version {}: its coordinator {} is down; its members "
-          "{} it",
-          version, pending_coordinator_, commit ? "commit" : "abort");
-      std::vector<std::string> decision{"RINGKV.RING", commit ? "COMMIT" : "ABORT", v};
-      if (commit) decision.emplace_back("RESOLVED");
-      // The others first: this node stays fenced with the change (and resolves it again
-      // on its next try) until every other participant took the decision.
-      std::vector<std::string> others = pending_participants();
-      std::erase(others, pending_coordinator_);
-      std::erase(others, self_);
-      auto left = std::make_shared<size_t>(others.size());
-      auto all_took = std::make_shared<bool>(true);
-      auto apply_here = [this, decision, version] {
-        if (!pending_ || pending_version_ != version) return;
-        const std::vector<std::string_view> args(decision.begin() + 1, decision.end());
-        ring_control(args);
-      };
-      if (others.empty()) return apply_here();
-      for (const std::string& o : others) {
-        control(o, decision, [left, all_took, apply_here](std::string_view, bool took) {
-          if (!took) *all_took = false;
-          if (--*left == 0 && *all_took) apply_here();
-        });
-      }
-    });
+    control(p, std::move(fence),
+            [this, answers, version, v, p, parts](std::string_view reply, bool ok) {
+              if (!ok && answers->missing.empty())
+                answers->missing = p + ": " + failure_text(reply);
+              if (ok && reply == kFenceCommitted) answers->committed = true;
+              if (--answers->waiting > 0) return;
+              resolving_ = false;
+              if (!pending_ || pending_version_ != version || change_) return;
+              // Aborting needs every participant's word that it did not commit (the coordinator
+              // commits last: had it committed, every other one would have).
+              if (!answers->committed && !answers->missing.empty()) {
+                spdlog::warn(
+                    "ring change to version {}: cannot resolve it without its "
+                    "coordinator {} yet ({})",
+                    version, pending_coordinator_, answers->missing);
+                return;
+              }
+              const bool commit = answers->committed;
+              spdlog::warn(
+                  "ring change to version {}: its coordinator {} is down; its members "
+                  "{} it",
+                  version, pending_coordinator_, commit ? "commit" : "abort");
+              std::vector<std::string> decision{"RINGKV.RING", commit ? "COMMIT" : "ABORT", v};
+              if (commit) decision.emplace_back("RESOLVED");
+              // The others first: this node stays fenced with the change (and resolves it again
+              // on its next try) until every other participant took the decision.
+              std::vector<std::string> others = parts;
+              std::erase(others, self_);
+              auto left = std::make_shared<size_t>(others.size());
+              auto all_took = std::make_shared<bool>(true);
+              auto apply_here = [this, decision, version] {
+                if (!pending_ || pending_version_ != version) return;
+                const std::vector<std::string_view> args(decision.begin() + 1, decision.end());
+                ring_control(args);
+              };
+              if (others.empty()) return apply_here();
+              for (const std::string& o : others) {
+                control(o, decision, [left, all_took, apply_here](std::string_view, bool took) {
+                  if (!took) *all_took = false;
+                  if (--*left == 0 && *all_took) apply_here();
+                });
+              }
+            });
   }
 }
 

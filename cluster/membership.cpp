@@ -457,6 +457,11 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   return error("unknown RINGKV.RING subcommand");
 }
 
+bool Cluster::pending_same_members() const {
+  return std::equal(pending_->nodes().begin(), pending_->nodes().end(), ring_.nodes().begin(),
+                    ring_.nodes().end());
+}
+
 std::vector<std::string> Cluster::pending_participants() const {
   std::vector<std::string> out;
   for (const auto& m : ring_.nodes()) {
@@ -477,11 +482,9 @@ void Cluster::resume_change() {
   c->version = pending_version_;
   c->members.assign(pending_->nodes().begin(), pending_->nodes().end());
   c->failed = pending_failed_;
-  const bool same_members =
-      std::equal(c->members.begin(), c->members.end(), ring_.nodes().begin(), ring_.nodes().end());
-  c->kind = !same_members                             ? Coordination::kMembership
-            : pending_failed_.size() > failed_.size() ? Coordination::kFailover
-                                                      : Coordination::kRestore;
+  c->kind = !pending_same_members() ? Coordination::kMembership
+            : pending_failover()    ? Coordination::kFailover
+                                    : Coordination::kRestore;
   c->participants = pending_participants();
   c->step = Coordination::kResolving;
   c->prepare_sent = true;
