@@ -20,6 +20,20 @@ namespace {
 
 // Redis's string2ll, as used for "*N" and "$len".
 bool string_to_ll(const char* s, size_t len, int64_t& value) {
+  // The lengths every request carries are 1 to 9 plain digits: read at once.
+  if (len - 1 < 9 && (s[0] != '0' || len == 1)) {
+    int64_t n = 0;
+    size_t i = 0;
+    for (; i < len; ++i) {
+      const auto digit = static_cast<unsigned>(static_cast<unsigned char>(s[i]) - '0');
+      if (digit > 9) break;
+      n = n * 10 + digit;
+    }
+    if (i == len) {
+      value = n;
+      return true;
+    }
+  }
   std::optional<int64_t> v = common::parse_integer(std::string_view(s, len));
   if (v) value = *v;
   return v.has_value();

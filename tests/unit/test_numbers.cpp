@@ -14,6 +14,17 @@ TEST_CASE("integer parsing follows Redis's string2ll") {
   CHECK(parse_integer("9223372036854775807") == INT64_MAX);
   CHECK(parse_integer("-9223372036854775808") == INT64_MIN);
   CHECK_FALSE(parse_integer("9223372036854775808"));
+  CHECK_FALSE(parse_integer("-9223372036854775809"));
+  CHECK_FALSE(parse_integer("18446744073709551616"));
+  CHECK_FALSE(parse_integer("99999999999999999999"));
+  // Around the 18 digits read without overflow checks.
+  CHECK(parse_integer("999999999999999999") == 999999999999999999);
+  CHECK(parse_integer("-999999999999999999") == -999999999999999999);
+  CHECK(parse_integer("1000000000000000000") == 1000000000000000000);
+  CHECK(parse_integer("-1000000000000000000") == -1000000000000000000);
+  CHECK_FALSE(parse_integer("99999999999999999a"));
+  CHECK_FALSE(parse_integer("12/4"));
+  CHECK_FALSE(parse_integer("1:"));
   CHECK_FALSE(parse_integer(""));
   CHECK_FALSE(parse_integer("-"));
   CHECK_FALSE(parse_integer("-0"));

@@ -159,7 +159,7 @@ TEST_CASE("peek_request finds each complete multibulk request's length and secon
   CHECK(seconds == std::vector<std::string>{"k1", "", ""});
   // Whatever the parser decides on its own: inline, empty, negative, malformed or long requests,
   // and every cut of a complete request.
-  for (const std::string in :
+  for (const std::string& in :
        {"PING\r\n"s, "*0\r\n"s, "*-1\r\n"s, "*1\r\n$x\r\n"s, "*1\r\n$-1\r\n"s, "*65\r\n"s,
         "*99999999999999999999\r\n"s, "$3\r\nGET\r\n"s}) {
     std::string_view second;
@@ -196,6 +196,12 @@ TEST_CASE("numbers follow Redis's string2ll") {
   CHECK(parse_error("*-9223372036854775809\r\n") == bad_count);
   CHECK(parse_whole("*-9223372036854775808\r\n").empty());
   CHECK(parse_whole("*-5\r\n").empty());
+  // Around the lengths of 1 to 9 digits read at once.
+  CHECK(parse_error("*1/\r\n") == bad_count);
+  CHECK(parse_error("*1:\r\n") == bad_count);
+  CHECK(parse_error("*12345678x\r\n") == bad_count);
+  CHECK(parse_status("*999999999\r\n") == ParseStatus::kIncomplete);
+  CHECK(parse_status("*1000000000\r\n") == ParseStatus::kIncomplete);
 
   const std::string bad_bulk(ringkv::protocol::err::kProtoInvalidBulk);
   CHECK(parse_error("*1\r\n$-1\r\n") == bad_bulk);
@@ -206,6 +212,8 @@ TEST_CASE("numbers follow Redis's string2ll") {
   CHECK(parse_error("*1\r\n$4 \r\nPING\r\n") == bad_bulk);
   CHECK(parse_error("*1\r\n$x\r\n") == bad_bulk);
   CHECK(parse_whole("*1\r\n$0\r\n\r\n") == Argv{""});
+  CHECK(parse_whole("*1\r\n$10\r\n0123456789\r\n") == Argv{"0123456789"});
+  CHECK(parse_error("*1\r\n$1/\r\n") == bad_bulk);
 }
 
 TEST_CASE("multibulk count limit is INT_MAX by default, and configurable") {
