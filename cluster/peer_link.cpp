@@ -184,8 +184,13 @@ void PeerLink::on_data() {
       continue;
     }
     if (inflight_.empty()) {
-      fail(LinkErrorKind::kProtocol, "unexpected reply");
-      return;
+      if (!on_message_) {
+        fail(LinkErrorKind::kProtocol, "unexpected reply");
+        return;
+      }
+      on_message_(reply, nullptr);
+      if (socket_ == nullptr) return;
+      continue;
     }
     Request req = std::move(inflight_.front());
     inflight_.pop_front();
@@ -389,6 +394,12 @@ void PeerLink::fail(LinkErrorKind kind, std::string_view detail) {
   failed.swap(inflight_);
   for (Request& req : failed) {
     if (req.on_reply) fail_request(req, error);
+  }
+  if (on_message_) {
+    // Told once: a link that failed carries no stream any more.
+    ReplyCallback cb = std::move(on_message_);
+    on_message_ = nullptr;
+    cb({}, &error);
   }
 }
 

@@ -83,6 +83,11 @@ class PeerLink {
   // Appends a request whose frame the caller writes into frame_buffer() right before.
   std::string& frame_buffer() { return out_; }
   void commit(ReplyCallback on_reply);
+  // For a stream of frames the peer does not answer one by one (a replication stream: frames
+  // written into frame_buffer() without commit()): the peer's messages that answer no request
+  // go to `on_message`, which also learns once why the link failed. Without it such a message
+  // is a protocol error.
+  void set_message_handler(ReplyCallback on_message) { on_message_ = std::move(on_message); }
 
   // Writes the frames queued since the last flush (one write per loop iteration).
   void flush();
@@ -165,6 +170,7 @@ class PeerLink {
   size_t in_start_ = 0;
   size_t in_end_ = 0;
   protocol::ReplyScanner scanner_;
+  ReplyCallback on_message_;
   LinkStats stats_;
 };
 

@@ -397,42 +397,43 @@ void Replication::write_frame(Stream& s, uint64_t offset, std::string_view bytes
   // A link reconnects by itself when used again; a stream's connection must not: a new one
   // starts with HELLO.
   if (s.link->state() != PeerLink::State::kReady) return link_failed(s, "connection closed");
+  // The replica does not answer each frame: it acknowledges what it ran once per batch (see
+  // on_stream_message).
   s.link->frame_buffer().append(bytes);
   s.sent = offset;
   s.unacked_sizes.push_back(static_cast<uint32_t>(bytes.size()));
   s.unacked_bytes += bytes.size();
-  // The replica answers each frame, in order: a reply acknowledges the offset after the last
-  // acknowledged one. The callback names its stream and link generation in one word, so that
-  // std::function keeps it without an allocation per frame.
-  const uint64_t tag = s.id << 32 | (s.gen & 0xffffffffu);
-  s.link->commit([this, tag](std::string_view reply, const LinkError* error) {
-    auto it = streams_by_id_.find(tag >> 32);
-    if (it == streams_by_id_.end() || (it->second->gen & 0xffffffffu) != (tag & 0xffffffffu)) {
-      return;
-    }
-    Stream& st = *it->second;
-    if (error != nullptr) return link_failed(st, error->reason());
-    if (!reply.empty() && reply[0] == '-') {
-      // The replica's copy differs from this node's (or its ring does): it copies everything
-      // again under a new stream id.
-      spdlog::error("replication: {} refused a write: {}", st.target,
-                    reply.substr(0, std::min<size_t>(reply.size(), 200)));
-      st.replid = random_replid();
-      return link_failed(st, "a write was refused");
-    }
-    acked(st, st.acked + 1);
-  });
   if (s.unacked_bytes > std::max<uint64_t>(kMaxUnackedBytes, 8 * backlog_limit_)) {
     link_failed(s, "too far behind");
   }
 }
 
+void Replication::on_stream_message(Stream& s, std::string_view message) {
+  if (!message.empty() && message[0] == ':') {
+    // ":<offset>": the replica ran the stream's frames up to this offset.
+    const std::optional<uint64_t> offset =
+        parse_u64(message.substr(1, message.size() >= 3 ? message.size() - 3 : 0));
+    if (offset && *offset >= s.acked && *offset <= s.sent) return acked(s, *offset);
+  }
+  if (!message.empty() && message[0] == '-') {
+    // The replica's copy differs from this node's (or its ring does): it copies everything
+    // again under a new stream id.
+    spdlog::error("replication: {} refused a write: {}", s.target,
+                  message.substr(0, std::min<size_t>(message.size(), 200)));
+    s.replid = random_replid();
+    return link_failed(s, "a write was refused");
+  }
+  s.replid = random_replid();
+  link_failed(s, "unexpected message from the replica: " +
+                     std::string(message.substr(0, std::min<size_t>(message.size(), 80))));
+}
+
 void Replication::acked(Stream& s, uint64_t offset) {
-  s.acked = std::max(s.acked, offset);
-  if (!s.unacked_sizes.empty()) {
+  for (; s.acked < offset && !s.unacked_sizes.empty(); s.acked++) {
     s.unacked_bytes -= std::min<uint64_t>(s.unacked_bytes, s.unacked_sizes.front());
     s.unacked_sizes.pop_front();
   }
+  s.acked = std::max(s.acked, offset);
   s.last_ack_ms = uv_now(env_.loop);
   if (s.synced_offset != 0 && s.acked >= s.synced_offset) {
     if (!s.synced) spdlog::info("replication: {} has a full copy of its keys", s.target);
@@ -484,7 +485,6 @@ void Replication::connect(Stream& s) {
 }
 
 void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply) {
-  (void)gen;
   std::string_view text = reply.size() >= 3 ? reply.substr(1, reply.size() - 3) : reply;
   uint64_t from = 0;
   bool full = false;
@@ -511,6 +511,14 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
     return link_failed(s, "unexpected answer to HELLO: " + std::string(text.substr(0, 120)));
   }
   s.state = Stream::State::kOnline;
+  // The stream's frames get no replies: what arrives from now on acknowledges them.
+  s.link->set_message_handler(
+      [this, id = s.id, gen](std::string_view message, const LinkError* error) {
+        auto it = streams_by_id_.find(id);
+        if (it == streams_by_id_.end() || it->second->gen != gen) return;
+        if (error != nullptr) return link_failed(*it->second, error->reason());
+        on_stream_message(*it->second, message);
+      });
   s.backoff_ms = 0;
   s.last_failure.clear();
   s.sent = from;
@@ -713,8 +721,12 @@ Replication::CopyState Replication::copy_state(std::string_view primary) const {
 }
 
 Replication::Source* Replication::current_source(std::string_view primary, uint64_t conn_id) {
-  auto it = sources_.find(primary);
-  return it != sources_.end() && it->second.conn == conn_id ? &it->second : nullptr;
+  if (last_source_ == sources_.end() || last_source_->first != primary) {
+    last_source_ = sources_.find(primary);
+  }
+  return last_source_ != sources_.end() && last_source_->second.conn == conn_id
+             ? &last_source_->second
+             : nullptr;
 }
 
 void Replication::frame_applied(Source& source) {

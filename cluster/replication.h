@@ -4,7 +4,9 @@
 // to the replicas of the keys written, over one stream per replica:
 //
 //   a dedicated peer link whose frames are numbered by the stream (its offsets, from 1), run by
-//   the replica in order and acknowledged by their replies;
+//   the replica in order and not answered one by one: the replica acknowledges, once per batch
+//   it read, the offset it ran up to (":<offset>"), and answers only a frame it refuses (an
+//   error, after which the primary copies everything again);
 //   RINGKV.REPL HELLO <primary> <replid> <ring version> <first> <next> opens each connection:
 //   the replica answers +CONTINUE <offset> when it has this stream up to an offset the backlog
 //   (the last repl-backlog-size bytes of frames) still holds — a partial resync — or +FULL after
@@ -193,10 +195,11 @@ class Replication {
   Source* current_source(std::string_view primary, uint64_t conn_id);
   // A frame of the source's stream ran here (its offset advances).
   void frame_applied(Source& source);
-  // Whether `primary` may write `key` here: it is the key's primary on this node's ring.
-  bool accepts_write(const std::string& primary, std::string_view key) const {
-    return routing_.owner_of(key) == primary;
-  }
+  // Whether the source's stream may still write here: it opened under this node's ring (both
+  // ends route by the same ring, and a primary sends only writes of keys it is the primary of
+  // there). Once this node's ring changed, the primary's frames are refused until it opens the
+  // stream again under the new ring, as it does after its own change.
+  bool accepts_writes(const Source& source) const { return source.ring_version == ring_version_; }
 
   std::vector<ReplicaStatus> replicas() const;
   std::vector<SourceStatus> sources() const;
@@ -218,6 +221,8 @@ class Replication {
   // complete request. Adds its offset to the open ticket.
   void append(Stream& s, std::string_view bytes);
   void write_frame(Stream& s, uint64_t offset, std::string_view bytes);
+  // A message of the replica on the stream's connection: an acknowledgement or a refusal.
+  void on_stream_message(Stream& s, std::string_view message);
   void connect(Stream& s);
   void on_hello_reply(Stream& s, uint64_t gen, std::string_view reply);
   void link_failed(Stream& s, std::string_view why);
@@ -246,6 +251,8 @@ class Replication {
   uint64_t next_stream_id_ = 1;
   std::map<uint64_t, Stream*> streams_by_id_;
   std::map<std::string, Source, std::less<>> sources_;
+  // The source current_source() found last (frames come in batches per stream).
+  std::map<std::string, Source, std::less<>>::iterator last_source_ = sources_.end();
   // The live members of the last rings (by version) a source's copy may date from.
   std::map<uint64_t, std::vector<hashring::Member>> live_history_;
   int block_depth_ = 0;

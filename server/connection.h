@@ -127,6 +127,14 @@ class Connection final : public engine::ClientSession {
   // On a peer's link: the primary whose replication stream it carries ("" for none), set by
   // the stream's RINGKV.REPL HELLO.
   std::string& replication_source() { return replication_source_; }
+  // On a stream's link: its frames ran here up to `offset` (the stream's first offset, from
+  // HELLO, with `acknowledged`). The offset is acknowledged to the primary (":<offset>") before
+  // this iteration's output goes out: one acknowledgement per batch of frames.
+  void stream_ran(uint64_t offset, bool acknowledged = false) {
+    stream_offset_ = offset;
+    if (acknowledged) stream_acked_ = offset;
+    if (stream_offset_ != stream_acked_) request_flush();
+  }
   // On a peer's link: who it is and the ring its handshake was accepted with.
   void set_peer_identity(std::string address, std::string fingerprint) {
     peer_name_ = std::move(address);
@@ -293,6 +301,8 @@ class Connection final : public engine::ClientSession {
   int db_ = 0;  // SELECTed database
   bool monitoring_ = false;
   std::string replication_source_;
+  uint64_t stream_offset_ = 0;  // see stream_ran()
+  uint64_t stream_acked_ = 0;
   std::string peer_name_;
   std::string link_fingerprint_;
   std::vector<LastWrite> last_writes_;

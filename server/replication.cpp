@@ -102,24 +102,46 @@ void Server::note_relayed_write(Connection& conn, const engine::CommandSpec& spe
 bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
                            protocol::ReplyWriter& writer) {
   cluster::Replication& repl = cluster_->replication();
-  if (frame.kind == cluster::PeerFrameKind::kReplication) {
-    writer.raw(repl.on_frame(frame.args, conn.id(), conn.replication_source()));
-    // Named in CLIENT LIST after the primary whose stream it carries.
-    if (!conn.replication_source().empty()) conn.set_name("repl-from-" + conn.replication_source());
-    return true;
-  }
   if (frame.kind == cluster::PeerFrameKind::kReplicaWait) {
     wait_frame(conn, frame.args, writer);
     return true;
   }
-  const std::string& primary = conn.replication_source();
-  if (primary.empty()) return false;
-  cluster::Replication::Source* source = repl.current_source(primary, conn.id());
-  if (source == nullptr) {
-    writer.error("ERR not the current replication stream of " + primary);
+  std::string& primary = conn.replication_source();
+  if (frame.kind == cluster::PeerFrameKind::kReplication && !frame.args.empty() &&
+      common::equals_ignore_case(frame.args[0], "hello")) {
+    writer.raw(repl.on_frame(frame.args, conn.id(), primary));
+    if (cluster::Replication::Source* source = repl.current_source(primary, conn.id())) {
+      // Named in CLIENT LIST after the primary whose stream it carries.
+      conn.set_name("repl-from-" + primary);
+      conn.stream_ran(source->offset, true);
+    }
     return true;
   }
-  // Only the key's primary on this node's ring may write it here.
+  if (frame.kind != cluster::PeerFrameKind::kReplication && primary.empty()) return false;
+  // A stream's frame is answered only when refused; what ran is acknowledged per batch.
+  std::string& out = writer.buffer();
+  const size_t mark = out.size();
+  cluster::Replication::Source* source = stream_frame(conn, frame, writer);
+  if (out.size() > mark && out[mark] != '-') out.resize(mark);
+  if (source != nullptr) conn.stream_ran(source->offset);
+  return true;
+}
+
+cluster::Replication::Source* Server::stream_frame(Connection& conn,
+                                                   const cluster::PeerFrame& frame,
+                                                   protocol::ReplyWriter& writer) {
+  cluster::Replication& repl = cluster_->replication();
+  const std::string& primary = conn.replication_source();
+  cluster::Replication::Source* source = repl.current_source(primary, conn.id());
+  if (source == nullptr) {
+    writer.error("ERR not the current replication stream of " +
+                 (primary.empty() ? std::string("any primary") : primary));
+    return nullptr;
+  }
+  if (frame.kind == cluster::PeerFrameKind::kReplication) {
+    writer.raw(repl.on_frame(frame.args, conn.id(), conn.replication_source()));
+    return source;
+  }
   const std::span<const std::string_view> argv = frame.args;
   std::string error;  // set only when the frame is refused (no allocation per frame)
   const engine::CommandSpec* spec = nullptr;
@@ -129,16 +151,13 @@ bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
   if (spec == nullptr) {
     repl.frame_applied(*source);
     writer.error(error.empty() ? "ERR a replication stream carries writes only" : error);
-    return true;
+    return source;
   }
-  engine::key_positions(*spec, argv, key_scratch_);
-  for (size_t pos : key_scratch_) {
-    if (!repl.accepts_write(primary, argv[pos])) {
-      repl.frame_applied(*source);
-      writer.error("ERR " + primary + " is not the primary of '" + std::string(argv[pos]) +
-                   "' on this node's ring");
-      return true;
-    }
+  if (!repl.accepts_writes(*source)) {
+    repl.frame_applied(*source);
+    writer.error("ERR the stream of " + primary + " opened under ring version " +
+                 std::to_string(source->ring_version) + ", this node's ring changed since");
+    return source;
   }
   // The primary decides when its keys expire (it sends their deletion): nothing expires here
   // while its writes run, as while loading a file.
@@ -150,7 +169,7 @@ bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
   applying_copy_ = false;
   dbs_.set_loading(loading);
   repl.frame_applied(*source);
-  return true;
+  return source;
 }
 
 void Server::wait_frame(Connection& conn, std::span<const std::string_view> args,

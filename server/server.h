@@ -453,6 +453,11 @@ class Server final : public engine::ServerControl,
   // Returns false for any other frame.
   bool replica_frame(Connection& conn, const cluster::PeerFrame& frame,
                      protocol::ReplyWriter& writer);
+  // Runs one frame of the stream `conn` carries after its HELLO; returns its source (null when
+  // the connection no longer carries the primary's current stream). Writes a reply only when
+  // it refuses the frame; other replies are the caller's to drop.
+  cluster::Replication::Source* stream_frame(Connection& conn, const cluster::PeerFrame& frame,
+                                             protocol::ReplyWriter& writer);
   void wait_frame(Connection& conn, std::span<const std::string_view> args,
                   protocol::ReplyWriter& writer);
   // Hands one command's record to the append-only file, or, while a script runs, to the
