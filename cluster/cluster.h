@@ -486,6 +486,7 @@ class Cluster {
   std::vector<std::string> failed_;
   uint64_t failovers_seen_ = 0;
   std::vector<std::string> pending_failed_;  // the failed members of the prepared change's ring
+  std::vector<std::string> pending_forced_;  // members it forces out, who take no part in it
   uint64_t lease_ms_ = 0;
   uint64_t lease_until_ = 0;       // loop time the lease ends
   uint64_t lease_lost_since_ = 0;  // loop time it was last found invalid (0 while valid)

@@ -119,6 +119,7 @@ void Cluster::load_ring() {
     pending_.emplace(ring_.scheme(), ring_.replicas());
     pending_->set_members(state->pending_members);
     pending_failed_ = state->pending_failed;
+    pending_forced_ = state->pending_forced;
     pending_coordinator_ = state->coordinator;
     pending_fenced_ = state->fenced;
     recovering_ = true;
@@ -139,6 +140,7 @@ void Cluster::save_ring() {
     state.pending_version = pending_version_;
     state.pending_members.assign(pending_->nodes().begin(), pending_->nodes().end());
     state.pending_failed = pending_failed_;
+    state.pending_forced = pending_forced_;
     state.coordinator = pending_coordinator_;
     state.fenced = pending_fenced_;
   }
@@ -203,6 +205,7 @@ PeerLink& Cluster::migration_link(std::string_view address) {
 void Cluster::end_pending() {
   pending_.reset();
   pending_failed_.clear();
+  pending_forced_.clear();
   pending_version_ = 0;
   pending_coordinator_.clear();
   pending_fenced_ = false;
@@ -297,12 +300,16 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     }
     std::vector<std::string> failed = parse_members_list(args[4]);
     std::vector<std::string> requested;
+    std::vector<std::string> forced;
     for (std::string& a : failed) {
       if (a.starts_with('!')) {
         a.erase(0, 1);
         requested.push_back(a);
+      } else if (a.starts_with('~')) {
+        forced.push_back(a.substr(1));
       }
     }
+    std::erase_if(failed, [](const std::string& a) { return a.starts_with('~'); });
     std::sort(failed.begin(), failed.end());
     std::vector<hashring::Member> members;
     for (size_t i = 5; i < args.size(); ++i) {
@@ -363,6 +370,7 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     pending_.emplace(ring_.scheme(), ring_.replicas());
     pending_->set_members(members);
     pending_failed_ = std::move(failed);
+    pending_forced_ = std::move(forced);
     // The members still on the old ring link with this node until the change ends.
     change_from_fingerprint_ = std::string(args[2]);
     pending_coordinator_ = std::string(args[3]);
@@ -465,7 +473,9 @@ bool Cluster::pending_same_members() const {
 std::vector<std::string> Cluster::pending_participants() const {
   std::vector<std::string> out;
   for (const auto& m : ring_.nodes()) {
-    if (list_contains(pending_failed_, m.address)) continue;
+    if (list_contains(pending_failed_, m.address) || list_contains(pending_forced_, m.address)) {
+      continue;
+    }
     if (!pending_->contains(m.address) && is_failed(m.address)) continue;
     out.push_back(m.address);
   }

@@ -233,9 +233,18 @@ void Cluster::drive_change() {
       args.push_back(self_);
       {
         // A member failed over at its own request is marked with '!': nobody need see it down.
+        // A member the change forces out, '~': it takes no part (members resolving the change
+        // without its coordinator need no word from it).
         std::vector<std::string> marked = c.failed;
         for (std::string& a : marked) {
           if (list_contains(c.requested, a)) a = "!" + a;
+        }
+        for (const auto& m : ring_.nodes()) {
+          const bool stays = std::any_of(c.members.begin(), c.members.end(),
+                                         [&](const auto& n) { return n.address == m.address; });
+          if (!stays && !list_contains(c.participants, m.address)) {
+            marked.push_back("~" + m.address);
+          }
         }
         args.push_back(members_list_text(marked));
       }

@@ -40,6 +40,7 @@ std::string format_ring_state(const RingState& state) {
       out += "pending-member " + m.address + " " + std::to_string(m.weight) + "\n";
     }
     for (const auto& a : state.pending_failed) out += "pending-failed " + a + "\n";
+    for (const auto& a : state.pending_forced) out += "pending-forced " + a + "\n";
   }
   return out;
 }
@@ -74,6 +75,8 @@ std::optional<RingState> parse_ring_state(std::string_view text, std::string& er
       }
     } else if ((w[0] == "failed" || w[0] == "pending-failed") && w.size() == 2) {
       (w[0] == "failed" ? state.failed : state.pending_failed).emplace_back(w[1]);
+    } else if (w[0] == "pending-forced" && w.size() == 2) {
+      state.pending_forced.emplace_back(w[1]);
     } else if (w[0] == "fenced" && w.size() == 1) {
       state.fenced = true;
     } else if (w[0] == "coordinator" && w.size() == 2) {

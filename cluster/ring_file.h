@@ -12,6 +12,7 @@
 //   coordinator 127.0.0.1:7002
 //   pending-member 127.0.0.1:7001 1
 //   pending-failed 127.0.0.1:7003
+//   pending-forced 127.0.0.1:7004
 //   ...
 // A failed member (replication failed it over) is still a member but owns no keys until it is
 // restored.
@@ -35,6 +36,8 @@ struct RingState {
   uint64_t pending_version = 0;  // 0 = none
   std::vector<hashring::Member> pending_members;
   std::vector<std::string> pending_failed;
+  // Members the change forces out (CLUSTER LEAVE ... FORCE): they take no part in it.
+  std::vector<std::string> pending_forced;
   std::string coordinator;  // the node coordinating the pending change
   // The pending change is fenced: members resolve it without its coordinator, whose steps this
   // node refuses from then on (Cluster::maybe_resolve_orphaned_change).

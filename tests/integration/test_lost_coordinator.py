@@ -2,7 +2,8 @@
 replication-factor 2, replica-acks 1, writers through the two members that are not the
 coordinator, 2 000 keys written once before. A member coordinates CLUSTER JOIN of an empty node
 (or, in one round, CLUSTER LEAVE of another of 4 members; in another, 5 members with
-replication-factor 3, the restore of a member that was killed, failed over and restarted) and,
+replication-factor 3, the restore of a member that was killed, failed over and restarted; in
+another, 4 members with replication-factor 1, the forced leave of a member that was killed) and,
 by the test hook
 RINGKV_TEST_STOP_COORDINATOR, stops itself (SIGSTOP) at one moment of the change: every
 participant paused (keyed requests held everywhere), every participant flushed (nothing
@@ -54,6 +55,16 @@ def members_of(port):
             if line.strip() and " joining " not in line}
 
 
+def start_hooked(c, coord, moment):
+    """Starts the cluster with the coordinator `coord` set to stop itself at `moment`. Only this
+    first start has the hook: a restarted node must not stop itself again."""
+    os.environ[HOOK] = "%s %s" % (c.addresses[coord], moment)
+    try:
+        c.start()
+    finally:
+        del os.environ[HOOK]
+
+
 def check_round(report, binary, rng, kind, moment, fault):
     """`kind` "join": 3 members and an empty node the coordinator joins; "leave": 4 members, and
     the coordinator makes another one leave."""
@@ -62,12 +73,7 @@ def check_round(report, binary, rng, kind, moment, fault):
     n = 3 if kind == "join" else 4
     c = harness.Cluster(binary, n, name="lost-coord", cluster_options=opts, extra=PERSIST)
     coord = rng.randrange(n)
-    os.environ[HOOK] = "%s %s" % (c.addresses[coord], moment)
-    try:
-        c.start()
-    finally:
-        # Only the first start has the hook: a restarted node must not stop itself again.
-        del os.environ[HOOK]
+    start_hooked(c, coord, moment)
     nodes = list(c.nodes)
     if kind == "join":
         cand_port = harness.free_ports(1)[0]
@@ -178,6 +184,18 @@ def check_resumed(report, writers, t_fault, keys, label, context):
                  (label, RESUME_LIMIT), repr(firsts) + "\n" + context)
 
 
+def fault_and_resume(report, c, coord, fault, label, writers, keys):
+    """The coordinator's fault; then every writer's writes to `keys` resume in time, and a killed
+    coordinator is restarted. False if it never stopped itself."""
+    t_fault = fault_coordinator(report, c, coord, fault, label, RESUME_LIMIT + 1.0)
+    if t_fault is None:
+        return False
+    check_resumed(report, writers, t_fault, keys, label, c.logs())
+    if fault == "kill -9":
+        c.restart(coord)
+    return True
+
+
 def write_static(port):
     """Keys written once, before the change: nothing writes them again, so a failover that loses
     one (its new owner never had it) shows at the end."""
@@ -204,11 +222,7 @@ def check_restore_round(report, binary, rng, fault):
                         extra=PERSIST)
     coord = min(range(5), key=lambda i: c.addresses[i])
     victim = rng.choice([i for i in range(5) if i != coord])
-    os.environ[HOOK] = "%s paused" % c.addresses[coord]
-    try:
-        c.start()
-    finally:
-        del os.environ[HOOK]
+    start_hooked(c, coord, "paused")
     try:
         ports = c.ports
         repl.settle(ports)
@@ -227,12 +241,8 @@ def check_restore_round(report, binary, rng, fault):
                    any(repl.cluster_info(p).get("cluster_failed") != "1" for p in writing)):
                 time.sleep(0.1)
             c.restart(victim)
-            t_fault = fault_coordinator(report, c, coord, fault, label, RESUME_LIMIT + 1.0)
-            if t_fault is None:
+            if not fault_and_resume(report, c, coord, fault, label, writers, all_keys):
                 return
-            check_resumed(report, writers, t_fault, all_keys, label, c.logs())
-            if fault == "kill -9":
-                c.restart(coord)
         finally:
             repl.stop_writers(stop, writers)
         report.check("its members abort it" in c.logs(20000),
@@ -240,6 +250,75 @@ def check_restore_round(report, binary, rng, fault):
                      c.logs())
         repl.check_after_faults(report, ports, model, label, True, 3)
         check_static(report, ports[0], static, label)
+    finally:
+        c.cleanup()
+
+
+def check_forced_leave_round(report, binary, rng, moment, fault):
+    """4 members, replication-factor 1 (nothing to fail over): one is killed, and the coordinator
+    of its forced leave (CLUSTER LEAVE x FORCE) stops when every participant paused, or when all
+    but itself committed. The forced leaver takes no part in the change, so the members resolve
+    it without either (they used to wait for the leaver's word) and abort it (a second forced
+    leave, through another member, then removes it); committed by all but the coordinator, it
+    holds nobody up and the coordinator commits it once back. Either way writes to the keys of
+    the two members that are up resume, and every key the leaver did not own is intact."""
+    label = "forced leave, coordinator %s at '%s'" % (fault, moment)
+    c = harness.Cluster(binary, 4, name="lost-coord-force", cluster_options=dict(repl.HEALTH),
+                        extra=PERSIST)
+    coord = rng.randrange(4)
+    leaver = rng.choice([i for i in range(4) if i != coord])
+    start_hooked(c, coord, moment)
+    try:
+        ports = c.ports
+        repl.settle(ports)
+        static = write_static(ports[(coord + 1) % 4])
+        live = [i for i in range(4) if i not in (coord, leaver)]
+        writer_keys = ["w%d:%d" % (w, k) for w in range(len(live)) for k in range(200)]
+        owner = repl.owners(ports[live[0]], sorted(static) + writer_keys)
+        kept = {k for k, o in owner.items() if o != c.addresses[leaver]}
+        writable = {k for k, o in owner.items() if o in (c.addresses[i] for i in live)}
+        model = repl.Model()
+        stop = threading.Event()
+        writers = repl.start_writers(model, [ports[i] for i in live], rng, stop)
+        try:
+            time.sleep(0.5)
+            c.kill(leaver)
+            repl.client(ports[coord]).execute_command("CLUSTER", "LEAVE",
+                                                      c.addresses[leaver], "FORCE")
+            if not fault_and_resume(report, c, coord, fault, label, writers, writable):
+                return
+        finally:
+            repl.stop_writers(stop, writers)
+        up = [ports[i] for i in range(4) if i != leaver]
+        aborted = MOMENTS[moment] == "aborted"
+        if aborted:
+            report.check("its members abort it" in c.logs(20000),
+                         "%s: the members abort the change without its coordinator" % label,
+                         c.logs())
+        # (Committed by every other member, the change is no longer pending there.)
+        # Aborted, the leaver is still a member: forced out again through another member.
+        deadline = time.monotonic() + 20 * harness.timeout_scale()
+        reply = None if aborted else b"OK"
+        last_error = None
+        while reply is None and time.monotonic() < deadline:
+            try:
+                reply = repl.client(ports[live[0]], timeout=20).execute_command(
+                    "CLUSTER", "LEAVE", c.addresses[leaver], "FORCE")
+            except Exception as e:  # noqa: BLE001 - a change may still be under way
+                last_error = e
+                time.sleep(0.5)
+        report.check(reply in (b"OK", "OK"), "%s: the leaver is forced out afterwards" % label,
+                     repr(reply) + " " + repr(last_error) + "\n" + c.logs())
+        repl.settle(up)
+        for p in up:
+            report.equal(members_of(p), {"127.0.0.1:%d" % q for q in up},
+                         "%s: node %d is on the ring every member has" % (label, p))
+        with model.lock:
+            kept_model = repl.Model()
+            kept_model.acked = {k: v for k, v in model.acked.items() if k in kept}
+            kept_model.sent = {k: v for k, v in model.sent.items() if k in kept}
+        repl.check_model(report, up, kept_model, label)
+        check_static(report, up[0], {k: v for k, v in static.items() if k in kept}, label)
     finally:
         c.cleanup()
 
@@ -261,12 +340,16 @@ def main():
     rounds = [("join", m, rng.choice(["kill -9", "continued"])) for m in sorted(MOMENTS)]
     rounds.append(("leave", "committing", "kill -9"))
     rounds.append(("restore", "paused", rng.choice(["kill -9", "continued"])))
+    rounds.append(("forced-leave", rng.choice(["paused", "committing"]),
+                   rng.choice(["kill -9", "continued"])))
     rng.shuffle(rounds)
     if args.only:
         rounds = [tuple(args.only.split(","))]
     for kind, moment, fault in rounds[:harness.scaled(len(rounds), 1)]:
         if kind == "restore":
             check_restore_round(report, args.server, rng, fault)
+        elif kind == "forced-leave":
+            check_forced_leave_round(report, args.server, rng, moment, fault)
         else:
             check_round(report, args.server, rng, kind, moment, fault)
     report.finish()

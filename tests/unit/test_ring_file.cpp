@@ -38,6 +38,12 @@ TEST_CASE("a ring state round-trips through its text") {
   back = parse_ring_state(format_ring_state(s), error);
   REQUIRE(back);
   CHECK(back->fenced);
+  // A member the pending change forces out (it takes no part in it).
+  s.pending_forced = {"127.0.0.1:7004"};
+  back = parse_ring_state(format_ring_state(s), error);
+  REQUIRE(back);
+  CHECK(*back == s);
+  CHECK(format_ring_state(s).find("\npending-forced 127.0.0.1:7004\n") != std::string::npos);
   CHECK(*back == s);
 }
 
