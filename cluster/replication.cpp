@@ -131,6 +131,12 @@ struct Replication::Stream {
   uint64_t unacked_bytes = 0;
   uint64_t last_ack_ms = 0;
   std::deque<WaitEntry> waiting;  // by offset
+  // Frames up to this offset reach the replica only through its last full copy (they came
+  // before the HELLO that started it, and the replica dropped what it had): they count as
+  // acknowledged once that copy ended (synced), and their waits wait for it in waiting_copy.
+  uint64_t copied_from = 0;
+  std::deque<WaitEntry> waiting_copy;
+  bool has(uint64_t offset) const { return acked >= offset && (synced || offset > copied_from); }
   uint64_t full_syncs = 0;
   uint64_t partial_syncs = 0;
   std::string last_failure;
@@ -236,6 +242,8 @@ void Replication::abandon_waits(Stream& s) {
   // Its acknowledgements will not come: a wait that needs them ends now, not at its deadline.
   std::deque<WaitEntry> waiting;
   waiting.swap(s.waiting);
+  waiting.insert(waiting.end(), s.waiting_copy.begin(), s.waiting_copy.end());
+  s.waiting_copy.clear();
   for (const WaitEntry& e : waiting) {
     std::shared_ptr<Waiter> w = e.waiter.lock();
     if (w && !w->fired) part_done(w, e.part, false);
@@ -436,14 +444,24 @@ void Replication::acked(Stream& s, uint64_t offset) {
   s.acked = std::max(s.acked, offset);
   s.last_ack_ms = uv_now(env_.loop);
   if (s.synced_offset != 0 && s.acked >= s.synced_offset) {
-    if (!s.synced) spdlog::info("replication: {} has a full copy of its keys", s.target);
-    s.synced = true;
-    s.synced_offset = 0;
+    spdlog::info("replication: {} has a full copy of its keys", s.target);
+    copy_ended(s);
   }
   if (s.snapshot && host_ != nullptr && has_room(s.target)) host_->stream_ready(s.target);
   while (!s.waiting.empty() && s.waiting.front().offset <= s.acked) {
     const WaitEntry e = std::move(s.waiting.front());
     s.waiting.pop_front();
+    std::shared_ptr<Waiter> w = e.waiter.lock();
+    if (w && !w->fired) part_done(w, e.part, true);
+  }
+}
+
+void Replication::copy_ended(Stream& s) {
+  s.synced = true;
+  s.synced_offset = 0;
+  std::deque<WaitEntry> waiting;
+  waiting.swap(s.waiting_copy);
+  for (const WaitEntry& e : waiting) {
     std::shared_ptr<Waiter> w = e.waiter.lock();
     if (w && !w->fired) part_done(w, e.part, true);
   }
@@ -497,16 +515,21 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
     from = *n;
     s.partial_syncs++;
     // The replica has the stream up to `from`: its full copy's end among it, if it was there.
-    if (s.synced_offset != 0 && from >= s.synced_offset) {
-      s.synced = true;
-      s.synced_offset = 0;
-    }
+    if (s.synced_offset != 0 && from >= s.synced_offset) copy_ended(s);
   } else if (reply == "+FULL\r\n") {
     from = s.hello_next - 1;
     if (from + 1 < s.backlog.first())
       return link_failed(s, "writes during the handshake overflowed");
     full = true;
     s.full_syncs++;
+    // What the replica had of the frames so far is gone: their waits wait for the copy's end.
+    s.synced = false;
+    s.synced_offset = 0;
+    s.copied_from = from;
+    while (!s.waiting.empty() && s.waiting.front().offset <= from) {
+      s.waiting_copy.push_back(std::move(s.waiting.front()));
+      s.waiting.pop_front();
+    }
   } else {
     return link_failed(s, "unexpected answer to HELLO: " + std::string(text.substr(0, 120)));
   }
@@ -532,8 +555,6 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
   spdlog::info("replication: stream to {} {} at offset {}", s.target,
                full ? "copies every key again" : "continues", from);
   if (full) {
-    s.synced = false;
-    s.synced_offset = 0;
     s.snapshot = host_ != nullptr;
     if (host_) host_->snapshot_start(s.target);
   }
@@ -593,7 +614,7 @@ size_t Replication::acknowledged(const ReplTicket& ticket) const {
   size_t n = 0;
   for (const auto& [id, offset] : ticket.parts) {
     auto it = streams_by_id_.find(id);
-    if (it == streams_by_id_.end() || it->second->acked < offset) break;
+    if (it == streams_by_id_.end() || !it->second->has(offset)) break;
     n++;
   }
   return n;
@@ -613,10 +634,11 @@ void Replication::wait(const ReplTicket& ticket, size_t need, uint64_t deadline_
     const auto [id, offset] = ticket.parts[i];
     auto it = streams_by_id_.find(id);
     Stream* s = it == streams_by_id_.end() ? nullptr : it->second;
-    if (s != nullptr && s->acked >= offset) {
+    if (s != nullptr && s->has(offset)) {
       w->parts[i] = Waiter::Part::kAcked;
     } else if (s != nullptr && env_.peer_up(s->target)) {
-      s->waiting.push_back(WaitEntry{offset, w, i});
+      (offset <= s->copied_from && !s->synced ? s->waiting_copy : s->waiting)
+          .push_back(WaitEntry{offset, w, i});
     } else {
       w->parts[i] = Waiter::Part::kLost;
     }

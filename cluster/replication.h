@@ -227,6 +227,8 @@ class Replication {
   void on_hello_reply(Stream& s, uint64_t gen, std::string_view reply);
   void link_failed(Stream& s, std::string_view why);
   void acked(Stream& s, uint64_t offset);
+  // The replica's full copy ended: it has every frame so far.
+  void copy_ended(Stream& s);
   void check_deadlines();
   // Ends the waits that needed acknowledgements of `s`'s replica (it is down or gone).
   void abandon_waits(Stream& s);

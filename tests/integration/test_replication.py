@@ -266,6 +266,15 @@ def kill_stream(port, primary):
     return len(ids)
 
 
+def stream_state(port, replica):
+    """The state of the stream from the node at `port` to `replica` (INFO replication)."""
+    rport = replica.rsplit(":", 1)[1]
+    for k, v in harness.info_fields(port, "INFO", "replication").items():
+        if k.startswith("slave") and ",port=%s," % rport in "," + v + ",":
+            return v.split("state=")[1].split(",")[0]
+    return None
+
+
 def repl_sync_counts(port):
     """(partial, full) resyncs summed over the node's streams to its replicas."""
     lines = [v for k, v in harness.info_fields(port, "INFO", "replication").items()
@@ -397,24 +406,41 @@ def check_backlog_overrun(report, binary):
     (CLIENT KILL, then SIGSTOP at once: the primary reconnects after 50 ms at the earliest); the
     primary's writes meanwhile overrun the backlog, so the replica gets a full copy rather than a
     partial resync, and every copy is right afterwards. Failure detection is slowed so that no
-    failover happens."""
+    failover happens. A WAIT for a write made while the replica hung answers only once that full
+    copy ended (the replica dropped its copies first: acknowledging the copy's first frames is
+    not having the write)."""
     opts = {"health-interval": 200, "failure-limit": 25, "replication-factor": 2,
             "repl-backlog-size": "16kb"}
     with harness.Cluster(binary, 3, name="repl-backlog", cluster_options=opts) as c:
         ports = c.ports
         settle(ports)
         primary, replica = c.nodes[0].address, c.nodes[1].address
-        names = ["bl:%d" % i for i in range(2000)]
+        names = ["bl:%d" % i for i in range(30000)]
         copies = pipelined(ports[0], [("CLUSTER", "COPIES", k) for k in names])
-        keys = [k for k, held in zip(names, copies)
-                if [n.decode() for n in held] == [primary, replica]][:100]
-        report.check(len(keys) >= 20, "backlog: keys kept on node 1 with copies on node 2",
+        ours = [k for k, held in zip(names, copies)
+                if [n.decode() for n in held] == [primary, replica]]
+        keys = ours[:100]
+        report.check(len(keys) >= 21, "backlog: keys kept on node 1 with copies on node 2",
                      repr(len(keys)))
         r = client(ports[0])
+        # Enough for the full copy to take a while (megabytes).
+        bulk = ours[100:3100]
+        for start in range(0, len(bulk), 500):
+            r.mset({k: "b" * 4096 for k in bulk[start:start + 500]})
         before = repl_sync_counts(ports[0])
         written = 0
         kill_stream(ports[1], primary)
         c.kill(1, signal.SIGSTOP)
+        waited = {}
+
+        def wait_write():
+            w = client(ports[0], timeout=60)
+            w.set(keys[20], "waited")
+            waited["reply"] = w.execute_command("WAIT", 1, 0)
+            waited["state"] = stream_state(ports[0], replica)
+
+        waiter = threading.Thread(target=wait_write, daemon=True)
+        waiter.start()
         try:
             deadline = time.time() + 1.5
             while time.time() < deadline:
@@ -432,6 +458,10 @@ def check_backlog_overrun(report, binary):
                      "ended in a full copy, not a partial resync" % (written * 20),
                      "partial %d, full %d" % (partial, full))
         check_copies(report, ports, keys, 2, "backlog: after the full copy")
+        waiter.join(30)
+        report.equal((waited.get("reply"), waited.get("state")), (1, "online"),
+                     "backlog: WAIT 1 for a write made while the replica hung answers 1 once the "
+                     "replica's full copy ended (its stream online, not still in sync)")
 
 
 def first_success_after(writers, t_fault, keys):
