@@ -359,6 +359,10 @@ class Cluster {
   // The participants of the change prepared here: the members live in its new ring, a live
   // member leaving it, and the members it adds.
   std::vector<std::string> pending_participants() const;
+  // Commits or aborts the change to `version` on its `participants` (the coordinator left out),
+  // this node last: the decision of members that resolved it without its coordinator.
+  void decide_orphaned_change(uint64_t version, bool commit,
+                              const std::vector<std::string>& participants);
   // Whether the change prepared here keeps the members (a failover or a restore), and whether it
   // is a failover (it fails more members over).
   bool pending_same_members() const;

@@ -274,7 +274,7 @@ void Cluster::maybe_resolve_orphaned_change() {
     std::vector<std::string> fence{"RINGKV.RING", "FENCE", v};
     if (!ring_.contains(p)) fence.emplace_back("JOINING");
     control(p, std::move(fence),
-            [this, answers, version, v, p, parts](std::string_view reply, bool ok) {
+            [this, answers, version, p, parts](std::string_view reply, bool ok) {
               if (!ok && answers->missing.empty())
                 answers->missing = p + ": " + failure_text(reply);
               if (ok && reply == kFenceCommitted) answers->committed = true;
@@ -290,32 +290,35 @@ void Cluster::maybe_resolve_orphaned_change() {
                     version, pending_coordinator_, answers->missing);
                 return;
               }
-              const bool commit = answers->committed;
-              spdlog::warn(
-                  "ring change to version {}: its coordinator {} is down; its members "
-                  "{} it",
-                  version, pending_coordinator_, commit ? "commit" : "abort");
-              std::vector<std::string> decision{"RINGKV.RING", commit ? "COMMIT" : "ABORT", v};
-              if (commit) decision.emplace_back("RESOLVED");
-              // The others first: this node stays fenced with the change (and resolves it again
-              // on its next try) until every other participant took the decision.
-              std::vector<std::string> others = parts;
-              std::erase(others, self_);
-              auto left = std::make_shared<size_t>(others.size());
-              auto all_took = std::make_shared<bool>(true);
-              auto apply_here = [this, decision, version] {
-                if (!pending_ || pending_version_ != version) return;
-                const std::vector<std::string_view> args(decision.begin() + 1, decision.end());
-                ring_control(args);
-              };
-              if (others.empty()) return apply_here();
-              for (const std::string& o : others) {
-                control(o, decision, [left, all_took, apply_here](std::string_view, bool took) {
-                  if (!took) *all_took = false;
-                  if (--*left == 0 && *all_took) apply_here();
-                });
-              }
+              decide_orphaned_change(version, answers->committed, parts);
             });
+  }
+}
+
+void Cluster::decide_orphaned_change(uint64_t version, bool commit,
+                                     const std::vector<std::string>& participants) {
+  spdlog::warn("ring change to version {}: its coordinator {} is down; its members {} it", version,
+               pending_coordinator_, commit ? "commit" : "abort");
+  std::vector<std::string> decision{"RINGKV.RING", commit ? "COMMIT" : "ABORT",
+                                    std::to_string(version)};
+  if (commit) decision.emplace_back("RESOLVED");
+  // The others first: this node stays fenced with the change (and resolves it again on its
+  // next try) until every other participant took the decision.
+  std::vector<std::string> others = participants;
+  std::erase(others, self_);
+  auto left = std::make_shared<size_t>(others.size());
+  auto all_took = std::make_shared<bool>(true);
+  auto apply_here = [this, decision, version] {
+    if (!pending_ || pending_version_ != version) return;
+    const std::vector<std::string_view> args(decision.begin() + 1, decision.end());
+    ring_control(args);
+  };
+  if (others.empty()) return apply_here();
+  for (const std::string& o : others) {
+    control(o, decision, [left, all_took, apply_here](std::string_view, bool took) {
+      if (!took) *all_took = false;
+      if (--*left == 0 && *all_took) apply_here();
+    });
   }
 }
 

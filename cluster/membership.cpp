@@ -298,18 +298,21 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     if (restart_check_ != RestartCheck::kNone) {
       return error("this node is checking its keys after a restart");
     }
-    std::vector<std::string> failed = parse_members_list(args[4]);
+    // Failed members ('!': at their own request) and members forced out ('~').
+    std::vector<std::string> failed;
     std::vector<std::string> requested;
     std::vector<std::string> forced;
-    for (std::string& a : failed) {
+    for (std::string& a : parse_members_list(args[4])) {
+      if (a.starts_with('~')) {
+        forced.push_back(a.substr(1));
+        continue;
+      }
       if (a.starts_with('!')) {
         a.erase(0, 1);
         requested.push_back(a);
-      } else if (a.starts_with('~')) {
-        forced.push_back(a.substr(1));
       }
+      failed.push_back(std::move(a));
     }
-    std::erase_if(failed, [](const std::string& a) { return a.starts_with('~'); });
     std::sort(failed.begin(), failed.end());
     std::vector<hashring::Member> members;
     for (size_t i = 5; i < args.size(); ++i) {

@@ -423,17 +423,14 @@ void Replication::on_stream_message(Stream& s, std::string_view message) {
         parse_u64(message.substr(1, message.size() >= 3 ? message.size() - 3 : 0));
     if (offset && *offset >= s.acked && *offset <= s.sent) return acked(s, *offset);
   }
-  if (!message.empty() && message[0] == '-') {
-    // The replica's copy differs from this node's (or its ring does): it copies everything
-    // again under a new stream id.
-    spdlog::error("replication: {} refused a write: {}", s.target,
-                  message.substr(0, std::min<size_t>(message.size(), 200)));
-    s.replid = random_replid();
-    return link_failed(s, "a write was refused");
-  }
+  // A refusal (the replica's copy differs from this node's, or its ring does) or anything
+  // else: it copies everything again under a new stream id.
+  const std::string_view text = message.substr(0, std::min<size_t>(message.size(), 200));
+  const bool refused = !message.empty() && message[0] == '-';
+  spdlog::error("replication: {} {}: {}", s.target,
+                refused ? "refused a write" : "sent an unexpected message", text);
   s.replid = random_replid();
-  link_failed(s, "unexpected message from the replica: " +
-                     std::string(message.substr(0, std::min<size_t>(message.size(), 80))));
+  link_failed(s, refused ? "a write was refused" : "unexpected message from the replica");
 }
 
 void Replication::acked(Stream& s, uint64_t offset) {

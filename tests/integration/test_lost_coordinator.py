@@ -94,13 +94,9 @@ def check_round(report, binary, rng, kind, moment, fault):
 
 def run_round(report, c, nodes, mover, rng, kind, moment, fault, label, coord):
     ports = c.ports
-    repl.settle(ports)
-    static = write_static(ports[(coord + 1) % len(ports)])
     # Writers through the members that stay up and stay members.
     writing = [p for i, p in enumerate(ports) if i != coord and p != mover.port]
-    model = repl.Model()
-    stop = threading.Event()
-    writers = repl.start_writers(model, writing, rng, stop)
+    static, model, stop, writers = start_round(c, coord, writing, rng)
     try:
         time.sleep(0.5)
         with model.lock:
@@ -184,6 +180,16 @@ def check_resumed(report, writers, t_fault, keys, label, context):
                  (label, RESUME_LIMIT), repr(firsts) + "\n" + context)
 
 
+def start_round(c, coord, writing, rng):
+    """Once the cluster settled: the keys written once (write_static), and writers through the
+    ports in `writing`. Returns (static keys, model, stop event, writers)."""
+    repl.settle(c.ports)
+    static = write_static(c.ports[(coord + 1) % len(c.ports)])
+    model = repl.Model()
+    stop = threading.Event()
+    return static, model, stop, repl.start_writers(model, writing, rng, stop)
+
+
 def fault_and_resume(report, c, coord, fault, label, writers, keys):
     """The coordinator's fault; then every writer's writes to `keys` resume in time, and a killed
     coordinator is restarted. False if it never stopped itself."""
@@ -225,12 +231,8 @@ def check_restore_round(report, binary, rng, fault):
     start_hooked(c, coord, "paused")
     try:
         ports = c.ports
-        repl.settle(ports)
-        static = write_static(ports[(coord + 1) % 5])
         writing = [p for i, p in enumerate(ports) if i not in (coord, victim)]
-        model = repl.Model()
-        stop = threading.Event()
-        writers = repl.start_writers(model, writing, rng, stop)
+        static, model, stop, writers = start_round(c, coord, writing, rng)
         try:
             time.sleep(0.5)
             with model.lock:
@@ -270,17 +272,13 @@ def check_forced_leave_round(report, binary, rng, moment, fault):
     start_hooked(c, coord, moment)
     try:
         ports = c.ports
-        repl.settle(ports)
-        static = write_static(ports[(coord + 1) % 4])
         live = [i for i in range(4) if i not in (coord, leaver)]
-        writer_keys = ["w%d:%d" % (w, k) for w in range(len(live)) for k in range(200)]
-        owner = repl.owners(ports[live[0]], sorted(static) + writer_keys)
-        kept = {k for k, o in owner.items() if o != c.addresses[leaver]}
-        writable = {k for k, o in owner.items() if o in (c.addresses[i] for i in live)}
-        model = repl.Model()
-        stop = threading.Event()
-        writers = repl.start_writers(model, [ports[i] for i in live], rng, stop)
+        static, model, stop, writers = start_round(c, coord, [ports[i] for i in live], rng)
         try:
+            writer_keys = ["w%d:%d" % (w, k) for w in range(len(live)) for k in range(200)]
+            owner = repl.owners(ports[live[0]], sorted(static) + writer_keys)
+            kept = {k for k, o in owner.items() if o != c.addresses[leaver]}
+            writable = {k for k, o in owner.items() if o in (c.addresses[i] for i in live)}
             time.sleep(0.5)
             c.kill(leaver)
             repl.client(ports[coord]).execute_command("CLUSTER", "LEAVE",
