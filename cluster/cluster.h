@@ -373,6 +373,12 @@ class Cluster {
   std::string state_text() const;
   // Relayed requests awaiting their reply (not blocking ones): none once a pause took hold.
   size_t relays_in_flight() const;
+  // Those and the writes streamed to replicas not acknowledged yet: none once a pause took hold
+  // (so every replica has every write made under the old ring when it switches, and keeps its
+  // copy; see Replication).
+  size_t writes_in_flight() const {
+    return relays_in_flight() + static_cast<size_t>(replication_->unacknowledged());
+  }
   // Recomputes routing_ from ring_ without the peers ejected for being down.
   void rebuild_routing();
   void check_health();

@@ -333,7 +333,7 @@ std::string Cluster::failover_veto(const std::vector<std::string>& failed,
            (copy == Replication::CopyState::kNone
                 ? "missing (no stream from it since " + self_ + " started)"
             : copy == Replication::CopyState::kStale
-                ? "stale (made under an earlier ring, not streamed again since it changed)"
+                ? "stale (made under an earlier ring; the keys it gained since are not all copied)"
                 : "incomplete (its full copy was cut off)") +
            ": failing it over would lose keys; it waits for " + a + " to return\r\n";
   }

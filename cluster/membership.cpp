@@ -241,7 +241,7 @@ std::string Cluster::state_text() const {
   s.phase = kPhaseNames[static_cast<size_t>(phase_)];
   s.copied = progress.failed || (recovering_ && !copy_started_) ? 'x' : progress.copied ? '1' : '0';
   s.flushed = progress.flushed;
-  s.in_flight = relays_in_flight();
+  s.in_flight = writes_in_flight();
   s.keys = host_ ? host_->key_count() : 0;
   s.members = ring_.size();
   s.pending = pending_version_;

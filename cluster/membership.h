@@ -8,7 +8,8 @@
 //            link of their own per target, taken only by a prepared target) and track the keys
 //            written meanwhile; the coordinator waits until every copy is acknowledged.
 //   pause    every node holds client requests that touch keys and waits for its relayed
-//            requests to be answered: nothing writes anywhere.
+//            requests to be answered (and, with replication, for its replicas to acknowledge
+//            its stream): nothing writes anywhere.
 //   flush    sources send the keys written (or deleted) since they were copied. Peers' frames
 //            never wait: a paused node relays nothing, and a node that committed sends each key
 //            to its new owner, which has it by then.

@@ -23,6 +23,8 @@ constexpr uint64_t kTickMs = 10;
 // A replica that leaves this much unacknowledged is dropped (it copies again once it is back),
 // as Redis's client-output-buffer-limit for replicas.
 constexpr uint64_t kMaxUnackedBytes = 256ull << 20;
+// A ring change does not wait for a replica that acknowledged nothing for this long.
+constexpr uint64_t kStalledAckMs = 1000;
 // Frames a full copy may have outstanding before it waits for acknowledgements.
 constexpr uint64_t kSnapshotWindow = 2048;
 constexpr uint64_t kSnapshotWindowBytes = 8ull << 20;
@@ -53,12 +55,6 @@ int copy_destination_db(const engine::CommandSpec& spec, std::span<const std::st
 
 // A replication id as Redis prints one: 40 random hex digits.
 std::string random_replid() { return common::random_hex(20); }
-
-std::optional<uint64_t> parse_u64(std::string_view text) {
-  const std::optional<int64_t> v = common::parse_integer(text);
-  if (!v || *v < 0) return std::nullopt;
-  return static_cast<uint64_t>(*v);
-}
 
 }  // namespace
 
@@ -122,8 +118,12 @@ struct Replication::Stream {
   uint64_t retry_at_ms = 0;
   uint64_t backoff_ms = 0;
   uint64_t hello_next = 0;  // `next` when HELLO was sent
-  bool snapshot = false;    // a full copy is being sent
+  bool snapshot = false;    // a full copy (or a copy of the keys gained) is being sent
   bool synced = false;      // the replica acknowledged the end of its full copy
+  // The copy running (or cut off) sends only the keys gained in the last ring change: the
+  // replica kept what it held (+GAIN).
+  bool gaining = false;
+  uint64_t ring_from = 1;  // the offset of the first frame made under the current ring
   uint64_t synced_offset = 0;
   bool in_block = false;  // MULTI sent for the block open now
   int block_db = 0;       // the database the open block's queued commands run in
@@ -193,6 +193,11 @@ std::vector<std::string> Replication::compute_targets() const {
 void Replication::set_routing(const hashring::HashRing& routing, uint64_t version) {
   if (!enabled()) return;
   const bool changed = routing.fingerprint() != routing_.fingerprint() || version != ring_version_;
+  if (changed) {
+    previous_routing_ = std::move(routing_);
+    previous_version_ = ring_version_;
+    previous_self_index_ = previous_routing_.index_of(self_);
+  }
   routing_ = routing;
   ring_version_ = version;
   self_index_ = routing_.index_of(self_);
@@ -216,9 +221,13 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
   }
   for (const std::string& t : targets) {
     if (auto* s = stream_to(t)) {
-      // The replica holds other keys now: it copies again under the new ring.
+      // The replica holds other keys now: the stream opens again under the new ring (the
+      // replica keeps its copy when it has every frame made before this one, so what this
+      // connection holds still goes out: writes peers that switched first relayed here).
+      if (s->state == Stream::State::kOnline && s->link->needs_flush()) s->link->flush();
       link_failed(*s, "the ring changed");
       s->retry_at_ms = 0;
+      s->ring_from = s->next;
       continue;
     }
     auto s = std::make_unique<Stream>();
@@ -387,6 +396,8 @@ void Replication::append(Stream& s, std::string_view bytes) {
     s.in_block = true;
     append(s, kMultiFrame);
   }
+  // The first frame outstanding: the replica's silence counts from now (lag, a stalled replica).
+  if (s.acked + 1 == s.next) s.last_ack_ms = uv_now(env_.loop);
   const uint64_t offset = s.next++;
   if (s.state == Stream::State::kOnline) write_frame(s, offset, bytes);
   s.backlog.push(bytes, backlog_limit_);
@@ -420,7 +431,7 @@ void Replication::on_stream_message(Stream& s, std::string_view message) {
   if (!message.empty() && message[0] == ':') {
     // ":<offset>": the replica ran the stream's frames up to this offset.
     const std::optional<uint64_t> offset =
-        parse_u64(message.substr(1, message.size() >= 3 ? message.size() - 3 : 0));
+        common::parse_unsigned(message.substr(1, message.size() >= 3 ? message.size() - 3 : 0));
     if (offset && *offset >= s.acked && *offset <= s.sent) return acked(s, *offset);
   }
   // A refusal (the replica's copy differs from this node's, or its ring does) or anything
@@ -455,6 +466,7 @@ void Replication::acked(Stream& s, uint64_t offset) {
 
 void Replication::copy_ended(Stream& s) {
   s.synced = true;
+  s.gaining = false;
   s.synced_offset = 0;
   std::deque<WaitEntry> waiting;
   waiting.swap(s.waiting_copy);
@@ -489,7 +501,8 @@ void Replication::connect(Stream& s) {
   s.hello_next = s.next;
   const uint64_t first = s.backlog.empty() ? s.next : s.backlog.first();
   s.link->send(request({"RINGKV.REPL", "HELLO", self_, s.replid, std::to_string(ring_version_),
-                        std::to_string(first), std::to_string(s.next)}),
+                        std::to_string(first), std::to_string(s.next), std::to_string(s.ring_from),
+                        std::to_string(previous_version_)}),
                [this, id = s.id, gen = s.gen](std::string_view reply, const LinkError* error) {
                  auto it = streams_by_id_.find(id);
                  if (it == streams_by_id_.end() || it->second->gen != gen) return;
@@ -503,9 +516,11 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
   std::string_view text = reply.size() >= 3 ? reply.substr(1, reply.size() - 3) : reply;
   uint64_t from = 0;
   bool full = false;
-  if (reply.starts_with("+CONTINUE ")) {
-    const std::optional<uint64_t> n = parse_u64(text.substr(9));
-    if (!n || *n + 1 < s.backlog.first() || *n >= s.next) {
+  // +GAIN: continues, and the keys the replica gained in the ring change follow.
+  const bool gain = reply.starts_with("+GAIN ");
+  if (gain || reply.starts_with("+CONTINUE ")) {
+    const std::optional<uint64_t> n = common::parse_unsigned(text.substr(gain ? 5 : 9));
+    if (!n || *n + 1 < s.backlog.first() || *n >= s.next || (gain && *n + 1 < s.ring_from)) {
       s.replid = random_replid();
       return link_failed(s, "the replica's offset is not in the backlog");
     }
@@ -531,6 +546,7 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
     return link_failed(s, "unexpected answer to HELLO: " + std::string(text.substr(0, 120)));
   }
   s.state = Stream::State::kOnline;
+  s.gaining = gain;
   // The stream's frames get no replies: what arrives from now on acknowledges them.
   s.link->set_message_handler(
       [this, id = s.id, gen](std::string_view message, const LinkError* error) {
@@ -550,8 +566,11 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
   });
   if (s.state != Stream::State::kOnline) return;
   spdlog::info("replication: stream to {} {} at offset {}", s.target,
-               full ? "copies every key again" : "continues", from);
-  if (full) {
+               full   ? "copies every key again"
+               : gain ? "continues, copying the keys it gained in the ring change"
+                      : "continues",
+               from);
+  if (full || gain) {
     s.snapshot = host_ != nullptr;
     if (host_) host_->snapshot_start(s.target);
   }
@@ -561,6 +580,24 @@ bool Replication::has_room(const std::string& target) const {
   const Stream* s = stream_to(target);
   return s != nullptr && s->state == Stream::State::kOnline &&
          s->next - 1 - s->acked < kSnapshotWindow && s->unacked_bytes < kSnapshotWindowBytes;
+}
+
+bool Replication::replicates(const hashring::HashRing& ring, size_t self, std::string_view key,
+                             std::string_view address) const {
+  if (self == hashring::HashRing::kNoNode) return false;
+  std::vector<size_t>& pref = copy_scratch_;
+  ring.preference(key, factor_, pref);
+  if (pref.empty() || pref[0] != self) return false;
+  for (size_t k = 1; k < pref.size(); ++k) {
+    if (ring.nodes()[pref[k]].address == address) return true;
+  }
+  return false;
+}
+
+bool Replication::copies_key(std::string_view key, std::string_view target) const {
+  const Stream* s = stream_to(target);
+  if (s == nullptr || !replicates(routing_, self_index_, key, target)) return false;
+  return !s->gaining || !replicates(previous_routing_, previous_self_index_, key, target);
 }
 
 void Replication::send_key(const std::string& target, int db, std::string_view key) {
@@ -662,104 +699,13 @@ void Replication::tick() {
   }
 }
 
-std::string Replication::on_frame(std::span<const std::string_view> args, uint64_t conn_id,
-                                  std::string& primary) {
-  if (args.empty()) return "-ERR RINGKV.REPL needs a subcommand\r\n";
-  const std::string_view sub = args[0];
-  if (common::equals_ignore_case(sub, "hello")) {
-    if (args.size() != 6) return "-ERR RINGKV.REPL HELLO needs 5 arguments\r\n";
-    const std::optional<uint64_t> version = parse_u64(args[3]);
-    const std::optional<uint64_t> first = parse_u64(args[4]);
-    const std::optional<uint64_t> next = parse_u64(args[5]);
-    if (!version || !first || !next || *next < 1) return "-ERR bad RINGKV.REPL HELLO\r\n";
-    // Both ends must route by the same ring, or this node could drop keys it owns under the
-    // primary's (a change committed there and not yet here): the primary tries again.
-    if (*version != ring_version_) {
-      return "-TRYAGAIN ring version " + std::to_string(*version) + " there, " +
-             std::to_string(ring_version_) + " here\r\n";
-    }
-    if (!routing_.contains(args[1])) {
-      return "-ERR " + std::string(args[1]) + " is not a member of this node's ring\r\n";
-    }
-    primary = std::string(args[1]);
-    Source& src = sources_[primary];
-    src.last_frame_ms = uv_now(env_.loop);
-    // Frames still arriving on an older connection of this primary no longer count.
-    src.conn = conn_id;
-    // Only a complete copy continues: one whose full copy was cut off (its end, SYNCED, never
-    // came) copies again, or this node would keep a stream that never sends the keys it dropped.
-    if (src.synced && src.replid == args[2] && src.ring_version == *version &&
-        src.offset + 1 >= *first && src.offset < *next) {
-      return "+CONTINUE " + std::to_string(src.offset) + "\r\n";
-    }
-    if (host_) host_->drop_keys_of(primary);
-    src = Source{std::string(args[2]), *version, *next - 1, false, uv_now(env_.loop), conn_id};
-    return "+FULL\r\n";
-  }
-  Source* src = current_source(primary, conn_id);
-  if (src == nullptr) return "-ERR not the current stream of its primary\r\n";
-  if (common::equals_ignore_case(sub, "synced")) {
-    src->synced = true;
-    frame_applied(*src);
-    return "+OK\r\n";
-  }
-  if (common::equals_ignore_case(sub, "flush")) {
-    // RINGKV.REPL FLUSH [db]: one database (FLUSHDB) or all (FLUSHALL).
-    const std::optional<int64_t> db =
-        args.size() > 1 ? common::parse_integer(args[1]) : std::optional<int64_t>(-1);
-    if (!db || *db < -1) return "-ERR RINGKV.REPL FLUSH needs a database\r\n";
-    if (host_) host_->drop_keys_of(primary, static_cast<int>(*db));
-    frame_applied(*src);
-    return "+OK\r\n";
-  }
-  return "-ERR unknown RINGKV.REPL subcommand\r\n";
-}
-
-Replication::CopyState Replication::copy_state(std::string_view primary) const {
-  auto it = sources_.find(primary);
-  if (it == sources_.end()) return CopyState::kNone;
-  const Source& src = it->second;
-  if (!src.synced) return CopyState::kIncomplete;
-  if (src.ring_version == ring_version_) return CopyState::kComplete;
-  // A key's replicas are the members after its primary in its preference list, and removing a
-  // member from the ring only takes it out of every list. So if members only left (or failed)
-  // since the copy's ring, fewer than replication-factor − 1 of them, the first live member
-  // after the primary in every list of its keys was one of their replicas then.
-  const auto then = live_history_.find(src.ring_version);
-  if (then == live_history_.end()) return CopyState::kStale;
-  size_t gone = 0;
-  for (const hashring::Member& m : then->second) {
-    if (!routing_.contains(m.address)) gone++;
-  }
-  for (const hashring::Member& m : routing_.nodes()) {
-    if (std::find(then->second.begin(), then->second.end(), m) == then->second.end()) {
-      return CopyState::kStale;  // a member added, restored or reweighted
-    }
-  }
-  return gone + 1 < factor_ ? CopyState::kComplete : CopyState::kStale;
-}
-
-Replication::Source* Replication::current_source(std::string_view primary, uint64_t conn_id) {
-  if (last_source_ == sources_.end() || last_source_->first != primary) {
-    last_source_ = sources_.find(primary);
-  }
-  return last_source_ != sources_.end() && last_source_->second.conn == conn_id
-             ? &last_source_->second
-             : nullptr;
-}
-
-void Replication::frame_applied(Source& source) {
-  source.offset++;
-  source.last_frame_ms = uv_now(env_.loop);
-}
-
 std::vector<ReplicaStatus> Replication::replicas() const {
   std::vector<ReplicaStatus> out;
   const uint64_t now = started_ ? uv_now(env_.loop) : 0;
   for (const auto& [address, s] : streams_) {
     ReplicaStatus r;
     r.address = address;
-    r.state = s->state == Stream::State::kOnline  ? (s->synced ? "online" : "sync")
+    r.state = s->state == Stream::State::kOnline  ? (s->synced && !s->gaining ? "online" : "sync")
               : s->state == Stream::State::kHello ? "connecting"
                                                   : "disconnected";
     r.offset = s->next - 1;
@@ -772,12 +718,20 @@ std::vector<ReplicaStatus> Replication::replicas() const {
   return out;
 }
 
-std::vector<SourceStatus> Replication::sources() const {
-  std::vector<SourceStatus> out;
-  for (const auto& [address, src] : sources_) {
-    out.push_back(SourceStatus{address, src.synced, src.offset, src.last_frame_ms});
+uint64_t Replication::unacknowledged() const {
+  // A stream copying keys sends until its copy ends (its replica copies again anyway if the ring
+  // changes meanwhile), one that is not online has its replica copy in full when it reconnects,
+  // and one whose replica acknowledged nothing for a while is not waited for either (its frames
+  // are refused once the replica's ring changed, and it copies in full).
+  const uint64_t now = started_ ? uv_now(env_.loop) : 0;
+  uint64_t n = 0;
+  for (const auto& [address, s] : streams_) {
+    if (s->state == Stream::State::kOnline && !s->snapshot &&
+        now < s->last_ack_ms + kStalledAckMs) {
+      n += s->next - 1 - s->acked;
+    }
   }
-  return out;
+  return n;
 }
 
 uint64_t Replication::total_offset() const {

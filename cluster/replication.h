@@ -7,14 +7,19 @@
 //   the replica in order and not answered one by one: the replica acknowledges, once per batch
 //   it read, the offset it ran up to (":<offset>"), and answers only a frame it refuses (an
 //   error, after which the primary copies everything again);
-//   RINGKV.REPL HELLO <primary> <replid> <ring version> <first> <next> opens each connection:
-//   the replica answers +CONTINUE <offset> when it has this stream up to an offset the backlog
-//   (the last repl-backlog-size bytes of frames) still holds — a partial resync — or +FULL after
-//   dropping its copies of the primary's keys, and the primary then sends every key the replica
-//   should hold (RESTORE ... REPLACE ABSTTL frames, made by the host) among the new writes, ending
-//   with RINGKV.REPL SYNCED;
-//   a ring change (the keys a replica holds change) opens every stream again, so replicas copy
-//   again under the new ring.
+//   RINGKV.REPL HELLO <primary> <replid> <ring version> <first> <next> <ring from> <previous
+//   version> opens each connection: the replica answers +CONTINUE <offset> when it has this
+//   stream up to an offset the backlog (the last repl-backlog-size bytes of frames) still holds —
+//   a partial resync — or +FULL after dropping its copies of the primary's keys, and the primary
+//   then sends every key the replica should hold (RESTORE ... REPLACE ABSTTL frames, made by the
+//   host) among the new writes, ending with RINGKV.REPL SYNCED;
+//   a ring change (the keys a replica holds change) opens every stream again under the new ring.
+//   A replica whose copy was complete under the previous ring (<previous version>) and that has
+//   every frame made under it (the frames before offset <ring from>) keeps its copies and answers
+//   +GAIN <offset>: the stream continues, and the primary sends only the keys the replica gained
+//   (those it did not replicate of this primary under the previous ring), ending with SYNCED.
+//   Frames made under an earlier ring are never run after the change: a replica refuses them
+//   once its ring changed, and then its copy continues no more (the next HELLO gets +FULL).
 //
 // A write whose keys have different replicas (a multi-key command over keys of one primary) is
 // sent as the state of each key to that key's replicas. MULTI/EXEC blocks (transactions, scripts)
@@ -55,8 +60,9 @@ class ReplicationHost {
   // Appends to `frame` a request that makes a replica's copy of `key` equal to this node's:
   // RESTORE key <absolute ttl> <payload> REPLACE ABSTTL, or DEL key when it does not exist.
   virtual void append_key_frame(int db, std::string_view key, std::string& frame) = 0;
-  // Starts (again, from the beginning) the full copy to `target`: every key this node is the
-  // primary of and `target` replicates, each through Replication::send_key(target, key), paced by
+  // Starts (again, from the beginning) the copy to `target`: every key
+  // Replication::copies_key(key, target) names (all it replicates of this node, or those it
+  // gained), each through Replication::send_key(target, key), paced by
   // Replication::has_room(target), then Replication::snapshot_done(target).
   virtual void snapshot_start(const std::string& target) = 0;
   // The copy to `target` is no longer wanted (the stream closed for good).
@@ -162,6 +168,9 @@ class Replication {
   ReplTicket ticket_for(std::string_view key) const;
   // Full copy: room on the stream to `target` for another key; sending one; the end.
   bool has_room(const std::string& target) const;
+  // Whether the copy running to `target` sends `key`: `target` replicates it of this node, and,
+  // when the copy sends only keys gained in a ring change, did not under the previous ring.
+  bool copies_key(std::string_view key, std::string_view target) const;
   void send_key(const std::string& target, int db, std::string_view key);
   // One request (a slice of a big key) on the stream to `target`.
   void send_frame(const std::string& target, std::string request);
@@ -178,33 +187,47 @@ class Replication {
   // stale one: complete for an earlier ring, and the ring changed since in a way that may make
   // this node the first replica of keys it never got (a member joined, came back or changed
   // weight, or at least replication-factor − 1 members left or failed; the primary had not
-  // streamed again under the new ring). Failing the primary over needs complete copies.
+  // streamed again under the new ring, or the keys gained are still being copied). Failing the
+  // primary over needs complete copies.
   enum class CopyState { kNone, kComplete, kIncomplete, kStale };
   CopyState copy_state(std::string_view primary) const;
   // What this node knows of a primary's stream to it.
   struct Source {
-    std::string replid;
-    uint64_t ring_version = 0;
+    std::string replid;         // "" once a frame was refused: the stream no longer continues
+    uint64_t ring_version = 0;  // the ring its current stream opened under
     uint64_t offset = 0;
-    bool synced = false;
+    bool synced = false;  // the copy is complete for the ring of copy_version
     uint64_t last_frame_ms = 0;
-    uint64_t conn = 0;  // the connection of its current stream
+    uint64_t conn = 0;          // the connection of its current stream
+    uint64_t copy_version = 0;  // the ring its copy was last complete for
+    bool gaining = false;       // the keys gained in a ring change are being copied
   };
   // `primary`'s stream if `conn_id` carries its current one, else nullptr (frames of an older
   // one are refused). Valid while this Replication lives: sources are never dropped.
   Source* current_source(std::string_view primary, uint64_t conn_id);
   // A frame of the source's stream ran here (its offset advances).
   void frame_applied(Source& source);
-  // Whether the source's stream may still write here: it opened under this node's ring (both
-  // ends route by the same ring, and a primary sends only writes of keys it is the primary of
-  // there). Once this node's ring changed, the primary's frames are refused until it opens the
-  // stream again under the new ring, as it does after its own change.
-  bool accepts_writes(const Source& source) const { return source.ring_version == ring_version_; }
+  // A frame of the source's stream was refused here (it is counted, and the copy misses it): the
+  // stream must not continue (the next HELLO gets a full copy).
+  void frame_refused(Source& source) { source.replid.clear(); }
+  // Whether `primary`'s write `argv` (its source's current stream) may run here: the stream
+  // opened under this node's ring (both ends route by the same ring, and a primary sends only
+  // writes of keys it is the primary of there). Once this node's ring changed, the primary's
+  // frames until it opens the stream again under the new ring (as it does after its own change)
+  // are taken only when every key they write is still the primary's and replicated here on this
+  // node's ring — writes a peer that switched first relayed to it while it had not: a key that
+  // moved has a new primary, whose copy this frame must not overwrite.
+  bool accepts_writes(const Source& source, std::string_view primary,
+                      const engine::CommandSpec& spec, std::span<const std::string_view> argv) {
+    return source.ring_version == ring_version_ || accepts_late_write(primary, spec, argv);
+  }
 
   std::vector<ReplicaStatus> replicas() const;
   std::vector<SourceStatus> sources() const;
   // Offset totals for INFO replication (frames sent over every stream).
   uint64_t total_offset() const;
+  // Frames sent to replicas whose streams are online and not copying, not acknowledged yet.
+  uint64_t unacknowledged() const;
   uint64_t backlog_bytes() const { return backlog_limit_; }
 
  private:
@@ -217,6 +240,8 @@ class Replication {
   void part_done(const std::shared_ptr<Waiter>& w, size_t part, bool acked);
   void check_waiter(const std::shared_ptr<Waiter>& w);
   Stream* stream_to(std::string_view address) const;
+  bool accepts_late_write(std::string_view primary, const engine::CommandSpec& spec,
+                          std::span<const std::string_view> argv);
   // Appends one frame to `s` (numbered, kept in the backlog, written when online); `bytes` is a
   // complete request. Adds its offset to the open ticket.
   void append(Stream& s, std::string_view bytes);
@@ -244,6 +269,14 @@ class Replication {
   ReplicationHost* host_ = nullptr;
   hashring::HashRing routing_;
   uint64_t ring_version_ = 0;
+  // The ring before the last change, which a replica's copy continued across it dates from.
+  hashring::HashRing previous_routing_;
+  uint64_t previous_version_ = 0;
+  size_t previous_self_index_ = hashring::HashRing::kNoNode;
+  mutable std::vector<size_t> copy_scratch_;
+  // Whether `address` replicates `key` of this node on `ring` (the node's index there: `self`).
+  bool replicates(const hashring::HashRing& ring, size_t self, std::string_view key,
+                  std::string_view address) const;
   size_t self_index_ = hashring::HashRing::kNoNode;
   std::map<std::string, std::unique_ptr<Stream>, std::less<>> streams_;
   // The stream to each member of routing_ by its index there (nullptr: none), for feed().

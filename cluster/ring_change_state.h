@@ -32,7 +32,7 @@ struct ChangeState {
   std::string_view phase;  // idle, prepared, paused or switching
   char copied = '1';       // '1' done (or nothing to copy), '0' going on, 'x' failed or unknown
   bool flushed = true;     // the flush was sent and acknowledged (or nothing to flush)
-  uint64_t in_flight = 0;  // relayed requests awaiting replies
+  uint64_t in_flight = 0;  // relayed requests and replica-stream frames awaiting replies
   uint64_t keys = 0;       // keys it holds
   uint64_t members = 0;    // members of its ring
   uint64_t pending = 0;    // the version a prepared change moves to; 0 for none

@@ -17,10 +17,9 @@ namespace {
 constexpr std::string_view kHeader = "ringkv-ring 1";
 
 bool parse_u64(std::string_view text, uint64_t& out) {
-  const std::optional<int64_t> v = common::parse_integer(text);
-  if (!v || *v < 0) return false;
-  out = static_cast<uint64_t>(*v);
-  return true;
+  const std::optional<uint64_t> v = common::parse_unsigned(text);
+  if (v) out = *v;
+  return v.has_value();
 }
 
 }  // namespace

@@ -70,6 +70,12 @@ std::optional<int64_t> parse_integer(std::string_view text) {
   return static_cast<int64_t>(magnitude);
 }
 
+std::optional<uint64_t> parse_unsigned(std::string_view text) {
+  const std::optional<int64_t> v = parse_integer(text);
+  if (!v || *v < 0) return std::nullopt;
+  return static_cast<uint64_t>(*v);
+}
+
 std::optional<uint64_t> parse_memory(std::string_view text) {
   size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;

@@ -14,6 +14,8 @@ namespace ringkv::common {
 // Parses a decimal int64 the way Redis's string2ll does: optional '-', no '+', no spaces, no
 // leading zeros ("0" itself is fine, "-0" is not). Returns nullopt on anything else or overflow.
 std::optional<int64_t> parse_integer(std::string_view text);
+// The same, for a value that must not be negative.
+std::optional<uint64_t> parse_unsigned(std::string_view text);
 
 // A double converted to an integer as x86-64 code compiled from C does it (Redis's casts): the
 // truncated value, or INT64_MIN when it does not fit or is NaN (cvttsd2si). The C++ cast is

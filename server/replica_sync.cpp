@@ -88,7 +88,6 @@ void ReplicaSync::send_slice(const std::string& target, Snapshot& snap) {
 bool ReplicaSync::step() {
   server_.dbs().set_now(server_.unix_now_ms());
   cluster::Replication& repl = server_.cluster()->replication();
-  std::vector<std::string_view> targets;
   std::vector<std::string> done;
   bool more = false;
   for (auto& [target_key, snapshot] : snapshots_) {
@@ -126,10 +125,7 @@ bool ReplicaSync::step() {
         store = &server_.dbs()[++snap.db];
       }
       snap.cursor = store->scan(snap.cursor, kCopyBatchKeys, [&](const engine::Entry& e) {
-        if (!repl.replicas_of(e.key(), targets)) return;
-        for (std::string_view t : targets) {
-          if (t == target) snap.found.emplace_back(e.key());
-        }
+        if (repl.copies_key(e.key(), target)) snap.found.emplace_back(e.key());
       });
       // One database after the other.
       if (snap.cursor == 0 && snap.db + 1 < server_.dbs().count()) {

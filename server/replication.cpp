@@ -122,8 +122,12 @@ bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
   std::string& out = writer.buffer();
   const size_t mark = out.size();
   cluster::Replication::Source* source = stream_frame(conn, frame, writer);
-  if (out.size() > mark && out[mark] != '-') out.resize(mark);
-  if (source != nullptr) conn.stream_ran(source->offset);
+  const bool refused = out.size() > mark && out[mark] == '-';
+  if (!refused) out.resize(mark);
+  if (source == nullptr) return true;
+  // A refused frame is missing from this node's copy: the stream copies everything again.
+  if (refused) repl.frame_refused(*source);
+  conn.stream_ran(source->offset);
   return true;
 }
 
@@ -153,7 +157,7 @@ cluster::Replication::Source* Server::stream_frame(Connection& conn,
     writer.error(error.empty() ? "ERR a replication stream carries writes only" : error);
     return source;
   }
-  if (!repl.accepts_writes(*source)) {
+  if (!repl.accepts_writes(*source, primary, *spec, argv)) {
     repl.frame_applied(*source);
     writer.error("ERR the stream of " + primary + " opened under ring version " +
                  std::to_string(source->ring_version) + ", this node's ring changed since");

@@ -16,7 +16,11 @@ faults are injected on purpose (kill -9, SIGSTOP), and every key is checked agai
 - eject mode without replicas (a cache): SET k v1, SIGSTOP its owner, SET k v2 through another
   node, SIGCONT: every read gives v2, never v1 (the stand-in hands its writes back).
 - a ring change under replication (3 -> 4 -> 3 members, replication-factor 2): every key ends
-  with its two copies on the right members.
+  with its two copies on the right members, and the replicas that stay keep their copies (their
+  streams continue; only the keys they gained are copied).
+- a primary killed as soon as it switched to a new ring (4 -> 3 members, replication-factor 3,
+  60 000 keys): its keys are writable through every survivor within 3 s, no acknowledged write
+  is lost and no key is gone.
 
     /usr/bin/python3 test_replication.py --server build/ringkv-server [--seed N]
 """
@@ -588,6 +592,33 @@ def check_eject_cache(report, binary):
         c.kill(2, signal.SIGCONT)
 
 
+def stream_syncs(port):
+    """{replica address: (partial, full)} resyncs of the node's stream to each replica."""
+    out = {}
+    for k, v in harness.info_fields(port, "INFO", "replication").items():
+        if not k.startswith("slave"):
+            continue
+        f = dict(item.split("=", 1) for item in v.split(","))
+        out["%s:%s" % (f["ip"], f["port"])] = (int(f["partial_syncs"]), int(f["full_syncs"]))
+    return out
+
+
+def check_kept_copies(report, before, after, members, label):
+    """Between the snapshots `before` and `after` ({port: stream_syncs}), the streams between
+    `members` (ports) continued across the ring change: one partial resync more each, no full
+    copy."""
+    wrong = []
+    for p in members:
+        for replica, (partial, full) in after[p].items():
+            if int(replica.rsplit(":", 1)[1]) not in members or replica not in before.get(p, {}):
+                continue
+            was = before[p][replica]
+            if full != was[1] or partial <= was[0]:
+                wrong.append((p, replica, was, (partial, full)))
+    report.check(not wrong, "%s: every replica that stays kept its copy (the streams between "
+                 "members continued; only the keys gained were copied)" % label, repr(wrong[:4]))
+
+
 def check_ring_change(report, binary, rng):
     opts = dict(HEALTH, **{"replication-factor": 2})
     with harness.Cluster(binary, 3, name="repl-ring", cluster_options=opts) as c:
@@ -604,22 +635,83 @@ def check_ring_change(report, binary, rng):
             writers = start_writers(model, ports[:2], rng, stop, nkeys=300)
             try:
                 time.sleep(0.5)
+                before = {p: stream_syncs(p) for p in ports}
                 client(ports[0]).execute_command("CLUSTER", "JOIN", cand.address)
                 settle(ports + [cand_port], timeout=60)
+                joined = {p: stream_syncs(p) for p in ports + [cand_port]}
                 client(ports[1]).execute_command("CLUSTER", "LEAVE", c.nodes[2].address)
                 members = ports[:2] + [cand_port]
                 settle(members, timeout=60)
+                left = {p: stream_syncs(p) for p in members}
             finally:
                 stop.set()
                 for w in writers:
                     w.join()
             settle(members)
+            check_kept_copies(report, before, joined, ports, "3 -> 4")
+            check_kept_copies(report, joined, left, members, "4 -> 3")
             check_model(report, members, model, "3 -> 4 -> 3")
             check_copies(report, members, sorted(model.sent), 2, "3 -> 4 -> 3")
             report.equal(client(ports[2]).dbsize(), 0, "3 -> 4 -> 3: the member that left "
                          "holds nothing")
         finally:
             cand.cleanup()
+
+
+def check_failover_after_change(report, binary, rng, bulk=60000):
+    """A primary killed right after a ring change (4 -> 3 members, replication-factor 3,
+    replica-acks 1), with enough keys that copying them all again takes a while: its replicas
+    kept their copies through the change, so its keys are writable again within 3 s through
+    every survivor and no acknowledged write is lost."""
+    opts = dict(HEALTH, **{"replication-factor": 3, "replica-acks": 1})
+    with harness.Cluster(binary, 4, name="repl-after-change", cluster_options=opts) as c:
+        ports = list(c.ports)
+        settle(ports)
+        r = client(ports[0], timeout=30)
+        value = "v" * 400
+        for start in range(0, bulk, 2000):
+            pipe = r.pipeline(transaction=False)
+            for i in range(start, min(bulk, start + 2000)):
+                pipe.set("bulk:%d" % i, value)
+            pipe.execute()
+        settle(ports, timeout=60)
+        victim, leaver = 0, 3
+        survivors = [1, 2]
+        model = Model()
+        stop = threading.Event()
+        writers = start_writers(model, [ports[i] for i in survivors], rng, stop)
+        try:
+            time.sleep(0.5)
+            all_keys = sorted(model.sent)
+            version = int(cluster_info(ports[victim])["cluster_ring_version"])
+            got = client(ports[1], timeout=30).execute_command("CLUSTER", "LEAVE",
+                                                               c.nodes[leaver].address)
+            report.check(got in (b"OK", "OK", True), "after a change: LEAVE answered", repr(got))
+            # The victim dies as soon as it switched to the new ring.
+            deadline = time.monotonic() + 30
+            while (int(cluster_info(ports[victim])["cluster_ring_version"]) == version and
+                   time.monotonic() < deadline):
+                time.sleep(0.005)
+            owner = owners(ports[1], all_keys)
+            victim_keys = {k for k in all_keys if owner[k] == c.nodes[victim].address}
+            t_fault = time.monotonic()
+            c.kill(victim)
+            time.sleep(FAILOVER_LIMIT + 1.0)
+            firsts = first_success_after([writers[0], writers[1]], t_fault, victim_keys)
+            print("    after a change: writes to the killed primary's keys resumed after %s s "
+                  "through the survivors" % ", ".join("-" if f is None else "%.2f" % f
+                                                      for f in firsts), flush=True)
+            report.check(all(f is not None and f <= FAILOVER_LIMIT for f in firsts),
+                         "after a change: the killed primary's keys are writable through every "
+                         "survivor within %.0f s" % FAILOVER_LIMIT, repr(firsts))
+            c.restart(victim)
+            time.sleep(0.5)
+        finally:
+            stop_writers(stop, writers)
+        members = [ports[i] for i in (victim, 1, 2)]
+        check_after_faults(report, members, model, "after a change", True, 3)
+        report.equal(client(members[1], timeout=30).dbsize(), bulk + len(model.sent),
+                     "after a change: every key is still there")
 
 
 def main():
@@ -646,6 +738,8 @@ def main():
     check_eject_cache(report, args.server)
     print("3 -> 4 -> 3 under replication", flush=True)
     check_ring_change(report, args.server, rng)
+    print("a primary killed right after a ring change (replication-factor 3)", flush=True)
+    check_failover_after_change(report, args.server, rng)
     report.finish()
 
 

@@ -36,6 +36,16 @@ TEST_CASE("integer parsing follows Redis's string2ll") {
   CHECK_FALSE(parse_integer("0x10"));
 }
 
+TEST_CASE("unsigned parsing refuses what is negative or not an integer") {
+  using ringkv::common::parse_unsigned;
+  CHECK(parse_unsigned("0") == 0u);
+  CHECK(parse_unsigned("9223372036854775807") == 9223372036854775807u);
+  CHECK_FALSE(parse_unsigned("-1").has_value());
+  CHECK_FALSE(parse_unsigned("9223372036854775808").has_value());
+  CHECK_FALSE(parse_unsigned("").has_value());
+  CHECK_FALSE(parse_unsigned("01").has_value());
+}
+
 TEST_CASE("size parsing follows Redis's memtoull") {
   CHECK(parse_memory("100") == 100);
   CHECK(parse_memory("100b") == 100);
