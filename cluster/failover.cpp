@@ -106,6 +106,16 @@ void Cluster::drive_restart_check() {
               [this, address](std::string_view reply, bool ok) {
                 seen_asked_.erase(address);
                 if (!ok || restart_check_ != RestartCheck::kAsking) return;
+                if (reply == "+2\r\n" && host_ != nullptr && host_->key_count() == 0) {
+                  // Its copy was cut off or predates the ring, but this node restarted with
+                  // nothing at all (no file to load): that copy is the more complete.
+                  spdlog::warn(
+                      "restarted empty while {} held an incomplete copy of this node's keys: "
+                      "asking to be failed over and restored from it",
+                      address);
+                  restart_check_ = RestartCheck::kReturning;
+                  return drive_restart_check();
+                }
                 if (reply == "+2\r\n") {
                   // Its copy was cut off in the middle of a full copy, or predates the ring:
                   // this node's keys are the more complete (a failover would promote that copy).
