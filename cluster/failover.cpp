@@ -106,29 +106,23 @@ void Cluster::drive_restart_check() {
               [this, address](std::string_view reply, bool ok) {
                 seen_asked_.erase(address);
                 if (!ok || restart_check_ != RestartCheck::kAsking) return;
-                if (reply == "+2\r\n" && host_ != nullptr && host_->key_count() == 0) {
-                  // Its copy was cut off or predates the ring, but this node restarted with
-                  // nothing at all (no file to load): that copy is the more complete.
-                  spdlog::warn(
-                      "restarted empty while {} held an incomplete copy of this node's keys: "
-                      "asking to be failed over and restored from it",
-                      address);
-                  restart_check_ = RestartCheck::kReturning;
-                  return drive_restart_check();
-                }
-                if (reply == "+2\r\n") {
-                  // Its copy was cut off in the middle of a full copy, or predates the ring:
-                  // this node's keys are the more complete (a failover would promote that copy).
+                const bool complete = reply == "+1\r\n";
+                const bool incomplete = reply == "+2\r\n";
+                // A copy cut off in the middle of a full copy, or predating the ring, is less
+                // complete than this node's keys (a failover would promote it) — unless this
+                // node restarted with nothing at all (no file to load).
+                if (incomplete && (host_ == nullptr || host_->key_count() > 0)) {
                   return end_restart_check(
                       "the copy of this node's keys on " + address +
                       " is incomplete (its full copy was cut off, or it predates the ring); "
                       "serving the keys this node holds");
                 }
-                if (reply == "+1\r\n") {
+                if (complete || incomplete) {
                   spdlog::warn(
-                      "restarted while {} held copies of this node's keys: asking to be failed "
+                      "restarted{} while {} held {} of this node's keys: asking to be failed "
                       "over and restored from them",
-                      address);
+                      incomplete ? " empty" : "", address,
+                      incomplete ? "an incomplete copy" : "copies");
                   restart_check_ = RestartCheck::kReturning;
                   drive_restart_check();
                 } else {

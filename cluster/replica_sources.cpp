@@ -41,8 +41,8 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
     // Only a complete copy continues: one whose copy was cut off (its end, SYNCED, never came)
     // copies again, or this node would keep a stream that never sends the keys it dropped (or
     // gained).
-    const bool complete = src.synced && !src.gaining && src.replid == args[2] &&
-                          src.offset + 1 >= *first && src.offset < *next;
+    const bool complete =
+        src.current() && src.replid == args[2] && src.offset + 1 >= *first && src.offset < *next;
     if (complete && src.ring_version == *version) {
       return "+CONTINUE " + std::to_string(src.offset) + "\r\n";
     }
@@ -51,15 +51,14 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
     // sweep deletes).
     if (complete && src.ring_version == *previous && src.offset + 1 >= *ring_from) {
       src.ring_version = *version;
-      src.gaining = true;
       return "+GAIN " + std::to_string(src.offset) + "\r\n";
     }
     if (src.replid.empty() && src.offset == 0 && !src.synced) {
       spdlog::info("replication: {} streams to this node: a full copy", primary);
     } else {
       spdlog::info("replication: {} streams to this node again: a full copy ({})", primary,
-                   !src.synced || src.gaining ? "the last copy was cut off"
-                   : src.replid != args[2]    ? "a frame was refused, or the stream is new"
+                   !src.current()          ? "the last copy was cut off"
+                   : src.replid != args[2] ? "a frame was refused, or the stream is new"
                    : src.offset + 1 < *first || src.offset >= *next
                        ? "the frames missed are no longer in the backlog"
                    : src.ring_version != *version && src.ring_version != *previous
@@ -79,7 +78,6 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
   if (common::equals_ignore_case(sub, "synced")) {
     src->synced = true;
     src->copy_version = src->ring_version;
-    src->gaining = false;
     frame_applied(*src);
     return "+OK\r\n";
   }
@@ -98,19 +96,12 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
 bool Replication::accepts_late_write(std::string_view primary, const engine::CommandSpec& spec,
                                      std::span<const std::string_view> argv) {
   const size_t primary_index = routing_.index_of(primary);
-  if (primary_index == hashring::HashRing::kNoNode) return false;
   std::vector<size_t>& keys = key_scratch_;
   engine::key_positions(spec, argv, keys);
   if (keys.empty()) return false;  // FLUSHALL, a block's MULTI: not known to be only its keys
-  std::vector<size_t>& pref = scratch_;
-  for (size_t pos : keys) {
-    routing_.preference(argv[pos], factor_, pref);
-    if (pref.empty() || pref[0] != primary_index ||
-        std::find(pref.begin(), pref.end(), self_index_) == pref.end()) {
-      return false;
-    }
-  }
-  return true;
+  return std::all_of(keys.begin(), keys.end(), [&](size_t pos) {
+    return replicates(routing_, primary_index, argv[pos], self_);
+  });
 }
 
 Replication::CopyState Replication::copy_state(std::string_view primary) const {
@@ -154,7 +145,7 @@ void Replication::frame_applied(Source& source) {
 std::vector<SourceStatus> Replication::sources() const {
   std::vector<SourceStatus> out;
   for (const auto& [address, src] : sources_) {
-    out.push_back(SourceStatus{address, src.synced && !src.gaining, src.offset, src.last_frame_ms});
+    out.push_back(SourceStatus{address, src.current(), src.offset, src.last_frame_ms});
   }
   return out;
 }

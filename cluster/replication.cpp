@@ -582,12 +582,12 @@ bool Replication::has_room(const std::string& target) const {
          s->next - 1 - s->acked < kSnapshotWindow && s->unacked_bytes < kSnapshotWindowBytes;
 }
 
-bool Replication::replicates(const hashring::HashRing& ring, size_t self, std::string_view key,
+bool Replication::replicates(const hashring::HashRing& ring, size_t primary, std::string_view key,
                              std::string_view address) const {
-  if (self == hashring::HashRing::kNoNode) return false;
-  std::vector<size_t>& pref = copy_scratch_;
+  if (primary == hashring::HashRing::kNoNode) return false;
+  std::vector<size_t>& pref = pref_scratch_;
   ring.preference(key, factor_, pref);
-  if (pref.empty() || pref[0] != self) return false;
+  if (pref.empty() || pref[0] != primary) return false;
   for (size_t k = 1; k < pref.size(); ++k) {
     if (ring.nodes()[pref[k]].address == address) return true;
   }

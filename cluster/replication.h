@@ -200,7 +200,9 @@ class Replication {
     uint64_t last_frame_ms = 0;
     uint64_t conn = 0;          // the connection of its current stream
     uint64_t copy_version = 0;  // the ring its copy was last complete for
-    bool gaining = false;       // the keys gained in a ring change are being copied
+    // The copy is complete for the ring its stream opened under (not still getting the keys
+    // gained in a ring change).
+    bool current() const { return synced && copy_version == ring_version; }
   };
   // `primary`'s stream if `conn_id` carries its current one, else nullptr (frames of an older
   // one are refused). Valid while this Replication lives: sources are never dropped.
@@ -273,9 +275,10 @@ class Replication {
   hashring::HashRing previous_routing_;
   uint64_t previous_version_ = 0;
   size_t previous_self_index_ = hashring::HashRing::kNoNode;
-  mutable std::vector<size_t> copy_scratch_;
-  // Whether `address` replicates `key` of this node on `ring` (the node's index there: `self`).
-  bool replicates(const hashring::HashRing& ring, size_t self, std::string_view key,
+  mutable std::vector<size_t> pref_scratch_;
+  // Whether, on `ring`, `key`'s primary is the member of index `primary` and `address` is one of
+  // its replicas.
+  bool replicates(const hashring::HashRing& ring, size_t primary, std::string_view key,
                   std::string_view address) const;
   size_t self_index_ = hashring::HashRing::kNoNode;
   std::map<std::string, std::unique_ptr<Stream>, std::less<>> streams_;

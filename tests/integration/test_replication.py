@@ -280,13 +280,21 @@ def stream_state(port, replica):
     return None
 
 
+def stream_syncs(port):
+    """{replica address: (partial, full)} resyncs of the node's stream to each replica."""
+    out = {}
+    for k, v in harness.info_fields(port, "INFO", "replication").items():
+        if not k.startswith("slave"):
+            continue
+        f = dict(item.split("=", 1) for item in v.split(","))
+        out["%s:%s" % (f["ip"], f["port"])] = (int(f["partial_syncs"]), int(f["full_syncs"]))
+    return out
+
+
 def repl_sync_counts(port):
     """(partial, full) resyncs summed over the node's streams to its replicas."""
-    lines = [v for k, v in harness.info_fields(port, "INFO", "replication").items()
-             if k.startswith("slave")]
-    count = lambda name: sum(int(v.split(name + "=")[1].split(",")[0])  # noqa: E731
-                             for v in lines)
-    return count("partial_syncs"), count("full_syncs")
+    counts = stream_syncs(port).values()
+    return sum(p for p, _ in counts), sum(f for _, f in counts)
 
 
 def check_one_member(report, binary):
@@ -591,17 +599,6 @@ def check_eject_cache(report, binary):
         report.equal(client(ports[0]).get(key), None, "eject: stopped again, the stand-in has "
                      "nothing for it (a cache)")
         c.kill(2, signal.SIGCONT)
-
-
-def stream_syncs(port):
-    """{replica address: (partial, full)} resyncs of the node's stream to each replica."""
-    out = {}
-    for k, v in harness.info_fields(port, "INFO", "replication").items():
-        if not k.startswith("slave"):
-            continue
-        f = dict(item.split("=", 1) for item in v.split(","))
-        out["%s:%s" % (f["ip"], f["port"])] = (int(f["partial_syncs"]), int(f["full_syncs"]))
-    return out
 
 
 def check_kept_copies(report, before, after, members, label):
