@@ -85,7 +85,7 @@ void Cluster::rebuild_routing() {
   for (const auto& m : routing_.nodes()) routing_to_full_.push_back(ring_.index_of(m.address));
   router_ = Router(routing_, routing_.index_of(self_));
   routing_epoch_++;
-  replication_->set_routing(routing_, ring_version_);
+  replication_->set_routing(routing_, ring_version_, ring_);
 }
 
 Cluster::~Cluster() = default;

@@ -59,6 +59,8 @@ std::string Cluster::info_text() const {
   line("cluster_migration_state", migrating(progress) ? "migrating" : "idle");
   line("cluster_keys_to_move", std::to_string(progress.to_move));
   line("cluster_keys_moved", std::to_string(progress.moved));
+  line("cluster_restores_resumed", std::to_string(progress.resumed));
+  line("cluster_restores_full", std::to_string(progress.resumed_full));
   line("cluster_replication_factor", std::to_string(options_.replication_factor));
   line("cluster_replica_acks", std::to_string(options_.replica_acks));
   line("cluster_failed", std::to_string(failed_.size()));
@@ -145,6 +147,8 @@ std::string Cluster::info_section() const {
          "\r\n";
   out += "cluster_keys_to_move:" + std::to_string(progress.to_move) + "\r\n";
   out += "cluster_keys_moved:" + std::to_string(progress.moved) + "\r\n";
+  out += "cluster_restores_resumed:" + std::to_string(progress.resumed) + "\r\n";
+  out += "cluster_restores_full:" + std::to_string(progress.resumed_full) + "\r\n";
   out += "relayed_requests:" + std::to_string(relayed_) + "\r\n";
   out += "relay_errors:" + std::to_string(relay_errors_) + "\r\n";
   out += "split_requests:" + std::to_string(split_) + "\r\n";

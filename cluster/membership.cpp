@@ -381,9 +381,10 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     save_ring();
     spdlog::info("ring change to version {} prepared: {}{}", version, members_text(members),
                  pending_failed_.empty() ? "" : " failed " + members_list_text(pending_failed_));
-    // Back from being failed over with copies elsewhere: what this node holds is stale, and
-    // the live members copy it every key it owns again.
-    if (restoring_here() && options_.replication_factor > 1 && host_) host_->discard_keys();
+    // Back from being failed over with copies elsewhere: what this node holds may be stale.
+    if (restoring_here() && options_.replication_factor > 1 && host_) {
+      host_->prepare_restore(live_ring(pending_->nodes(), pending_failed_));
+    }
     return "+OK\r\n";
   }
   const bool ours = pending_ && pending_version_ == version;

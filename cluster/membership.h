@@ -54,6 +54,9 @@ struct CopyProgress {
   uint64_t to_move = 0;   // keys found moving so far
   uint64_t moved = 0;     // keys acknowledged by their new owners
   bool sweeping = false;  // deleting the keys this node no longer owns (after a change)
+  // Restores of this node: members whose copies resumed from what it held, and did not.
+  uint64_t resumed = 0;
+  uint64_t resumed_full = 0;
 };
 
 class MembershipHost {
@@ -75,9 +78,11 @@ class MembershipHost {
   virtual void release_held() = 0;
   // Keys this node holds (a node may join only while it holds none).
   virtual size_t key_count() = 0;
-  // This node comes back from being failed over while its keys have copies elsewhere: what it
-  // holds is stale, and is deleted (the live members copy it what it owns again).
-  virtual void discard_keys() = 0;
+  // This node comes back from being failed over while its keys have copies elsewhere (a change
+  // to `next` restores it): what it holds may be stale. It keeps the keys it owns in `next`
+  // while it still knows where its replication streams ended (the members that served them
+  // say at the copy whether their copies resume from there), and deletes the rest.
+  virtual void prepare_restore(const hashring::HashRing& next) = 0;
   // The function libraries a node joining the cluster is given (FUNCTION DUMP's payload; empty
   // when there are none), and how the node being joined takes them (FUNCTION RESTORE ...
   // REPLACE): returns "" or the error.

@@ -29,6 +29,9 @@ inline constexpr std::string_view kRingControl = "ringkv.ring";
 // A key a ring change copies: RINGKV.MIGRATE <version> RESTORE|DEL ..., run only while that
 // change is prepared (a late copy after an abort must not land).
 inline constexpr std::string_view kMigrateFrame = "ringkv.migrate";
+// The first copy frame to a member being restored (after RINGKV.MIGRATE <version>):
+// RINGKV.RESUME <source> <replid> <offset> (see server/migration.h).
+inline constexpr std::string_view kResumeFrame = "RINGKV.RESUME";
 // A replication stream's own frames (replication.h): RINGKV.REPL HELLO|SYNCED|FLUSH ...
 inline constexpr std::string_view kReplFrame = "ringkv.repl";
 // A primary asks how many replicas have a key's writes: RINGKV.WAIT ... (replication.h).

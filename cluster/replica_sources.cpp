@@ -53,6 +53,15 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
       src.ring_version = *version;
       return "+GAIN " + std::to_string(src.offset) + "\r\n";
     }
+    // Back from being failed over (or the primary is): its copy dates from the ring before the
+    // failover, with the same members as now — the keys it holds of this primary are the same.
+    // The primary opened the stream again where it was, and sends the keys written since.
+    if (complete && src.ring_version != *version && src.ring_version != *previous &&
+        same_members(src.ring_version)) {
+      src.ring_version = *version;
+      src.resuming = true;
+      return "+RESUME " + std::to_string(src.offset) + "\r\n";
+    }
     if (src.replid.empty() && src.offset == 0 && !src.synced) {
       spdlog::info("replication: {} streams to this node: a full copy", primary);
     } else {
@@ -77,6 +86,7 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
   if (src == nullptr) return "-ERR not the current stream of its primary\r\n";
   if (common::equals_ignore_case(sub, "synced")) {
     src->synced = true;
+    src->resuming = false;
     src->copy_version = src->ring_version;
     frame_applied(*src);
     return "+OK\r\n";
@@ -109,6 +119,7 @@ Replication::CopyState Replication::copy_state(std::string_view primary) const {
   if (it == sources_.end()) return CopyState::kNone;
   const Source& src = it->second;
   if (!src.synced) return CopyState::kIncomplete;
+  if (src.resuming) return CopyState::kStale;  // the keys written while it was away follow
   if (src.copy_version == ring_version_) return CopyState::kComplete;
   // A key's replicas are the members after its primary in its preference list, and removing a
   // member from the ring only takes it out of every list. So if members only left (or failed)

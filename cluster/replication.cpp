@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cluster/frame_log.h"
+#include "cluster/replication_stream.h"
 #include "common/numbers.h"
 #include "common/secret.h"
 #include "engine/command.h"
@@ -53,31 +54,7 @@ int copy_destination_db(const engine::CommandSpec& spec, std::span<const std::st
   return db;
 }
 
-// A replication id as Redis prints one: 40 random hex digits.
-std::string random_replid() { return common::random_hex(20); }
-
 }  // namespace
-
-// A write counts as acknowledged by n replicas only when the first n of its replicas in
-// preference order have it: failing its primary over makes the first replica not failed with it
-// the keys' owner, so an acknowledgement from a later one alone would not survive the failover.
-struct Replication::Waiter {
-  enum class Part : uint8_t { kOpen, kAcked, kLost };
-  size_t need = 0;
-  std::vector<Part> parts;  // the ticket's parts, in its order (the replicas' preference order)
-  size_t acked = 0;         // how many parts from the first are acknowledged
-  size_t reachable = 0;     // how many parts from the first are not lost with their replica
-  bool give_up = false;
-  bool fired = false;
-  std::function<void(size_t, bool)> done;
-  std::multimap<uint64_t, std::shared_ptr<Waiter>>::iterator pos;  // in waiters_
-};
-
-struct Replication::WaitEntry {
-  uint64_t offset = 0;
-  std::weak_ptr<Waiter> waiter;
-  size_t part = 0;  // its index in the waiter's parts
-};
 
 void Replication::part_done(const std::shared_ptr<Waiter>& w, size_t part, bool acked) {
   w->parts[part] = acked ? Waiter::Part::kAcked : Waiter::Part::kLost;
@@ -101,46 +78,6 @@ void Replication::fire(const std::shared_ptr<Waiter>& w) {
   auto cb = std::move(keep->done);
   cb(keep->acked, keep->acked >= keep->need);
 }
-
-struct Replication::Stream {
-  enum class State { kDisconnected, kHello, kOnline };
-
-  uint64_t id = 0;
-  std::string target;
-  std::string replid = random_replid();
-  uint64_t next = 1;   // the offset the next frame gets
-  uint64_t sent = 0;   // the last offset written to the current link
-  uint64_t acked = 0;  // the last offset the replica acknowledged
-  FrameLog backlog;
-  State state = State::kDisconnected;
-  std::unique_ptr<PeerLink> link;
-  uint64_t gen = 0;  // callbacks of older links are ignored
-  uint64_t retry_at_ms = 0;
-  uint64_t backoff_ms = 0;
-  uint64_t hello_next = 0;  // `next` when HELLO was sent
-  bool snapshot = false;    // a full copy (or a copy of the keys gained) is being sent
-  bool synced = false;      // the replica acknowledged the end of its full copy
-  // The copy running (or cut off) sends only the keys gained in the last ring change: the
-  // replica kept what it held (+GAIN).
-  bool gaining = false;
-  uint64_t ring_from = 1;  // the offset of the first frame made under the current ring
-  uint64_t synced_offset = 0;
-  bool in_block = false;  // MULTI sent for the block open now
-  int block_db = 0;       // the database the open block's queued commands run in
-  std::deque<uint32_t> unacked_sizes;
-  uint64_t unacked_bytes = 0;
-  uint64_t last_ack_ms = 0;
-  std::deque<WaitEntry> waiting;  // by offset
-  // Frames up to this offset reach the replica only through its last full copy (they came
-  // before the HELLO that started it, and the replica dropped what it had): they count as
-  // acknowledged once that copy ended (synced), and their waits wait for it in waiting_copy.
-  uint64_t copied_from = 0;
-  std::deque<WaitEntry> waiting_copy;
-  bool has(uint64_t offset) const { return acked >= offset && (synced || offset > copied_from); }
-  uint64_t full_syncs = 0;
-  uint64_t partial_syncs = 0;
-  std::string last_failure;
-};
 
 Replication::Replication(Env env, std::string self, size_t factor, size_t backlog_bytes)
     : env_(std::move(env)),
@@ -190,7 +127,8 @@ std::vector<std::string> Replication::compute_targets() const {
   return targets;
 }
 
-void Replication::set_routing(const hashring::HashRing& routing, uint64_t version) {
+void Replication::set_routing(const hashring::HashRing& routing, uint64_t version,
+                              const hashring::HashRing& members) {
   if (!enabled()) return;
   const bool changed = routing.fingerprint() != routing_.fingerprint() || version != ring_version_;
   if (changed) {
@@ -198,6 +136,7 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
     previous_version_ = ring_version_;
     previous_self_index_ = previous_routing_.index_of(self_);
   }
+  if (changed) note_removed_copies(routing);
   routing_ = routing;
   ring_version_ = version;
   self_index_ = routing_.index_of(self_);
@@ -206,18 +145,36 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
   while (live_history_.size() > kHistory) live_history_.erase(live_history_.begin());
   if (!changed) return index_streams();
   const std::vector<std::string> targets = compute_targets();
+  // Streams closed by the change before this one and not opened again now are done with.
+  std::map<std::string, std::unique_ptr<Stream>, std::less<>> parked;
+  parked.swap(parked_);
   for (auto it = streams_.begin(); it != streams_.end();) {
     if (std::find(targets.begin(), targets.end(), it->first) == targets.end()) {
       Stream& s = *it->second;
       spdlog::info("replication: {} no longer replicates keys of this node", s.target);
       if (host_ && s.snapshot) host_->snapshot_stop(s.target);
-      if (s.link) retired_.push_back(std::move(s.link));
+      // What the connection holds still goes out: the replica may resume from it later.
+      if (s.state == Stream::State::kOnline && s.link->needs_flush()) s.link->flush();
+      link_failed(s, "no longer a replica of this node's keys");
+      s.snapshot = false;
       abandon_waits(s);
       streams_by_id_.erase(s.id);
+      // Failed over (it, or this node): kept, for a restore to open it again.
+      const bool self_failed =
+          self_index_ == hashring::HashRing::kNoNode && members.contains(self_);
+      if (members.contains(s.target) && (!routing_.contains(s.target) || self_failed)) {
+        s.resume_exact = self_failed;
+        s.parked_next = s.next;
+        parked_[s.target] = std::move(it->second);
+      }
       it = streams_.erase(it);
     } else {
       ++it;
     }
+  }
+  if (!parked_.empty()) {
+    parked_at_ = version;
+    parked_from_ = previous_version_;
   }
   for (const std::string& t : targets) {
     if (auto* s = stream_to(t)) {
@@ -228,6 +185,12 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
       link_failed(*s, "the ring changed");
       s->retry_at_ms = 0;
       s->ring_from = s->next;
+      continue;
+    }
+    auto it = parked.find(t);
+    if (it != parked.end() && unpark(*it->second)) {
+      streams_by_id_[it->second->id] = it->second.get();
+      streams_.emplace(t, std::move(it->second));
       continue;
     }
     auto s = std::make_unique<Stream>();
@@ -516,11 +479,27 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
   std::string_view text = reply.size() >= 3 ? reply.substr(1, reply.size() - 3) : reply;
   uint64_t from = 0;
   bool full = false;
-  // +GAIN: continues, and the keys the replica gained in the ring change follow.
-  const bool gain = reply.starts_with("+GAIN ");
+  // +GAIN: continues, and the keys the replica gained in the ring change follow. +RESUME (a
+  // stream opened again after its replica was restored): continues, and the keys written
+  // while it was away follow.
+  const bool resume = reply.starts_with("+RESUME ");
+  if (resume && !s.resuming) {
+    s.replid = random_replid();
+    return link_failed(s, "the replica resumes a stream this node did not open again");
+  }
+  if (resume && s.resume_exact && text.substr(7) != std::to_string(s.parked_next - 1)) {
+    // This node was failed over: others wrote its keys since, and its frames the replica
+    // missed would now run over their newer writes.
+    s.replid = random_replid();
+    return link_failed(s, "the replica missed writes made before this node was failed over");
+  }
+  const bool gain = reply.starts_with("+GAIN ") || resume;
   if (gain || reply.starts_with("+CONTINUE ")) {
-    const std::optional<uint64_t> n = common::parse_unsigned(text.substr(gain ? 5 : 9));
-    if (!n || *n + 1 < s.backlog.first() || *n >= s.next || (gain && *n + 1 < s.ring_from)) {
+    const std::optional<uint64_t> n = common::parse_unsigned(text.substr(resume ? 7
+                                                                         : gain ? 5
+                                                                                : 9));
+    if (!n || *n + 1 < s.backlog.first() || *n >= s.next ||
+        (gain && !resume && *n + 1 < s.ring_from)) {
       s.replid = random_replid();
       return link_failed(s, "the replica's offset is not in the backlog");
     }
@@ -566,10 +545,16 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
   });
   if (s.state != Stream::State::kOnline) return;
   spdlog::info("replication: stream to {} {} at offset {}", s.target,
-               full   ? "copies every key again"
-               : gain ? "continues, copying the keys it gained in the ring change"
-                      : "continues",
+               full     ? "copies every key again"
+               : resume ? "resumes, copying the keys written while it was away"
+               : gain   ? "continues, copying the keys it gained in the ring change"
+                        : "continues",
                from);
+  // Only the first answer after the stream opened again may resume it.
+  if (!resume) {
+    s.resuming = false;
+    s.resume_keys = {};
+  }
   if (full || gain) {
     s.snapshot = host_ != nullptr;
     if (host_) host_->snapshot_start(s.target);

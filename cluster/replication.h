@@ -18,6 +18,14 @@
 //   every frame made under it (the frames before offset <ring from>) keeps its copies and answers
 //   +GAIN <offset>: the stream continues, and the primary sends only the keys the replica gained
 //   (those it did not replicate of this primary under the previous ring), ending with SYNCED.
+//   A ring change that removes a replica (failed over) or the primary keeps their stream aside
+//   (parked); the change right after it, back to the same members (the restore), opens it again
+//   where it was, and a replica whose copy is complete for the ring it ran under and that has
+//   its frames up to an offset the backlog holds answers +RESUME <offset>: the primary sends the
+//   frames after it, then the keys written while the stream was closed, ending with SYNCED. (A
+//   primary that was itself removed requires every frame it made before: its keys were written
+//   by others since, which its older frames must not overwrite.) On the replica the keys the
+//   restore kept are the same as before the failover; its copy counts as stale until SYNCED.
 //   Frames made under an earlier ring are never run after the change: a replica refuses them
 //   once its ring changed, and then its copy continues no more (the next HELLO gets +FULL).
 //
@@ -69,6 +77,10 @@ class ReplicationHost {
   virtual void snapshot_stop(const std::string& target) = 0;
   // The stream to `target` has room again for a copy waiting for it.
   virtual void stream_ready(const std::string& target) = 0;
+  // Every key (database, name) changed here while members were failed over — written or
+  // deleted, the keys of any primary — through `fn`; false when there were too many to keep
+  // (then not every one is known).
+  virtual bool changes_while_away(const std::function<void(int db, std::string_view key)>& fn) = 0;
   // Replica side: deletes every key this node holds in database `db` (every database when -1)
   // whose primary is `primary` (its full copy follows, or it flushed its keys).
   virtual void drop_keys_of(std::string_view primary, int db = -1) = 0;
@@ -129,10 +141,16 @@ class Replication {
   size_t factor() const { return factor_; }
   bool enabled() const { return factor_ > 1; }
 
+  // Resuming a stream opened again (see parked_): the keys its replica gets after +RESUME (each
+  // key's state now), which the host collected when it opened. Returns false for another stream.
+  bool take_resume_keys(const std::string& target, std::vector<std::pair<int, std::string>>& keys);
   // The ring keys are routed by changed (membership, failover): streams to members that no
   // longer replicate this node's keys close, new ones open, and every stream opens again with
   // the new version (replicas copy again what they now hold).
-  void set_routing(const hashring::HashRing& routing, uint64_t version);
+  // `members` is the whole ring (failed members included): a stream closed because its replica
+  // or this node failed over is parked (see parked_), not one to a member that left.
+  void set_routing(const hashring::HashRing& routing, uint64_t version,
+                   const hashring::HashRing& members);
   // A member's health changed: a stream to a member known down stops trying.
   void peer_state_changed(const std::string& address, bool up);
 
@@ -187,7 +205,8 @@ class Replication {
   // stale one: complete for an earlier ring, and the ring changed since in a way that may make
   // this node the first replica of keys it never got (a member joined, came back or changed
   // weight, or at least replication-factor − 1 members left or failed; the primary had not
-  // streamed again under the new ring, or the keys gained are still being copied). Failing the
+  // streamed again under the new ring, or the keys gained are still being copied; or the stream
+  // resumed after a restore and the keys written meanwhile are still being copied). Failing the
   // primary over needs complete copies.
   enum class CopyState { kNone, kComplete, kIncomplete, kStale };
   CopyState copy_state(std::string_view primary) const;
@@ -200,6 +219,7 @@ class Replication {
     uint64_t last_frame_ms = 0;
     uint64_t conn = 0;          // the connection of its current stream
     uint64_t copy_version = 0;  // the ring its copy was last complete for
+    bool resuming = false;      // resumed (+RESUME): the keys written meanwhile still follow
     // The copy is complete for the ring its stream opened under (not still getting the keys
     // gained in a ring change).
     bool current() const { return synced && copy_version == ring_version; }
@@ -224,6 +244,30 @@ class Replication {
     return source.ring_version == ring_version_ || accepts_late_write(primary, spec, argv);
   }
 
+  // Resuming a member failed over (see Migration): each side's view of the stream the member
+  // ran as a primary to a replica, at the moment it stopped. Equal views mean the replica's
+  // copy of the member's keys was exactly the member's, so its restore needs only the keys
+  // written since.
+  struct ResumePoint {
+    std::string replid;
+    uint64_t offset = 0;  // the stream's last frame
+    bool operator==(const ResumePoint&) const = default;
+  };
+  // The failed-over member's side: where its stream to `replica` ended when this node learned
+  // it no longer routes keys (kept until the next ring change, or forgotten).
+  std::optional<ResumePoint> resume_point(std::string_view replica) const;
+  bool has_resume_points() const {
+    return self_index_ == hashring::HashRing::kNoNode && !parked_.empty();
+  }
+  void forget_resume_point(std::string_view replica);
+  void forget_resume_points();
+  // The replica's side: its copies of every primary's keys were dropped outside their streams
+  // (the next HELLO of each gets +FULL).
+  void forget_copies();
+  // The replica's side: its complete copy of `primary`'s keys, where the primary's stream had
+  // reached when the ring last changed and removed it — while the ring has not changed since.
+  std::optional<ResumePoint> copy_of_removed(std::string_view primary) const;
+
   std::vector<ReplicaStatus> replicas() const;
   std::vector<SourceStatus> sources() const;
   // Offset totals for INFO replication (frames sent over every stream).
@@ -242,6 +286,9 @@ class Replication {
   void part_done(const std::shared_ptr<Waiter>& w, size_t part, bool acked);
   void check_waiter(const std::shared_ptr<Waiter>& w);
   Stream* stream_to(std::string_view address) const;
+  // Whether the ring of `version` (one of the last this node routed by) had the members the
+  // routing ring has.
+  bool same_members(uint64_t version) const;
   bool accepts_late_write(std::string_view primary, const engine::CommandSpec& spec,
                           std::span<const std::string_view> argv);
   // Appends one frame to `s` (numbered, kept in the backlog, written when online); `bytes` is a
@@ -289,6 +336,20 @@ class Replication {
   uint64_t next_stream_id_ = 1;
   std::map<uint64_t, Stream*> streams_by_id_;
   std::map<std::string, Source, std::less<>> sources_;
+  // Streams a ring change closed because their replica or this node failed over, by replica,
+  // as they ended: the change after next restoring the same members
+  // opens them again where they were, and the replica resumes its copy (+RESUME) when it has
+  // their frames up to an offset their backlog still holds. Dropped at any other change.
+  std::map<std::string, std::unique_ptr<Stream>, std::less<>> parked_;
+  uint64_t parked_at_ = 0;    // the ring version that closed them
+  uint64_t parked_from_ = 0;  // the ring version they ran under
+  // Notes removed_copies_ for the members `routing` removes from previous_routing_.
+  void note_removed_copies(const hashring::HashRing& routing);
+  // Whether the parked stream `s` opens again: this ring restores the one it ran under, right
+  // after the change that closed it (then its replica may resume, see take_resume_keys).
+  bool unpark(Stream& s);
+  // By primary removed in the last ring change (ring_version_): its copy here then.
+  std::map<std::string, ResumePoint, std::less<>> removed_copies_;
   // The source current_source() found last (frames come in batches per stream).
   std::map<std::string, Source, std::less<>>::iterator last_source_ = sources_.end();
   // The live members of the last rings (by version) a source's copy may date from.

@@ -8,6 +8,7 @@
 
 #include "cluster/cluster.h"
 #include "common/clock.h"
+#include "common/numbers.h"
 #include "engine/keyspace/store.h"
 #include "server/connection.h"
 #include "server/key_frame.h"
@@ -37,10 +38,98 @@ size_t Migration::key_count() {
   return keys;
 }
 
-void Migration::discard_keys() {
-  spdlog::warn("restored after a failover: dropping the {} keys held from before",
-               server_.store().size());
-  server_.discard_keyspace();
+template <typename F>
+size_t Migration::drop_keys_if(F drop) {
+  dropping_ = true;
+  size_t dropped = 0;
+  std::vector<std::string> gone;
+  for (int db = 0; db < server_.dbs().count(); ++db) {
+    engine::Store& store = server_.dbs()[db];
+    gone.clear();
+    uint64_t cursor = 0;
+    do {
+      cursor = store.scan(cursor, 1024, [&](const engine::Entry& e) {
+        if (drop(e.key())) gone.emplace_back(e.key());
+      });
+    } while (cursor != 0);
+    for (const std::string& k : gone) {
+      if (store.erase(k)) server_.key_dropped(db, k);
+    }
+    dropped += gone.size();
+  }
+  dropping_ = false;
+  return dropped;
+}
+
+void Migration::prepare_restore(const hashring::HashRing& next) {
+  cluster::Cluster& cluster = *server_.cluster();
+  restore_.reset();
+  if (!cluster.replication().has_resume_points()) {
+    spdlog::warn("restored after a failover: dropping the {} keys held from before", key_count());
+    server_.discard_keyspace();
+    return;
+  }
+  restore_.emplace(Restore{cluster.routing_ring(), next, {}});
+  const std::string& self = cluster.self_address();
+  size_t kept = 0;
+  self_ = self;
+  const size_t dropped = drop_keys_if([&](std::string_view key) {
+    if (!holds(next, key)) return true;
+    kept++;
+    // Its own keys: the member that served each says at the copy whether it resumes. Copies of
+    // other primaries' keys: each primary's stream says so (+RESUME, or +FULL dropping them).
+    if (next.owner_of(key) == self) {
+      const std::string_view source = restore_->routing.owner_of(key);
+      if (!restore_->unheard.contains(source)) restore_->unheard.emplace(source);
+    }
+    return false;
+  });
+  spdlog::warn(
+      "restored after a failover: dropping the {} keys held from before that it no longer "
+      "holds; keeping the {} others for the members that served them to resume from",
+      dropped, kept);
+}
+
+void Migration::drop_share(std::string_view source) {
+  const Restore& r = *restore_;
+  // Only its own keys: the copies it holds of the source's keys are its stream's to resume.
+  const size_t dropped = drop_keys_if([&](std::string_view key) {
+    return r.routing.owner_of(key) == source && r.next.owner_of(key) == self_;
+  });
+  spdlog::info("restore: dropped the {} keys held of those {} served", dropped, source);
+}
+
+std::string Migration::resume(std::span<const std::string_view> args) {
+  cluster::Cluster& cluster = *server_.cluster();
+  if (args.size() != 4) return "-ERR RINGKV.RESUME needs 3 arguments\r\n";
+  const std::string_view source = args[1];
+  const std::optional<uint64_t> offset = common::parse_unsigned(args[3]);
+  if (!restore_) {
+    // Nothing kept (no resume point): everything follows.
+    resumed_full_++;
+    return "+FULL\r\n";
+  }
+  const auto unheard = restore_->unheard.find(source);
+  if (unheard != restore_->unheard.end()) restore_->unheard.erase(unheard);
+  const std::optional<cluster::Replication::ResumePoint> mine =
+      cluster.replication().resume_point(source);
+  if (mine && offset && !mine->replid.empty() &&
+      *mine == cluster::Replication::ResumePoint{std::string(args[2]), *offset}) {
+    spdlog::info(
+        "restore: {} had every write this node made to the keys it served (stream offset {}): "
+        "only the keys written since follow",
+        source, *offset);
+    resumed_++;
+    return "+PARTIAL\r\n";
+  }
+  spdlog::info("restore: {} copies every key it served ({})", source,
+               args[2].empty() ? "its copy of this node's keys does not resume"
+               : !mine         ? "this node's stream to it is not known here"
+                               : "the stream ended elsewhere there than here");
+  cluster.replication().forget_resume_point(source);
+  drop_share(source);
+  resumed_full_++;
+  return "+FULL\r\n";
 }
 
 std::string Migration::function_payload() {
@@ -66,28 +155,26 @@ bool Migration::holds(const hashring::HashRing& ring, std::string_view key) cons
   return false;
 }
 
-void Migration::key_deleted(int db, std::string_view key) {
+void Migration::record_away(int db, std::string_view key, bool deleted) {
   const cluster::Cluster& cluster = *server_.cluster();
-  if (cluster.failed().empty() || cluster.replication().factor() > 1) return;
-  const std::string_view owner = cluster.ring().owner_of(key);
-  if (std::find(cluster.failed().begin(), cluster.failed().end(), owner) ==
-      cluster.failed().end()) {
+  const bool replicas = cluster.replication().factor() > 1;
+  if (cluster.failed().empty() || (!deleted && !replicas)) return;
+  if (!replicas && std::find(cluster.failed().begin(), cluster.failed().end(),
+                             cluster.ring().owner_of(key)) == cluster.failed().end()) {
     return;
   }
-  constexpr size_t kMaxTombstones = 1 << 20;
-  if (tombstone_count_ >= kMaxTombstones) {
-    if (!tombstones_overflowed_) {
-      spdlog::warn(
-          "over {} keys of failed-over members deleted here: their restore will not delete "
-          "the rest there",
-          kMaxTombstones);
+  constexpr size_t kMaxAwayKeys = 1 << 20;
+  if (away_count_ >= kMaxAwayKeys) {
+    if (!away_overflowed_) {
+      spdlog::warn("over {} keys of failed-over members changed here: {}", kMaxAwayKeys,
+                   replicas ? "their restores copy every key"
+                            : "their restore will not delete the rest there");
     }
-    tombstones_overflowed_ = true;
+    away_overflowed_ = true;
     return;
   }
-  if (tombstones_.size() <= static_cast<size_t>(db))
-    tombstones_.resize(static_cast<size_t>(db) + 1);
-  if (tombstones_[static_cast<size_t>(db)].emplace(key).second) tombstone_count_++;
+  if (away_keys_.size() <= static_cast<size_t>(db)) away_keys_.resize(static_cast<size_t>(db) + 1);
+  if (away_keys_[static_cast<size_t>(db)].emplace(key).second) away_count_++;
 }
 
 void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
@@ -111,24 +198,89 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
   to_move_ = 0;
   moved_ = 0;
   // Deletions of a restored member's keys made here while it was away reach it as DELs with
-  // the keys written since the copy (at the flush).
-  for (size_t db = 0; db < tombstones_.size() && db < dbs; ++db) {
-    for (const std::string& key : tombstones_[db]) {
-      if (next.owner_of(key) != self_ && server_.dbs()[static_cast<int>(db)].peek(key) == nullptr) {
+  // the keys written since the copy (at the flush). (Only keys moving to it: a key this node
+  // deleted as a replica, or gave away, is another member's to delete.)
+  for (size_t db = 0; db < away_keys_.size() && db < dbs; ++db) {
+    for (const std::string& key : away_keys_[db]) {
+      if (moving_to(key) != hashring::HashRing::kNoNode &&
+          server_.dbs()[static_cast<int>(db)].peek(key) == nullptr) {
         copy_->dirty[db].insert(key);
       }
     }
+  }
+  // With replicas, each member restored is asked first whether its copy resumes from what it
+  // holds: it does when this node's copy of its keys was complete when it was removed (the
+  // ring has not changed since) and nothing was lost in between.
+  const cluster::Cluster& cluster = *server_.cluster();
+  copy_->resumes.assign(next.nodes().size(), false);
+  for (size_t i = 0; i < next.nodes().size() && cluster.replication().factor() > 1; ++i) {
+    const std::string& target = next.nodes()[i].address;
+    if (target == self_ || std::find(cluster.failed().begin(), cluster.failed().end(), target) ==
+                               cluster.failed().end()) {
+      continue;
+    }
+    std::optional<cluster::Replication::ResumePoint> copy =
+        cluster.replication().copy_of_removed(target);
+    if (away_overflowed_) copy.reset();
+    const std::string replid = copy ? copy->replid : "";
+    const std::string offset = copy ? std::to_string(copy->offset) : "0";
+    std::vector<std::string_view> frame(copy_->prefixes[0].begin(), copy_->prefixes[0].end());
+    frame.insert(frame.end(), {cluster::kResumeFrame, self_, replid, offset});
+    cluster::PeerLink& link = server_.cluster()->migration_link(target);
+    cluster::append_peer_frame(link.frame_buffer(), {}, frame);
+    copy_->resuming++;
+    link.commit([this, i, generation = generation_](std::string_view reply,
+                                                    const cluster::LinkError* error) {
+      if (generation != generation_ || !copy_) return;
+      copy_->resuming--;
+      if (error != nullptr || reply.empty() || reply[0] == '-') {
+        spdlog::error("ring change: asking a restored member whether its copy resumes failed: {}",
+                      error ? error->text() : std::string(reply.substr(0, reply.size() - 2)));
+        copy_->failed = true;
+      } else if (reply == "+PARTIAL\r\n") {
+        resume_to(i);
+      }
+      task_.wake();
+    });
   }
   // A change starting while the last one's leftovers are being deleted: the deletion goes on
   // under the ring that is current (the copy never sends keys this node does not own).
   task_.wake();
 }
 
+void Migration::resume_to(size_t target) {
+  Copy& c = *copy_;
+  c.resumes[target] = true;
+  // The keys it owns that changed here while it was away: those still here are copied, those
+  // gone were put among the keys deleted above.
+  size_t changed = 0;
+  for (size_t db = 0; db < away_keys_.size() && db < c.dirty.size(); ++db) {
+    for (const std::string& key : away_keys_[db]) {
+      if (moving_to(key) != target) continue;
+      changed++;
+      if (server_.dbs()[static_cast<int>(db)].peek(key) != nullptr) {
+        c.found.push_back(Copy::Found{static_cast<int>(db), static_cast<uint32_t>(target), key});
+      }
+    }
+  }
+  spdlog::info("ring change: {} resumes from its own copy; the {} of its keys changed here follow",
+               c.next.nodes()[target].address, changed);
+}
+
+bool Migration::changes_while_away(
+    const std::function<void(int db, std::string_view key)>& fn) const {
+  if (away_overflowed_) return false;
+  for (size_t db = 0; db < away_keys_.size(); ++db) {
+    for (const std::string& key : away_keys_[db]) fn(static_cast<int>(db), key);
+  }
+  return true;
+}
+
 cluster::CopyProgress Migration::copy_progress() const {
   cluster::CopyProgress p;
   if (copy_) {
     const Copy& c = *copy_;
-    p.copied = c.scanned && c.found.empty() && !c.sliced && c.in_flight == 0;
+    p.copied = c.scanned && c.found.empty() && !c.sliced && c.in_flight == 0 && c.resuming == 0;
     p.flushed =
         c.flushing && !c.sliced && c.in_flight == 0 &&
         std::all_of(c.dirty.begin(), c.dirty.end(), [](const auto& d) { return d.empty(); });
@@ -137,6 +289,8 @@ cluster::CopyProgress Migration::copy_progress() const {
   p.to_move = to_move_;
   p.moved = moved_;
   p.sweeping = sweep_.has_value();
+  p.resumed = resumed_;
+  p.resumed_full = resumed_full_;
   return p;
 }
 
@@ -149,15 +303,27 @@ void Migration::copy_flush() {
 void Migration::copy_end(const hashring::HashRing& owners, std::string_view self) {
   if (copy_) spdlog::info("ring change: {} of {} moving keys copied", moved_, to_move_);
   copy_.reset();
-  // Tombstones of members no longer failed are done with.
+  // Changes of members no longer failed are done with (with replicas, once none is: their
+  // streams opened again took theirs when the ring switched).
   const std::vector<std::string>& failed = server_.cluster()->failed();
-  for (auto& keys : tombstones_) {
-    tombstone_count_ -= std::erase_if(keys, [&](const std::string& key) {
-      return std::find(failed.begin(), failed.end(), server_.cluster()->ring().owner_of(key)) ==
-             failed.end();
-    });
+  if (failed.empty()) {
+    away_keys_.clear();
+    away_count_ = 0;
+    away_overflowed_ = false;
+  } else if (server_.cluster()->replication().factor() <= 1) {
+    for (auto& keys : away_keys_) {
+      away_count_ -= std::erase_if(keys, [&](const std::string& key) {
+        return std::find(failed.begin(), failed.end(), server_.cluster()->ring().owner_of(key)) ==
+               failed.end();
+      });
+    }
   }
-  if (failed.empty()) tombstones_overflowed_ = false;
+  // Restored: keys kept for a member that never said whether its copy resumes are stale.
+  const bool restored = std::find(failed.begin(), failed.end(), self) == failed.end();
+  if (restore_ && restored) {
+    for (const std::string& source : restore_->unheard) drop_share(source);
+  }
+  if (restored) restore_.reset();
   generation_++;
   self_ = self;
   sweep_.emplace(Sweep{owners});
@@ -185,8 +351,15 @@ size_t Migration::moving_to(std::string_view key) const {
 }
 
 void Migration::key_changed(int db, std::string_view key) {
-  if (!server_.cluster()->failed().empty() && server_.dbs()[db].peek(key) == nullptr) {
-    key_deleted(db, key);
+  cluster::Cluster& cluster = *server_.cluster();
+  // (Keys a restore drops are recorded too: the replicas its streams resume get them again.)
+  if (!cluster.failed().empty()) record_away(db, key, server_.dbs()[db].peek(key) == nullptr);
+  // Failed over: a key it owns changing here (not a copy from a peer, nor expiring, as it does
+  // everywhere) makes what it holds differ from where its streams ended.
+  if (cluster.replication().has_resume_points() && !dropping_ && !server_.applying_copy() &&
+      !server_.expiring() && cluster.ring().owner_of(key) == cluster.self_address()) {
+    spdlog::warn("failed over: a key it owns changed here; its restore copies every key");
+    cluster.replication().forget_resume_points();
   }
   // Once the flush began clients are held: what changes now is expiry or eviction of a copy
   // the new owner already has (with the same absolute expiry), or a key the new owner writes
@@ -198,6 +371,14 @@ void Migration::key_changed(int db, std::string_view key) {
 }
 
 void Migration::keyspace_flushed() {
+  cluster::Cluster& cluster = *server_.cluster();
+  const std::vector<std::string>& failed = cluster.failed();
+  if (std::find(failed.begin(), failed.end(), cluster.self_address()) != failed.end()) {
+    // Failed over, and its keys replaced wholesale: neither they nor its copies of others'
+    // keys resume.
+    cluster.replication().forget_resume_points();
+    cluster.replication().forget_copies();
+  }
   if (!copy_ || copy_->flushing) return;
   Copy& c = *copy_;
   for (size_t db = 0; db < c.sent.size(); ++db) {
@@ -311,11 +492,13 @@ bool Migration::more_to_copy() const {
   const Copy& c = *copy_;
   const bool dirty =
       std::any_of(c.dirty.begin(), c.dirty.end(), [](const auto& d) { return !d.empty(); });
-  return (!c.scanned || !c.found.empty() || c.sliced || (c.flushing && dirty)) && may_send();
+  return (!c.scanned || !c.found.empty() || c.sliced || (c.flushing && dirty)) && may_send() &&
+         c.resuming == 0;
 }
 
 void Migration::copy_batch() {
   Copy& c = *copy_;
+  if (c.resuming > 0) return;  // the scan needs to know which members resume
   engine::Databases& dbs = server_.dbs();
   const int64_t start = common::monotonic_us();
   // A big collection's slices first, then the keys found moving and not sent yet, one by one
@@ -335,7 +518,8 @@ void Migration::copy_batch() {
     const int db = c.scan_db;
     c.cursor = dbs[db].scan(c.cursor, kCopyBatchKeys, [&](const engine::Entry& e) {
       const size_t owner = moving_to(e.key());
-      if (owner != hashring::HashRing::kNoNode) {
+      // A member whose copy resumes gets only the keys that changed (queued by resume_to).
+      if (owner != hashring::HashRing::kNoNode && !c.resumes[owner]) {
         c.found.push_back(Copy::Found{db, static_cast<uint32_t>(owner), std::string(e.key())});
       }
     });

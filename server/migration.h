@@ -9,7 +9,9 @@
 #include <uv.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,12 +44,21 @@ class Migration final : public cluster::MembershipHost {
   void copy_end(const hashring::HashRing& owners, std::string_view self) override;
   void release_held() override;
   size_t key_count() override;
-  void discard_keys() override;
+  void prepare_restore(const hashring::HashRing& next) override;
   std::string function_payload() override;
   std::string restore_functions(std::string_view payload) override;
 
   // A key of database `db` was written or deleted (by a command, expiry or eviction).
   void key_changed(int db, std::string_view key);
+  // RINGKV.RESUME <source> <replid> <offset>, the first copy frame of `source` to this node
+  // being restored: whether its copy of the keys `source` routed while this node was away
+  // resumes from what this node holds (+PARTIAL: the stream this node ran to `source` as a
+  // primary ended where `source`'s copy of it did, so only the keys written since follow) or
+  // not (+FULL: those keys are deleted here, and every one follows).
+  std::string resume(std::span<const std::string_view> args);
+  // With replicas: every key changed here while members are failed over (see record_away);
+  // false when there were too many to keep.
+  bool changes_while_away(const std::function<void(int db, std::string_view key)>& fn) const;
 
   // Keys were replaced wholesale (FLUSHALL, FLUSHDB, SWAPDB): everything copied is sent again
   // and the scan starts over (a SWAPDB may have put unscanned keys in a database scanned already).
@@ -137,6 +148,10 @@ class Migration final : public cluster::MembershipHost {
       bool first;  // its first copy, counted in the progress
     };
     std::optional<Sliced> sliced{};
+    // Restored members asked whether their copy resumes (the scan waits for every answer), and
+    // by index in `next`: the members whose copy resumes (only the keys changed since go).
+    size_t resuming = 0;
+    std::vector<bool> resumes{};
   };
   std::optional<Copy> copy_;
   // The last copy's counts, shown after it ended too.
@@ -153,14 +168,38 @@ class Migration final : public cluster::MembershipHost {
   };
   std::optional<Sweep> sweep_;
   uint64_t last_log_ms_ = 0;
-  // A key was deleted: while members are failed over without copies elsewhere (a cache), a
-  // deletion of one of their keys is remembered, so that their restore deletes it there too.
-  void key_deleted(int db, std::string_view key);
-  // Keys of failed members deleted here while they were away (see key_deleted), by database,
-  // bounded (tombstone_count_ in all).
-  std::vector<std::unordered_set<std::string>> tombstones_;
-  size_t tombstone_count_ = 0;
-  bool tombstones_overflowed_ = false;
+  // A key changed (`deleted`: it is gone): while members are failed over, a change is
+  // remembered — without replicas (a cache) only deletions of their keys, so that their
+  // restore deletes those keys there too; with replicas every change, so that a restore
+  // resuming from the member's own copies (of the keys it owns, and of those it replicates)
+  // sends only those keys.
+  void record_away(int db, std::string_view key, bool deleted);
+  // Keys of failed members changed here while they were away (see record_away), by database,
+  // bounded (away_count_ in all).
+  std::vector<std::unordered_set<std::string>> away_keys_;
+  size_t away_count_ = 0;
+  bool away_overflowed_ = false;
+  // A restored member's copy resumes from `target`'s (its answer to RINGKV.RESUME).
+  void resume_to(size_t target);
+
+  // This node being restored (target side): the ring that routed its keys while it was away,
+  // the ring the restore moves to, the members that routed keys it kept and have not said yet
+  // whether its copy of them resumes, and the counts of those that did and did not.
+  struct Restore {
+    hashring::HashRing routing;
+    hashring::HashRing next;
+    std::set<std::string, std::less<>> unheard;
+  };
+  std::optional<Restore> restore_;
+  uint64_t resumed_ = 0;
+  uint64_t resumed_full_ = 0;
+  bool dropping_ = false;  // the keys being deleted are stale copies, not changes
+  // Deletes every key `drop(key)` names, in every database (each a DEL in the append-only file).
+  template <typename F>
+  size_t drop_keys_if(F drop);
+  // Deletes the keys routed by `source` (a restore that does not resume from its copy).
+  void drop_share(std::string_view source);
+
   // Whether this node holds `key` under `ring`: it is among its first replication-factor
   // preferences there (its owner, without replication).
   bool holds(const hashring::HashRing& ring, std::string_view key) const;

@@ -19,7 +19,9 @@ void Server::watch_store(int db) {
   // WATCH treats a key deleted by expiry or eviction as changed; the append-only file logs a DEL.
   store.set_expiry_listener([this, db](std::string_view key) {
     keyspace_event(common::kNotifyExpired, "expired", key, db);
+    expiring_ = true;
     key_dropped(db, key);
+    expiring_ = false;
   });
   store.set_eviction_listener([this, db](std::string_view key) {
     keyspace_event(common::kNotifyEvicted, "evicted", key, db);

@@ -136,6 +136,10 @@ bool Server::execute_frame(Connection& conn, std::span<const std::string_view> a
         writer.error("ERR no ring change to version " + std::to_string(frame.version) + " here");
         return true;
       }
+      if (engine::equals_ignore_case(frame.args[0], cluster::kResumeFrame)) {
+        writer.raw(migration_->resume(frame.args));
+        return true;
+      }
       applying_copy_ = true;
       run(Origin::migration(conn), frame.args, writer);
       applying_copy_ = false;

@@ -26,8 +26,13 @@ void ReplicaSync::append_key_frame(int db, std::string_view key, std::string& fr
 }
 
 void ReplicaSync::snapshot_start(const std::string& target) {
-  snapshots_[target] = Snapshot{};
+  Snapshot& snap = snapshots_[target] = Snapshot{};
+  snap.resume = server_.cluster()->replication().take_resume_keys(target, snap.changed);
   task_.wake();
+}
+
+bool ReplicaSync::changes_while_away(const std::function<void(int db, std::string_view key)>& fn) {
+  return server_.migration()->changes_while_away(fn);
 }
 
 void ReplicaSync::snapshot_stop(const std::string& target) { snapshots_.erase(target); }
@@ -100,6 +105,23 @@ bool ReplicaSync::step() {
     while (repl.has_room(target) && common::monotonic_us() - start < kCopyBatchBudgetUs) {
       if (snap.sliced) {
         send_slice(target, snap);
+        continue;
+      }
+      if (snap.resume) {
+        if (snap.changed.empty()) {
+          finished = true;
+          break;
+        }
+        auto [db, key] = std::move(snap.changed.back());
+        snap.changed.pop_back();
+        const engine::Entry* e = server_.dbs()[db].peek(key);
+        if (e != nullptr && e->type() != engine::ValueType::kString &&
+            e->type() != engine::ValueType::kStream && e->object()->size() > kSliceElements) {
+          snap.db = db;
+          snap.sliced.emplace(std::move(key), engine::KeySliceCursor{});
+        } else {
+          repl.send_key(target, db, key);  // a DEL when it is gone
+        }
         continue;
       }
       if (!snap.found.empty()) {

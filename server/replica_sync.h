@@ -33,6 +33,7 @@ class ReplicaSync final : public cluster::ReplicationHost {
   void snapshot_stop(const std::string& target) override;
   void stream_ready(const std::string& target) override;
   void drop_keys_of(std::string_view primary, int db) override;
+  bool changes_while_away(const std::function<void(int db, std::string_view key)>& fn) override;
 
   // Closes the handle (shutdown).
   void stop();
@@ -52,6 +53,9 @@ class ReplicaSync final : public cluster::ReplicationHost {
     std::vector<std::string> found;  // keys of `db`
     std::optional<std::pair<std::string, engine::KeySliceCursor>> sliced;
     bool scanned = false;  // the scan wrapped around: what `found` holds is the rest
+    // A resumed stream's copy: only these keys (their states now; DEL when gone), no scan.
+    bool resume = false;
+    std::vector<std::pair<int, std::string>> changed;
   };
   // Sends the next slice of the collection being copied to `target`.
   void send_slice(const std::string& target, Snapshot& snap);

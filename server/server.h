@@ -269,6 +269,12 @@ class Server final : public engine::ServerControl,
   // What any change of `key` tells the rest of the server, whoever made it (a command, expiry,
   // eviction): its WATCHers fail, a ring change copies it again, its blocked clients look again.
   void key_changed(int db, std::string_view key);
+  // Running a replication or migration frame from a peer (its changes are copies).
+  bool applying_copy() const { return applying_copy_; }
+  // The ring changes' side of this node (with a cluster).
+  Migration* migration() { return migration_.get(); }
+  // Deleting a key whose time to live ran out (every copy of it expires at the same moment).
+  bool expiring() const { return expiring_; }
   // Deletes every key (a node restored after a failover drops what it held), recorded as
   // FLUSHALL.
   void discard_keyspace();
@@ -582,6 +588,7 @@ class Server final : public engine::ServerControl,
   uint64_t changes_ = 0;
   bool in_exec_ = false;        // running EXEC's commands
   bool applying_copy_ = false;  // running a replication or migration frame from a peer
+  bool expiring_ = false;       // see expiring()
   std::vector<size_t> key_scratch_;
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
   std::unique_ptr<Migration> migration_;       // with cluster_
