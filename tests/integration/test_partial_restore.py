@@ -1,18 +1,17 @@
 """A member back from a hang resumes from what it holds, Jepsen style: replication-factor 2 on 3
-nodes, replica-acks 1, bulk keys written before and a writer on every node keeping its model of
-acknowledged values.
+nodes (and 3 on 4), replica-acks 1, bulk keys written before and a writer on every node keeping
+its model of acknowledged values.
 
 - quiet hang: the writers pause, a primary is stopped (SIGSTOP) and failed over; meanwhile some
   of its bulk keys are overwritten and some deleted through the survivors, and the writers go on;
   it continues (SIGCONT) and is restored. Every member that served its keys must find its copy
   ended where the member's stream did and send only the keys that changed
   (cluster_restores_resumed on the member, cluster_keys_to_move on the survivors), every
-  replication stream between it and the survivors must resume (a partial resync, both ways:
-  its copies of their keys, theirs of its keys), and then
-  every key — bulk, overwritten, deleted and modelled — must hold its last acknowledged value on
-  every node, with its 2 copies.
+  replication stream between it and the survivors must resume (a partial resync, both ways: its
+  copies of their keys, theirs of its keys), and then every key — bulk, overwritten, deleted and
+  modelled — must hold its last acknowledged value on every node, with its copies.
 - busy hang: the same with the writers running through the stop: a write caught between the
-  primary and its replica makes that replica's copy differ, and it must copy in full instead;
+  primary and a replica makes that replica's copy differ, and it must copy in full instead;
   either way every key ends as the model says.
 - a primary killed (kill -9) and restarted from its append-only file knows no stream of its own
   any more: its restore copies everything (cluster_restores_full), and every key ends as the
@@ -66,12 +65,14 @@ def check_bulk(report, ports, bulk, label):
                      (label, port), repr(bad[:3]))
 
 
-def hang(report, binary, rng, mode):
-    """mode: "quiet" (writers paused around the stop), "busy" (writers running) or "kill"."""
-    label = "%s hang" % mode if mode != "kill" else "kill -9 and restart"
-    opts = dict(repl.HEALTH, **{"replication-factor": 2, "replica-acks": 1})
+def hang(report, binary, rng, mode, n=3, rf=2):
+    """mode: "quiet" (writers paused around the stop), "busy" (writers running) or "kill";
+    `n` members, replication-factor `rf`."""
+    label = ("%s hang" % mode if mode != "kill" else "kill -9 and restart") + \
+        " (%d members, rf %d)" % (n, rf)
+    opts = dict(repl.HEALTH, **{"replication-factor": rf, "replica-acks": 1})
     persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
-    with harness.Cluster(binary, 3, name="partial-restore", cluster_options=opts,
+    with harness.Cluster(binary, n, name="partial-restore", cluster_options=opts,
                          extra=persist) as c:
         ports = c.ports
         repl.settle(ports)
@@ -81,7 +82,7 @@ def hang(report, binary, rng, mode):
         for start in range(0, len(keys), 2000):
             r.mset({k: bulk[k] for k in keys[start:start + 2000]})
         repl.settle(ports, timeout=60)
-        victim = rng.randrange(3)
+        victim = rng.randrange(n)
         survivors = [p for i, p in enumerate(ports) if i != victim]
         address = c.nodes[victim].address
         owner = repl.owners(ports[0], keys)
@@ -146,9 +147,9 @@ def hang(report, binary, rng, mode):
         print("    %s: streams (partial, full resyncs since the fault): %s" %
               (label, sorted(streams.items())), flush=True)
         if mode == "quiet":
-            report.equal((resumed, full), (2, 0), "%s: both members that served its keys "
-                         "resume from what it held" % label)
-            report.check(len(streams) == 4 and all(f == 0 and pa >= 1
+            report.equal((resumed, full), (n - 1, 0), "%s: every member that served its keys "
+                         "resumes from what it held" % label)
+            report.check(len(streams) == 2 * (n - 1) and all(f == 0 and pa >= 1
                                                    for pa, f in streams.values()),
                          "%s: every stream between it and the survivors resumes" % label,
                          repr(streams))
@@ -156,15 +157,15 @@ def hang(report, binary, rng, mode):
                          "%s: only keys changed while it was away are copied to it" % label,
                          "%d > %d" % (sent, len(changed) + len(written)))
         elif mode == "kill":
-            report.equal((resumed, full), (0, 2), "%s: restarted, its restore copies every key "
-                         "from both members" % label)
+            report.equal((resumed, full), (0, n - 1), "%s: restarted, its restore copies every "
+                         "key from every member" % label)
             report.check(sent >= len(share) - len(changed),
                          "%s: every key of its share is copied to it" % label,
                          "%d < %d" % (sent, len(share) - len(changed)))
         check_bulk(report, ports, bulk, label)
-        repl.check_after_faults(report, ports, model, label, True, 2)
+        repl.check_after_faults(report, ports, model, label, True, rf)
         sample = sorted(rng.sample(keys, 1500) + sorted(changed))
-        repl.check_copies(report, ports, sample, 2, label + " (bulk)")
+        repl.check_copies(report, ports, sample, rf, label + " (bulk)")
 
 
 def main():
@@ -173,9 +174,10 @@ def main():
     args = p.parse_args()
     rng, _ = harness.seeded_rng(args.seed)
     report = harness.Report("test_partial_restore")
-    for mode in ("quiet", "busy", "kill"):
-        print("%s" % mode, flush=True)
-        hang(report, args.server, rng, mode)
+    for mode, n, rf in (("quiet", 3, 2), ("busy", 3, 2), ("kill", 3, 2), ("quiet", 4, 3),
+                        ("busy", 4, 3)):
+        print("%s, %d members, replication-factor %d" % (mode, n, rf), flush=True)
+        hang(report, args.server, rng, mode, n, rf)
     report.finish()
 
 
