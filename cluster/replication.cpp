@@ -163,8 +163,7 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
       const bool self_failed =
           self_index_ == hashring::HashRing::kNoNode && members.contains(self_);
       if (members.contains(s.target) && (!routing_.contains(s.target) || self_failed)) {
-        s.resume_exact = self_failed;
-        s.parked_next = s.next;
+        s.parked_next = self_failed ? s.next : 0;
         parked_[s.target] = std::move(it->second);
       }
       it = streams_.erase(it);
@@ -487,21 +486,20 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
     s.replid = random_replid();
     return link_failed(s, "the replica resumes a stream this node did not open again");
   }
-  if (resume && s.resume_exact && text.substr(7) != std::to_string(s.parked_next - 1)) {
-    // This node was failed over: others wrote its keys since, and its frames the replica
-    // missed would now run over their newer writes.
-    s.replid = random_replid();
-    return link_failed(s, "the replica missed writes made before this node was failed over");
-  }
   const bool gain = reply.starts_with("+GAIN ") || resume;
   if (gain || reply.starts_with("+CONTINUE ")) {
-    const std::optional<uint64_t> n = common::parse_unsigned(text.substr(resume ? 7
-                                                                         : gain ? 5
-                                                                                : 9));
+    // "<word> <offset>"
+    const std::optional<uint64_t> n = common::parse_unsigned(text.substr(text.find(' ') + 1));
     if (!n || *n + 1 < s.backlog.first() || *n >= s.next ||
         (gain && !resume && *n + 1 < s.ring_from)) {
       s.replid = random_replid();
       return link_failed(s, "the replica's offset is not in the backlog");
+    }
+    if (resume && s.parked_next != 0 && *n + 1 != s.parked_next) {
+      // This node was failed over: others wrote its keys since, and its frames the replica
+      // missed would now run over their newer writes.
+      s.replid = random_replid();
+      return link_failed(s, "the replica missed writes made before this node was failed over");
     }
     from = *n;
     s.partial_syncs++;

@@ -83,9 +83,8 @@ struct Replication::Stream {
   // these keys' states, then SYNCED.
   bool resuming = false;
   std::vector<std::pair<int, std::string>> resume_keys;
-  // Parked because this node was removed: only a replica with every frame made until then
-  // (before offset parked_next) may resume.
-  bool resume_exact = false;
+  // Parked because this node was failed over: only a replica with every frame made until then
+  // (before this offset) may resume. 0: parked because the replica was, any offset will do.
   uint64_t parked_next = 0;
 };
 

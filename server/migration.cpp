@@ -90,13 +90,15 @@ void Migration::prepare_restore(const hashring::HashRing& next) {
       dropped, kept);
 }
 
-void Migration::drop_share(std::string_view source) {
+void Migration::drop_shares(const std::set<std::string, std::less<>>& sources) {
   const Restore& r = *restore_;
-  // Only its own keys: the copies it holds of the source's keys are its stream's to resume.
+  // Only its own keys: the copies it holds of the sources' keys are their streams' to resume.
   const size_t dropped = drop_keys_if([&](std::string_view key) {
-    return r.routing.owner_of(key) == source && r.next.owner_of(key) == self_;
+    return sources.contains(r.routing.owner_of(key)) && r.next.owner_of(key) == self_;
   });
-  spdlog::info("restore: dropped the {} keys held of those {} served", dropped, source);
+  for (const std::string& source : sources) {
+    spdlog::info("restore: dropped the keys held of those {} served ({} in all)", source, dropped);
+  }
 }
 
 std::string Migration::resume(std::span<const std::string_view> args) {
@@ -127,7 +129,7 @@ std::string Migration::resume(std::span<const std::string_view> args) {
                : !mine         ? "this node's stream to it is not known here"
                                : "the stream ended elsewhere there than here");
   cluster.replication().forget_resume_point(source);
-  drop_share(source);
+  drop_shares({std::string(source)});
   resumed_full_++;
   return "+FULL\r\n";
 }
@@ -321,7 +323,7 @@ void Migration::copy_end(const hashring::HashRing& owners, std::string_view self
   // Restored: keys kept for a member that never said whether its copy resumes are stale.
   const bool restored = std::find(failed.begin(), failed.end(), self) == failed.end();
   if (restore_ && restored) {
-    for (const std::string& source : restore_->unheard) drop_share(source);
+    if (!restore_->unheard.empty()) drop_shares(restore_->unheard);
   }
   if (restored) restore_.reset();
   generation_++;

@@ -197,8 +197,9 @@ class Migration final : public cluster::MembershipHost {
   // Deletes every key `drop(key)` names, in every database (each a DEL in the append-only file).
   template <typename F>
   size_t drop_keys_if(F drop);
-  // Deletes the keys routed by `source` (a restore that does not resume from its copy).
-  void drop_share(std::string_view source);
+  // Deletes its own keys routed by any of `sources` (members whose copies it does not resume
+  // from), in one scan.
+  void drop_shares(const std::set<std::string, std::less<>>& sources);
 
   // Whether this node holds `key` under `ring`: it is among its first replication-factor
   // preferences there (its owner, without replication).
