@@ -172,10 +172,12 @@ class Cluster {
     return phase_ == Phase::kPaused || phase_ == Phase::kSwitching || joining_here() ||
            lease_pending();
   }
-  // Past the pause of a ring change, waiting for its commit: no transaction of the old ring is
-  // left anywhere (the pause waited for them), so a cross-node transaction's LOCK reaching this
-  // node now comes from a node that committed already, and waits for this node's commit (run
-  // now, it would lock under the old ring and see its RUN refused after the commit).
+  // Past the pause of a ring change, waiting for its commit: no request of the old ring is left
+  // anywhere (the pause waited for them), so a relayed request or a cross-node transaction's
+  // LOCK reaching this node now comes from a node that committed already, and waits for this
+  // node's commit. Run now, it would write under the old ring, after the flush: past the copies
+  // the change gave the members that become its keys' replicas (and a LOCK would see its RUN
+  // refused after the commit).
   bool switching_ring() const { return phase_ == Phase::kSwitching; }
 
   // Failover (failover.cpp). With replication-factor > 1 (or on-peer-down = eject) a member a
@@ -196,6 +198,16 @@ class Cluster {
   // longer grants it a lease.
   // `link_fingerprint`: the ring the peer's link was accepted with.
   bool fenced(std::string_view address, std::string_view link_fingerprint) const;
+  // Whether the prepared change's copy gives each key to the members that become its replicas
+  // too (not only to its new owner), so that every copy is complete when the ring switches: with
+  // replicas, and no member failed before or after it (a failed member sends nothing).
+  bool change_delivers_copies() const {
+    return options_.replication_factor > 1 && pending_ && failed_.empty() &&
+           pending_failed_.empty() && pending_forced_.empty();
+  }
+  // A prepared change adds this node, alone on its own ring until the change commits (what it
+  // holds meanwhile are the copies it is given: it sends none).
+  bool joining_here() const { return pending_ && ring_.size() == 1 && pending_->size() > 1; }
   // Members failed over (sorted).
   const std::vector<std::string>& failed() const { return failed_; }
   // Members this node has seen failed over since it started. With replica-acks 0 a failed-over
@@ -248,8 +260,6 @@ class Cluster {
   bool candidate() const {
     return ring_.size() == 1 && host_ != nullptr && host_->key_count() == 0;
   }
-  // A prepared change adds this node, alone on its own ring until the change commits.
-  bool joining_here() const { return pending_ && ring_.size() == 1 && pending_->size() > 1; }
   // A prepared change restores this node from failed to live.
   bool restoring_here() const {
     return pending_ && is_failed(self_) &&

@@ -240,7 +240,7 @@ std::string Cluster::state_text() const {
   s.version = ring_version_;
   s.phase = kPhaseNames[static_cast<size_t>(phase_)];
   s.copied = progress.failed || (recovering_ && !copy_started_) ? 'x' : progress.copied ? '1' : '0';
-  s.flushed = progress.flushed;
+  s.flushed = progress.flushed && replication_->drained_acknowledged();
   s.in_flight = writes_in_flight();
   s.keys = host_ ? host_->key_count() : 0;
   s.members = ring_.size();
@@ -429,6 +429,7 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     } else if (phase_ != Phase::kSwitching) {
       phase_ = Phase::kSwitching;
       if (host_) host_->copy_flush();
+      if (change_delivers_copies()) replication_->mark_drained(pending_version_);
     }
     return "+OK\r\n";
   }
@@ -438,10 +439,14 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     std::vector<hashring::Member> members(pending_->nodes().begin(), pending_->nodes().end());
     std::vector<std::string> failed = pending_failed_;
     const hashring::HashRing owners = live_ring(members, failed);
+    const bool delivered = change_delivers_copies();
+    std::vector<std::string> before;
+    for (const hashring::Member& m : ring_.nodes()) before.push_back(m.address);
     end_pending();
     spdlog::info("ring version {} committed: {}{}", version, members_text(members),
                  failed.empty() ? "" : " failed " + members_list_text(failed));
     apply_ring(members, std::move(failed), version);
+    if (delivered) replication_->copies_delivered(version, before);
     save_ring();
     close_migration_links();
     reroute_blocking();

@@ -4,15 +4,18 @@
 //
 //   prepare  every member (and a joining node) records the new ring version, persisted. The
 //            command's client gets +OK here.
-//   copy     sources copy the keys whose owner changes to their new owners (RESTORE frames on a
-//            link of their own per target, taken only by a prepared target) and track the keys
-//            written meanwhile; the coordinator waits until every copy is acknowledged.
+//   copy     sources copy the keys whose owner changes to their new owners — with replicas and
+//            nothing failed, each key also to the members that become its replicas
+//            (Cluster::change_delivers_copies) — (RESTORE frames on a link of their own per
+//            target, taken only by a prepared target) and track the keys written meanwhile; the
+//            coordinator waits until every copy is acknowledged.
 //   pause    every node holds client requests that touch keys and waits for its relayed
 //            requests to be answered (and, with replication, for its replicas to acknowledge
 //            its stream): nothing writes anywhere.
-//   flush    sources send the keys written (or deleted) since they were copied. Peers' frames
-//            never wait: a paused node relays nothing, and a node that committed sends each key
-//            to its new owner, which has it by then.
+//   flush    sources send the keys written (or deleted) since they were copied, and mark on
+//            each replication stream that it holds every write of the old ring
+//            (Replication::mark_drained). A paused node relays nothing; requests a node that
+//            committed relays to one that has not wait there for its commit.
 //   commit   every node switches to the new ring (persisted), runs what it held, and deletes in
 //            the background the keys it no longer owns (DELs in its append-only file).
 //

@@ -38,6 +38,11 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
     src.last_frame_ms = uv_now(env_.loop);
     // Frames still arriving on an older connection of this primary no longer count.
     src.conn = conn_id;
+    // A copy the ring change made complete continues from the new ring's first frame.
+    if (src.delivered != 0 && src.delivered == *version) {
+      std::string reply = continue_delivered(src, args[2], *version, *first, *next, *ring_from);
+      if (!reply.empty()) return reply;
+    }
     // Only a complete copy continues: one whose copy was cut off (its end, SYNCED, never came)
     // copies again, or this node would keep a stream that never sends the keys it dropped (or
     // gained).
@@ -88,6 +93,18 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
     src->synced = true;
     src->resuming = false;
     src->copy_version = src->ring_version;
+    frame_applied(*src);
+    return "+OK\r\n";
+  }
+  if (common::equals_ignore_case(sub, "drained")) {
+    // RINGKV.REPL DRAINED <version>: every write the primary made under the ring before that
+    // change ran here (see Replication::mark_drained); it counts for a copy complete under it.
+    const std::optional<uint64_t> version =
+        args.size() == 2 ? common::parse_unsigned(args[1]) : std::nullopt;
+    if (!version) return "-ERR RINGKV.REPL DRAINED needs a ring version\r\n";
+    if (src->current() && !src->resuming && src->ring_version == ring_version_) {
+      src->drained = *version;
+    }
     frame_applied(*src);
     return "+OK\r\n";
   }
@@ -156,7 +173,9 @@ void Replication::frame_applied(Source& source) {
 std::vector<SourceStatus> Replication::sources() const {
   std::vector<SourceStatus> out;
   for (const auto& [address, src] : sources_) {
-    out.push_back(SourceStatus{address, src.current(), src.offset, src.last_frame_ms});
+    // (A copy a ring change made complete counts as synced before its stream opens again.)
+    const bool synced = src.current() || (src.synced && src.delivered == ring_version_);
+    out.push_back(SourceStatus{address, synced, src.offset, src.last_frame_ms});
   }
   return out;
 }

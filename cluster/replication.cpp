@@ -504,7 +504,11 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
     from = *n;
     s.partial_syncs++;
     // The replica has the stream up to `from`: its full copy's end among it, if it was there.
-    if (s.synced_offset != 0 && from >= s.synced_offset) copy_ended(s);
+    // (A stream new with a ring change that gave the replica its copy continues at once.)
+    if ((s.synced_offset != 0 && from >= s.synced_offset) ||
+        (!gain && !s.synced && s.synced_offset == 0)) {
+      copy_ended(s);
+    }
   } else if (reply == "+FULL\r\n") {
     from = s.hello_next - 1;
     if (from + 1 < s.backlog.first())

@@ -18,6 +18,11 @@
 //   every frame made under it (the frames before offset <ring from>) keeps its copies and answers
 //   +GAIN <offset>: the stream continues, and the primary sends only the keys the replica gained
 //   (those it did not replicate of this primary under the previous ring), ending with SYNCED.
+//   A change with no member failed gives each replica the keys it gains in its own copy step
+//   instead (Migration), and each primary ends the old ring on its streams at the flush with
+//   RINGKV.REPL DRAINED <version>: a replica that reached every primary's mark holds a complete
+//   copy at the commit, and answers the next HELLO +CONTINUE <ring from − 1>: nothing is copied
+//   (change_copies.cpp).
 //   A ring change that removes a replica (failed over) or the primary keeps their stream aside
 //   (parked); the change right after it, back to the same members (the restore), opens it again
 //   where it was, and a replica whose copy is complete for the ring it ran under and that has
@@ -220,6 +225,8 @@ class Replication {
     uint64_t conn = 0;          // the connection of its current stream
     uint64_t copy_version = 0;  // the ring its copy was last complete for
     bool resuming = false;      // resumed (+RESUME): the keys written meanwhile still follow
+    uint64_t drained = 0;       // the change whose DRAINED mark this stream reached, complete
+    uint64_t delivered = 0;     // the change that made the copy complete (copies_delivered)
     // The copy is complete for the ring its stream opened under (not still getting the keys
     // gained in a ring change).
     bool current() const { return synced && copy_version == ring_version; }
@@ -274,6 +281,21 @@ class Replication {
   uint64_t total_offset() const;
   // Frames sent to replicas whose streams are online and not copying, not acknowledged yet.
   uint64_t unacknowledged() const;
+
+  // A ring change that delivers copies (Cluster::change_delivers_copies; change_copies.cpp).
+  // The primary's side, at its flush: RINGKV.REPL DRAINED <version> on every stream online and
+  // not copying — the replica has every write this node made under the old ring once it ran it
+  // (nothing writes here between the flush and the switch) — and whether every such mark was
+  // acknowledged (or its replica went silent: it will copy in full).
+  void mark_drained(uint64_t version);
+  bool drained_acknowledged() const;
+  // The replica's side, at the commit of such a change to `version` (this node now routes by
+  // it): when every other member of the ring before (`before`) marked its stream drained here,
+  // this node holds every key it holds under the new ring — its copies, current, and the keys
+  // the change's copy gave it — so its copy of every primary's keys counts as complete now, and
+  // each primary's next HELLO under `version` continues the stream (from the first frame made
+  // under the new ring) instead of copying anything.
+  void copies_delivered(uint64_t version, const std::vector<std::string>& before);
   uint64_t backlog_bytes() const { return backlog_limit_; }
 
  private:
@@ -295,6 +317,11 @@ class Replication {
   // complete request. Adds its offset to the open ticket.
   void append(Stream& s, std::string_view bytes);
   void write_frame(Stream& s, uint64_t offset, std::string_view bytes);
+  // HELLO of `primary` under `version` to a copy a ring change made complete
+  // (copies_delivered): the +CONTINUE reply when the stream is the one that copy was complete
+  // for up to the ring change (or new, made under the new ring), else "" (the copy follows).
+  std::string continue_delivered(Source& src, std::string_view replid, uint64_t version,
+                                 uint64_t first, uint64_t next, uint64_t ring_from);
   // A message of the replica on the stream's connection: an acknowledgement or a refusal.
   void on_stream_message(Stream& s, std::string_view message);
   void connect(Stream& s);

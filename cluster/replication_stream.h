@@ -86,6 +86,8 @@ struct Replication::Stream {
   // Parked because this node was failed over: only a replica with every frame made until then
   // (before this offset) may resume. 0: parked because the replica was, any offset will do.
   uint64_t parked_next = 0;
+  // The offset of the DRAINED mark of the ring change being flushed (0: none sent).
+  uint64_t drain_offset = 0;
 };
 
 }  // namespace ringkv::cluster

@@ -1,5 +1,5 @@
-// Migration: copying moving keys to their new owners, resending what changed, deleting what this
-// node no longer owns (see migration.h).
+// Migration: copying moving keys to their new owners (and to the members that become their
+// replicas), resending what changed, deleting what this node no longer owns (see migration.h).
 #include "server/migration.h"
 
 #include <spdlog/spdlog.h>
@@ -22,6 +22,8 @@ constexpr uint64_t kMaxInFlight = 4096;
 constexpr uint64_t kMaxInFlightBytes = 8 << 20;
 // Progress is logged at most this often.
 constexpr uint64_t kLogEveryMs = 1000;
+// Copy::Found::owner when the key does not move (only members gaining a copy get it).
+constexpr uint32_t kNoOwner = UINT32_MAX;
 
 }  // namespace
 
@@ -184,6 +186,8 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
   generation_++;
   self_ = self;
   copy_.emplace(Copy{.next = next, .version = std::to_string(version)});
+  copy_->delivers = server_.cluster()->change_delivers_copies();
+  copy_->sends = !server_.cluster()->joining_here();
   const auto dbs = static_cast<size_t>(server_.dbs().count());
   copy_->sent.resize(dbs);
   copy_->dirty.resize(dbs);
@@ -261,7 +265,8 @@ void Migration::resume_to(size_t target) {
       if (moving_to(key) != target) continue;
       changed++;
       if (server_.dbs()[static_cast<int>(db)].peek(key) != nullptr) {
-        c.found.push_back(Copy::Found{static_cast<int>(db), static_cast<uint32_t>(target), key});
+        c.found.push_back(
+            Copy::Found{static_cast<int>(db), static_cast<uint32_t>(target), false, key});
       }
     }
   }
@@ -303,7 +308,7 @@ void Migration::copy_flush() {
 }
 
 void Migration::copy_end(const hashring::HashRing& owners, std::string_view self) {
-  if (copy_) spdlog::info("ring change: {} of {} moving keys copied", moved_, to_move_);
+  if (copy_) spdlog::info("ring change: {} of {} keys copied", moved_, to_move_);
   copy_.reset();
   // Changes of members no longer failed are done with (with replicas, once none is: their
   // streams opened again took theirs when the ring switched).
@@ -344,6 +349,7 @@ void Migration::release_held() {
 void Migration::hold(Connection& conn) { held_.push_back(conn.id()); }
 
 size_t Migration::moving_to(std::string_view key) const {
+  if (!copy_->sends) return hashring::HashRing::kNoNode;
   const size_t owner = copy_->next.owner_index(key);
   if (owner == hashring::HashRing::kNoNode || copy_->next.nodes()[owner].address == self_) {
     return hashring::HashRing::kNoNode;
@@ -366,7 +372,10 @@ void Migration::key_changed(int db, std::string_view key) {
   // Once the flush began clients are held: what changes now is expiry or eviction of a copy
   // the new owner already has (with the same absolute expiry), or a key the new owner writes
   // after it committed — which a late DEL from here must not undo.
-  if (!copy_ || copy_->flushing || moving_to(key) == hashring::HashRing::kNoNode) return;
+  if (!copy_ || copy_->flushing ||
+      (moving_to(key) == hashring::HashRing::kNoNode && gained_holders(key).empty())) {
+    return;
+  }
   // Copied already or not, it is sent again at the flush (or by the scan, which may come later:
   // sending twice is harmless, the last copy wins on one ordered link).
   copy_->dirty[static_cast<size_t>(db)].emplace(key);
@@ -397,56 +406,91 @@ std::span<const std::string_view> Migration::copy_prefix(int db) const {
   return copy_->prefixes[static_cast<size_t>(db)];
 }
 
-void Migration::send_key(int db, std::string_view key, bool first) {
-  send_key_to(db, key, first, copy_->next.owner_index(key));
+const std::vector<size_t>& Migration::gained_holders(std::string_view key) {
+  Copy& c = *copy_;
+  c.gained.clear();
+  if (!c.delivers || !c.sends) return c.gained;
+  const cluster::Cluster& cluster = *server_.cluster();
+  const hashring::HashRing& now = cluster.routing_ring();
+  const size_t factor = cluster.replication().factor();
+  now.preference(key, factor, c.pref_now);
+  if (c.pref_now.empty() || now.nodes()[c.pref_now[0]].address != self_) return c.gained;
+  c.next.preference(key, factor, c.pref_next);
+  for (size_t k = 1; k < c.pref_next.size(); ++k) {
+    const std::string& address = c.next.nodes()[c.pref_next[k]].address;
+    const bool holds_now = std::any_of(c.pref_now.begin(), c.pref_now.end(),
+                                       [&](size_t i) { return now.nodes()[i].address == address; });
+    if (!holds_now) c.gained.push_back(c.pref_next[k]);
+  }
+  return c.gained;
 }
 
-void Migration::send_key_to(int db, std::string_view key, bool first, size_t owner) {
+void Migration::send_key(int db, std::string_view key, bool first) {
+  send_key_to(db, key, first, moving_to(key), true);
+}
+
+void Migration::send_key_to(int db, std::string_view key, bool first, size_t owner, bool gained) {
   Copy& c = *copy_;
-  if (owner == hashring::HashRing::kNoNode) {
+  if (c.next.nodes().empty()) {
     c.failed = true;  // a ring without members: nowhere to copy to
     return;
   }
+  std::vector<size_t>& targets = c.targets;
+  targets.clear();
+  if (owner != hashring::HashRing::kNoNode) targets.push_back(owner);
+  if (gained) {
+    const std::vector<size_t>& more = gained_holders(key);
+    targets.insert(targets.end(), more.begin(), more.end());
+  }
+  if (targets.empty()) return;
   const engine::Entry* e = server_.dbs()[db].peek(key);
   if (first) to_move_++;
   if (e != nullptr && e->type() != engine::ValueType::kString &&
       e->type() != engine::ValueType::kStream && e->object()->size() > kSliceElements) {
-    c.sliced.emplace(Copy::Sliced{db, std::string(key), {}, first});
+    c.sliced.emplace(Copy::Sliced{db, std::string(key), {}, first, targets});
     c.sent[static_cast<size_t>(db)].emplace_back(key);
     return send_slices(common::monotonic_us());
   }
-  cluster::PeerLink& link = server_.cluster()->migration_link(c.next.nodes()[owner].address);
-  const uint64_t bytes =
-      key.size() + append_key_frame(link.frame_buffer(), copy_prefix(db), key, e);
+  // The same frame to each target (the first's acknowledgement ends the first copy).
+  for (size_t i = 0; i < targets.size(); ++i) {
+    cluster::PeerLink& link = server_.cluster()->migration_link(c.next.nodes()[targets[i]].address);
+    const uint64_t bytes =
+        key.size() + append_key_frame(link.frame_buffer(), copy_prefix(db), key, e);
+    commit_copies(link, 1, bytes, first && i == 0);
+  }
   if (e != nullptr) c.sent[static_cast<size_t>(db)].emplace_back(key);
-  commit_copies(link, 1, bytes, first);
 }
 
 void Migration::send_slices(int64_t start) {
   Copy& c = *copy_;
+  std::string slice;
   while (c.sliced && may_send() && common::monotonic_us() - start < kCopyBatchBudgetUs) {
     Copy::Sliced& s = *c.sliced;
     const engine::Entry* e = server_.dbs()[s.db].peek(s.key);
-    cluster::PeerLink& link = server_.cluster()->migration_link(c.next.owner_of(s.key));
     const std::span<const std::string_view> prefix = copy_prefix(s.db);
-    if (e == nullptr || e->type() == engine::ValueType::kString ||
-        e->type() == engine::ValueType::kStream) {
-      // Deleted, or replaced by another type, meanwhile: its state now, whole (and it is sent
-      // again at the flush as a written key).
-      const std::string key = std::move(s.key);
-      const bool first = s.first;
-      c.sliced.reset();
-      const uint64_t bytes = key.size() + append_key_frame(link.frame_buffer(), prefix, key, e);
-      commit_copies(link, 1, bytes, first);
-      break;
+    // Deleted, or replaced by another type, meanwhile: its state now, whole (and it is sent
+    // again at the flush as a written key).
+    const bool whole = e == nullptr || e->type() == engine::ValueType::kString ||
+                       e->type() == engine::ValueType::kStream;
+    slice.clear();
+    const size_t requests =
+        whole ? 1 : engine::append_key_slice(*e, s.cursor, kSliceElements, prefix, slice);
+    const bool done = whole || s.cursor.done;
+    for (size_t i = 0; i < s.targets.size(); ++i) {
+      cluster::PeerLink& link =
+          server_.cluster()->migration_link(c.next.nodes()[s.targets[i]].address);
+      std::string& f = link.frame_buffer();
+      const size_t before = f.size();
+      if (whole) {
+        append_key_frame(f, prefix, s.key, e);
+      } else {
+        f += slice;
+      }
+      commit_copies(link, requests, f.size() - before + (whole ? s.key.size() : 0),
+                    done && s.first && i == 0);
     }
-    std::string& f = link.frame_buffer();
-    const size_t before = f.size();
-    const size_t requests = engine::append_key_slice(*e, s.cursor, kSliceElements, prefix, f);
-    const bool done = s.cursor.done;
-    const bool first = s.first;
     if (done) c.sliced.reset();
-    commit_copies(link, requests, f.size() - before, done && first);
+    if (whole) break;
   }
 }
 
@@ -513,7 +557,8 @@ void Migration::copy_batch() {
     if (dbs[f.db].peek(f.key) == nullptr) continue;  // expired or deleted meanwhile
     if (!c.dirty[static_cast<size_t>(f.db)].empty())
       c.dirty[static_cast<size_t>(f.db)].erase(f.key);
-    send_key_to(f.db, f.key, true, f.owner);
+    send_key_to(f.db, f.key, true, f.owner == kNoOwner ? hashring::HashRing::kNoNode : f.owner,
+                f.gained);
   }
   if (c.sliced) return;
   if (!c.scanned && c.found.empty()) {
@@ -521,8 +566,11 @@ void Migration::copy_batch() {
     c.cursor = dbs[db].scan(c.cursor, kCopyBatchKeys, [&](const engine::Entry& e) {
       const size_t owner = moving_to(e.key());
       // A member whose copy resumes gets only the keys that changed (queued by resume_to).
-      if (owner != hashring::HashRing::kNoNode && !c.resumes[owner]) {
-        c.found.push_back(Copy::Found{db, static_cast<uint32_t>(owner), std::string(e.key())});
+      const bool to_owner = owner != hashring::HashRing::kNoNode && !c.resumes[owner];
+      const bool gained = !gained_holders(e.key()).empty();
+      if (to_owner || gained) {
+        c.found.push_back(Copy::Found{db, to_owner ? static_cast<uint32_t>(owner) : kNoOwner,
+                                      gained, std::string(e.key())});
       }
     });
     // One database after the other.
@@ -540,7 +588,7 @@ void Migration::copy_batch() {
   const uint64_t now = uv_now(server_.loop());
   if (now - last_log_ms_ >= kLogEveryMs && !c.scanned) {
     last_log_ms_ = now;
-    spdlog::info("ring change: {} moving keys found, {} copied", to_move_, moved_);
+    spdlog::info("ring change: {} keys to copy found, {} copied", to_move_, moved_);
   }
 }
 

@@ -1,6 +1,8 @@
 // Migration: the server's side of a ring change (cluster::MembershipHost). As a source it copies
-// the keys whose owner changes (in every database) to their new owners — RESTORE ... REPLACE ABSTTL
-// frames on one link per target, a batch per loop turn so the loop keeps serving — tracks the keys
+// the keys whose owner changes (in every database) to their new owners, and, when the change
+// delivers copies (Cluster::change_delivers_copies), the keys it routes to the members that become
+// their replicas — RESTORE ... REPLACE ABSTTL frames on one link per target, a batch per loop turn
+// so the loop keeps serving — tracks the keys
 // written or deleted meanwhile and sends them again at the flush. After the change it deletes, a
 // batch per loop turn, the keys this node no longer owns (each a DEL in the append-only file).
 // While the ring switches it holds the connections whose next request must wait.
@@ -75,11 +77,17 @@ class Migration final : public cluster::MembershipHost {
   // Below the limits on unacknowledged copies.
   bool may_send() const;
   void sweep_batch();
-  // Sends `key` of database `db` (its current value, or a DEL when it is gone) to its new owner;
-  // `first`: its first copy (counted in the progress), not a resend at the flush.
+  // Sends `key` of database `db` (its current value, or a DEL when it is gone) to its new owner
+  // and to the members that gain a copy of it (see gained_holders); `first`: its first copy
+  // (counted in the progress), not a resend at the flush.
   void send_key(int db, std::string_view key, bool first);
-  // The same, to the node of index `owner` in the next ring (known from the scan).
-  void send_key_to(int db, std::string_view key, bool first, size_t owner);
+  // The same, to the node of index `owner` in the next ring (known from the scan; kNoNode: none)
+  // and, when `gained`, to the members that gain a copy.
+  void send_key_to(int db, std::string_view key, bool first, size_t owner, bool gained);
+  // When the change delivers copies (Cluster::change_delivers_copies): the members (indexes in
+  // the next ring) that hold `key` under it as replicas and do not now, if this node routes it
+  // now (its owner, if it moves, is moving_to's). Else none.
+  const std::vector<size_t>& gained_holders(std::string_view key);
   // The frame prefix of a copy into database `db`: [RINGKV.DB n] RINGKV.MIGRATE <version>.
   std::span<const std::string_view> copy_prefix(int db) const;
   // The index in the next ring of `key`'s new owner when the key moves away from this node, else
@@ -124,7 +132,8 @@ class Migration final : public cluster::MembershipHost {
     // next.nodes()).
     struct Found {
       int db;
-      uint32_t owner;
+      uint32_t owner;  // kNoNode (as uint32_t) when only members gaining a copy get it
+      bool gained;     // the members gaining a copy get it too
       std::string key;
     };
     std::vector<Found> found{};
@@ -145,13 +154,18 @@ class Migration final : public cluster::MembershipHost {
       int db;
       std::string key;
       engine::KeySliceCursor cursor;
-      bool first;  // its first copy, counted in the progress
+      bool first;                   // its first copy, counted in the progress
+      std::vector<size_t> targets;  // indexes in `next`
     };
     std::optional<Sliced> sliced{};
     // Restored members asked whether their copy resumes (the scan waits for every answer), and
     // by index in `next`: the members whose copy resumes (only the keys changed since go).
     size_t resuming = 0;
     std::vector<bool> resumes{};
+    // The change gives the members that become a key's replicas their copies too.
+    bool delivers = false;
+    bool sends = true;  // false on a node being joined (it holds only the copies it is given)
+    std::vector<size_t> pref_now{}, pref_next{}, gained{}, targets{};  // scratch
   };
   std::optional<Copy> copy_;
   // The last copy's counts, shown after it ended too.

@@ -83,12 +83,15 @@ bool Server::execute_frame(Connection& conn, std::span<const std::string_view> a
   if (!conn.control_link()) conn.set_db(frame.db.value_or(0));
   // A peer's request for keys waits while this node is about to hold its lease (it just
   // started, or lost it a moment ago); peers' ring-change, copy and stream frames never wait.
-  if (!conn.control_link() && conn.replication_source().empty() && cluster_->lease_pending() &&
-      relayed_keyed(frame)) {
+  // So do a peer's requests for keys and transactions while the ring switches here (see
+  // Cluster::switching_ring).
+  const bool switching = cluster_->switching_ring();
+  if (switching && frame.kind == Kind::kTransaction) {
     migration_->hold(conn);
     return false;
   }
-  if (cluster_->switching_ring() && frame.kind == Kind::kTransaction) {
+  if (!conn.control_link() && conn.replication_source().empty() &&
+      (switching || cluster_->lease_pending()) && relayed_keyed(frame)) {
     migration_->hold(conn);
     return false;
   }

@@ -1,8 +1,9 @@
 """A primary lost while its replicas copy its keys again, Jepsen style: replication-factor 2 on 3
 nodes, replica-acks 1, a writer on every node keeping its model of acknowledged values, and
-bulk keys written before. A ring change (CLUSTER SETWEIGHT) makes every replica drop its copies
-and copy them again in full; the victim is stopped (SIGSTOP) while a survivor's copy of its keys
-is still incomplete. Failing it over would promote that copy and lose the keys it lacks, so the
+bulk keys written before. A ring change (CLUSTER SETWEIGHT) runs while the victim's streams to
+the survivors are cut again and again, so the change cannot give them complete copies and they
+copy the keys they gained after the switch; the victim is stopped (SIGSTOP) while a survivor's
+copy of its keys is still incomplete. Failing it over would promote that copy and lose the keys it lacks, so the
 survivors must refuse (CLUSTER INFO's cluster_failed stays 0 and cluster_last_change says why);
 the victim then continues (SIGCONT) or is killed and restarted from its append-only file, and
 every key — bulk and modelled — must hold its last acknowledged value on every node, with its 2
@@ -20,6 +21,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import redis  # noqa: E402
 import test_replication as repl  # noqa: E402
 
 BULK_KEYS = 60000
@@ -63,17 +65,37 @@ def check_bulk(report, ports, n, label):
 
 
 def stop_mid_copy(c, victim, survivors, coordinator, weight):
-    """Changes a member's weight through `coordinator` and stops the victim as soon as a survivor
-    copies its keys again; returns the survivors whose copy was still incomplete then."""
+    """Changes the victim's weight through `coordinator` while cutting its streams to the
+    survivors again and again (CLIENT KILL), so that the change cannot give them complete copies
+    (a stream down at the victim's flush misses the mark that ends the old ring): they copy the
+    keys they gained after the switch. Stops the victim as soon as a survivor copies its keys
+    again; returns the survivors whose copy was still incomplete then."""
     addr = c.nodes[victim].address
-    repl.client(coordinator).execute_command("CLUSTER", "SETWEIGHT", addr, weight)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if incomplete_at(survivors, addr):
-            c.kill(victim, signal.SIGSTOP)
-            return incomplete_at(survivors, addr)
-        time.sleep(0.001)
-    return []
+    done = threading.Event()
+
+    def cut():
+        while not done.is_set():
+            for p in survivors:
+                try:
+                    repl.kill_stream(p, addr)
+                except (OSError, redis.RedisError):
+                    pass
+            time.sleep(0.002)
+
+    cutter = threading.Thread(target=cut)
+    cutter.start()
+    try:
+        repl.client(coordinator).execute_command("CLUSTER", "SETWEIGHT", addr, weight)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if incomplete_at(survivors, addr):
+                c.kill(victim, signal.SIGSTOP)
+                return incomplete_at(survivors, addr)
+            time.sleep(0.001)
+        return []
+    finally:
+        done.set()
+        cutter.join()
 
 
 def one_round(report, binary, rng, label):

@@ -17,11 +17,11 @@ faults are injected on purpose (kill -9, SIGSTOP), and every key is checked agai
   node, SIGCONT: every read gives v2, never v1 (the stand-in hands its writes back).
 - a ring change under replication (3 -> 4 -> 3 members, replication-factor 2): every key ends
   with its two copies on the right members, and the replicas that stay keep their copies (their
-  streams continue; only the keys they gained are copied).
-- a primary killed as soon as it switched to a new ring (4 -> 3 members, 60 000 keys), then
-  restarted empty: with replication-factor 3 its keys are writable through every survivor
-  within 3 s, no acknowledged write is lost and no key is gone; with 2 it is restored from the
-  replicas' copies, and no key whose copies did not include the member that left is gone.
+  streams continue; the keys they gained came with the change).
+- a primary killed as soon as it switched to a new ring (4 -> 3 members with replication-factor
+  3 and 2, 3 -> 4 with 2; 60 000 keys), then restarted empty: its keys are writable through
+  every survivor within 3 s, no acknowledged write is lost and no key is gone (the change gave
+  the members that became replicas their keys before the ring switched).
 
     /usr/bin/python3 test_replication.py --server build/ringkv-server [--seed N]
 """
@@ -614,7 +614,7 @@ def check_kept_copies(report, before, after, members, label):
             if full != was[1] or partial <= was[0]:
                 wrong.append((p, replica, was, (partial, full)))
     report.check(not wrong, "%s: every replica that stays kept its copy (the streams between "
-                 "members continued; only the keys gained were copied)" % label, repr(wrong[:4]))
+                 "members continued)" % label, repr(wrong[:4]))
 
 
 def check_ring_change(report, binary, rng):
@@ -656,80 +656,80 @@ def check_ring_change(report, binary, rng):
             cand.cleanup()
 
 
-def check_failover_after_change(report, binary, rng, rf, bulk=60000):
-    """A primary killed right after a ring change (4 -> 3 members, replica-acks 1), with enough
-    keys that copying them all again takes a while, then restarted without a file to load.
-    Replication-factor 3: its replicas kept their copies through the change, so its keys are
-    writable again within 3 s through every survivor, no acknowledged write is lost and every
-    key is there. Replication-factor 2: the replicas that gained keys in the change have not got
-    them all yet, so no survivor's copy is complete and it is not failed over; restarted empty,
-    it asks to be restored from those copies, and every key whose copies did not include the
-    member that left is there (the others are counted)."""
-    label = "after a change (rf %d)" % rf
+def check_failover_after_change(report, binary, rng, rf, change, bulk=60000):
+    """A primary killed right after a ring change (`change`: "leave", 4 -> 3 members, or "join",
+    3 -> 4; replica-acks 1), with enough keys that copying them again takes a while, then
+    restarted without a file to load. The change's copy gave every member that became a replica
+    of a key that key before the ring switched, so every copy is complete at the switch: the
+    killed primary's keys are writable again within 3 s through every survivor, no acknowledged
+    write is lost and every key is there."""
+    label = "after a %s (rf %d)" % (change, rf)
     opts = dict(HEALTH, **{"replication-factor": rf, "replica-acks": 1})
-    with harness.Cluster(binary, 4, name="repl-after-change", cluster_options=opts) as c:
+    n = 4 if change == "leave" else 3
+    with harness.Cluster(binary, n, name="repl-after-change", cluster_options=opts) as c:
         ports = list(c.ports)
         settle(ports)
-        r = client(ports[0], timeout=30)
-        value = "v" * 400
-        bulk_keys = ["bulk:%d" % i for i in range(bulk)]
-        for start in range(0, bulk, 2000):
-            pipe = r.pipeline(transaction=False)
-            for k in bulk_keys[start:start + 2000]:
-                pipe.set(k, value)
-            pipe.execute()
-        settle(ports, timeout=60)
-        victim, leaver = 0, 3
-        survivors = [1, 2]
-        copies = pipelined(ports[0], [("CLUSTER", "COPIES", k) for k in bulk_keys])
-        leaver_address = c.nodes[leaver].address.encode()
-        kept = [k for k, names in zip(bulk_keys, copies) if leaver_address not in names]
-        model = Model()
-        stop = threading.Event()
-        writers = start_writers(model, [ports[i] for i in survivors], rng, stop)
+        cand = None
+        if change == "join":
+            cand_port = harness.free_ports(1)[0]
+            text = harness.cluster_config(cand_port, [cand_port], cluster_options=opts)
+            cand = harness.ClusterNode(binary, cand_port, text, "repl-after-change-candidate")
+            cand.start()
         try:
-            time.sleep(0.5)
-            all_keys = sorted(model.sent)
-            version = int(cluster_info(ports[victim])["cluster_ring_version"])
-            got = client(ports[1], timeout=30).execute_command("CLUSTER", "LEAVE",
-                                                               c.nodes[leaver].address)
-            report.check(got in (b"OK", "OK", True), "%s: LEAVE answered" % label, repr(got))
-            # The victim dies as soon as it switched to the new ring.
-            deadline = time.monotonic() + 30
-            while (int(cluster_info(ports[victim])["cluster_ring_version"]) == version and
-                   time.monotonic() < deadline):
-                time.sleep(0.005)
-            owner = owners(ports[1], all_keys)
-            victim_keys = {k for k in all_keys if owner[k] == c.nodes[victim].address}
-            t_fault = time.monotonic()
-            c.kill(victim)
-            time.sleep(FAILOVER_LIMIT + 1.0)
-            firsts = first_success_after([writers[0], writers[1]], t_fault, victim_keys)
-            print("    %s: writes to the killed primary's keys resumed after %s s through the "
-                  "survivors" % (label, ", ".join("-" if f is None else "%.2f" % f
-                                                  for f in firsts)), flush=True)
-            if rf >= 3:
+            r = client(ports[0], timeout=30)
+            value = "v" * 400
+            bulk_keys = ["bulk:%d" % i for i in range(bulk)]
+            for start in range(0, bulk, 2000):
+                pipe = r.pipeline(transaction=False)
+                for k in bulk_keys[start:start + 2000]:
+                    pipe.set(k, value)
+                pipe.execute()
+            settle(ports, timeout=60)
+            victim = 0
+            survivors = [ports[1], ports[2]] + ([cand.port] if cand else [])
+            model = Model()
+            stop = threading.Event()
+            writers = start_writers(model, survivors[:2], rng, stop)
+            try:
+                time.sleep(0.5)
+                all_keys = sorted(model.sent)
+                version = int(cluster_info(ports[victim])["cluster_ring_version"])
+                argv = (("CLUSTER", "LEAVE", c.nodes[3].address) if change == "leave" else
+                        ("CLUSTER", "JOIN", cand.address))
+                got = client(ports[1], timeout=30).execute_command(*argv)
+                report.check(got in (b"OK", "OK", True), "%s: %s answered" % (label, change),
+                             repr(got))
+                # The victim dies as soon as it switched to the new ring.
+                deadline = time.monotonic() + 30
+                while (int(cluster_info(ports[victim])["cluster_ring_version"]) == version and
+                       time.monotonic() < deadline):
+                    time.sleep(0.005)
+                owner = owners(ports[1], all_keys)
+                victim_keys = {k for k in all_keys if owner[k] == c.nodes[victim].address}
+                t_fault = time.monotonic()
+                c.kill(victim)
+                time.sleep(FAILOVER_LIMIT + 1.0)
+                firsts = first_success_after(writers, t_fault, victim_keys)
+                print("    %s: writes to the killed primary's keys resumed after %s s through "
+                      "the survivors" % (label, ", ".join("-" if f is None else "%.2f" % f
+                                                          for f in firsts)), flush=True)
                 report.check(all(f is not None and f <= FAILOVER_LIMIT for f in firsts),
                              "%s: the killed primary's keys are writable through every survivor "
                              "within %.0f s" % (label, FAILOVER_LIMIT), repr(firsts))
-            c.restart(victim)
-            time.sleep(0.5)
-        finally:
-            stop_writers(stop, writers)
-        members = [ports[i] for i in (victim, 1, 2)]
-        lost = check_after_faults(report, members, model, label, rf >= 3, rf)
-        exists = pipelined(members[1], [("EXISTS", k) for k in bulk_keys])
-        missing = {k for k, e in zip(bulk_keys, exists) if not e}
-        print("    %s: %d of %d keys gone (%d of the %d whose copies included the member that "
-              "left); %d acknowledged writes lost" %
-              (label, len(missing), bulk, len(missing - set(kept)), bulk - len(kept), len(lost)),
-              flush=True)
-        if rf >= 3:
+                c.restart(victim)
+                time.sleep(0.5)
+            finally:
+                stop_writers(stop, writers)
+            members = [ports[victim]] + survivors
+            lost = check_after_faults(report, members, model, label, True, rf)
+            exists = pipelined(members[1], [("EXISTS", k) for k in bulk_keys])
+            missing = [k for k, e in zip(bulk_keys, exists) if not e]
+            print("    %s: %d of %d keys gone; %d acknowledged writes lost" %
+                  (label, len(missing), bulk, len(lost)), flush=True)
             report.equal(len(missing), 0, "%s: every key is still there" % label)
-        else:
-            report.check(not missing & set(kept), "%s: every key whose copies did not include the "
-                         "member that left is still there" % label,
-                         repr(sorted(missing & set(kept))[:3]))
+        finally:
+            if cand:
+                cand.cleanup()
 
 
 def main():
@@ -757,8 +757,9 @@ def main():
     print("3 -> 4 -> 3 under replication", flush=True)
     check_ring_change(report, args.server, rng)
     print("a primary killed right after a ring change, restarted empty", flush=True)
-    check_failover_after_change(report, args.server, rng, 3)
-    check_failover_after_change(report, args.server, rng, 2)
+    check_failover_after_change(report, args.server, rng, 3, "leave")
+    check_failover_after_change(report, args.server, rng, 2, "leave")
+    check_failover_after_change(report, args.server, rng, 2, "join")
     report.finish()
 
 
