@@ -27,9 +27,9 @@ void Replication::mark_drained(uint64_t version) {
   const std::array<std::string_view, 3> argv{"RINGKV.REPL", "DRAINED", v};
   std::string frame;
   protocol::append_request(frame, argv);
+  // On every stream, connected or not: one that reconnects soon still takes it from the backlog.
+  drain_started_ms_ = started_ ? uv_now(env_.loop) : 0;
   for (auto& [address, s] : streams_) {
-    s->drain_offset = 0;
-    if (s->state != Stream::State::kOnline || s->snapshot) continue;
     append(*s, frame);
     s->drain_offset = s->next - 1;
   }
@@ -39,8 +39,11 @@ bool Replication::drained_acknowledged() const {
   const uint64_t now = started_ ? uv_now(env_.loop) : 0;
   return std::all_of(streams_.begin(), streams_.end(), [&](const auto& entry) {
     const Stream& s = *entry.second;
-    return s.drain_offset == 0 || s.acked >= s.drain_offset || s.state != Stream::State::kOnline ||
-           now >= s.last_ack_ms + kStalledMarkMs;
+    if (s.drain_offset == 0 || s.acked >= s.drain_offset || !env_.peer_up(s.target)) return true;
+    // An online replica is waited for until it is silent for a while; one reconnecting, for as
+    // long from the flush on.
+    return s.state == Stream::State::kOnline ? now >= s.last_ack_ms + kStalledMarkMs
+                                             : now >= drain_started_ms_ + kStalledMarkMs;
   });
 }
 
@@ -50,6 +53,7 @@ void Replication::copies_delivered(uint64_t version, const std::vector<std::stri
     if (q == self_) continue;
     auto it = sources_.find(q);
     if (it == sources_.end() || it->second.drained != version) {
+      marks_missed_ = version;
       spdlog::info(
           "ring version {}: {}'s stream did not reach the end of the previous ring here: the "
           "keys this node gained follow its streams",

@@ -138,6 +138,7 @@ Replication::CopyState Replication::copy_state(std::string_view primary) const {
   if (!src.synced) return CopyState::kIncomplete;
   if (src.resuming) return CopyState::kStale;  // the keys written while it was away follow
   if (src.copy_version == ring_version_) return CopyState::kComplete;
+  if (marks_missed_ == ring_version_) return CopyState::kStale;
   // A key's replicas are the members after its primary in its preference list, and removing a
   // member from the ring only takes it out of every list. So if members only left (or failed)
   // since the copy's ring, fewer than replication-factor − 1 of them, the first live member

@@ -211,8 +211,10 @@ class Replication {
   // this node the first replica of keys it never got (a member joined, came back or changed
   // weight, or at least replication-factor − 1 members left or failed; the primary had not
   // streamed again under the new ring, or the keys gained are still being copied; or the stream
-  // resumed after a restore and the keys written meanwhile are still being copied). Failing the
-  // primary over needs complete copies.
+  // resumed after a restore and the keys written meanwhile are still being copied; or the ring
+  // changed by a change that gave replicas their keys, and a primary's stream did not bring its
+  // end-of-ring mark here: what that stream missed, this node may now replicate of another
+  // primary). Failing the primary over needs complete copies.
   enum class CopyState { kNone, kComplete, kIncomplete, kStale };
   CopyState copy_state(std::string_view primary) const;
   // What this node knows of a primary's stream to it.
@@ -283,10 +285,11 @@ class Replication {
   uint64_t unacknowledged() const;
 
   // A ring change that delivers copies (Cluster::change_delivers_copies; change_copies.cpp).
-  // The primary's side, at its flush: RINGKV.REPL DRAINED <version> on every stream online and
-  // not copying — the replica has every write this node made under the old ring once it ran it
-  // (nothing writes here between the flush and the switch) — and whether every such mark was
-  // acknowledged (or its replica went silent: it will copy in full).
+  // The primary's side, at its flush: RINGKV.REPL DRAINED <version> on every stream — the
+  // replica has every write this node made under the old ring once it ran it (nothing writes
+  // here between the flush and the switch) — and whether every such mark was acknowledged (or
+  // its replica is down, went silent, or did not reconnect within a second: its copies then count
+  // as stale after the change, see copy_state).
   void mark_drained(uint64_t version);
   bool drained_acknowledged() const;
   // The replica's side, at the commit of such a change to `version` (this node now routes by
@@ -381,6 +384,11 @@ class Replication {
   std::map<std::string, Source, std::less<>>::iterator last_source_ = sources_.end();
   // The live members of the last rings (by version) a source's copy may date from.
   std::map<uint64_t, std::vector<hashring::Member>> live_history_;
+  // The last change that delivered copies and whose mark (DRAINED) a primary's stream did not
+  // bring here: until each primary's stream copied the keys this node gained, every copy of an
+  // earlier ring counts as stale (see copy_state).
+  uint64_t marks_missed_ = 0;
+  uint64_t drain_started_ms_ = 0;  // when mark_drained ran (loop time)
   int block_depth_ = 0;
   int ticket_depth_ = 0;
   ReplTicket ticket_;

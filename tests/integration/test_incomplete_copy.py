@@ -1,19 +1,21 @@
 """A primary lost while its replicas copy its keys again, Jepsen style: replication-factor 2 on 3
 nodes, replica-acks 1, a writer on every node keeping its model of acknowledged values, and
-bulk keys written before. A ring change (CLUSTER SETWEIGHT) runs while the victim's streams to
-the survivors are cut again and again, so the change cannot give them complete copies and they
-copy the keys they gained after the switch; the victim is stopped (SIGSTOP) while a survivor's
-copy of its keys is still incomplete. Failing it over would promote that copy and lose the keys it lacks, so the
+bulk keys written before. A survivor hangs past the backlog (its stream from the victim cut,
+SIGSTOP for 0.3 s while 128 KB are written through the victim to keys it replicates there,
+repl-backlog-size 16kb), so the victim copies it every key again; the victim is stopped (SIGSTOP) while that copy is still incomplete. Failing it over would promote that copy and lose the keys it lacks, so the
 survivors must refuse (CLUSTER INFO's cluster_failed stays 0 and cluster_last_change says why);
 the victim then continues (SIGCONT) or is killed and restarted from its append-only file, and
 every key — bulk and modelled — must hold its last acknowledged value on every node, with its 2
-copies.
+copies. Last, a leave round with replication-factor 3 (see leave_round): a member leaves while
+its streams to one replica are cut again and again, and the new primary of its keys is killed as
+it switched; no acknowledged write is lost.
 
     /usr/bin/python3 test_incomplete_copy.py --server build/ringkv-server [--seed N] [--rounds N]
 """
 
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -64,28 +66,24 @@ def check_bulk(report, ports, n, label):
                      (label, port, n), "%d wrong, e.g. %r" % (len(bad), bad[:3]))
 
 
-def stop_mid_copy(c, victim, survivors, coordinator, weight):
-    """Changes the victim's weight through `coordinator` while cutting its streams to the
-    survivors again and again (CLIENT KILL), so that the change cannot give them complete copies
-    (a stream down at the victim's flush misses the mark that ends the old ring): they copy the
-    keys they gained after the switch. Stops the victim as soon as a survivor copies its keys
-    again; returns the survivors whose copy was still incomplete then."""
+def stop_mid_copy(c, victim, hung, survivors):
+    """Hangs survivor `hung` past the backlog — its stream from the victim cut, SIGSTOP for
+    0.3 s while 128 KB are written to keys the victim replicates there (not waiting for the
+    replies: with replica-acks they wait for the hung replica) — so that the victim copies it
+    every key again; stops the victim as soon as a survivor's copy of its keys is incomplete.
+    Returns the survivors whose copy was still incomplete then."""
     addr = c.nodes[victim].address
-    done = threading.Event()
-
-    def cut():
-        while not done.is_set():
-            for p in survivors:
-                try:
-                    repl.kill_stream(p, addr)
-                except (OSError, redis.RedisError):
-                    pass
-            time.sleep(0.002)
-
-    cutter = threading.Thread(target=cut)
-    cutter.start()
+    names = ["overrun:%d" % i for i in range(3000)]
+    copies = repl.pipelined(c.ports[victim], [("CLUSTER", "COPIES", k) for k in names])
+    ours = [k for k, held in zip(names, copies)
+            if [n.decode() for n in held] == [addr, c.nodes[hung].address]][:128]
+    repl.kill_stream(c.ports[hung], addr)
+    c.kill(hung, signal.SIGSTOP)
+    writes = socket.create_connection(("127.0.0.1", c.ports[victim]))
     try:
-        repl.client(coordinator).execute_command("CLUSTER", "SETWEIGHT", addr, weight)
+        writes.sendall(b"".join(harness.encode_command("SET", k, "o" * 1024) for k in ours))
+        time.sleep(0.3)
+        c.kill(hung, signal.SIGCONT)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if incomplete_at(survivors, addr):
@@ -94,12 +92,12 @@ def stop_mid_copy(c, victim, survivors, coordinator, weight):
             time.sleep(0.001)
         return []
     finally:
-        done.set()
-        cutter.join()
+        writes.close()
 
 
 def one_round(report, binary, rng, label):
-    opts = dict(repl.HEALTH, **{"replication-factor": 2, "replica-acks": 1})
+    opts = dict(repl.HEALTH, **{"replication-factor": 2, "replica-acks": 1,
+                                "repl-backlog-size": "16kb"})
     persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
     n_bulk = harness.scaled(BULK_KEYS, 5000)
     with harness.Cluster(binary, 3, name="incomplete-copy", cluster_options=opts,
@@ -115,17 +113,16 @@ def one_round(report, binary, rng, label):
         writers = repl.start_writers(model, ports, rng, stop)
         try:
             time.sleep(0.5)
-            weight = 2
             cut = []
             for attempt in range(6):
-                cut = stop_mid_copy(c, victim, survivors, rng.choice(survivors), weight)
+                hung = rng.choice([i for i in range(3) if i != victim])
+                cut = stop_mid_copy(c, victim, hung, survivors)
                 if cut:
                     break
                 # The copy was over before the victim stopped: continue it and try again.
                 print("    %s: attempt %d missed the copy" % (label, attempt + 1), flush=True)
                 c.kill(victim, signal.SIGCONT)
                 repl.settle(ports, timeout=60)
-                weight = 3 - weight
             report.check(bool(cut), "%s: the victim stopped while a survivor's copy of its keys "
                          "was incomplete" % label)
             if not cut:
@@ -157,6 +154,73 @@ def one_round(report, binary, rng, label):
                           label + " (bulk)")
 
 
+def leave_round(report, binary, rng, label):
+    """4 members, replication-factor 3, replica-acks 1: member 4 leaves while its streams to
+    member 2 are cut again and again (each reconnection catches up from the backlog). Writers
+    write keys whose copies were [4, 1, 2, ...] — on the new ring member 1 is their primary and
+    member 2 their first replica — and member 1 is killed as soon as it switched, then restarted
+    from its append-only file: whether member 2 is promoted meanwhile or not, every key must hold
+    its last acknowledged value once member 1 is back."""
+    opts = dict(repl.HEALTH, **{"replication-factor": 3, "replica-acks": 1})
+    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
+    n_bulk = harness.scaled(BULK_KEYS, 5000)
+    with harness.Cluster(binary, 4, name="incomplete-leave", cluster_options=opts,
+                         extra=persist) as c:
+        ports = c.ports
+        repl.settle(ports)
+        preload(ports[0], n_bulk)
+        repl.settle(ports, timeout=60)
+        leaver, victim, cut_at = 3, 0, 1
+        addresses = [n.address.encode() for n in c.nodes]
+        want = [addresses[leaver], addresses[victim], addresses[cut_at]]
+        candidates = ["shape:%d" % i for i in range(6000)]
+        copies = repl.pipelined(ports[2], [("CLUSTER", "COPIES", k) for k in candidates])
+        shaped = [k for k, names in zip(candidates, copies) if list(names[:3]) == want]
+        model = repl.Model()
+        stop = threading.Event()
+        writers = repl.start_writers(model, [ports[2]], rng, stop)
+        writers[0].keys = shaped
+        done = threading.Event()
+
+        def cut():
+            while not done.is_set():
+                try:
+                    repl.kill_stream(ports[cut_at], c.nodes[leaver].address)
+                except (OSError, redis.RedisError):
+                    pass
+                time.sleep(0.002)
+
+        cutter = threading.Thread(target=cut)
+        try:
+            time.sleep(0.5)
+            cutter.start()
+            time.sleep(0.3)
+            version = int(repl.cluster_info(ports[victim])["cluster_ring_version"])
+            repl.client(ports[2], timeout=30).execute_command("CLUSTER", "LEAVE",
+                                                              c.nodes[leaver].address)
+            deadline = time.monotonic() + 30
+            while (int(repl.cluster_info(ports[victim])["cluster_ring_version"]) == version and
+                   time.monotonic() < deadline):
+                time.sleep(0.005)
+            c.kill(victim)
+            done.set()
+            print("    %s: %d keys of the shape; node %d killed as it switched" %
+                  (label, len(shaped), victim + 1), flush=True)
+            time.sleep(repl.FAILOVER_LIMIT + 1.0)
+            failed = repl.cluster_info(ports[2]).get("cluster_failed")
+            print("    %s: failed over while it was down: %s" % (label, failed), flush=True)
+            c.restart(victim)
+            time.sleep(1.0)
+        finally:
+            done.set()
+            if cutter.is_alive():
+                cutter.join()
+            repl.stop_writers(stop, writers)
+        members = [p for i, p in enumerate(ports) if i != leaver]
+        repl.check_after_faults(report, members, model, label, True, 3)
+        check_bulk(report, members, n_bulk, label)
+
+
 def main():
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int, default=None)
@@ -166,6 +230,7 @@ def main():
     report = harness.Report("test_incomplete_copy")
     for r in range(harness.scaled(args.rounds, 1)):
         one_round(report, args.server, rng, "round %d" % (r + 1))
+    leave_round(report, args.server, rng, "leave")
     report.finish()
 
 
