@@ -13,6 +13,7 @@ it switched; no acknowledged write is lost.
     /usr/bin/python3 test_incomplete_copy.py --server build/ringkv-server [--seed N] [--rounds N]
 """
 
+import contextlib
 import os
 import signal
 import socket
@@ -49,6 +50,19 @@ def preload(port, n):
         if i % 2000 == 1999:
             pipe.execute()
     pipe.execute()
+
+
+@contextlib.contextmanager
+def loaded_cluster(binary, n, name, options, n_bulk):
+    """n members (health checks as test_replication's, `options` added, the append-only file
+    fsynced always) with `n_bulk` bulk keys loaded and every replica stream online."""
+    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
+    with harness.Cluster(binary, n, name=name, cluster_options=dict(repl.HEALTH, **options),
+                         extra=persist) as c:
+        repl.settle(c.ports)
+        preload(c.ports[0], n_bulk)
+        repl.settle(c.ports, timeout=60)
+        yield c
 
 
 def check_bulk(report, ports, n, label):
@@ -96,16 +110,10 @@ def stop_mid_copy(c, victim, hung, survivors):
 
 
 def one_round(report, binary, rng, label):
-    opts = dict(repl.HEALTH, **{"replication-factor": 2, "replica-acks": 1,
-                                "repl-backlog-size": "16kb"})
-    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
     n_bulk = harness.scaled(BULK_KEYS, 5000)
-    with harness.Cluster(binary, 3, name="incomplete-copy", cluster_options=opts,
-                         extra=persist) as c:
+    options = {"replication-factor": 2, "replica-acks": 1, "repl-backlog-size": "16kb"}
+    with loaded_cluster(binary, 3, "incomplete-copy", options, n_bulk) as c:
         ports = c.ports
-        repl.settle(ports)
-        preload(ports[0], n_bulk)
-        repl.settle(ports, timeout=60)
         victim = rng.randrange(3)
         survivors = [p for i, p in enumerate(ports) if i != victim]
         model = repl.Model()
@@ -161,15 +169,10 @@ def leave_round(report, binary, rng, label):
     member 2 their first replica — and member 1 is killed as soon as it switched, then restarted
     from its append-only file: whether member 2 is promoted meanwhile or not, every key must hold
     its last acknowledged value once member 1 is back."""
-    opts = dict(repl.HEALTH, **{"replication-factor": 3, "replica-acks": 1})
-    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
     n_bulk = harness.scaled(BULK_KEYS, 5000)
-    with harness.Cluster(binary, 4, name="incomplete-leave", cluster_options=opts,
-                         extra=persist) as c:
+    options = {"replication-factor": 3, "replica-acks": 1}
+    with loaded_cluster(binary, 4, "incomplete-leave", options, n_bulk) as c:
         ports = c.ports
-        repl.settle(ports)
-        preload(ports[0], n_bulk)
-        repl.settle(ports, timeout=60)
         leaver, victim, cut_at = 3, 0, 1
         addresses = [n.address.encode() for n in c.nodes]
         want = [addresses[leaver], addresses[victim], addresses[cut_at]]
