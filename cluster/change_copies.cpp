@@ -70,14 +70,14 @@ void Replication::copies_delivered(uint64_t version, const std::vector<std::stri
     src.synced = true;
     src.resuming = false;
     src.copy_version = version;
-    src.delivered = version;
+    src.delivered = true;
   }
   spdlog::info("ring version {}: every copy this node holds is complete under it", version);
 }
 
 std::string Replication::continue_delivered(Source& src, std::string_view replid, uint64_t version,
                                             uint64_t first, uint64_t next, uint64_t ring_from) {
-  src.delivered = 0;
+  src.delivered = false;
   // The same stream, run here up to the first frame of the new ring (every frame of the old
   // one, none after), or a stream new with the ring; its frames from there still in the backlog.
   const bool same = !src.replid.empty() && src.replid == replid && src.offset + 1 == ring_from;

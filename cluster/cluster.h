@@ -210,6 +210,9 @@ class Cluster {
   bool joining_here() const { return pending_ && ring_.size() == 1 && pending_->size() > 1; }
   // Members failed over (sorted).
   const std::vector<std::string>& failed() const { return failed_; }
+  bool is_failed(std::string_view address) const {
+    return std::find(failed_.begin(), failed_.end(), address) != failed_.end();
+  }
   // Members this node has seen failed over since it started. With replica-acks 0 a failed-over
   // member may have acknowledged writes its replicas never got (failover_may_lose_writes()).
   uint64_t failovers_seen() const { return failovers_seen_; }
@@ -265,9 +268,6 @@ class Cluster {
     return pending_ && is_failed(self_) &&
            std::find(pending_failed_.begin(), pending_failed_.end(), self_) ==
                pending_failed_.end();
-  }
-  bool is_failed(std::string_view address) const {
-    return std::find(failed_.begin(), failed_.end(), address) != failed_.end();
   }
   // The ring fingerprint that links compare: the members, and which are failed.
   static uint64_t view_fingerprint(const hashring::HashRing& ring,

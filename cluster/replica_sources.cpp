@@ -39,7 +39,7 @@ std::string Replication::on_frame(std::span<const std::string_view> args, uint64
     // Frames still arriving on an older connection of this primary no longer count.
     src.conn = conn_id;
     // A copy the ring change made complete continues from the new ring's first frame.
-    if (src.delivered != 0 && src.delivered == *version) {
+    if (src.delivered && src.copy_version == *version) {
       std::string reply = continue_delivered(src, args[2], *version, *first, *next, *ring_from);
       if (!reply.empty()) return reply;
     }
@@ -175,7 +175,7 @@ std::vector<SourceStatus> Replication::sources() const {
   std::vector<SourceStatus> out;
   for (const auto& [address, src] : sources_) {
     // (A copy a ring change made complete counts as synced before its stream opens again.)
-    const bool synced = src.current() || (src.synced && src.delivered == ring_version_);
+    const bool synced = src.current() || (src.delivered && src.copy_version == ring_version_);
     out.push_back(SourceStatus{address, synced, src.offset, src.last_frame_ms});
   }
   return out;

@@ -228,7 +228,9 @@ class Replication {
     uint64_t copy_version = 0;  // the ring its copy was last complete for
     bool resuming = false;      // resumed (+RESUME): the keys written meanwhile still follow
     uint64_t drained = 0;       // the change whose DRAINED mark this stream reached, complete
-    uint64_t delivered = 0;     // the change that made the copy complete (copies_delivered)
+    // The copy was made complete by the change to copy_version (copies_delivered), and its
+    // stream has not opened again since.
+    bool delivered = false;
     // The copy is complete for the ring its stream opened under (not still getting the keys
     // gained in a ring change).
     bool current() const { return synced && copy_version == ring_version; }

@@ -22,8 +22,6 @@ constexpr uint64_t kMaxInFlight = 4096;
 constexpr uint64_t kMaxInFlightBytes = 8 << 20;
 // Progress is logged at most this often.
 constexpr uint64_t kLogEveryMs = 1000;
-// Copy::Found::owner when the key does not move (only members gaining a copy get it).
-constexpr uint32_t kNoOwner = UINT32_MAX;
 
 }  // namespace
 
@@ -163,8 +161,7 @@ void Migration::record_away(int db, std::string_view key, bool deleted) {
   const cluster::Cluster& cluster = *server_.cluster();
   const bool replicas = cluster.replication().factor() > 1;
   if (cluster.failed().empty() || (!deleted && !replicas)) return;
-  if (!replicas && std::find(cluster.failed().begin(), cluster.failed().end(),
-                             cluster.ring().owner_of(key)) == cluster.failed().end()) {
+  if (!replicas && !cluster.is_failed(cluster.ring().owner_of(key))) {
     return;
   }
   constexpr size_t kMaxAwayKeys = 1 << 20;
@@ -221,10 +218,7 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
   copy_->resumes.assign(next.nodes().size(), false);
   for (size_t i = 0; i < next.nodes().size() && cluster.replication().factor() > 1; ++i) {
     const std::string& target = next.nodes()[i].address;
-    if (target == self_ || std::find(cluster.failed().begin(), cluster.failed().end(), target) ==
-                               cluster.failed().end()) {
-      continue;
-    }
+    if (target == self_ || !cluster.is_failed(target)) continue;
     std::optional<cluster::Replication::ResumePoint> copy =
         cluster.replication().copy_of_removed(target);
     if (away_overflowed_) copy.reset();
@@ -265,8 +259,7 @@ void Migration::resume_to(size_t target) {
       if (moving_to(key) != target) continue;
       changed++;
       if (server_.dbs()[static_cast<int>(db)].peek(key) != nullptr) {
-        c.found.push_back(
-            Copy::Found{static_cast<int>(db), static_cast<uint32_t>(target), false, key});
+        c.found.push_back(Copy::Found{static_cast<int>(db), target, false, key});
       }
     }
   }
@@ -312,25 +305,23 @@ void Migration::copy_end(const hashring::HashRing& owners, std::string_view self
   copy_.reset();
   // Changes of members no longer failed are done with (with replicas, once none is: their
   // streams opened again took theirs when the ring switched).
-  const std::vector<std::string>& failed = server_.cluster()->failed();
-  if (failed.empty()) {
+  const cluster::Cluster& cluster = *server_.cluster();
+  if (cluster.failed().empty()) {
     away_keys_.clear();
     away_count_ = 0;
     away_overflowed_ = false;
-  } else if (server_.cluster()->replication().factor() <= 1) {
+  } else if (cluster.replication().factor() <= 1) {
     for (auto& keys : away_keys_) {
       away_count_ -= std::erase_if(keys, [&](const std::string& key) {
-        return std::find(failed.begin(), failed.end(), server_.cluster()->ring().owner_of(key)) ==
-               failed.end();
+        return !cluster.is_failed(cluster.ring().owner_of(key));
       });
     }
   }
   // Restored: keys kept for a member that never said whether its copy resumes are stale.
-  const bool restored = std::find(failed.begin(), failed.end(), self) == failed.end();
-  if (restore_ && restored) {
+  if (restore_ && !cluster.is_failed(self)) {
     if (!restore_->unheard.empty()) drop_shares(restore_->unheard);
+    restore_.reset();
   }
-  if (restored) restore_.reset();
   generation_++;
   self_ = self;
   sweep_.emplace(Sweep{owners});
@@ -383,8 +374,7 @@ void Migration::key_changed(int db, std::string_view key) {
 
 void Migration::keyspace_flushed() {
   cluster::Cluster& cluster = *server_.cluster();
-  const std::vector<std::string>& failed = cluster.failed();
-  if (std::find(failed.begin(), failed.end(), cluster.self_address()) != failed.end()) {
+  if (cluster.is_failed(cluster.self_address())) {
     // Failed over, and its keys replaced wholesale: neither they nor its copies of others'
     // keys resume.
     cluster.replication().forget_resume_points();
@@ -557,8 +547,7 @@ void Migration::copy_batch() {
     if (dbs[f.db].peek(f.key) == nullptr) continue;  // expired or deleted meanwhile
     if (!c.dirty[static_cast<size_t>(f.db)].empty())
       c.dirty[static_cast<size_t>(f.db)].erase(f.key);
-    send_key_to(f.db, f.key, true, f.owner == kNoOwner ? hashring::HashRing::kNoNode : f.owner,
-                f.gained);
+    send_key_to(f.db, f.key, true, f.owner, f.gained);
   }
   if (c.sliced) return;
   if (!c.scanned && c.found.empty()) {
@@ -569,8 +558,8 @@ void Migration::copy_batch() {
       const bool to_owner = owner != hashring::HashRing::kNoNode && !c.resumes[owner];
       const bool gained = !gained_holders(e.key()).empty();
       if (to_owner || gained) {
-        c.found.push_back(Copy::Found{db, to_owner ? static_cast<uint32_t>(owner) : kNoOwner,
-                                      gained, std::string(e.key())});
+        c.found.push_back(Copy::Found{db, to_owner ? owner : hashring::HashRing::kNoNode, gained,
+                                      std::string(e.key())});
       }
     });
     // One database after the other.

@@ -132,8 +132,8 @@ class Migration final : public cluster::MembershipHost {
     // next.nodes()).
     struct Found {
       int db;
-      uint32_t owner;  // kNoNode (as uint32_t) when only members gaining a copy get it
-      bool gained;     // the members gaining a copy get it too
+      size_t owner;  // kNoNode when only the members gaining a copy get it
+      bool gained;   // the members gaining a copy get it too
       std::string key;
     };
     std::vector<Found> found{};
