@@ -29,6 +29,14 @@ constexpr uint64_t kStalledAckMs = 1000;
 // Frames a full copy may have outstanding before it waits for acknowledgements.
 constexpr uint64_t kSnapshotWindow = 2048;
 constexpr uint64_t kSnapshotWindowBytes = 8ull << 20;
+// A stream's frames that nothing waits for (replica-acks 0) go out about this long after the
+// first of them, in one write with those made meanwhile, or once this much is queued: with one
+// write per loop iteration, a busy primary wrote each stream almost once per write it made.
+constexpr uint64_t kCoalesceMs = 1;
+constexpr size_t kCoalesceBytes = 64u << 10;
+// When nothing waits for them, a replica is asked for its offset at most this often.
+constexpr uint64_t kAskEveryMs = 10;
+constexpr std::string_view kGetAckFrame = "*2\r\n$11\r\nRINGKV.REPL\r\n$6\r\nGETACK\r\n";
 
 std::string request(std::span<const std::string_view> args) {
   std::string f;
@@ -94,20 +102,57 @@ void Replication::start() {
   timer_.data = this;
   uv_timer_start(
       &timer_, [](uv_timer_t* t) { static_cast<Replication*>(t->data)->tick(); }, kTickMs, kTickMs);
+  uv_timer_init(env_.loop, &flush_timer_);
+  flush_timer_.data = this;
 }
 
 void Replication::stop() {
   if (!started_) return;
+  // What the streams queued still goes out: a replica may be promoted with it.
+  for (auto& [address, s] : streams_) {
+    if (s->link && s->link->needs_flush()) s->link->flush();
+  }
   started_ = false;
   uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
+  uv_close(reinterpret_cast<uv_handle_t*>(&flush_timer_), nullptr);
   for (auto& [address, s] : streams_) {
     if (s->link) s->link->close(LinkErrorKind::kShutdown);
   }
 }
 
+bool Replication::awaited(const Stream& s) {
+  return !s.waiting.empty() || !s.waiting_copy.empty() || s.snapshot || s.resuming ||
+         s.acked < s.synced_offset || s.acked < s.drain_offset;
+}
+
 void Replication::flush() {
+  const uint64_t now = started_ ? uv_now(env_.loop) : 0;
+  bool left = false;
   for (auto& [address, s] : streams_) {
-    if (s->link && s->link->needs_flush()) s->link->flush();
+    if (!s->link) continue;
+    const bool urgent = awaited(*s);
+    bool asked = false;
+    if (s->state == Stream::State::kOnline && s->sent > s->asked &&
+        s->link->state() == PeerLink::State::kReady &&
+        (urgent || now >= s->asked_ms + kAskEveryMs)) {
+      // Not a frame of the stream: the replica answers it with the offset it ran up to.
+      s->link->frame_buffer().append(kGetAckFrame);
+      s->asked = s->sent;
+      s->asked_ms = now;
+      asked = true;
+    }
+    if (!s->link->needs_flush()) continue;
+    if (urgent || asked || s->state != Stream::State::kOnline ||
+        s->link->frame_buffer().size() >= kCoalesceBytes || now >= s->queued_ms + kCoalesceMs) {
+      s->link->flush();
+    } else {
+      left = true;
+    }
+  }
+  if (left && started_ && !uv_is_active(reinterpret_cast<uv_handle_t*>(&flush_timer_))) {
+    uv_timer_start(
+        &flush_timer_, [](uv_timer_t* t) { static_cast<Replication*>(t->data)->flush(); },
+        kCoalesceMs, 0);
   }
 }
 
@@ -378,8 +423,9 @@ void Replication::write_frame(Stream& s, uint64_t offset, std::string_view bytes
   // A link reconnects by itself when used again; a stream's connection must not: a new one
   // starts with HELLO.
   if (s.link->state() != PeerLink::State::kReady) return link_failed(s, "connection closed");
-  // The replica does not answer each frame: it acknowledges what it ran once per batch (see
-  // on_stream_message).
+  // The replica does not answer each frame: it acknowledges what it ran when asked (see flush
+  // and on_stream_message).
+  if (s.link->frame_buffer().empty()) s.queued_ms = uv_now(env_.loop);
   s.link->frame_buffer().append(bytes);
   s.sent = offset;
   s.unacked_sizes.push_back(static_cast<uint32_t>(bytes.size()));
@@ -540,6 +586,7 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
   s.last_failure.clear();
   s.sent = from;
   s.acked = from;
+  s.asked = from;
   s.last_ack_ms = uv_now(env_.loop);
   s.backlog.for_each_from(from + 1, [&](uint64_t offset, std::string_view frame) {
     write_frame(s, offset, frame);
@@ -684,6 +731,8 @@ void Replication::tick() {
     }
     if (s->state == Stream::State::kDisconnected && now >= s->retry_at_ms) connect(*s);
   }
+  // Asks replicas that went quiet for the offset of their last frames.
+  flush();
 }
 
 std::vector<ReplicaStatus> Replication::replicas() const {

@@ -4,9 +4,10 @@
 // to the replicas of the keys written, over one stream per replica:
 //
 //   a dedicated peer link whose frames are numbered by the stream (its offsets, from 1), run by
-//   the replica in order and not answered one by one: the replica acknowledges, once per batch
-//   it read, the offset it ran up to (":<offset>"), and answers only a frame it refuses (an
-//   error, after which the primary copies everything again);
+//   the replica in order and not answered one by one: the replica acknowledges the offset it ran
+//   up to (":<offset>") when the primary asks (RINGKV.REPL GETACK, not a frame of the stream: at
+//   once when a write or a copy waits for it, else every few milliseconds), and answers only a
+//   frame it refuses (an error, after which the primary copies everything again);
 //   RINGKV.REPL HELLO <primary> <replid> <ring version> <first> <next> <ring from> <previous
 //   version> opens each connection: the replica answers +CONTINUE <offset> when it has this
 //   stream up to an offset the backlog (the last repl-backlog-size bytes of frames) still holds —
@@ -137,7 +138,9 @@ class Replication {
   void set_host(ReplicationHost* host) { host_ = host; }
   void start();
   void stop();
-  // Writes what the streams queued in this loop iteration (one write per link).
+  // Writes what the streams queued: at once when something waits for the replica's
+  // acknowledgement (asking for it), else about a millisecond after the first frame queued;
+  // asks a replica for its offset every few milliseconds while frames go out.
   void flush();
   // While held, no stream opens (this node does not know yet whether its keys are current: a
   // full copy from it would replace newer ones).
@@ -398,7 +401,11 @@ class Replication {
   std::multimap<uint64_t, std::shared_ptr<Waiter>> waiters_;
   // Links given up, possibly from inside their own callbacks: destroyed at the next tick.
   std::vector<std::unique_ptr<PeerLink>> retired_;
-  uv_timer_t timer_;  // deadlines and reconnects
+  uv_timer_t timer_;        // deadlines and reconnects
+  uv_timer_t flush_timer_;  // frames left queued by flush()
+  // Whether something waits for `s`'s replica to acknowledge: a write (replica-acks, WAIT), a
+  // copy (its window, its end), a ring change's mark.
+  static bool awaited(const Stream& s);
   bool started_ = false;
   bool streams_held_ = false;
   std::vector<size_t> scratch_;

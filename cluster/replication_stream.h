@@ -50,6 +50,10 @@ struct Replication::Stream {
   uint64_t next = 1;   // the offset the next frame gets
   uint64_t sent = 0;   // the last offset written to the current link
   uint64_t acked = 0;  // the last offset the replica acknowledged
+  // The replica acknowledges only when asked (RINGKV.REPL GETACK): `sent` then, and when.
+  uint64_t asked = 0;
+  uint64_t asked_ms = 0;
+  uint64_t queued_ms = 0;  // when the link's first frame not written yet was queued
   FrameLog backlog;
   State state = State::kDisconnected;
   std::unique_ptr<PeerLink> link;

@@ -121,7 +121,8 @@ void Connection::scheduled_flush() {
   if (closing_) return;
   // Requests that arrived while the client was blocked.
   if (!blocked_ && !held_) process_input();
-  if (stream_offset_ != stream_acked_) {
+  if (ack_asked_) {
+    ack_asked_ = false;
     stream_acked_ = stream_offset_;
     reply_writer().integer(static_cast<int64_t>(stream_offset_));
   }

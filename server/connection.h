@@ -128,12 +128,17 @@ class Connection final : public engine::ClientSession {
   // the stream's RINGKV.REPL HELLO.
   std::string& replication_source() { return replication_source_; }
   // On a stream's link: its frames ran here up to `offset` (the stream's first offset, from
-  // HELLO, with `acknowledged`). The offset is acknowledged to the primary (":<offset>") before
-  // this iteration's output goes out: one acknowledgement per batch of frames.
+  // HELLO, with `acknowledged`).
   void stream_ran(uint64_t offset, bool acknowledged = false) {
     stream_offset_ = offset;
     if (acknowledged) stream_acked_ = offset;
-    if (stream_offset_ != stream_acked_) request_flush();
+  }
+  // The primary asked (RINGKV.REPL GETACK): the offset is acknowledged (":<offset>") before this
+  // iteration's output goes out, once for every request of the batch.
+  void ack_stream() {
+    if (stream_offset_ == stream_acked_) return;
+    ack_asked_ = true;
+    request_flush();
   }
   // On a peer's link: who it is and the ring its handshake was accepted with.
   void set_peer_identity(std::string address, std::string fingerprint) {
@@ -303,6 +308,7 @@ class Connection final : public engine::ClientSession {
   std::string replication_source_;
   uint64_t stream_offset_ = 0;  // see stream_ran()
   uint64_t stream_acked_ = 0;
+  bool ack_asked_ = false;
   std::string peer_name_;
   std::string link_fingerprint_;
   std::vector<LastWrite> last_writes_;

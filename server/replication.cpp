@@ -118,6 +118,12 @@ bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
     return true;
   }
   if (frame.kind != cluster::PeerFrameKind::kReplication && primary.empty()) return false;
+  if (frame.kind == cluster::PeerFrameKind::kReplication && !frame.args.empty() &&
+      common::equals_ignore_case(frame.args[0], "getack")) {
+    // Not a frame of the stream: the primary asks for the offset this node ran up to.
+    if (repl.current_source(primary, conn.id()) != nullptr) conn.ack_stream();
+    return true;
+  }
   // A stream's frame is answered only when refused; what ran is acknowledged per batch.
   std::string& out = writer.buffer();
   const size_t mark = out.size();

@@ -368,6 +368,21 @@ def check_basics(report, binary):
         report.equal(mset.execute_command("WAIT", 1, 1000), 1, "basics: WAIT after an MSET split "
                      "over every node")
 
+        # Replicas acknowledge when asked: at once for WAIT (above), and every few milliseconds
+        # while frames flow; once the writes stop, every stream's last frames are acknowledged.
+        for i in range(500):
+            conn.set("quiet:%d" % i, i)
+        deadline = time.monotonic() + 2 * harness.timeout_scale()
+        behind = None
+        while time.monotonic() < deadline:
+            behind = [v for p in ports for k, v in harness.info_fields(p, "INFO", "replication")
+                      .items() if k.startswith("slave") and "behind=0," not in v]
+            if not behind:
+                break
+            time.sleep(0.05)
+        report.check(not behind, "basics: once writes stop, every replica acknowledges its "
+                     "stream's last frame within 2 s", repr(behind))
+
         role = r.execute_command("ROLE")
         report.equal(role[0], b"master", "basics: ROLE says master")
         report.equal(len(role[2]), 2, "basics: ROLE lists the two other members as replicas")
