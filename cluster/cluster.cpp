@@ -51,7 +51,8 @@ Cluster::Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, std::stri
                        },
                        [this](const std::string& address) { return peer(address).up; }},
       self_, static_cast<size_t>(options_.replication_factor),
-      static_cast<size_t>(options_.repl_backlog_size));
+      static_cast<size_t>(options_.repl_backlog_size),
+      static_cast<uint64_t>(options_.repl_batch_ms));
   load_ring();
   index_peers();
   rebuild_routing();

@@ -29,11 +29,10 @@ constexpr uint64_t kStalledAckMs = 1000;
 // Frames a full copy may have outstanding before it waits for acknowledgements.
 constexpr uint64_t kSnapshotWindow = 2048;
 constexpr uint64_t kSnapshotWindowBytes = 8ull << 20;
-// A stream's frames that nothing waits for (replica-acks 0) go out about this long after the
+// A stream's frames that nothing waits for (replica-acks 0) go out `repl-batch-ms` after the
 // first of them, in one write with those made meanwhile, or once this much is queued: with one
 // write per loop iteration, a busy primary wrote each stream almost once per write it made.
-constexpr uint64_t kCoalesceMs = 1;
-constexpr size_t kCoalesceBytes = 64u << 10;
+constexpr size_t kBatchBytes = 64u << 10;
 // When nothing waits for them, a replica is asked for its offset at most this often.
 constexpr uint64_t kAskEveryMs = 10;
 constexpr std::string_view kGetAckFrame = "*2\r\n$11\r\nRINGKV.REPL\r\n$6\r\nGETACK\r\n";
@@ -87,11 +86,13 @@ void Replication::fire(const std::shared_ptr<Waiter>& w) {
   cb(keep->acked, keep->acked >= keep->need);
 }
 
-Replication::Replication(Env env, std::string self, size_t factor, size_t backlog_bytes)
+Replication::Replication(Env env, std::string self, size_t factor, size_t backlog_bytes,
+                         uint64_t batch_ms)
     : env_(std::move(env)),
       self_(std::move(self)),
       factor_(std::max<size_t>(1, factor)),
-      backlog_limit_(backlog_bytes) {}
+      backlog_limit_(backlog_bytes),
+      batch_ms_(batch_ms) {}
 
 Replication::~Replication() = default;
 
@@ -143,7 +144,7 @@ void Replication::flush() {
     }
     if (!s->link->needs_flush()) continue;
     if (urgent || asked || s->state != Stream::State::kOnline ||
-        s->link->frame_buffer().size() >= kCoalesceBytes || now >= s->queued_ms + kCoalesceMs) {
+        s->link->frame_buffer().size() >= kBatchBytes || now >= s->queued_ms + batch_ms_) {
       s->link->flush();
     } else {
       left = true;
@@ -152,7 +153,7 @@ void Replication::flush() {
   if (left && started_ && !uv_is_active(reinterpret_cast<uv_handle_t*>(&flush_timer_))) {
     uv_timer_start(
         &flush_timer_, [](uv_timer_t* t) { static_cast<Replication*>(t->data)->flush(); },
-        kCoalesceMs, 0);
+        batch_ms_, 0);
   }
 }
 

@@ -130,7 +130,8 @@ class Replication {
     std::function<bool(const std::string& address)> peer_up;
   };
 
-  Replication(Env env, std::string self, size_t factor, size_t backlog_bytes);
+  // `batch_ms`: how long frames nothing waits for may queue before they are written.
+  Replication(Env env, std::string self, size_t factor, size_t backlog_bytes, uint64_t batch_ms);
   ~Replication();
   Replication(const Replication&) = delete;
   Replication& operator=(const Replication&) = delete;
@@ -350,6 +351,7 @@ class Replication {
   std::string self_;
   size_t factor_;
   size_t backlog_limit_;
+  uint64_t batch_ms_;
   ReplicationHost* host_ = nullptr;
   hashring::HashRing routing_;
   uint64_t ring_version_ = 0;

@@ -527,6 +527,11 @@ const std::vector<Row>& rows() {
                       "Bytes of writes kept per replica so that a short disconnection resumes "
                       "instead of copying everything again (bytes, or 1mb...)"},
                  Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 16 * 1024),
+        int_row(Head{"cluster", "repl-batch-ms", "--repl-batch-ms", "", false,
+                     "Writes no client waits for on a replica (replica-acks 0) go to it this "
+                     "many milliseconds after the first of them, in one write (0 = at the end "
+                     "of each loop iteration: less lag, more CPU)"},
+                Field<C, int64_t>{kCluster, &C::repl_batch_ms}, 0, 100),
         string_row(Head{"cluster", "tie-breaker", "--tie-breaker", "", false,
                         "A member (host:port) whose vote counts twice while the members are "
                         "even in number: with 2 members it may fail the other over (the same on "
