@@ -124,7 +124,7 @@ bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
     if (repl.current_source(primary, conn.id()) != nullptr) conn.ack_stream();
     return true;
   }
-  // A stream's frame is answered only when refused; what ran is acknowledged per batch.
+  // A stream's frame is answered only when refused; what ran is acknowledged when asked.
   std::string& out = writer.buffer();
   const size_t mark = out.size();
   cluster::Replication::Source* source = stream_frame(conn, frame, writer);
