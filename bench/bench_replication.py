@@ -12,7 +12,11 @@ frames it ran but was not asked about yet).
 The numbers are checked to be real: after the runs every key written through node 1 has two
 copies (the nodes' INFO keyspace counts add up to twice DBSIZE) in the replicated clusters.
 
-    /usr/bin/python3 bench/bench_replication.py [--server build/ringkv-server] [--rounds 3]
+    /usr/bin/python3 bench/bench_replication.py [--server build/ringkv-server] [--rounds 3] \
+        [--batch-ms N]
+
+`--batch-ms N` sets `repl-batch-ms` in the replicated clusters (frames no write waits for are
+written N ms after the first of them; the server's default otherwise).
 """
 
 import argparse
@@ -30,14 +34,15 @@ SETUPS = [("rf1", 1, 0), ("rf2-acks0", 2, 0), ("rf2-acks1", 2, 1)]
 GOALS = {"rf2-acks0": 0.8, "rf2-acks1": 0.5}
 
 
-def start_cluster(binary, workdir, label, rf, acks):
+def start_cluster(binary, workdir, label, rf, acks, batch_ms):
     nodes = bc.ringkv_nodes(binary, os.path.join(workdir, label), "balanced")
     for n in nodes:
         # ringkv_nodes writes [server] [cluster] [log]; the replication keys go under [cluster].
         with open(n.argv[-1]) as f:
             text = f.read()
-        text = text.replace("[cluster]\n", "[cluster]\nreplication-factor = %d\nreplica-acks = %d\n"
-                            % (rf, acks), 1)
+        extra = "repl-batch-ms = %d\n" % batch_ms if batch_ms is not None and rf > 1 else ""
+        text = text.replace("[cluster]\n", "[cluster]\nreplication-factor = %d\nreplica-acks = %d\n%s"
+                            % (rf, acks, extra), 1)
         with open(n.argv[-1], "w") as f:
             f.write(text)
     for n in nodes:
@@ -66,6 +71,7 @@ def main():
     p.add_argument("--server", default="build/ringkv-server")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--requests", type=int, default=100000)
+    p.add_argument("--batch-ms", type=int, default=None)
     args = p.parse_args()
     binary = os.path.abspath(args.server)
     workdir = tempfile.mkdtemp(prefix="ringkv-bench-repl-")
@@ -73,7 +79,7 @@ def main():
     try:
         for label, rf, acks in SETUPS:
             os.makedirs(os.path.join(workdir, label))
-            clusters[label] = start_cluster(binary, workdir, label, rf, acks)
+            clusters[label] = start_cluster(binary, workdir, label, rf, acks, args.batch_ms)
         time.sleep(1.0)
         results = {}
         lag = {}

@@ -14,6 +14,7 @@ class FrameLog {
  public:
   uint64_t first() const { return first_; }  // the offset of the oldest frame kept
   bool empty() const { return sizes_.empty(); }
+  size_t bytes() const { return bytes_.size() - head_; }  // what the kept frames hold
   // Appends the next offset's frame, then drops the oldest frames while more than
   // `limit` bytes are kept (the newest one stays whatever its size).
   void push(std::string_view frame, size_t limit) {

@@ -777,4 +777,12 @@ uint64_t Replication::total_offset() const {
   return total;
 }
 
+uint64_t Replication::backlog_held() const {
+  uint64_t total = 0;
+  for (const auto* streams : {&streams_, &parked_}) {
+    for (const auto& [address, s] : *streams) total += s->backlog.bytes();
+  }
+  return total;
+}
+
 }  // namespace ringkv::cluster

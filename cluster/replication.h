@@ -287,6 +287,8 @@ class Replication {
   std::vector<SourceStatus> sources() const;
   // Offset totals for INFO replication (frames sent over every stream).
   uint64_t total_offset() const;
+  // Bytes the streams' backlogs hold (parked streams' too), for INFO memory.
+  uint64_t backlog_held() const;
   // Frames sent to replicas whose streams are online and not copying, not acknowledged yet.
   uint64_t unacknowledged() const;
 

@@ -75,7 +75,7 @@ struct ClusterOptions {
   int64_t replication_factor = 1;
   int64_t replica_acks = 0;                 // replicas that must have a write before its reply
   int64_t repl_backlog_size = 1024 * 1024;  // bytes kept per replica for a partial resync
-  int64_t repl_batch_ms = 1;                // how long frames nothing waits for may queue
+  int64_t repl_batch_ms = 0;                // how long frames nothing waits for may queue
   // A member whose vote counts twice while the members are even in number, so that one half of
   // an even split (one of two members) is a majority: failover without a third member. The same
   // on every member. "" = none.

@@ -529,8 +529,8 @@ const std::vector<Row>& rows() {
                  Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 16 * 1024),
         int_row(Head{"cluster", "repl-batch-ms", "--repl-batch-ms", "", false,
                      "Writes no client waits for on a replica (replica-acks 0) go to it this "
-                     "many milliseconds after the first of them, in one write (0 = at the end "
-                     "of each loop iteration: less lag, more CPU)"},
+                     "many milliseconds after the first of them, in one write: less CPU, more "
+                     "writes a failover may lose (0 = at the end of each loop iteration)"},
                 Field<C, int64_t>{kCluster, &C::repl_batch_ms}, 0, 100),
         string_row(Head{"cluster", "tie-breaker", "--tie-breaker", "", false,
                         "A member (host:port) whose vote counts twice while the members are "

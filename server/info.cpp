@@ -307,7 +307,8 @@ void Server::info_memory(std::string& out) {
   const MemoryFigures m = memory_figures();
   const ClientFigures c = client_figures();
   const persistence::AofInfo aof = aof_.info(uv_now(loop_));
-  const size_t overhead = c.clients_memory + c.links_memory + aof.buffer_length;
+  const uint64_t backlog = cluster_ ? cluster_->replication().backlog_held() : 0;
+  const size_t overhead = c.clients_memory + c.links_memory + aof.buffer_length + backlog;
   field(out, "used_memory", used);
   field(out, "used_memory_human", human_bytes(used));
   field(out, "used_memory_rss", m.rss);
@@ -315,8 +316,8 @@ void Server::info_memory(std::string& out) {
   field(out, "used_memory_peak", used_memory_peak_);
   field(out, "used_memory_peak_human", human_bytes(used_memory_peak_));
   field(out, "used_memory_peak_perc", percent(used, used_memory_peak_));
-  // used_memory is the dataset's (see README): what connections and the append-only buffer
-  // hold comes on top of it.
+  // used_memory is the dataset's (see README): what connections, the append-only buffer and
+  // the replication backlogs hold comes on top of it.
   field(out, "used_memory_overhead", overhead);
   field(out, "used_memory_startup", "0");
   field(out, "used_memory_dataset", used);
@@ -355,8 +356,8 @@ void Server::info_memory(std::string& out) {
   field(out, "mem_fragmentation_ratio", ratio(m.rss, used));
   field(out, "mem_fragmentation_bytes", static_cast<int64_t>(m.rss) - static_cast<int64_t>(used));
   field(out, "mem_not_counted_for_evict", aof.buffer_length);
-  field(out, "mem_replication_backlog", "0");
-  field(out, "mem_total_replication_buffers", "0");
+  field(out, "mem_replication_backlog", backlog);
+  field(out, "mem_total_replication_buffers", backlog);
   field(out, "mem_clients_slaves", "0");
   field(out, "mem_clients_normal", c.clients_memory);
   field(out, "mem_cluster_links", c.links_memory);
@@ -427,7 +428,8 @@ void Server::memory_stats(protocol::ReplyWriter& reply) {
   const MemoryFigures m = memory_figures();
   const ClientFigures c = client_figures();
   const persistence::AofInfo aof = aof_.info(uv_now(loop_));
-  const size_t overhead = c.clients_memory + c.links_memory + aof.buffer_length;
+  const uint64_t backlog = cluster_ ? cluster_->replication().backlog_held() : 0;
+  const size_t overhead = c.clients_memory + c.links_memory + aof.buffer_length + backlog;
   const size_t keys = dbs_.size();
   auto pct = [](size_t part, size_t whole) {
     return whole == 0 ? 0.0 : static_cast<double>(part) * 100.0 / static_cast<double>(whole);
@@ -447,7 +449,7 @@ void Server::memory_stats(protocol::ReplyWriter& reply) {
   integer("peak.allocated", static_cast<int64_t>(used_memory_peak_));
   integer("total.allocated", static_cast<int64_t>(used));
   integer("startup.allocated", 0);
-  integer("replication.backlog", 0);
+  integer("replication.backlog", static_cast<int64_t>(backlog));
   integer("clients.slaves", 0);
   integer("clients.normal", static_cast<int64_t>(c.clients_memory));
   integer("cluster.links", static_cast<int64_t>(c.links_memory));

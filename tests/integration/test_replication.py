@@ -383,6 +383,13 @@ def check_basics(report, binary):
         report.check(not behind, "basics: once writes stop, every replica acknowledges its "
                      "stream's last frame within 2 s", repr(behind))
 
+        # The backlogs hold the frames just sent: INFO memory counts them.
+        backlog = [int(harness.info_fields(p, "INFO", "memory")["mem_replication_backlog"])
+                   for p in ports]
+        report.check(all(b > 0 for b in backlog), "basics: INFO memory's "
+                     "mem_replication_backlog counts what every node's backlogs hold",
+                     repr(backlog))
+
         role = r.execute_command("ROLE")
         report.equal(role[0], b"master", "basics: ROLE says master")
         report.equal(len(role[2]), 2, "basics: ROLE lists the two other members as replicas")
