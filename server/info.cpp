@@ -301,14 +301,20 @@ Server::ClientFigures Server::client_figures() const {
   return f;
 }
 
+Server::OverheadFigures Server::overhead_figures() const {
+  return OverheadFigures{client_figures(), aof_.info(uv_now(loop_)),
+                         cluster_ ? cluster_->replication().backlog_held() : 0};
+}
+
 void Server::info_memory(std::string& out) {
   const size_t used = dbs_.used_memory();
   used_memory_peak_ = std::max(used_memory_peak_, used);
   const MemoryFigures m = memory_figures();
-  const ClientFigures c = client_figures();
-  const persistence::AofInfo aof = aof_.info(uv_now(loop_));
-  const uint64_t backlog = cluster_ ? cluster_->replication().backlog_held() : 0;
-  const size_t overhead = c.clients_memory + c.links_memory + aof.buffer_length + backlog;
+  const OverheadFigures o = overhead_figures();
+  const ClientFigures& c = o.clients;
+  const persistence::AofInfo& aof = o.aof;
+  const uint64_t backlog = o.backlog;
+  const size_t overhead = o.total();
   field(out, "used_memory", used);
   field(out, "used_memory_human", human_bytes(used));
   field(out, "used_memory_rss", m.rss);
@@ -426,10 +432,11 @@ void Server::memory_stats(protocol::ReplyWriter& reply) {
   const size_t used = dbs_.used_memory();
   used_memory_peak_ = std::max(used_memory_peak_, used);
   const MemoryFigures m = memory_figures();
-  const ClientFigures c = client_figures();
-  const persistence::AofInfo aof = aof_.info(uv_now(loop_));
-  const uint64_t backlog = cluster_ ? cluster_->replication().backlog_held() : 0;
-  const size_t overhead = c.clients_memory + c.links_memory + aof.buffer_length + backlog;
+  const OverheadFigures o = overhead_figures();
+  const ClientFigures& c = o.clients;
+  const persistence::AofInfo& aof = o.aof;
+  const uint64_t backlog = o.backlog;
+  const size_t overhead = o.total();
   const size_t keys = dbs_.size();
   auto pct = [](size_t part, size_t whole) {
     return whole == 0 ? 0.0 : static_cast<double>(part) * 100.0 / static_cast<double>(whole);

@@ -513,6 +513,17 @@ class Server final : public engine::ServerControl,
     size_t links_memory = 0;    // buffers of the peers' links (mem_cluster_links)
   };
   ClientFigures client_figures() const;
+  // What comes on top of the dataset (used_memory_overhead): the clients' and peer links'
+  // buffers, the append-only buffer, the replication backlogs.
+  struct OverheadFigures {
+    ClientFigures clients;
+    persistence::AofInfo aof;
+    uint64_t backlog = 0;  // mem_replication_backlog
+    size_t total() const {
+      return clients.clients_memory + clients.links_memory + aof.buffer_length + backlog;
+    }
+  };
+  OverheadFigures overhead_figures() const;
   void info_memory(std::string& out);
   void info_stats(std::string& out, uint64_t now_ms);
   // A RESP2 client with subscriptions may only run (P)(UN)SUBSCRIBE, PING, QUIT and RESET, and
