@@ -110,15 +110,17 @@ void Replication::start() {
 void Replication::stop() {
   if (!started_) return;
   // What the streams queued still goes out: a replica may be promoted with it.
-  for (auto& [address, s] : streams_) {
-    if (s->link && s->link->needs_flush()) s->link->flush();
-  }
+  for (auto& [address, s] : streams_) write_queued(*s);
   started_ = false;
   uv_close(reinterpret_cast<uv_handle_t*>(&timer_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&flush_timer_), nullptr);
   for (auto& [address, s] : streams_) {
     if (s->link) s->link->close(LinkErrorKind::kShutdown);
   }
+}
+
+void Replication::write_queued(Stream& s) {
+  if (s.state == Stream::State::kOnline && s.link->needs_flush()) s.link->flush();
 }
 
 bool Replication::awaited(const Stream& s) {
@@ -200,7 +202,7 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
       spdlog::info("replication: {} no longer replicates keys of this node", s.target);
       if (host_ && s.snapshot) host_->snapshot_stop(s.target);
       // What the connection holds still goes out: the replica may resume from it later.
-      if (s.state == Stream::State::kOnline && s.link->needs_flush()) s.link->flush();
+      write_queued(s);
       link_failed(s, "no longer a replica of this node's keys");
       s.snapshot = false;
       abandon_waits(s);
@@ -226,7 +228,7 @@ void Replication::set_routing(const hashring::HashRing& routing, uint64_t versio
       // The replica holds other keys now: the stream opens again under the new ring (the
       // replica keeps its copy when it has every frame made before this one, so what this
       // connection holds still goes out: writes peers that switched first relayed here).
-      if (s->state == Stream::State::kOnline && s->link->needs_flush()) s->link->flush();
+      write_queued(*s);
       link_failed(*s, "the ring changed");
       s->retry_at_ms = 0;
       s->ring_from = s->next;

@@ -140,7 +140,7 @@ class Replication {
   void start();
   void stop();
   // Writes what the streams queued: at once when something waits for the replica's
-  // acknowledgement (asking for it), else about a millisecond after the first frame queued;
+  // acknowledgement (asking for it), else `batch_ms` after the first frame queued (0: at once);
   // asks a replica for its offset every few milliseconds while frames go out.
   void flush();
   // While held, no stream opens (this node does not know yet whether its keys are current: a
@@ -410,6 +410,8 @@ class Replication {
   // Whether something waits for `s`'s replica to acknowledge: a write (replica-acks, WAIT), a
   // copy (its window, its end), a ring change's mark.
   static bool awaited(const Stream& s);
+  // Writes what `s` queued now, whatever the batching (the stream closes, or the node stops).
+  static void write_queued(Stream& s);
   bool started_ = false;
   bool streams_held_ = false;
   std::vector<size_t> scratch_;

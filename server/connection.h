@@ -134,7 +134,7 @@ class Connection final : public engine::ClientSession {
     if (acknowledged) stream_acked_ = offset;
   }
   // The primary asked (RINGKV.REPL GETACK): the offset is acknowledged (":<offset>") before this
-  // iteration's output goes out, once for every request of the batch.
+  // iteration's output goes out, once however many GETACKs the batch carried.
   void ack_stream() {
     if (stream_offset_ == stream_acked_) return;
     ack_asked_ = true;
