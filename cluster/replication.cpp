@@ -445,9 +445,15 @@ void Replication::on_stream_message(Stream& s, std::string_view message) {
         common::parse_unsigned(message.substr(1, message.size() >= 3 ? message.size() - 3 : 0));
     if (offset && *offset >= s.acked && *offset <= s.sent) return acked(s, *offset);
   }
+  const std::string_view text = message.substr(0, std::min<size_t>(message.size(), 200));
+  // The replica's ring no longer routes keys to this node: it ran nothing more, and keeps its
+  // copy as the ring change found it (a restore may resume from it). The stream stays as it is.
+  if (message.starts_with(kRemovedError)) {
+    spdlog::warn("replication: {}: {}", s.target, text);
+    return link_failed(s, "the replica's ring no longer routes keys to this node");
+  }
   // A refusal (the replica's copy differs from this node's, or its ring does) or anything
   // else: it copies everything again under a new stream id.
-  const std::string_view text = message.substr(0, std::min<size_t>(message.size(), 200));
   const bool refused = !message.empty() && message[0] == '-';
   spdlog::error("replication: {} {}: {}", s.target,
                 refused ? "refused a write" : "sent an unexpected message", text);
@@ -544,7 +550,7 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
       s.replid = random_replid();
       return link_failed(s, "the replica's offset is not in the backlog");
     }
-    if (resume && s.parked_next != 0 && *n + 1 != s.parked_next) {
+    if (resume && s.parked_next != 0 && *n + 1 != s.parked_next && !resume_missed(s, *n)) {
       // This node was failed over: others wrote its keys since, and its frames the replica
       // missed would now run over their newer writes.
       s.replid = random_replid();

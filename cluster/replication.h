@@ -29,11 +29,16 @@
 //   where it was, and a replica whose copy is complete for the ring it ran under and that has
 //   its frames up to an offset the backlog holds answers +RESUME <offset>: the primary sends the
 //   frames after it, then the keys written while the stream was closed, ending with SYNCED. (A
-//   primary that was itself removed requires every frame it made before: its keys were written
-//   by others since, which its older frames must not overwrite.) On the replica the keys the
-//   restore kept are the same as before the failover; its copy counts as stale until SYNCED.
+//   primary that was itself removed requires every frame it made before — its keys were written
+//   by others since, which its older frames must not overwrite — unless its restore took that
+//   replica's values of the keys the frames it missed wrote (Migration::resume_missed): then the
+//   replica runs them again and gets those keys' states with the keys written meanwhile.) On
+//   the replica the keys the restore kept are the same as before the failover; its copy counts
+//   as stale until SYNCED.
 //   Frames made under an earlier ring are never run after the change: a replica refuses them
-//   once its ring changed, and then its copy continues no more (the next HELLO gets +FULL).
+//   once its ring changed, and then its copy continues no more (the next HELLO gets +FULL) —
+//   but for a primary the new ring routes no key to: its frames are neither run nor counted
+//   (-REMOVED), and the copy stays where the change found it, for a restore to resume from.
 //
 // A write whose keys have different replicas (a multi-key command over keys of one primary) is
 // sent as the state of each key to that key's replicas. MULTI/EXEC blocks (transactions, scripts)
@@ -259,6 +264,16 @@ class Replication {
     return source.ring_version == ring_version_ || accepts_late_write(primary, spec, argv);
   }
 
+  // Whether `primary`'s frames on its source's current stream are of a ring this node left
+  // behind, which no longer routes any key to the primary (failed over, or gone): none runs and
+  // none counts, so this node's copy stays where that ring change found it — what a restore
+  // resumes from (copy_of_removed).
+  bool primary_removed(const Source& source, std::string_view primary) const {
+    return source.ring_version != ring_version_ && !routing_.contains(primary);
+  }
+  // The error such a frame gets: its primary stops the stream and keeps it as it is.
+  static constexpr std::string_view kRemovedError = "-REMOVED ";
+
   // Resuming a member failed over (see Migration): each side's view of the stream the member
   // ran as a primary to a replica, at the moment it stopped. Equal views mean the replica's
   // copy of the member's keys was exactly the member's, so its restore needs only the keys
@@ -276,6 +291,16 @@ class Replication {
   }
   void forget_resume_point(std::string_view replica);
   void forget_resume_points();
+  // The failed-over member's side, when `replica` ran its stream only up to `offset`, before the
+  // resume point: the keys (database, name) the frames after it wrote — what the replica's copy
+  // missed — if the backlog still holds every one of those frames and each names the keys it
+  // writes (else nullopt: a flush, a keyless record, frames gone).
+  using KeyList = std::vector<std::pair<int, std::string>>;
+  std::optional<KeyList> missed_by(std::string_view replica, uint64_t offset) const;
+  // The restore took `replica`'s values of those keys (missed_by), so the stream to it resumes
+  // from `offset`: the replica runs the frames after it again, then gets those keys' states
+  // among the keys written while it was away.
+  void resumes_before(std::string_view replica, uint64_t offset);
   // The replica's side: its copies of every primary's keys were dropped outside their streams
   // (the next HELLO of each gets +FULL).
   void forget_copies();
@@ -384,6 +409,10 @@ class Replication {
   uint64_t parked_from_ = 0;  // the ring version they ran under
   // Notes removed_copies_ for the members `routing` removes from previous_routing_.
   void note_removed_copies(const hashring::HashRing& routing);
+  // A replica resuming the stream `s` of this node, which was failed over, from `offset`
+  // before its parked end: allowed when the restore took the replica's values of what the
+  // frames after it wrote (resumes_before); their keys join the stream's resume keys.
+  bool resume_missed(Stream& s, uint64_t offset);
   // Whether the parked stream `s` opens again: this ring restores the one it ran under, right
   // after the change that closed it (then its replica may resume, see take_resume_keys).
   bool unpark(Stream& s);

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/numbers.h"
 #include "engine/keyspace/store.h"
+#include "protocol/reply_reader.h"
 #include "server/connection.h"
 #include "server/key_frame.h"
 #include "server/server.h"
@@ -113,10 +114,10 @@ std::string Migration::resume(std::span<const std::string_view> args) {
   }
   const auto unheard = restore_->unheard.find(source);
   if (unheard != restore_->unheard.end()) restore_->unheard.erase(unheard);
-  const std::optional<cluster::Replication::ResumePoint> mine =
-      cluster.replication().resume_point(source);
-  if (mine && offset && !mine->replid.empty() &&
-      *mine == cluster::Replication::ResumePoint{std::string(args[2]), *offset}) {
+  cluster::Replication& repl = cluster.replication();
+  const std::optional<cluster::Replication::ResumePoint> mine = repl.resume_point(source);
+  const bool same_stream = mine && offset && !mine->replid.empty() && mine->replid == args[2];
+  if (same_stream && mine->offset == *offset) {
     spdlog::info(
         "restore: {} had every write this node made to the keys it served (stream offset {}): "
         "only the keys written since follow",
@@ -124,14 +125,58 @@ std::string Migration::resume(std::span<const std::string_view> args) {
     resumed_++;
     return "+PARTIAL\r\n";
   }
+  // Writes this node made that `source` never ran (they were on their way when this node was
+  // cut off): the keys they wrote are taken from `source` too, as they are there now.
+  if (std::optional<cluster::Replication::KeyList> missed =
+          same_stream && mine->offset > *offset ? repl.missed_by(source, *offset) : std::nullopt) {
+    return resume_missed(source, *offset, mine->offset, *missed);
+  }
   spdlog::info("restore: {} copies every key it served ({})", source,
                args[2].empty() ? "its copy of this node's keys does not resume"
                : !mine         ? "this node's stream to it is not known here"
-                               : "the stream ended elsewhere there than here");
+               : same_stream && mine->offset > *offset
+                   ? "the writes its copy missed are not all in the backlog"
+                   : "the stream ended elsewhere there than here");
   cluster.replication().forget_resume_point(source);
   drop_shares({std::string(source)});
   resumed_full_++;
   return "+FULL\r\n";
+}
+
+std::string Migration::resume_missed(std::string_view source, uint64_t offset, uint64_t last,
+                                     const cluster::Replication::KeyList& missed) {
+  // Only the keys `source` served: the others are the members' that served them to resume.
+  std::vector<std::pair<int, std::string_view>> keys;
+  for (const auto& [db, key] : missed) {
+    if (db < server_.dbs().count() && restore_->routing.owner_of(key) == source &&
+        restore_->next.owner_of(key) == self_) {
+      keys.emplace_back(db, key);
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  // What this node holds of them is newer than what `source` has: gone here, and sent again
+  // from there (where they are gone too, they stay gone).
+  dropping_ = true;
+  for (const auto& [db, key] : keys) {
+    if (server_.dbs()[db].erase(key)) server_.key_dropped(db, key);
+  }
+  dropping_ = false;
+  server_.cluster()->replication().resumes_before(source, offset);
+  spdlog::info(
+      "restore: {} ran this node's writes to the keys it served up to stream offset {} of {}: "
+      "the {} keys the rest wrote follow with the keys written since",
+      source, offset, last, keys.size());
+  resumed_++;
+  std::string reply = "*" + std::to_string(1 + 2 * keys.size()) + "\r\n$7\r\nPARTIAL\r\n";
+  for (const auto& [db, key] : keys) {
+    const std::string digits = std::to_string(db);
+    reply += "$" + std::to_string(digits.size()) + "\r\n" + digits + "\r\n";
+    reply += "$" + std::to_string(key.size()) + "\r\n";
+    reply.append(key);
+    reply += "\r\n";
+  }
+  return reply;
 }
 
 std::string Migration::function_payload() {
@@ -239,6 +284,8 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
         copy_->failed = true;
       } else if (reply == "+PARTIAL\r\n") {
         resume_to(i);
+      } else if (reply[0] == '*') {
+        resume_to(i, reply);
       }
       task_.wake();
     });
@@ -248,9 +295,24 @@ void Migration::copy_start(const hashring::HashRing& next, uint64_t version,
   task_.wake();
 }
 
-void Migration::resume_to(size_t target) {
+void Migration::resume_to(size_t target, std::string_view missed) {
   Copy& c = *copy_;
   c.resumes[target] = true;
+  // *PARTIAL <db> <key>...: keys of writes of the member this node's copy missed, which it
+  // deleted: they go with the keys changed here.
+  protocol::ReplyValue v;
+  if (!missed.empty() && protocol::decode_reply(missed, v) && v.elements.size() % 2 == 1) {
+    for (size_t k = 1; k + 1 < v.elements.size(); k += 2) {
+      const std::optional<int64_t> db = common::parse_integer(v.elements[k].text);
+      const std::string_view key = v.elements[k + 1].text;
+      if (!db || *db < 0 || *db >= server_.dbs().count() || moving_to(key) != target) continue;
+      if (server_.dbs()[static_cast<int>(*db)].peek(key) != nullptr) {
+        c.found.push_back(Copy::Found{static_cast<int>(*db), target, false, std::string(key)});
+      }
+    }
+    spdlog::info("ring change: {} missed {} keys' last writes of its own; they follow",
+                 c.next.nodes()[target].address, v.elements.size() / 2);
+  }
   // The keys it owns that changed here while it was away: those still here are copied, those
   // gone were put among the keys deleted above.
   size_t changed = 0;

@@ -56,7 +56,8 @@ class Migration final : public cluster::MembershipHost {
   // being restored: whether its copy of the keys `source` routed while this node was away
   // resumes from what this node holds (+PARTIAL: the stream this node ran to `source` as a
   // primary ended where `source`'s copy of it did, so only the keys written since follow) or
-  // not (+FULL: those keys are deleted here, and every one follows).
+  // not (+FULL: those keys are deleted here, and every one follows). When `source` missed only
+  // writes its backlog still holds, the answer is *PARTIAL with their keys (resume_missed).
   std::string resume(std::span<const std::string_view> args);
   // With replicas: every key changed here while members are failed over (see record_away);
   // false when there were too many to keep.
@@ -193,8 +194,13 @@ class Migration final : public cluster::MembershipHost {
   std::vector<std::unordered_set<std::string>> away_keys_;
   size_t away_count_ = 0;
   bool away_overflowed_ = false;
-  // A restored member's copy resumes from `target`'s (its answer to RINGKV.RESUME).
-  void resume_to(size_t target);
+  // A restored member's copy resumes from `target`'s (its answer to RINGKV.RESUME: +PARTIAL,
+  // or `missed`, *PARTIAL listing keys of its writes this node's copy missed).
+  void resume_to(size_t target, std::string_view missed = {});
+  // RINGKV.RESUME's answer when `source`'s copy of this node's stream ran it up to `offset` of
+  // `last`: the keys the rest wrote (`missed`) are deleted here and taken from `source`.
+  std::string resume_missed(std::string_view source, uint64_t offset, uint64_t last,
+                            const cluster::Replication::KeyList& missed);
 
   // This node being restored (target side): the ring that routed its keys while it was away,
   // the ring the restore moves to, the members that routed keys it kept and have not said yet

@@ -148,6 +148,13 @@ cluster::Replication::Source* Server::stream_frame(Connection& conn,
                  (primary.empty() ? std::string("any primary") : primary));
     return nullptr;
   }
+  if (repl.primary_removed(*source, primary)) {
+    // Neither run nor counted, the copy left as it is: no refusal that would spoil it.
+    writer.raw(std::string(cluster::Replication::kRemovedError) + "the stream of " + primary +
+               " opened under ring version " + std::to_string(source->ring_version) +
+               ", which this node no longer routes by\r\n");
+    return nullptr;
+  }
   if (frame.kind == cluster::PeerFrameKind::kReplication) {
     writer.raw(repl.on_frame(frame.args, conn.id(), conn.replication_source()));
     return source;

@@ -1,7 +1,7 @@
 """A network partition under replication: 3 nodes (replication-factor 2, replica-acks 0) in
 network namespaces of their own, as test_netns sets them up. Writers in the hub namespace write
 through nodes 1 and 2; a writer inside node 3's namespace writes node 3's keys through node 3
-itself. Node 3's link is cut (its interface down):
+itself until the link is back. Node 3's link is cut (its interface down):
 
 - node 3, cut off from the majority, stops accepting writes and answering reads for its keys
   within its lease (health-interval x (failure-limit + 1)) — CLUSTERDOWN, never a stale value;
@@ -9,7 +9,9 @@ itself. Node 3's link is cut (its interface down):
   the last one node 3 accepted: no two members ever accept writes for the same key at once;
 - once the link is back node 3 takes up the newer ring, is restored, and every key read through
   every node holds the last write acknowledged by the majority side (or one that overlapped it
-  in time: once node 3 is back, writers inside and outside race on its keys).
+  in time: once node 3 is back, writers inside and outside race on its keys), and none holds a
+  write node 3 took while cut off (its restore takes the majority's values of the keys those
+  writes touched, whether or not the majority wrote them since).
 
 Needs root and `ip` (skipped otherwise).
 
@@ -121,12 +123,25 @@ def main():
         owner = dict(zip(keys, ns.owners(hosts[0], ports[0], keys)))
         cut_keys = [k for k in keys if owner[k] == addrs[2]]
         other_keys = [k for k in keys if owner[k] != addrs[2]]
+        # Every key first holds version 0 on its primary and its replica (WAIT 1).
+        first = redis.Redis(host=hosts[0], port=ports[0], socket_timeout=10)
+        unreplicated = []
+        for k in keys:
+            first.set(k, 0)
+            if first.wait(1, 2000) != 1:
+                unreplicated.append(k)
+        report.check(not unreplicated, "version 0 of every key reached its replica",
+                     repr(unreplicated[:3]))
         counter = [0, threading.Lock()]
         stop = threading.Event()
-        # Node 3's keys through node 3 (from inside its namespace) and through node 1; the
-        # others' through node 2.
-        inside = Writer(net, net.node_ns[2], hosts[2], ports[2], cut_keys, counter, stop)
-        outside = Writer(net, None, hosts[0], ports[0], cut_keys, counter, stop)
+        # Node 3's keys through node 3 (from inside its namespace, until the heal), half of them
+        # through node 1 too (the other half the majority never writes: its copies of node 3's
+        # writes to them made before the cut are all it has of them); the others' through node 2.
+        # The writer inside stops before the link is back: what the majority holds of the keys
+        # only it writes must then come from before the cut.
+        inside_stop = threading.Event()
+        inside = Writer(net, net.node_ns[2], hosts[2], ports[2], cut_keys, counter, inside_stop)
+        outside = Writer(net, None, hosts[0], ports[0], cut_keys[::2], counter, stop)
         others = Writer(net, None, hosts[1], ports[1], other_keys, counter, stop)
         writers = [inside, outside, others]
         def cluster_info(i=0):
@@ -146,11 +161,14 @@ def main():
             # can take a second, during which node 3 still serves, legitimately).
             t_cut = time.monotonic()
             time.sleep(LEASE_S + 3.0)
+            inside_stop.set()
+            inside.join()
             t_heal = time.monotonic()
             net.link(2, "up")
             time.sleep(2.0)
         finally:
             stop.set()
+            inside_stop.set()
             for w in writers:
                 w.join()
 
@@ -198,6 +216,14 @@ def main():
             time.sleep(0.2)
         report.equal(cluster_info().get("cluster_failed"), "0", "after the heal node 3 is "
                      "restored")
+        # Node 3 holds its keys as they were at the cut: each member that served some resumes
+        # from it, sending only the keys written since and those of the writes node 3 made
+        # that the member's copy missed (the frames its backlog still holds).
+        restored = cluster_info(2)
+        report.equal((restored.get("cluster_restores_resumed"),
+                      restored.get("cluster_restores_full")), ("2", "0"),
+                     "node 3's restore resumes from what it held (both members), copying nothing "
+                     "in full")
         # Each key's acknowledged writes on the majority side must hold: the value read must be
         # that of a write no such acknowledged write came after in real time. (Once node 3 is
         # back, the writers inside and outside race on its keys: of two writes that overlapped
@@ -211,14 +237,22 @@ def main():
             for start, end, k, v in w.acked:
                 latest_start[k] = max(latest_start.get(k, 0.0), start)
 
+        # Writes node 3 took while cut off never reached the majority, which served the keys
+        # without them: none may come back with node 3 (its restore takes the majority's values
+        # of the keys they wrote).
+        cut_off = {v for start, end, k, v in inside.acked if t_cut <= start < t_heal}
+        cut_off |= {v for start, k, v, e in inside.errors if t_cut <= start < t_heal}
+
         def stale(k, v):
-            return v is None or ended.get(int(v), float("inf")) < latest_start[k]
+            if v is None or int(v) in cut_off:
+                return True
+            return k in latest_start and ended.get(int(v), float("inf")) < latest_start[k]
 
         explained = False
         for i in range(3):
             r = redis.Redis(host=hosts[i], port=ports[i], socket_timeout=10)
-            values = r.mget(sorted(latest_start))
-            bad = [(k, v) for k, v in zip(sorted(latest_start), values) if stale(k, v)]
+            values = r.mget(keys)
+            bad = [(k, v) for k, v in zip(keys, values) if stale(k, v)]
             report.check(not bad, "after the heal, every key read through node %d holds the "
                          "majority's last acknowledged write" % (i + 1), repr(bad[:3]))
             if bad and not explained:
