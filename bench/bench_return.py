@@ -7,12 +7,16 @@ fsynced at every write, `--keys` keys (default 100 000) of 100 bytes written thr
   enough to be failed over) while node 1 writes 1 000 keys node 3 does not own; from SIGCONT
   until every stream is online again, by a partial resync from the backlog.
 - SIGCONT after a failover: node 3 hangs 3 s (failed over), then is continued; from SIGCONT until
-  it is restored and every copy is in place (a full copy of what it keeps).
+  it is restored and every copy is in place (resumed from what it kept: partial resyncs).
+- the same with writes running through node 1 from before the hang until node 3 is back: writes
+  node 3 made that its replicas missed make those copies differ (resumed too, the keys of those
+  writes taken back).
 - restart after kill -9: node 3 is killed, failed over and restarted from its append-only file;
-  from the restart until it is restored (a full copy too).
+  from the restart until it is restored (a full copy: a restart forgets the streams).
 
-Each line gives the seconds, and the partial and full resyncs the nodes counted meanwhile; every
-key is then checked to have its 2 copies.
+Each line gives the seconds, the partial and full resyncs the nodes counted meanwhile, and how
+many members' copies of node 3's keys its restore resumed from and how many copied them in full
+(CLUSTER INFO); every key is then checked to have its 2 copies.
 
     /usr/bin/python3 bench/bench_return.py [--server build/ringkv-server] [--keys 100000]
 """
@@ -21,6 +25,7 @@ import argparse
 import os
 import signal
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -31,22 +36,39 @@ import test_replication as repl  # noqa: E402
 
 
 def sync_counts(ports):
-    """(partial, full) resyncs summed over every node's streams."""
+    """(partial, full) resyncs summed over every node's streams, and node 3's restores that
+    resumed and that copied everything."""
     counts = [repl.repl_sync_counts(p) for p in ports]
-    return sum(c[0] for c in counts), sum(c[1] for c in counts)
+    info = repl.cluster_info(ports[2])
+    return (sum(c[0] for c in counts), sum(c[1] for c in counts),
+            int(info.get("cluster_restores_resumed", 0)), int(info.get("cluster_restores_full", 0)))
 
 
 def measure(label, ports, started, before):
     repl.settle(ports, timeout=300)
     took = time.monotonic() - started
     after = sync_counts(ports)
-    partial, full = (a - b for a, b in zip(after, before))
+    partial, full, resumed, copied = (a - b for a, b in zip(after, before))
     if partial < 0 or full < 0:
         # Streams closed and opened again (a ring change) count from 0: their counts now.
-        counts = "streams reopened, now partial resyncs %d, full copies %d" % after
+        counts = "streams reopened, now partial resyncs %d, full copies %d" % after[:2]
     else:
         counts = "partial resyncs %d, full copies %d" % (partial, full)
-    print("%-28s %6.2f s   %s" % (label, took, counts), flush=True)
+    # A restart starts node 3's counts from 0 again.
+    restores = after[2:] if resumed < 0 or copied < 0 else (resumed, copied)
+    print("%-28s %6.2f s   %s; restore: %d resumed, %d copied in full" % (
+        (label, took, counts) + tuple(restores)), flush=True)
+
+
+def write_until(port, value, stop):
+    """SETs of busy:<n>, 100 per pipeline, until `stop` (errors while a node is away ignored)."""
+    n = 0
+    while not stop.is_set():
+        try:
+            repl.pipelined(port, [("SET", "busy:%d" % (n + i), value) for i in range(100)])
+        except Exception:  # noqa: BLE001 - a failover in progress: try again
+            time.sleep(0.05)
+        n += 100
 
 
 def main():
@@ -89,6 +111,24 @@ def main():
         started = time.monotonic()
         c.kill(2, signal.SIGCONT)
         measure("SIGCONT after a failover:", ports, started, before)
+
+        # The same with writes running through node 1 (every node's keys) from before the hang
+        # until the member is back: some of node 3's, on their way to its replicas when it was
+        # stopped, reach them only after they failed it over.
+        before = sync_counts(ports)
+        stop = threading.Event()
+        writer = threading.Thread(target=write_until, args=(ports[0], value, stop), daemon=True)
+        writer.start()
+        time.sleep(0.5)
+        c.kill(2, signal.SIGSTOP)
+        time.sleep(3.0)
+        started = time.monotonic()
+        c.kill(2, signal.SIGCONT)
+        try:
+            measure("SIGCONT, writes running:", ports, started, before)
+        finally:
+            stop.set()
+            writer.join()
 
         before = sync_counts(ports)
         c.kill(2)
