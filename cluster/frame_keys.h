@@ -1,5 +1,5 @@
 // The keys a run of a replication stream's frames writes: what a replica that missed those
-// frames lacks (see Replication::missed_by).
+// frames lacks (see Replication::resume_before_missed).
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <iterator>
 
 #include "cluster/frame_keys.h"
 #include "cluster/replication.h"
@@ -60,32 +59,25 @@ void Replication::forget_resume_point(std::string_view replica) {
 
 void Replication::forget_resume_points() { parked_.clear(); }
 
-std::optional<Replication::KeyList> Replication::missed_by(std::string_view replica,
-                                                           uint64_t offset) const {
+std::optional<Replication::KeyList> Replication::resume_before_missed(std::string_view replica,
+                                                                      uint64_t offset) {
   auto it = parked_.find(replica);
   if (it == parked_.end() || it->second->parked_next == 0) return std::nullopt;
-  const Stream& s = *it->second;
+  Stream& s = *it->second;
   KeyList keys;
   if (offset + 1 >= s.next || !keys_of_frames(s.backlog, offset + 1, s.next, keys)) {
     return std::nullopt;
   }
+  s.missed = Stream::Missed{offset, keys};
   return keys;
 }
 
-void Replication::resumes_before(std::string_view replica, uint64_t offset) {
-  if (auto it = parked_.find(replica); it != parked_.end()) it->second->resumes_from = offset;
-}
-
-bool Replication::resume_missed(Stream& s, uint64_t offset) {
+bool Replication::resumes_missed(Stream& s, uint64_t offset) {
   // The restore took the replica's values of the keys the frames after `offset` wrote
-  // (resumes_before): it runs them again, and those keys' states now follow with the keys
+  // (resume_before_missed): it runs them again, and those keys' states now follow with the keys
   // written while it was away.
-  KeyList missed;
-  if (s.resumes_from != offset || !keys_of_frames(s.backlog, offset + 1, s.parked_next, missed)) {
-    return false;
-  }
-  s.resume_keys.insert(s.resume_keys.end(), std::make_move_iterator(missed.begin()),
-                       std::make_move_iterator(missed.end()));
+  if (!s.missed || s.missed->offset != offset) return false;
+  s.resume_keys.insert(s.resume_keys.end(), s.missed->keys.begin(), s.missed->keys.end());
   return true;
 }
 

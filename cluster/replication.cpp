@@ -550,7 +550,7 @@ void Replication::on_hello_reply(Stream& s, uint64_t gen, std::string_view reply
       s.replid = random_replid();
       return link_failed(s, "the replica's offset is not in the backlog");
     }
-    if (resume && s.parked_next != 0 && *n + 1 != s.parked_next && !resume_missed(s, *n)) {
+    if (resume && s.parked_next != 0 && *n + 1 != s.parked_next && !resumes_missed(s, *n)) {
       // This node was failed over: others wrote its keys since, and its frames the replica
       // missed would now run over their newer writes.
       s.replid = random_replid();

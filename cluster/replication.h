@@ -294,13 +294,12 @@ class Replication {
   // The failed-over member's side, when `replica` ran its stream only up to `offset`, before the
   // resume point: the keys (database, name) the frames after it wrote — what the replica's copy
   // missed — if the backlog still holds every one of those frames and each names the keys it
-  // writes (else nullopt: a flush, a keyless record, frames gone).
+  // writes (else nullopt: a flush, a keyless record, frames gone). The restore takes the
+  // replica's values of those keys, so the stream to it may then resume from `offset`: the
+  // replica runs the frames after it again, then gets those keys' states with the keys written
+  // while it was away.
   using KeyList = std::vector<std::pair<int, std::string>>;
-  std::optional<KeyList> missed_by(std::string_view replica, uint64_t offset) const;
-  // The restore took `replica`'s values of those keys (missed_by), so the stream to it resumes
-  // from `offset`: the replica runs the frames after it again, then gets those keys' states
-  // among the keys written while it was away.
-  void resumes_before(std::string_view replica, uint64_t offset);
+  std::optional<KeyList> resume_before_missed(std::string_view replica, uint64_t offset);
   // The replica's side: its copies of every primary's keys were dropped outside their streams
   // (the next HELLO of each gets +FULL).
   void forget_copies();
@@ -411,8 +410,8 @@ class Replication {
   void note_removed_copies(const hashring::HashRing& routing);
   // A replica resuming the stream `s` of this node, which was failed over, from `offset`
   // before its parked end: allowed when the restore took the replica's values of what the
-  // frames after it wrote (resumes_before); their keys join the stream's resume keys.
-  bool resume_missed(Stream& s, uint64_t offset);
+  // frames after it wrote (resume_before_missed); their keys join the stream's resume keys.
+  bool resumes_missed(Stream& s, uint64_t offset);
   // Whether the parked stream `s` opens again: this ring restores the one it ran under, right
   // after the change that closed it (then its replica may resume, see take_resume_keys).
   bool unpark(Stream& s);

@@ -91,9 +91,13 @@ struct Replication::Stream {
   // Parked because this node was failed over: only a replica with every frame made until then
   // (before this offset) may resume. 0: parked because the replica was, any offset will do.
   uint64_t parked_next = 0;
-  // A replica whose copy missed the frames after this offset may resume from it too: the
-  // restore gave this node the replica's values of the keys they wrote (resumes_before).
-  std::optional<uint64_t> resumes_from;
+  // A replica whose copy missed the frames after `offset` may resume from it too: the restore
+  // gave this node the replica's values of the `keys` they wrote (resume_before_missed).
+  struct Missed {
+    uint64_t offset = 0;
+    Replication::KeyList keys;
+  };
+  std::optional<Missed> missed;
   // The offset of the DRAINED mark of the ring change being flushed (0: none sent).
   uint64_t drain_offset = 0;
 };

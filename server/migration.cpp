@@ -11,6 +11,7 @@
 #include "common/numbers.h"
 #include "engine/keyspace/store.h"
 #include "protocol/reply_reader.h"
+#include "protocol/request_writer.h"
 #include "server/connection.h"
 #include "server/key_frame.h"
 #include "server/server.h"
@@ -127,16 +128,16 @@ std::string Migration::resume(std::span<const std::string_view> args) {
   }
   // Writes this node made that `source` never ran (they were on their way when this node was
   // cut off): the keys they wrote are taken from `source` too, as they are there now.
+  const bool missed_writes = same_stream && mine->offset > *offset;
   if (std::optional<cluster::Replication::KeyList> missed =
-          same_stream && mine->offset > *offset ? repl.missed_by(source, *offset) : std::nullopt) {
+          missed_writes ? repl.resume_before_missed(source, *offset) : std::nullopt) {
     return resume_missed(source, *offset, mine->offset, *missed);
   }
   spdlog::info("restore: {} copies every key it served ({})", source,
                args[2].empty() ? "its copy of this node's keys does not resume"
                : !mine         ? "this node's stream to it is not known here"
-               : same_stream && mine->offset > *offset
-                   ? "the writes its copy missed are not all in the backlog"
-                   : "the stream ended elsewhere there than here");
+               : missed_writes ? "the writes its copy missed are not all in the backlog"
+                               : "the stream ended elsewhere there than here");
   cluster.replication().forget_resume_point(source);
   drop_shares({std::string(source)});
   resumed_full_++;
@@ -162,19 +163,17 @@ std::string Migration::resume_missed(std::string_view source, uint64_t offset, u
     if (server_.dbs()[db].erase(key)) server_.key_dropped(db, key);
   }
   dropping_ = false;
-  server_.cluster()->replication().resumes_before(source, offset);
   spdlog::info(
       "restore: {} ran this node's writes to the keys it served up to stream offset {} of {}: "
       "the {} keys the rest wrote follow with the keys written since",
       source, offset, last, keys.size());
   resumed_++;
-  std::string reply = "*" + std::to_string(1 + 2 * keys.size()) + "\r\n$7\r\nPARTIAL\r\n";
+  std::string reply;
+  protocol::append_request_header(reply, 1 + 2 * keys.size());
+  protocol::append_request_bulk(reply, "PARTIAL");
   for (const auto& [db, key] : keys) {
-    const std::string digits = std::to_string(db);
-    reply += "$" + std::to_string(digits.size()) + "\r\n" + digits + "\r\n";
-    reply += "$" + std::to_string(key.size()) + "\r\n";
-    reply.append(key);
-    reply += "\r\n";
+    protocol::append_request_bulk(reply, std::to_string(db));
+    protocol::append_request_bulk(reply, key);
   }
   return reply;
 }

@@ -198,7 +198,8 @@ class Migration final : public cluster::MembershipHost {
   // or `missed`, *PARTIAL listing keys of its writes this node's copy missed).
   void resume_to(size_t target, std::string_view missed = {});
   // RINGKV.RESUME's answer when `source`'s copy of this node's stream ran it up to `offset` of
-  // `last`: the keys the rest wrote (`missed`) are deleted here and taken from `source`.
+  // `last`: the keys the rest wrote (`missed`, those `source` served) are deleted here and
+  // taken from `source`.
   std::string resume_missed(std::string_view source, uint64_t offset, uint64_t last,
                             const cluster::Replication::KeyList& missed);
 

@@ -9,7 +9,7 @@ itself until the link is back. Node 3's link is cut (its interface down):
   the last one node 3 accepted: no two members ever accept writes for the same key at once;
 - once the link is back node 3 takes up the newer ring, is restored, and every key read through
   every node holds the last write acknowledged by the majority side (or one that overlapped it
-  in time: once node 3 is back, writers inside and outside race on its keys), and none holds a
+  in time: the writers inside and outside race on node 3's keys), and none holds a
   write node 3 took while cut off (its restore takes the majority's values of the keys those
   writes touched, whether or not the majority wrote them since).
 
@@ -225,9 +225,9 @@ def main():
                      "node 3's restore resumes from what it held (both members), copying nothing "
                      "in full")
         # Each key's acknowledged writes on the majority side must hold: the value read must be
-        # that of a write no such acknowledged write came after in real time. (Once node 3 is
-        # back, the writers inside and outside race on its keys: of two writes that overlapped
-        # either may be the last, though its version is the lower.)
+        # that of a write no such acknowledged write came after in real time. (The writers inside
+        # and outside race on node 3's keys: of two writes that overlapped either may be the
+        # last, though its version is the lower.)
         ended = {}  # version -> when its write was acknowledged (never: it may have run anyway)
         for w in writers:
             for start, end, k, v in w.acked:
