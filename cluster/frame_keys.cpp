@@ -42,15 +42,35 @@ bool keys_of_frame(std::string_view bytes, int& block_db,
     block_db = static_cast<int>(*db);
     return true;
   }
-  if (spec->name == "move" || spec->name == "copy" || spec->name == "swapdb") return false;
-  const std::vector<size_t> positions = engine::key_positions(*spec, frame->args);
+  if (spec->name == "swapdb") return false;
+  const std::span<const std::string_view> args = frame->args;
+  const std::vector<size_t> positions = engine::key_positions(*spec, args);
   if (positions.empty()) return false;
   const int db = block_db >= 0 ? block_db : frame->db.value_or(0);
-  for (size_t pos : positions) keys.emplace_back(db, std::string(frame->args[pos]));
+  for (size_t pos : positions) {
+    keys.emplace_back(key_database(*spec, args, pos, db), std::string(args[pos]));
+  }
+  if (spec->name == "move") {
+    const std::optional<int64_t> to =
+        args.size() == 3 ? common::parse_integer(args[2]) : std::nullopt;
+    if (!to || *to < 0 || *to > std::numeric_limits<int>::max()) return false;
+    keys.emplace_back(static_cast<int>(*to), std::string(args[1]));
+  }
   return true;
 }
 
 }  // namespace
+
+int key_database(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                 size_t pos, int db) {
+  if (pos != 2 || spec.name != "copy") return db;
+  for (size_t i = 3; i + 1 < argv.size(); ++i) {
+    if (common::equals_ignore_case(argv[i], "db")) {
+      return static_cast<int>(common::parse_integer(argv[i + 1]).value_or(db));
+    }
+  }
+  return db;
+}
 
 bool keys_of_frames(const FrameLog& backlog, uint64_t from, uint64_t to,
                     std::vector<std::pair<int, std::string>>& keys) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "cluster/frame_keys.h"
 #include "cluster/frame_log.h"
 #include "cluster/replication_stream.h"
 #include "common/numbers.h"
@@ -48,18 +49,6 @@ std::string request(std::initializer_list<std::string_view> args) {
 }
 
 constexpr std::string_view kMultiFrame = "*1\r\n$5\r\nMULTI\r\n";
-
-// The database COPY ... DB n writes its destination in (`db`, the record's, without DB).
-int copy_destination_db(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
-                        int db) {
-  if (spec.name != "copy") return db;
-  for (size_t i = 3; i + 1 < argv.size(); ++i) {
-    if (common::equals_ignore_case(argv[i], "db")) {
-      return static_cast<int>(common::parse_integer(argv[i + 1]).value_or(db));
-    }
-  }
-  return db;
-}
 
 }  // namespace
 
@@ -367,7 +356,7 @@ void Replication::feed(int db, std::span<const std::string_view> argv,
       Stream* s = stream_to(t);
       if (s == nullptr || host_ == nullptr) continue;
       std::string frame;
-      const int key_db = pos == 2 ? copy_destination_db(*spec, argv, db) : db;
+      const int key_db = key_database(*spec, argv, pos, db);
       host_->append_key_frame(key_db, key, frame);
       append_record(*s, key_db, frame);
     }

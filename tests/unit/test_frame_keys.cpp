@@ -1,6 +1,6 @@
 // The keys a run of replication frames writes: what a replica that missed them lacks. A
 // frame's database prefix and a block's SELECT place each key; what names no key (a flush, a
-// keyless record), a write into another database, or a frame no longer kept makes it unknown.
+// keyless record), SWAPDB, or a frame no longer kept makes it unknown.
 #include <doctest/doctest.h>
 
 #include <initializer_list>
@@ -59,6 +59,16 @@ TEST_CASE("a block's SELECT places the keys of the commands queued after it") {
   CHECK(keys == Keys{{0, "a"}, {2, "b"}, {0, "c"}});
 }
 
+TEST_CASE("MOVE writes its key in both databases, COPY ... DB n its destination in n") {
+  const FrameLog log =
+      log_of({frame({"MOVE", "a", "4"}), frame({"RINGKV.DB", "1", "COPY", "b", "c", "DB", "5"}),
+              frame({"COPY", "d", "e", "REPLACE"})});
+  Keys keys;
+  REQUIRE(keys_of_frames(log, 1, 4, keys));
+  CHECK(keys == Keys{{0, "a"}, {4, "a"}, {1, "b"}, {5, "c"}, {0, "d"}, {0, "e"}});
+  CHECK_FALSE(keys_of_frames(log_of({frame({"MOVE", "a", "-1"})}), 1, 2, keys));
+}
+
 TEST_CASE("stream marks write nothing; a flush or a keyless record is unknown") {
   Keys keys;
   CHECK(keys_of_frames(log_of({frame({"RINGKV.REPL", "SYNCED"}), frame({"SET", "a", "1"})}), 1, 3,
@@ -67,7 +77,7 @@ TEST_CASE("stream marks write nothing; a flush or a keyless record is unknown") 
   CHECK_FALSE(keys_of_frames(log_of({frame({"SET", "a", "1"}), frame({"RINGKV.REPL", "FLUSH"})}), 1,
                              3, keys));
   CHECK_FALSE(keys_of_frames(log_of({frame({"FUNCTION", "FLUSH"})}), 1, 2, keys));
-  CHECK_FALSE(keys_of_frames(log_of({frame({"MOVE", "a", "1"})}), 1, 2, keys));
+  CHECK_FALSE(keys_of_frames(log_of({frame({"SWAPDB", "0", "1"})}), 1, 2, keys));
   CHECK_FALSE(keys_of_frames(log_of({frame({"NOSUCHCOMMAND", "a"})}), 1, 2, keys));
   CHECK_FALSE(keys_of_frames(log_of({std::string("not resp")}), 1, 2, keys));
 }
