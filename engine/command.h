@@ -123,6 +123,43 @@ struct CommandSpec {
   MergePolicy merge = MergePolicy::kSum;
 };
 
+// The row of a command without keys, with no syntax, key specs or tips.
+constexpr CommandSpec keyless_row(std::string_view name, int arity, uint32_t flags,
+                                  CommandHandler handler, std::string_view group,
+                                  std::string_view since, std::string_view summary,
+                                  std::string_view complexity, std::string_view acl_categories,
+                                  std::span<const CommandSpec> subcommands = {}) {
+  return {.name = name,
+          .arity = arity,
+          .flags = flags,
+          .first_key = 0,
+          .last_key = 0,
+          .key_step = 0,
+          .handler = handler,
+          .group = group,
+          .since = since,
+          .summary = summary,
+          .complexity = complexity,
+          .subcommands = subcommands,
+          .acl_categories = acl_categories};
+}
+
+// The row of a command that only groups subcommands (CONFIG, CLIENT, XINFO, ...): Redis gives
+// them all the same arity, flags, complexity and categories.
+constexpr CommandSpec container_row(std::string_view name, std::string_view group,
+                                    std::string_view since, std::string_view summary,
+                                    std::span<const CommandSpec> subcommands) {
+  return keyless_row(name, -2, 0, nullptr, group, since, summary, "Depends on subcommand.", "slow",
+                     subcommands);
+}
+
+// The row of a container's HELP subcommand.
+constexpr CommandSpec help_row(CommandHandler handler, std::string_view group,
+                               std::string_view since, std::string_view acl_categories = "slow") {
+  return keyless_row("help", 2, kLoading | kStale, handler, group, since,
+                     "Show helpful text about the different subcommands", "O(1)", acl_categories);
+}
+
 // The client a command runs for, as the engine sees it (implemented by server/).
 class ClientSession {
  public:

@@ -419,19 +419,7 @@ constexpr CommandSpec kAclSubcommands[] = {
      .acl_categories = kAdminCategories,
      .history = "6.2.0|Added Pub/Sub channel patterns.\n7.0.0|Added selectors and changed the "
                 "format of key and channel patterns from a list to their rule representation."},
-    {.name = "help",
-     .arity = 2,
-     .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = cmd_acl_help,
-     .group = "server",
-     .since = "6.0.0",
-     .summary = "Show helpful text about the different subcommands",
-     .complexity = "O(1)",
-     .syntax = "",
-     .acl_categories = "slow"},
+    help_row(cmd_acl_help, "server", "6.0.0"),
     {.name = "list",
      .arity = 2,
      .flags = kAdminFlags,
@@ -530,20 +518,8 @@ constexpr CommandSpec kAclSubcommands[] = {
 };
 
 constexpr CommandSpec kAclCommands[] = {
-    {.name = "acl",
-     .arity = -2,
-     .flags = 0,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = nullptr,
-     .group = "server",
-     .since = "6.0.0",
-     .summary = "A container for Access List Control commands ",
-     .complexity = "Depends on subcommand.",
-     .syntax = "",
-     .subcommands = kAclSubcommands,
-     .acl_categories = "slow"},
+    container_row("acl", "server", "6.0.0", "A container for Access List Control commands ",
+                  kAclSubcommands),
 };
 
 }  // namespace

@@ -546,19 +546,7 @@ constexpr CommandSpec kClientSubcommands[] = {
      .complexity = "O(1)",
      .syntax = "",
      .acl_categories = "slow connection"},
-    {.name = "help",
-     .arity = 2,
-     .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = cmd_client_help,
-     .group = "connection",
-     .since = "5.0.0",
-     .summary = "Show helpful text about the different subcommands",
-     .complexity = "O(1)",
-     .syntax = "",
-     .acl_categories = "slow connection"},
+    help_row(cmd_client_help, "connection", "5.0.0", "slow connection"),
 };
 
 constexpr CommandSpec kConnectionCommands[] = {
@@ -660,20 +648,8 @@ constexpr CommandSpec kConnectionCommands[] = {
      .complexity = "O(1)",
      .syntax = "",
      .acl_categories = "fast connection"},
-    {.name = "client",
-     .arity = -2,
-     .flags = 0,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = nullptr,
-     .group = "connection",
-     .since = "2.4.0",
-     .summary = "A container for client connection commands",
-     .complexity = "Depends on subcommand.",
-     .syntax = "",
-     .subcommands = kClientSubcommands,
-     .acl_categories = "slow"},
+    container_row("client", "connection", "2.4.0", "A container for client connection commands",
+                  kClientSubcommands),
 };
 
 }  // namespace

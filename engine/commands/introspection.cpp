@@ -477,19 +477,7 @@ constexpr CommandSpec kCommandSubcommands[] = {
      .complexity = "O(N) where N is the number of arguments to the command",
      .syntax = "",
      .acl_categories = "slow connection"},
-    {.name = "help",
-     .arity = 2,
-     .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = cmd_command_help,
-     .group = "server",
-     .since = "5.0.0",
-     .summary = "Show helpful text about the different subcommands",
-     .complexity = "O(1)",
-     .syntax = "",
-     .acl_categories = "slow connection"},
+    help_row(cmd_command_help, "server", "5.0.0", "slow connection"),
 };
 
 constexpr CommandSpec kIntrospectionCommands[] = {

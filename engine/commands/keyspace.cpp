@@ -311,19 +311,7 @@ constexpr CommandSpec kObjectSubcommands[] = {
      .acl_categories = "keyspace read slow",
      .tips = "nondeterministic_output",
      .key_specs = "RO|2|0|1|0"},
-    {.name = "help",
-     .arity = 2,
-     .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = cmd_object_help,
-     .group = "generic",
-     .since = "6.2.0",
-     .summary = "Show helpful text about the different subcommands",
-     .complexity = "O(1)",
-     .syntax = "",
-     .acl_categories = "keyspace slow"},
+    help_row(cmd_object_help, "generic", "6.2.0", "keyspace slow"),
 };
 
 constexpr CommandSpec kKeyspaceCommands[] = {
@@ -439,20 +427,8 @@ constexpr CommandSpec kKeyspaceCommands[] = {
      .acl_categories = "keyspace write fast dangerous",
      // In a cluster every node swaps its part of the two databases.
      .merge = MergePolicy::kAllOk},
-    {.name = "object",
-     .arity = -2,
-     .flags = 0,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = nullptr,
-     .group = "generic",
-     .since = "2.2.3",
-     .summary = "A container for object introspection commands",
-     .complexity = "Depends on subcommand.",
-     .syntax = "",
-     .subcommands = kObjectSubcommands,
-     .acl_categories = "slow"},
+    container_row("object", "generic", "2.2.3", "A container for object introspection commands",
+                  kObjectSubcommands),
 };
 
 }  // namespace

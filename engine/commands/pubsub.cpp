@@ -263,19 +263,7 @@ constexpr CommandSpec kPubsubSubcommands[] = {
      .syntax = "[shardchannel]...",
      .acl_categories = "pubsub slow",
      .merge = MergePolicy::kPairSums},
-    {.name = "help",
-     .arity = 2,
-     .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = cmd_pubsub_help,
-     .group = "pubsub",
-     .since = "6.2.0",
-     .summary = "Show helpful text about the different subcommands",
-     .complexity = "O(1)",
-     .syntax = "",
-     .acl_categories = "slow"},
+    help_row(cmd_pubsub_help, "pubsub", "6.2.0"),
 };
 
 constexpr CommandSpec kPubsubCommands[] = {
@@ -390,20 +378,8 @@ constexpr CommandSpec kPubsubCommands[] = {
      .syntax = "shardchannel message",
      .acl_categories = "pubsub fast",
      .key_specs = "not_key|1|0|1|0"},
-    {.name = "pubsub",
-     .arity = -2,
-     .flags = 0,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = nullptr,
-     .group = "pubsub",
-     .since = "2.8.0",
-     .summary = "A container for Pub/Sub commands",
-     .complexity = "Depends on subcommand.",
-     .syntax = "",
-     .subcommands = kPubsubSubcommands,
-     .acl_categories = "slow"},
+    container_row("pubsub", "pubsub", "2.8.0", "A container for Pub/Sub commands",
+                  kPubsubSubcommands),
 };
 
 }  // namespace

@@ -234,19 +234,7 @@ constexpr CommandSpec kXGroupSubcommands[] = {
      .acl_categories = "write stream slow",
      .key_specs = "RW update|2|0|1|0",
      .history = "7.0.0|Added the optional `entries_read` argument."},
-    {.name = "help",
-     .arity = 2,
-     .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = cmd_xgroup_help,
-     .group = "stream",
-     .since = "5.0.0",
-     .summary = "Show helpful text about the different subcommands",
-     .complexity = "O(1)",
-     .syntax = "",
-     .acl_categories = "stream slow"},
+    help_row(cmd_xgroup_help, "stream", "5.0.0", "stream slow"),
     {.name = "delconsumer",
      .arity = 5,
      .flags = kWrite,
@@ -278,20 +266,8 @@ constexpr CommandSpec kXGroupSubcommands[] = {
 };
 
 constexpr CommandSpec kStreamGroupCommands[] = {
-    {.name = "xgroup",
-     .arity = -2,
-     .flags = 0,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = nullptr,
-     .group = "stream",
-     .since = "5.0.0",
-     .summary = "A container for consumer groups commands",
-     .complexity = "Depends on subcommand.",
-     .syntax = "",
-     .subcommands = kXGroupSubcommands,
-     .acl_categories = "slow"},
+    container_row("xgroup", "stream", "5.0.0", "A container for consumer groups commands",
+                  kXGroupSubcommands),
 };
 
 }  // namespace

@@ -255,19 +255,7 @@ constexpr CommandSpec kXInfoSubcommands[] = {
      .key_specs = "RO access|2|0|1|0",
      .history = "6.0.0|Added the `FULL` modifier.\n7.0.0|Added the `max-deleted-entry-id`, "
                 "`entries-added`, `recorded-first-entry-id`, `entries-read` and `lag` fields"},
-    {.name = "help",
-     .arity = 2,
-     .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = cmd_xinfo_help,
-     .group = "stream",
-     .since = "5.0.0",
-     .summary = "Show helpful text about the different subcommands",
-     .complexity = "O(1)",
-     .syntax = "",
-     .acl_categories = "stream slow"},
+    help_row(cmd_xinfo_help, "stream", "5.0.0", "stream slow"),
     {.name = "groups",
      .arity = 3,
      .flags = kReadonly,
@@ -286,20 +274,8 @@ constexpr CommandSpec kXInfoSubcommands[] = {
 };
 
 constexpr CommandSpec kStreamInfoCommands[] = {
-    {.name = "xinfo",
-     .arity = -2,
-     .flags = 0,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = nullptr,
-     .group = "stream",
-     .since = "5.0.0",
-     .summary = "A container for stream introspection commands",
-     .complexity = "Depends on subcommand.",
-     .syntax = "",
-     .subcommands = kXInfoSubcommands,
-     .acl_categories = "slow"},
+    container_row("xinfo", "stream", "5.0.0", "A container for stream introspection commands",
+                  kXInfoSubcommands),
 };
 
 }  // namespace

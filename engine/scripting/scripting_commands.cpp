@@ -184,20 +184,8 @@ constexpr CommandSpec kScriptingCommands[] = {
      .acl_categories = "slow scripting",
      .key_specs = "RO access|2|keynum|0,1,1",
      .find_keys = eval_keys},
-    {.name = "script",
-     .arity = -2,
-     .flags = 0,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
-     .handler = nullptr,
-     .group = "scripting",
-     .since = "2.6.0",
-     .summary = "A container for Lua scripts management commands",
-     .complexity = "Depends on subcommand.",
-     .syntax = "",
-     .subcommands = kScriptSubcommands,
-     .acl_categories = "slow"},
+    container_row("script", "scripting", "2.6.0", "A container for Lua scripts management commands",
+                  kScriptSubcommands),
 };
 
 }  // namespace
