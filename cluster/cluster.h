@@ -85,6 +85,8 @@ class Cluster {
   // Every configured member; routing uses this ring less the peers ejected for being down.
   const hashring::HashRing& ring() const { return ring_; }
   const hashring::HashRing& routing_ring() const { return routing_; }
+  // Whether the routing ring has this node: not failed over, not gone.
+  bool on_ring() const { return on_ring_; }
   const std::string& self_address() const { return self_; }
 
   // Executes a command whose route is not kLocal for a client: relayed whole (kRemote), split
@@ -198,6 +200,11 @@ class Cluster {
   // longer grants it a lease.
   // `link_fingerprint`: the ring the peer's link was accepted with.
   bool fenced(std::string_view address, std::string_view link_fingerprint) const;
+  // Whether a peer's link was accepted with this node's view of the ring (its members and the
+  // failed ones) as it is now. On a link of another view (this node's ring changed since, or
+  // the peer is still on an earlier one) a request may have been routed by a ring this node no
+  // longer has.
+  bool link_current(std::string_view link_fingerprint) const;
   // Whether the prepared change's copy gives each key to the members that become its replicas
   // too (not only to its new owner), so that every copy is complete when the ring switches: with
   // replicas, and no member failed before or after it (a failed member sends nothing).
@@ -273,6 +280,10 @@ class Cluster {
   static uint64_t view_fingerprint(const hashring::HashRing& ring,
                                    const std::vector<std::string>& failed);
   uint64_t view_fingerprint() const { return view_fingerprint(ring_, failed_); }
+  // fingerprint_hex of the view link_current() last compared with, and that view.
+  bool on_ring_ = false;  // see on_ring()
+  mutable uint64_t view_hex_of_ = 0;
+  mutable std::string view_hex_;
   // The ring keys are routed by: `members` less the `failed` ones.
   hashring::HashRing live_ring(std::span<const hashring::Member> members,
                                const std::vector<std::string>& failed) const;

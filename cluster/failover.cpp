@@ -155,7 +155,16 @@ bool Cluster::fenced(std::string_view address, std::string_view link_fingerprint
   // A failover of it is prepared here: its pings no longer renew its lease.
   if (pending_ && list_contains(pending_failed_, address) && !is_failed(address)) return true;
   // Failed over, and still on the ring it had before (it does not know yet).
-  return is_failed(address) && link_fingerprint != fingerprint_hex(view_fingerprint());
+  return is_failed(address) && !link_current(link_fingerprint);
+}
+
+bool Cluster::link_current(std::string_view link_fingerprint) const {
+  const uint64_t fp = view_fingerprint();
+  if (view_hex_.empty() || fp != view_hex_of_) {
+    view_hex_ = fingerprint_hex(fp);
+    view_hex_of_ = fp;
+  }
+  return link_fingerprint == view_hex_;
 }
 
 void Cluster::update_lease() {

@@ -353,6 +353,10 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     }
     // A candidate joins whatever version the cluster is at.
     if (version != ring_version_ + 1 && !candidate()) {
+      // Changes committed while this node was away (hung through one that did not fail it over):
+      // its peers accept its links under the ring before, so nothing else tells it. It takes up
+      // the coordinator's ring, and the coordinator's next try finds it there.
+      if (version > ring_version_ + 1) catch_up_from(std::string(args[3]));
       return error("ring version " + std::to_string(version) + " does not follow this node's " +
                    std::to_string(ring_version_));
     }

@@ -43,6 +43,12 @@ void warn_cross_protocol_attack() {
 // A node without the lease of a majority serves none of its keys (see Cluster::lease_valid).
 constexpr std::string_view kNoMajorityError =
     "CLUSTERDOWN this node cannot reach a majority of the cluster's members";
+// A request a peer routed by an earlier ring (queued while this node was down, or sent by a peer
+// that has not taken up the ring yet) for a key this node does not own: run here, its write would
+// reach neither the owner nor its replicas, and be dropped by the next copy.
+constexpr std::string_view kNotOwnerError =
+    "TRYAGAIN the ring changed: this member no longer serves the key (failed over, gone, or the "
+    "key moved)";
 constexpr std::string_view kSwapdbReplicatedError =
     "ERR SWAPDB is not supported in a cluster with replication-factor > 1";
 
@@ -274,10 +280,15 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
     return Outcome::kDone;
   }
   if (origin.is_client() && cluster_ && relay(*conn, spec, argv, writer)) return Outcome::kDone;
-  if (cluster_ && origin.needs_lease() && !cluster_->lease_valid() &&
-      (spec.first_key > 0 || spec.find_keys != nullptr)) {
-    refuse(origin, kNoMajorityError, writer, &spec);
-    return Outcome::kDone;
+  if (cluster_ && origin.needs_lease() && (spec.first_key > 0 || spec.find_keys != nullptr)) {
+    if (!cluster_->lease_valid()) {
+      refuse(origin, kNoMajorityError, writer, &spec);
+      return Outcome::kDone;
+    }
+    if (!serves_keys(origin, spec, argv)) {
+      refuse(origin, kNotOwnerError, writer, &spec);
+      return Outcome::kDone;
+    }
   }
   // One clock reading gives the stores their time and the command its start.
   const uint64_t start_us = unix_now_us();
@@ -334,6 +345,23 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   // Not while a script runs: its writes are served after it, as one.
   if (origin.serves_blocked() && !ready_keys_.empty() && !scripts_->running()) serve_ready_keys();
   return Outcome::kDone;
+}
+
+bool Server::serves_keys(const Origin& origin, const engine::CommandSpec& spec,
+                         std::span<const std::string_view> argv) {
+  // Failed over (or gone): no key is this member's.
+  if (!cluster_->on_ring()) return false;
+  // A peer's request on a link of this node's ring as it is was routed by that ring.
+  if (origin.kind != Origin::Kind::kPeer ||
+      cluster_->link_current(origin.conn->link_fingerprint())) {
+    return true;
+  }
+  const hashring::HashRing& ring = cluster_->routing_ring();
+  const std::string& self = cluster_->self_address();
+  for (size_t pos : engine::key_positions(spec, argv)) {
+    if (ring.owner_of(argv[pos]) != self) return false;
+  }
+  return true;
 }
 
 bool Server::relay(Connection& conn, const engine::CommandSpec& spec,

@@ -310,6 +310,11 @@ class Server final : public engine::ServerControl,
   // transaction it was sent in will abort; a refused EXEC aborts it now.
   void refuse(const Origin& origin, std::string_view error, protocol::ReplyWriter& writer,
               const engine::CommandSpec* spec);
+  // In a cluster, for a keyed command that needs the lease: whether this node serves its keys —
+  // it is on its ring and, for a peer's request on a link of another view of the ring (routed
+  // by a ring this node no longer has), it owns each of them.
+  bool serves_keys(const Origin& origin, const engine::CommandSpec& spec,
+                   std::span<const std::string_view> argv);
   // In a cluster: hands a client's command whose route involves peers to the cluster, its reply
   // filling a slot reserved in the client's replies. Returns false when it runs here.
   bool relay(Connection& conn, const engine::CommandSpec& spec,
