@@ -85,7 +85,6 @@ void Cluster::rebuild_routing() {
   routing_to_full_.clear();
   for (const auto& m : routing_.nodes()) routing_to_full_.push_back(ring_.index_of(m.address));
   router_ = Router(routing_, routing_.index_of(self_));
-  on_ring_ = routing_.contains(self_);
   routing_epoch_++;
   replication_->set_routing(routing_, ring_version_, ring_);
 }

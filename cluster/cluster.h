@@ -86,7 +86,7 @@ class Cluster {
   const hashring::HashRing& ring() const { return ring_; }
   const hashring::HashRing& routing_ring() const { return routing_; }
   // Whether the routing ring has this node: not failed over, not gone.
-  bool on_ring() const { return on_ring_; }
+  bool on_ring() const { return router_.self() != hashring::HashRing::kNoNode; }
   const std::string& self_address() const { return self_; }
 
   // Executes a command whose route is not kLocal for a client: relayed whole (kRemote), split
@@ -280,10 +280,6 @@ class Cluster {
   static uint64_t view_fingerprint(const hashring::HashRing& ring,
                                    const std::vector<std::string>& failed);
   uint64_t view_fingerprint() const { return view_fingerprint(ring_, failed_); }
-  // fingerprint_hex of the view link_current() last compared with, and that view.
-  bool on_ring_ = false;  // see on_ring()
-  mutable uint64_t view_hex_of_ = 0;
-  mutable std::string view_hex_;
   // The ring keys are routed by: `members` less the `failed` ones.
   hashring::HashRing live_ring(std::span<const hashring::Member> members,
                                const std::vector<std::string>& failed) const;

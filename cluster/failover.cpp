@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "cluster/cluster.h"
 #include "cluster/cluster_internal.h"
@@ -159,12 +160,11 @@ bool Cluster::fenced(std::string_view address, std::string_view link_fingerprint
 }
 
 bool Cluster::link_current(std::string_view link_fingerprint) const {
-  const uint64_t fp = view_fingerprint();
-  if (view_hex_.empty() || fp != view_hex_of_) {
-    view_hex_ = fingerprint_hex(fp);
-    view_hex_of_ = fp;
-  }
-  return link_fingerprint == view_hex_;
+  // The handshake's 16 hex digits (fingerprint_hex), read as the number they print.
+  uint64_t fp = 0;
+  const char* end = link_fingerprint.data() + link_fingerprint.size();
+  const auto [at, ec] = std::from_chars(link_fingerprint.data(), end, fp, 16);
+  return ec == std::errc() && at == end && fp == view_fingerprint();
 }
 
 void Cluster::update_lease() {
