@@ -531,6 +531,7 @@ class Cluster {
   std::string pending_coordinator_;      // the node coordinating the prepared change
   bool recovering_ = false;              // restarted with the change prepared
   bool pending_fenced_ = false;          // resolved without its coordinator (FENCE; persisted)
+  bool pending_completes_ = false;       // its coordinator never aborts it (persisted)
   bool resolving_ = false;               // maybe_resolve_orphaned_change() awaits answers
   bool copy_started_ = false;            // this node copies for the prepared change
   uv_timer_t recovery_timer_;

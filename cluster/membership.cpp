@@ -122,6 +122,7 @@ void Cluster::load_ring() {
     pending_forced_ = state->pending_forced;
     pending_coordinator_ = state->coordinator;
     pending_fenced_ = state->fenced;
+    pending_completes_ = state->completes;
     recovering_ = true;
     // Restarted in the middle of a change: keyed requests wait until it ends (recover(); a copy
     // starts again once the server is ready, see set_host()).
@@ -143,6 +144,7 @@ void Cluster::save_ring() {
     state.pending_forced = pending_forced_;
     state.coordinator = pending_coordinator_;
     state.fenced = pending_fenced_;
+    state.completes = pending_completes_;
   }
   std::string error = write_ring_file(ring_path_, state);
   if (!error.empty()) spdlog::error("cannot persist the ring: {}", error);
@@ -209,6 +211,7 @@ void Cluster::end_pending() {
   pending_version_ = 0;
   pending_coordinator_.clear();
   pending_fenced_ = false;
+  pending_completes_ = false;
   change_from_fingerprint_.clear();
   recovering_ = false;
   copy_started_ = false;
@@ -314,8 +317,9 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
       failed.push_back(std::move(a));
     }
     std::sort(failed.begin(), failed.end());
+    const bool completes = args.back() == kCompletesWord;
     std::vector<hashring::Member> members;
-    for (size_t i = 5; i < args.size(); ++i) {
+    for (size_t i = 5; i < args.size() - (completes ? 1 : 0); ++i) {
       std::optional<hashring::Member> m = hashring::parse_member(args[i]);
       if (!m) return error("bad member " + std::string(args[i]));
       members.push_back(*m);
@@ -328,7 +332,13 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
           std::equal(members.begin(), members.end(), pending_->nodes().begin(),
                      pending_->nodes().end())) {
         if (pending_fenced_) return fenced_reply(version);
-        if (pending_coordinator_ == args[3]) return "+OK\r\n";
+        if (pending_coordinator_ == args[3]) {
+          if (completes && !pending_completes_) {
+            pending_completes_ = true;
+            save_ring();
+          }
+          return "+OK\r\n";
+        }
         // The same change from another member: it takes the change over from a coordinator
         // that failed. Only if this node sees that coordinator down too (a majority's view).
         const size_t at = ring_.index_of(pending_coordinator_);
@@ -337,9 +347,14 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
           spdlog::warn("ring change to version {}: {} takes it over from {}, which is down",
                        version, args[3], pending_coordinator_);
           pending_coordinator_ = std::string(args[3]);
+          pending_completes_ = completes;
           save_ring();
           return "+OK\r\n";
         }
+        // Or beside it, when neither aborts the change: a failover's coordinator restarted and
+        // the member that took the change over from it both drive it to the same commit, and
+        // each needs the votes of the members that recorded the other one.
+        if (completes && pending_completes_) return "+OK\r\n";
         return error("ring change to version " + std::to_string(version) + " is coordinated by " +
                      pending_coordinator_ + ", which answers here");
       }
@@ -381,6 +396,7 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     // The members still on the old ring link with this node until the change ends.
     change_from_fingerprint_ = std::string(args[2]);
     pending_coordinator_ = std::string(args[3]);
+    pending_completes_ = completes;
     phase_ = Phase::kPrepared;
     save_ring();
     spdlog::info("ring change to version {} prepared: {}{}", version, members_text(members),

@@ -249,6 +249,7 @@ void Cluster::drive_change() {
         args.push_back(members_list_text(marked));
       }
       for (const auto& m : c.members) args.push_back(m.address + "=" + std::to_string(m.weight));
+      if (c.taken_over) args.emplace_back(kCompletesWord);
       c.prepare_sent = true;
       break;
     case Coordination::kCopying:

@@ -35,6 +35,7 @@ std::string format_ring_state(const RingState& state) {
     out += "pending " + std::to_string(state.pending_version) + "\n";
     if (!state.coordinator.empty()) out += "coordinator " + state.coordinator + "\n";
     if (state.fenced) out += "fenced\n";
+    if (state.completes) out += "completes\n";
     for (const auto& m : state.pending_members) {
       out += "pending-member " + m.address + " " + std::to_string(m.weight) + "\n";
     }
@@ -78,6 +79,8 @@ std::optional<RingState> parse_ring_state(std::string_view text, std::string& er
       state.pending_forced.emplace_back(w[1]);
     } else if (w[0] == "fenced" && w.size() == 1) {
       state.fenced = true;
+    } else if (w[0] == "completes" && w.size() == 1) {
+      state.completes = true;
     } else if (w[0] == "coordinator" && w.size() == 2) {
       state.coordinator = std::string(w[1]);
     } else if ((w[0] == "member" || w[0] == "pending-member") && w.size() == 3) {

@@ -42,6 +42,8 @@ struct RingState {
   // The pending change is fenced: members resolve it without its coordinator, whose steps this
   // node refuses from then on (Cluster::maybe_resolve_orphaned_change).
   bool fenced = false;
+  // Its coordinator completes it and never aborts it (a failover taken up again).
+  bool completes = false;
 
   bool operator==(const RingState&) const = default;
 };

@@ -8,6 +8,12 @@ ends mid-way). Within 3 s of the coordinator's fault, the keys of both failed me
 writable through every survivor; the members end on one ring; no acknowledged write is lost and
 a continued coordinator never answers a value older than acknowledged.
 
+Then a failover whose members recorded two coordinators: its coordinator A was killed once every
+member prepared it, a member B took it over, and A restarted before B's prepare reached every
+member. Each of A and B completes the change (it never aborts it), and each needs the votes of
+the members that recorded the other one: the change still commits, and then the failed members
+are restored, with no acknowledged write lost.
+
     /usr/bin/python3 test_failover_coordinator.py --server build/ringkv-server [--seed N]
 """
 
@@ -44,9 +50,7 @@ def wait_stopped(node, seconds):
 
 def check_round(report, binary, rng, fault):
     label = "coordinator %s after the prepare round" % fault
-    opts = dict(repl.HEALTH, **{"replication-factor": 3, "replica-acks": 1})
-    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
-    c = harness.Cluster(binary, 5, name="failover-coord", cluster_options=opts, extra=persist)
+    c = repl.durable_cluster(binary, 5, "failover-coord", 3, 1)
     # The member that proposes failovers is the first live one by address.
     coord = min(range(5), key=lambda i: c.addresses[i])
     victim = rng.choice([i for i in range(5) if i != coord])
@@ -121,6 +125,54 @@ def run_round(report, c, rng, fault, label, coord, victim):
     repl.check_after_faults(report, ports, model, label, True, 3, keys_checked=300)
 
 
+def check_two_coordinators(report, binary, rng):
+    label = "a failover recorded with two coordinators"
+    with repl.durable_cluster(binary, 5, "two-coordinators", 3, 1) as c:
+        ports = c.ports
+        repl.settle(ports)
+        model = repl.Model()
+        stop = threading.Event()
+        writers = repl.start_writers(model, ports, rng, stop)
+        time.sleep(1.0)
+        repl.stop_writers(stop, writers)
+        # A coordinates the failover of two members (replication-factor 3 keeps a copy of each
+        # key); B took it over and holds A's record itself (its own prepare was refused once A
+        # answered again), C holds B's. The two failed members stay down meanwhile.
+        order = sorted(range(5), key=lambda i: c.addresses[i])
+        a, b, m = order[0], order[1], rng.choice(order[2:])
+        failed = [i for i in order[2:] if i != m]
+        version = int(repl.cluster_info(ports[a])["cluster_ring_version"])
+        for i in range(5):
+            c.kill(i)
+        members = ["member %s 1" % addr for addr in c.addresses]
+        ring = ["ringkv-ring 1", "version %d" % version] + members
+        pending = ["pending %d" % (version + 1)] + ["pending-" + line for line in members]
+        pending += ["pending-failed " + a for a in sorted(c.addresses[i] for i in failed)]
+        records = {a: ["coordinator " + c.addresses[a]], b: ["coordinator " + c.addresses[a]],
+                   m: ["coordinator " + c.addresses[b], "completes"]}
+        for i, record in records.items():
+            with open(os.path.join(c.nodes[i].dir, "ring"), "w") as f:
+                f.write("\n".join(ring + pending[:1] + record + pending[1:]) + "\n")
+        t0 = time.monotonic()
+        for i in records:
+            c.restart(i)
+        deadline = t0 + 20 * harness.timeout_scale()
+        versions = []
+        while time.monotonic() < deadline:
+            versions = [repl.cluster_info(ports[i]).get("cluster_ring_version") for i in records]
+            if all(v is not None and int(v) > version for v in versions):
+                break
+            time.sleep(0.1)
+        committed = all(v is not None and int(v) > version for v in versions)
+        print("    %s: the members left ring version %d after %.2f s (%s)" %
+              (label, version, time.monotonic() - t0, versions), flush=True)
+        report.check(committed, "%s: the members commit it (and leave ring version %d)" %
+                     (label, version), repr(versions) + "\n" + c.logs())
+        for i in failed:
+            c.restart(i)
+        repl.check_after_faults(report, ports, model, label, True, 3)
+
+
 def main():
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int, default=None)
@@ -132,6 +184,7 @@ def main():
     # Every fault at full scale; fewer under the sanitizers' reduced scale.
     for fault in faults[:harness.scaled(len(faults), 1)]:
         check_round(report, args.server, rng, fault)
+    check_two_coordinators(report, args.server, rng)
     report.finish()
 
 

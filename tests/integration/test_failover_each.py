@@ -23,11 +23,8 @@ import test_replication as repl  # noqa: E402
 def kill_each(report, binary, rng, n_nodes, rf, acks):
     """Kills each node in turn under writes on every node; returns the failover times measured
     (seconds from the kill to the first acknowledged write to the victim's keys, per survivor)."""
-    opts = dict(repl.HEALTH, **{"replication-factor": rf, "replica-acks": acks})
-    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
     times = []
-    with harness.Cluster(binary, n_nodes, name="failover-each", cluster_options=opts,
-                         extra=persist) as c:
+    with repl.durable_cluster(binary, n_nodes, "failover-each", rf, acks) as c:
         ports = c.ports
         repl.settle(ports)
         model = repl.Model()

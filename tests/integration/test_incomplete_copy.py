@@ -54,11 +54,10 @@ def preload(port, n):
 
 @contextlib.contextmanager
 def loaded_cluster(binary, n, name, options, n_bulk):
-    """n members (health checks as test_replication's, `options` added, the append-only file
-    fsynced always) with `n_bulk` bulk keys loaded and every replica stream online."""
-    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
-    with harness.Cluster(binary, n, name=name, cluster_options=dict(repl.HEALTH, **options),
-                         extra=persist) as c:
+    """n members (test_replication's durable_cluster, replica-acks 1, `options` added) with
+    `n_bulk` bulk keys loaded and every replica stream online."""
+    with repl.durable_cluster(binary, n, name, options.pop("replication-factor"), 1,
+                              **options) as c:
         repl.settle(c.ports)
         preload(c.ports[0], n_bulk)
         repl.settle(c.ports, timeout=60)
@@ -111,7 +110,7 @@ def stop_mid_copy(c, victim, hung, survivors):
 
 def one_round(report, binary, rng, label):
     n_bulk = harness.scaled(BULK_KEYS, 5000)
-    options = {"replication-factor": 2, "replica-acks": 1, "repl-backlog-size": "16kb"}
+    options = {"replication-factor": 2, "repl-backlog-size": "16kb"}
     with loaded_cluster(binary, 3, "incomplete-copy", options, n_bulk) as c:
         ports = c.ports
         victim = rng.randrange(3)
@@ -170,7 +169,7 @@ def leave_round(report, binary, rng, label):
     from its append-only file: whether member 2 is promoted meanwhile or not, every key must hold
     its last acknowledged value once member 1 is back."""
     n_bulk = harness.scaled(BULK_KEYS, 5000)
-    options = {"replication-factor": 3, "replica-acks": 1}
+    options = {"replication-factor": 3}
     with loaded_cluster(binary, 4, "incomplete-leave", options, n_bulk) as c:
         ports = c.ports
         leaver, victim, cut_at = 3, 0, 1

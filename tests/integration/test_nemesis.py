@@ -129,11 +129,8 @@ def run_nemesis(report, binary, rng, n_nodes, rf, faults, at_once):
     label = "%d nodes, replication-factor %d, replica-acks %d, up to %d node(s) at once" % (
         n_nodes, rf, acks, at_once)
     print("%s: %d faults" % (label, faults), flush=True)
-    opts = dict(repl.HEALTH, **{"replication-factor": rf, "replica-acks": acks})
-    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
     plan = schedule(rng, n_nodes, faults, at_once)
-    with harness.Cluster(binary, n_nodes, name="nemesis", cluster_options=opts,
-                         extra=persist) as c:
+    with repl.durable_cluster(binary, n_nodes, "nemesis", rf, acks) as c:
         ports = c.ports
         repl.settle(ports)
         model = repl.Model()

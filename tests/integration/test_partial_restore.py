@@ -73,10 +73,7 @@ def hang(report, binary, rng, mode, n=3, rf=2):
     `n` members, replication-factor `rf`."""
     label = ("%s hang" % mode if mode != "kill" else "kill -9 and restart") + \
         " (%d members, rf %d)" % (n, rf)
-    opts = dict(repl.HEALTH, **{"replication-factor": rf, "replica-acks": 1})
-    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
-    with harness.Cluster(binary, n, name="partial-restore", cluster_options=opts,
-                         extra=persist) as c:
+    with repl.durable_cluster(binary, n, "partial-restore", rf, 1) as c:
         ports = c.ports
         repl.settle(ports)
         bulk = {"bulk:%d" % i: "b0-%d" % i for i in range(BULK_KEYS)}

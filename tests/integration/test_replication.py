@@ -82,6 +82,15 @@ class PeerSession:
         self.c.close()
 
 
+def durable_cluster(binary, n, name, rf, acks, **options):
+    """n nodes (not started) with the fault tests' health checks, replication-factor `rf`,
+    replica-acks `acks`, `options` added, and the append-only file fsynced at every write: a
+    node killed and restarted keeps every write it acknowledged."""
+    opts = dict(HEALTH, **{"replication-factor": rf, "replica-acks": acks}, **options)
+    return harness.Cluster(binary, n, name=name, cluster_options=opts,
+                           extra='[persistence]\nappendonly = true\nappendfsync = "always"\n')
+
+
 def settle(ports, timeout=30):
     """Waits until every node agrees on one ring version, with nothing failed, migrating or
     syncing (every replica stream online); returns the version."""
@@ -535,10 +544,7 @@ def check_fault(report, binary, rng, n_nodes, rf, acks, fault, label):
     """Writers on every node; `fault` ("kill" or "stop") hits a random node after 1 s; measures
     the failover, restores the node and checks the model (strictly when acks >= 1). Returns the
     number of acknowledged writes lost."""
-    opts = dict(HEALTH, **{"replication-factor": rf, "replica-acks": acks})
-    persist = '[persistence]\nappendonly = true\nappendfsync = "always"\n'
-    with harness.Cluster(binary, n_nodes, name="repl-%s" % label, cluster_options=opts,
-                         extra=persist) as c:
+    with durable_cluster(binary, n_nodes, "repl-%s" % label, rf, acks) as c:
         ports = c.ports
         settle(ports)
         victim = rng.randrange(n_nodes)

@@ -38,6 +38,13 @@ TEST_CASE("a ring state round-trips through its text") {
   back = parse_ring_state(format_ring_state(s), error);
   REQUIRE(back);
   CHECK(back->fenced);
+  // A pending failover whose coordinator completes it (never aborts it).
+  CHECK(format_ring_state(s).find("completes") == std::string::npos);
+  s.completes = true;
+  back = parse_ring_state(format_ring_state(s), error);
+  REQUIRE(back);
+  CHECK(*back == s);
+  CHECK(format_ring_state(s).find("\ncompletes\n") != std::string::npos);
   // A member the pending change forces out (it takes no part in it).
   s.pending_forced = {"127.0.0.1:7004"};
   back = parse_ring_state(format_ring_state(s), error);
