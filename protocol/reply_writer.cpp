@@ -18,8 +18,8 @@ std::string_view format_double(double d, char (&buf)[32]) {
   return {buf, static_cast<size_t>(result.ptr - buf)};
 }
 
-// Writes "<type><n>\r\n" into buf and returns its length.
-size_t encode_header(char type, int64_t n, char (&buf)[kMaxHeaderLen]) {
+// Writes "<type><n>\r\n" into buf (kMaxHeaderLen bytes at most) and returns its length.
+size_t encode_header(char type, int64_t n, char* buf) {
   buf[0] = type;
   char* end = std::to_chars(buf + 1, buf + kMaxHeaderLen - 2, n).ptr;
   *end++ = '\r';
@@ -69,6 +69,19 @@ void ReplyWriter::integer(int64_t n) {
 }
 
 void ReplyWriter::bulk(std::string_view s) {
+  // A short string (a list's or a hash's element, most often) goes in one append: the header,
+  // the string and its CRLF each appended cost more than the bytes they copy.
+  constexpr size_t kShort = 64;
+  if (s.size() <= kShort) {
+    char buf[kMaxHeaderLen + kShort + 2];
+    size_t n = encode_header('$', static_cast<int64_t>(s.size()), buf);
+    s.copy(buf + n, s.size());
+    n += s.size();
+    buf[n++] = '\r';
+    buf[n++] = '\n';
+    out_->append(buf, n);
+    return;
+  }
   header('$', static_cast<int64_t>(s.size()));
   out_->append(s);
   out_->append(reply::kCrlf);
