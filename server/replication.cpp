@@ -109,6 +109,14 @@ bool Server::replica_frame(Connection& conn, const cluster::PeerFrame& frame,
   std::string& primary = conn.replication_source();
   if (frame.kind == cluster::PeerFrameKind::kReplication && !frame.args.empty() &&
       common::equals_ignore_case(frame.args[0], "hello")) {
+    // A primary this node is failing over (it restarted, or continued, before the change ended):
+    // the copies of its keys here are about to be the ones served, and a full copy from it
+    // would drop them first. Its stream opens again once the change ended either way.
+    if (frame.args.size() > 1 && cluster_->fenced(frame.args[1], conn.link_fingerprint())) {
+      writer.raw("-TRYAGAIN a failover of " + std::string(frame.args[1]) +
+                 " is prepared here: the copies of its keys stay as they are until it ends\r\n");
+      return true;
+    }
     writer.raw(repl.on_frame(frame.args, conn.id(), primary));
     if (cluster::Replication::Source* source = repl.current_source(primary, conn.id())) {
       // Named in CLIENT LIST after the primary whose stream it carries.

@@ -1,0 +1,108 @@
+"""A member killed and restarted while its failover is prepared (issue 14): writers and INCRed
+counters on every node (replication-factor 3 on 5 members, 2 on 3, replica-acks 1, the
+append-only file fsynced always). The victim is killed (kill -9) and restarted the moment every
+survivor has prepared its failover, so that it opens its replication streams (its ring file
+says it is the keys' primary) while the change that fails it over waits out its lease. The
+replicas keep their copies until the change ends — they are about to serve them — instead of
+dropping them for a full copy from the victim, which the commit then cuts off: the cluster
+settles, every key holds its last acknowledged write with its copies, every counter lies between
+its acknowledged and its sent increments, and the keys loaded first are all there. (Before,
+whole counters came back as 1, and thousands of the loaded keys were gone.)
+
+    /usr/bin/python3 test_restart_in_failover.py --server build/ringkv-server [--seed N]
+"""
+
+import os
+import random
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+import test_incomplete_copy as bulk  # noqa: E402
+import test_nemesis as nemesis  # noqa: E402
+import test_replication as repl  # noqa: E402
+
+# Keys loaded before the writers start: enough that a full copy of a member's share takes longer
+# than what is left of the failover's lease wait when the victim restarts (RESTART_AT).
+N_BULK = 200000
+# Seconds after every survivor prepared the failover (which then waits out the victim's lease,
+# health-interval × (failure-limit + 1) = 0.8 s) that the victim restarts.
+RESTART_AT = 0.6
+
+
+def version(port):
+    """The node's ring version, or -1 while it does not answer."""
+    try:
+        return int(repl.cluster_info(port).get("cluster_ring_version", 0))
+    except Exception:  # noqa: BLE001 - a node down or restarting
+        return -1
+
+
+def wait_for(what, cond, seconds=20):
+    deadline = time.monotonic() + seconds * harness.timeout_scale()
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.01)
+
+
+def check_round(report, binary, rng, n, rf):
+    label = "%d members, replication-factor %d" % (n, rf)
+    with repl.durable_cluster(binary, n, "restart-in-failover", rf, 1) as c:
+        ports = c.ports
+        repl.settle(ports)
+        bulk.preload(ports[0], N_BULK)
+        repl.settle(ports, timeout=60)
+        model = repl.Model()
+        stop = threading.Event()
+        writers = repl.start_writers(model, ports, rng, stop)
+        counters = [nemesis.Counters(p, "c%d" % i, random.Random(rng.random()), stop)
+                    for i, p in enumerate(ports)]
+        for w in counters:
+            w.start()
+        t0 = time.monotonic()
+        victim = rng.randrange(n)
+        survivors = [p for i, p in enumerate(ports) if i != victim]
+        try:
+            time.sleep(1.0)
+            v = version(survivors[0])
+            c.kill(victim)
+
+            def prepared():
+                infos = []
+                for p in survivors:
+                    try:
+                        infos.append(repl.cluster_info(p))
+                    except Exception:  # noqa: BLE001 - keep polling
+                        return False
+                return all(i.get("cluster_pending_version") == str(v + 1) for i in infos)
+
+            wait_for("the failover's prepare", prepared)
+            time.sleep(RESTART_AT)
+            c.restart(victim)
+            print("    %s: node %d restarted %.2f s into the run, its failover prepared" %
+                  (label, victim + 1, time.monotonic() - t0), flush=True)
+            time.sleep(1.5)
+        finally:
+            repl.stop_writers(stop, writers + counters)
+        repl.check_after_faults(report, ports, model, label, True, rf)
+        nemesis.check_counters(report, ports, counters, rf, label, t0)
+        bulk.check_bulk(report, ports[:1], N_BULK, label)
+
+
+def main():
+    p = harness.arg_parser(__doc__)
+    p.add_argument("--seed", type=int, default=None)
+    args = p.parse_args()
+    rng, _ = harness.seeded_rng(args.seed)
+    report = harness.Report("test_restart_in_failover")
+    check_round(report, args.server, rng, 5, 3)
+    check_round(report, args.server, rng, 3, 2)
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
