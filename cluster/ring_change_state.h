@@ -83,12 +83,12 @@ inline constexpr std::string_view kNoChangeReply = "-NOCHANGE ";
 // A participant's refusal of a step of a change its members fenced to resolve it without the
 // coordinator (Cluster::maybe_resolve_orphaned_change).
 inline constexpr std::string_view kFencedReply = "-FENCED ";
-// The answers to RINGKV.RING FENCE: the change is committed here; it is fenced here now (the
-// coordinator's steps are refused); it is not prepared here (never, or aborted).
 // The last word of a failover's PREPARE from a coordinator that completes the change and never
 // aborts it (Coordination::taken_over): the members accept it beside another such coordinator.
 inline constexpr std::string_view kCompletesWord = "COMPLETES";
 
+// The answers to RINGKV.RING FENCE: the change is committed here; it is fenced here now (the
+// coordinator's steps are refused); it is not prepared here (never, or aborted).
 inline constexpr std::string_view kFenceCommitted = "+COMMITTED\r\n";
 inline constexpr std::string_view kFenceHeld = "+FENCED\r\n";
 inline constexpr std::string_view kFenceAborted = "+ABORTED\r\n";

@@ -26,7 +26,8 @@ import test_nemesis as nemesis  # noqa: E402
 import test_replication as repl  # noqa: E402
 
 # Keys loaded before the writers start: enough that a full copy of a member's share takes longer
-# than what is left of the failover's lease wait when the victim restarts (RESTART_AT).
+# than what is left of the failover's lease wait when the victim restarts (RESTART_AT). Fewer
+# under the sanitizers (harness.scaled), whose copies are slower anyway.
 N_BULK = 200000
 # Seconds after every survivor prepared the failover (which then waits out the victim's lease,
 # health-interval × (failure-limit + 1) = 0.8 s) that the victim restarts.
@@ -51,10 +52,11 @@ def wait_for(what, cond, seconds=20):
 
 def check_round(report, binary, rng, n, rf):
     label = "%d members, replication-factor %d" % (n, rf)
+    n_bulk = harness.scaled(N_BULK, 20000)
     with repl.durable_cluster(binary, n, "restart-in-failover", rf, 1) as c:
         ports = c.ports
         repl.settle(ports)
-        bulk.preload(ports[0], N_BULK)
+        bulk.preload(ports[0], n_bulk)
         repl.settle(ports, timeout=60)
         model = repl.Model()
         stop = threading.Event()
@@ -90,7 +92,7 @@ def check_round(report, binary, rng, n, rf):
             repl.stop_writers(stop, writers + counters)
         repl.check_after_faults(report, ports, model, label, True, rf)
         nemesis.check_counters(report, ports, counters, rf, label, t0)
-        bulk.check_bulk(report, ports[:1], N_BULK, label)
+        bulk.check_bulk(report, ports[:1], n_bulk, label)
 
 
 def main():
