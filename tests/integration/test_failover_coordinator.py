@@ -12,7 +12,9 @@ Then a failover whose members recorded two coordinators: its coordinator A was k
 member prepared it, a member B took it over, and A restarted before B's prepare reached every
 member. Each of A and B completes the change (it never aborts it), and each needs the votes of
 the members that recorded the other one: the change still commits, and then the failed members
-are restored, with no acknowledged write lost.
+are restored, with no acknowledged write lost. And a failover of three members of five, prepared
+by two and taken up again by its restarted coordinator: its participants' votes can never make a
+majority, so nobody committed it, and the coordinator aborts it instead of resuming it forever.
 
     /usr/bin/python3 test_failover_coordinator.py --server build/ringkv-server [--seed N]
 """
@@ -125,52 +127,97 @@ def run_round(report, c, rng, fault, label, coord, victim):
     repl.check_after_faults(report, ports, model, label, True, 3, keys_checked=300)
 
 
+def written_cluster(binary, rng, name):
+    """A 5-member cluster (replication-factor 3, replica-acks 1) after a second of writes; returns
+    it started, with its writers' model and its ring version."""
+    c = repl.durable_cluster(binary, 5, name, 3, 1).start()
+    repl.settle(c.ports)
+    model = repl.Model()
+    stop = threading.Event()
+    writers = repl.start_writers(model, c.ports, rng, stop)
+    time.sleep(1.0)
+    repl.stop_writers(stop, writers)
+    return c, model, int(repl.cluster_info(c.ports[0])["cluster_ring_version"])
+
+
+def restart_with_pending(c, version, failed, records, restart):
+    """Kills every member, gives each of `records` (index: its record of the coordinator) a ring
+    file at `version` with the failover of `failed` to version + 1 prepared, and starts
+    `restart` again."""
+    for i in range(5):
+        c.kill(i)
+    members = ["member %s 1" % addr for addr in c.addresses]
+    ring = ["ringkv-ring 1", "version %d" % version] + members
+    pending = ["pending %d" % (version + 1)] + ["pending-" + line for line in members]
+    pending += ["pending-failed " + a for a in sorted(c.addresses[i] for i in failed)]
+    for i, record in records.items():
+        with open(os.path.join(c.nodes[i].dir, "ring"), "w") as f:
+            f.write("\n".join(ring + pending[:1] + record + pending[1:]) + "\n")
+    for i in restart:
+        c.restart(i)
+
+
+def wait_versions(ports, members, done, seconds=20):
+    """Polls the members' (ring version, pending version) until `done` holds for all; returns
+    them and the seconds waited."""
+    t0 = time.monotonic()
+    deadline = t0 + seconds * harness.timeout_scale()
+    states = []
+    while time.monotonic() < deadline:
+        infos = [repl.cluster_info(ports[i]) for i in members]
+        states = [(int(i["cluster_ring_version"]), i.get("cluster_pending_version"))
+                  for i in infos]
+        if all(done(v, p) for v, p in states):
+            break
+        time.sleep(0.1)
+    return states, time.monotonic() - t0
+
+
 def check_two_coordinators(report, binary, rng):
     label = "a failover recorded with two coordinators"
-    with repl.durable_cluster(binary, 5, "two-coordinators", 3, 1) as c:
-        ports = c.ports
-        repl.settle(ports)
-        model = repl.Model()
-        stop = threading.Event()
-        writers = repl.start_writers(model, ports, rng, stop)
-        time.sleep(1.0)
-        repl.stop_writers(stop, writers)
+    c, model, version = written_cluster(binary, rng, "two-coordinators")
+    try:
         # A coordinates the failover of two members (replication-factor 3 keeps a copy of each
         # key); B took it over and holds A's record itself (its own prepare was refused once A
         # answered again), C holds B's. The two failed members stay down meanwhile.
         order = sorted(range(5), key=lambda i: c.addresses[i])
         a, b, m = order[0], order[1], rng.choice(order[2:])
         failed = [i for i in order[2:] if i != m]
-        version = int(repl.cluster_info(ports[a])["cluster_ring_version"])
-        for i in range(5):
-            c.kill(i)
-        members = ["member %s 1" % addr for addr in c.addresses]
-        ring = ["ringkv-ring 1", "version %d" % version] + members
-        pending = ["pending %d" % (version + 1)] + ["pending-" + line for line in members]
-        pending += ["pending-failed " + a for a in sorted(c.addresses[i] for i in failed)]
         records = {a: ["coordinator " + c.addresses[a]], b: ["coordinator " + c.addresses[a]],
                    m: ["coordinator " + c.addresses[b], "completes"]}
-        for i, record in records.items():
-            with open(os.path.join(c.nodes[i].dir, "ring"), "w") as f:
-                f.write("\n".join(ring + pending[:1] + record + pending[1:]) + "\n")
-        t0 = time.monotonic()
-        for i in records:
-            c.restart(i)
-        deadline = t0 + 20 * harness.timeout_scale()
-        versions = []
-        while time.monotonic() < deadline:
-            versions = [repl.cluster_info(ports[i]).get("cluster_ring_version") for i in records]
-            if all(v is not None and int(v) > version for v in versions):
-                break
-            time.sleep(0.1)
-        committed = all(v is not None and int(v) > version for v in versions)
+        restart_with_pending(c, version, failed, records, records)
+        states, waited = wait_versions(c.ports, records, lambda v, p: v > version)
         print("    %s: the members left ring version %d after %.2f s (%s)" %
-              (label, version, time.monotonic() - t0, versions), flush=True)
-        report.check(committed, "%s: the members commit it (and leave ring version %d)" %
-                     (label, version), repr(versions) + "\n" + c.logs())
+              (label, version, waited, states), flush=True)
+        report.check(all(v > version for v, _ in states), "%s: the members commit it (and leave "
+                     "ring version %d)" % (label, version), repr(states) + "\n" + c.logs())
         for i in failed:
             c.restart(i)
-        repl.check_after_faults(report, ports, model, label, True, 3)
+        repl.check_after_faults(report, c.ports, model, label, True, 3)
+    finally:
+        c.cleanup()
+
+
+def check_minority_failover(report, binary, rng):
+    label = "a failover of three members of five, taken up again"
+    c, model, version = written_cluster(binary, rng, "minority-failover")
+    try:
+        # Its coordinator A (restarted) and one more member B prepared it; the three members it
+        # fails over answer, and their votes are not its to count: two votes of five can never
+        # prepare it, so nobody committed it, and A aborts it rather than resume it forever.
+        order = sorted(range(5), key=lambda i: c.addresses[i])
+        a, b = order[0], rng.choice(order[1:])
+        records = {i: ["coordinator " + c.addresses[a]] for i in (a, b)}
+        restart_with_pending(c, version, [i for i in range(5) if i not in records], records,
+                             range(5))
+        states, waited = wait_versions(c.ports, range(5), lambda v, p: p is None)
+        print("    %s: no member holds it after %.2f s (%s)" % (label, waited, states),
+              flush=True)
+        report.check(all(p is None for _, p in states), "%s: its coordinator aborts it" % label,
+                     repr(states) + "\n" + c.logs())
+        repl.check_after_faults(report, c.ports, model, label, True, 3)
+    finally:
+        c.cleanup()
 
 
 def main():
@@ -185,6 +232,7 @@ def main():
     for fault in faults[:harness.scaled(len(faults), 1)]:
         check_round(report, args.server, rng, fault)
     check_two_coordinators(report, args.server, rng)
+    check_minority_failover(report, args.server, rng)
     report.finish()
 
 

@@ -16,7 +16,9 @@ over, or one long enough that they do.
   copy from it, which the commit cut off; see test_restart_in_failover), and seed 22 with
   --overlap never settled (the coordinator of a failover killed, a member taking the change
   over, the coordinator restarting and resuming it: each was refused by the members that had
-  recorded the other; see test_failover_coordinator).
+  recorded the other; see test_failover_coordinator), and seed 415 with --overlap never
+  settled either (a failover of three members of five, prepared by two, taken up again by its
+  restarted coordinator: too few votes left to ever prepare it; see test_failover_coordinator).
 Whatever the cluster refuses meanwhile, once the faults end it must settle (every member back,
 every stream online) and every key, read through every node, must hold its last acknowledged
 write, with exactly its copies, each equal to the primary's; a counter INCRed beside the writes
