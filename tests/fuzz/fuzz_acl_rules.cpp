@@ -79,6 +79,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!op.empty() && op[0] == '+' && op.find_first_of(" \t\r\n\v\f") != std::string_view::npos) {
       return 0;
     }
+    // "%RW~*" after other key patterns: Redis keeps those and lists this one as "~*", which read
+    // back is allkeys and drops them (redis-server 7.0.15: SETUSER u %R~ro:* %RW~* lists
+    // "%R~ro:* ~*", SETUSER u %R~ro:* ~* lists "~*"). ringkv answers the same; no round trip.
+    if (op.size() > 2 && op[0] == '%' && op.ends_with("~*")) return 0;
   }
   std::vector<std::string> merged;
   size_t bad = 0;
