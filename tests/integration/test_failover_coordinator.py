@@ -157,22 +157,6 @@ def restart_with_pending(c, version, failed, records, restart):
         c.restart(i)
 
 
-def wait_versions(ports, members, done, seconds=20):
-    """Polls the members' (ring version, pending version) until `done` holds for all; returns
-    them and the seconds waited."""
-    t0 = time.monotonic()
-    deadline = t0 + seconds * harness.timeout_scale()
-    states = []
-    while time.monotonic() < deadline:
-        infos = [repl.cluster_info(ports[i]) for i in members]
-        states = [(int(i["cluster_ring_version"]), i.get("cluster_pending_version"))
-                  for i in infos]
-        if all(done(v, p) for v, p in states):
-            break
-        time.sleep(0.1)
-    return states, time.monotonic() - t0
-
-
 def check_two_coordinators(report, binary, rng):
     label = "a failover recorded with two coordinators"
     c, model, version = written_cluster(binary, rng, "two-coordinators")
@@ -186,7 +170,7 @@ def check_two_coordinators(report, binary, rng):
         records = {a: ["coordinator " + c.addresses[a]], b: ["coordinator " + c.addresses[a]],
                    m: ["coordinator " + c.addresses[b], "completes"]}
         restart_with_pending(c, version, failed, records, records)
-        states, waited = wait_versions(c.ports, records, lambda v, p: v > version)
+        states, waited = repl.wait_ring([c.ports[i] for i in records], lambda v, p: v > version)
         print("    %s: the members left ring version %d after %.2f s (%s)" %
               (label, version, waited, states), flush=True)
         report.check(all(v > version for v, _ in states), "%s: the members commit it (and leave "
@@ -210,7 +194,7 @@ def check_minority_failover(report, binary, rng):
         records = {i: ["coordinator " + c.addresses[a]] for i in (a, b)}
         restart_with_pending(c, version, [i for i in range(5) if i not in records], records,
                              range(5))
-        states, waited = wait_versions(c.ports, range(5), lambda v, p: p is None)
+        states, waited = repl.wait_ring(c.ports, lambda v, p: p is None)
         print("    %s: no member holds it after %.2f s (%s)" % (label, waited, states),
               flush=True)
         report.check(all(p is None for _, p in states), "%s: its coordinator aborts it" % label,

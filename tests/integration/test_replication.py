@@ -91,6 +91,23 @@ def durable_cluster(binary, n, name, rf, acks, **options):
                            extra='[persistence]\nappendonly = true\nappendfsync = "always"\n')
 
 
+def wait_ring(ports, done, seconds=20, poll=0.1):
+    """Polls each node's (ring version, version of the change it has prepared or None) until
+    `done(version, pending)` holds for all of them; returns the last states and the seconds
+    waited (the caller checks them: this does not raise on a timeout)."""
+    t0 = time.monotonic()
+    deadline = t0 + seconds * harness.timeout_scale()
+    states = []
+    while time.monotonic() < deadline:
+        infos = [cluster_info(p) for p in ports]
+        states = [(int(i["cluster_ring_version"]), i.get("cluster_pending_version"))
+                  for i in infos]
+        if all(done(v, p) for v, p in states):
+            break
+        time.sleep(poll)
+    return states, time.monotonic() - t0
+
+
 def settle(ports, timeout=30):
     """Waits until every node agrees on one ring version, with nothing failed, migrating or
     syncing (every replica stream online); returns the version."""

@@ -34,22 +34,6 @@ N_BULK = 200000
 RESTART_AT = 0.6
 
 
-def version(port):
-    """The node's ring version, or -1 while it does not answer."""
-    try:
-        return int(repl.cluster_info(port).get("cluster_ring_version", 0))
-    except Exception:  # noqa: BLE001 - a node down or restarting
-        return -1
-
-
-def wait_for(what, cond, seconds=20):
-    deadline = time.monotonic() + seconds * harness.timeout_scale()
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for " + what)
-        time.sleep(0.01)
-
-
 def check_round(report, binary, rng, n, rf):
     label = "%d members, replication-factor %d" % (n, rf)
     n_bulk = harness.scaled(N_BULK, 20000)
@@ -70,19 +54,11 @@ def check_round(report, binary, rng, n, rf):
         survivors = [p for i, p in enumerate(ports) if i != victim]
         try:
             time.sleep(1.0)
-            v = version(survivors[0])
+            v = int(repl.cluster_info(survivors[0])["cluster_ring_version"])
             c.kill(victim)
-
-            def prepared():
-                infos = []
-                for p in survivors:
-                    try:
-                        infos.append(repl.cluster_info(p))
-                    except Exception:  # noqa: BLE001 - keep polling
-                        return False
-                return all(i.get("cluster_pending_version") == str(v + 1) for i in infos)
-
-            wait_for("the failover's prepare", prepared)
+            states, _ = repl.wait_ring(survivors, lambda _, p: p == str(v + 1), poll=0.01)
+            if any(p != str(v + 1) for _, p in states):
+                raise AssertionError("the failover was not prepared everywhere: %r" % states)
             time.sleep(RESTART_AT)
             c.restart(victim)
             print("    %s: node %d restarted %.2f s into the run, its failover prepared" %
