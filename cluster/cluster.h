@@ -316,6 +316,9 @@ class Cluster {
   // Votes in the decisions a majority takes (the lease, failovers): one per member, two for the
   // tie-breaker while the members are even in number. A majority is more than half the total.
   size_t votes_of(std::string_view address) const;
+  // The votes of the members a ring with these members failed over leaves: a failover's
+  // participants. Below votes_needed() no prepare round of it can pass.
+  size_t votes_left(const std::vector<std::string>& failed) const;
   size_t votes_total() const { return ring_.size() + (tie_breaker_counts() ? 1 : 0); }
   size_t votes_needed() const { return votes_total() / 2 + 1; }
   // CLUSTER INFO's cluster_failover: which members' loss the others can fail over ("off",

@@ -214,6 +214,14 @@ size_t Cluster::votes_of(std::string_view address) const {
   return tie_breaker_counts() && address == options_.tie_breaker ? 2 : 1;
 }
 
+size_t Cluster::votes_left(const std::vector<std::string>& failed) const {
+  size_t votes = 0;
+  for (const auto& m : ring_.nodes()) {
+    if (!list_contains(failed, m.address)) votes += votes_of(m.address);
+  }
+  return votes;
+}
+
 std::string Cluster::proposer() const {
   for (size_t i = 0; i < ring_.size(); ++i) {
     const std::string& a = ring_.nodes()[i].address;
@@ -238,7 +246,13 @@ void Cluster::maybe_fail_over() {
     const PeerState& p = *peers_[i];
     if (!p.up && !is_failed(p.address)) newly.push_back(p.address);
   }
-  if (!newly.empty()) start_failover(newly, false);
+  if (newly.empty()) return;
+  // The members it leaves vote on it: with too few of them (a majority answered this node's
+  // pings, yet more members are down than a majority can spare) it is not proposed.
+  std::vector<std::string> failed = failed_;
+  failed.insert(failed.end(), newly.begin(), newly.end());
+  if (votes_left(failed) < votes_needed()) return;
+  start_failover(newly, false);
 }
 
 void Cluster::maybe_take_over_change() {

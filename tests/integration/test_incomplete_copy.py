@@ -56,6 +56,7 @@ def preload(port, n):
 def loaded_cluster(binary, n, name, options, n_bulk):
     """n members (test_replication's durable_cluster, replica-acks 1, `options` added) with
     `n_bulk` bulk keys loaded and every replica stream online."""
+    options = dict(options)  # the caller's stays whole
     with repl.durable_cluster(binary, n, name, options.pop("replication-factor"), 1,
                               **options) as c:
         repl.settle(c.ports)
