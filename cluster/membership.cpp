@@ -478,6 +478,19 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   }
   if (common::equals_ignore_case(sub, "abort")) {
     if (!ours) return "+OK\r\n";
+    // From a coordinator this node no longer follows: the one it follows took the failover over
+    // (the sender was down) or resumed it, completes it and may commit it. Only a failover too
+    // few members are left to vote for can never be committed by anyone, whoever aborts it. (A
+    // coordinator that may abort is recorded without `completes`: an abort of that version from
+    // anyone drops the change, as a stale one a restarted coordinator holds.)
+    const bool by = args.size() == 4 && args[2] == kAbortByWord;
+    if (by && pending_completes_ && args[3] != pending_coordinator_ &&
+        !(pending_failover() && votes_left(pending_failed_) < votes_needed())) {
+      spdlog::warn("ring change to version {}: {} aborts it, but {} coordinates it here", version,
+                   args[3], pending_coordinator_);
+      return error("ring change to version " + std::to_string(version) + " is coordinated by " +
+                   pending_coordinator_ + " here, not by " + std::string(args[3]));
+    }
     // A node that was joining gives back everything it received: it is an empty node again.
     const bool joining = joining_here();
     end_pending();

@@ -181,8 +181,10 @@ void Cluster::finish_change(std::string error) {
     // from a failed coordinator stays prepared: that one may have committed it.)
     if (c.prepare_sent && !c.taken_over) {
       for (const auto& a : c.participants) {
-        control(a, {"RINGKV.RING", "ABORT", std::to_string(c.version)},
-                [](std::string_view, bool) {});
+        control(
+            a,
+            {"RINGKV.RING", "ABORT", std::to_string(c.version), std::string(kAbortByWord), self_},
+            [](std::string_view, bool) {});
       }
     }
     if (c.done) c.done(error_reply("ERR " + error));

@@ -86,6 +86,9 @@ inline constexpr std::string_view kFencedReply = "-FENCED ";
 // The last word of a failover's PREPARE from a coordinator that completes the change and never
 // aborts it (Coordination::taken_over): the members accept it beside another such coordinator.
 inline constexpr std::string_view kCompletesWord = "COMPLETES";
+// A coordinator's ABORT ends with BY and its address: a member that recorded another coordinator
+// of the change, one that completes it (see kCompletesWord), keeps it (Cluster::ring_control).
+inline constexpr std::string_view kAbortByWord = "BY";
 
 // The answers to RINGKV.RING FENCE: the change is committed here; it is fenced here now (the
 // coordinator's steps are refused); it is not prepared here (never, or aborted).

@@ -15,6 +15,8 @@ the members that recorded the other one: the change still commits, and then the 
 are restored, with no acknowledged write lost. And a failover of three members of five, prepared
 by two and taken up again by its restarted coordinator: its participants' votes can never make a
 majority, so nobody committed it, and the coordinator aborts it instead of resuming it forever.
+And a coordinator's late abort of a failover that another member took over from it: a member
+that recorded the other coordinator keeps the change, which commits.
 
     /usr/bin/python3 test_failover_coordinator.py --server build/ringkv-server [--seed N]
 """
@@ -204,6 +206,39 @@ def check_minority_failover(report, binary, rng):
         c.cleanup()
 
 
+def check_stale_abort(report, binary, rng):
+    label = "a late abort from a coordinator the members no longer follow"
+    c, model, version = written_cluster(binary, rng, "stale-abort")
+    try:
+        # B took the failover of X over from A, which was down; every member recorded B. A comes
+        # back and aborts the change after its own rounds failed: a member must keep the change
+        # (B may commit it; dropping it would give X its lease again). M starts alone first, so
+        # nothing moves the change on before A's abort reaches it.
+        order = sorted(range(5), key=lambda i: c.addresses[i])
+        x, a, b, m = rng.sample(order, 4)
+        records = {i: ["coordinator " + c.addresses[b], "completes"] for i in order if i != x}
+        restart_with_pending(c, version, [x], records, [m])
+        with harness.RespClient(c.ports[m]) as link:
+            link.call("RINGKV.PEER", c.addresses[a], "control")
+            reply = link.call("RINGKV.RING", "ABORT", version + 1, "BY", c.addresses[a])
+        states, _ = repl.wait_ring([c.ports[m]], lambda v, p: True)
+        print("    %s: %r, then %s" % (label, reply, states), flush=True)
+        report.check(reply.startswith(b"-") and states == [(version, str(version + 1))],
+                     "%s: the member keeps the change" % label, repr((reply, states)))
+        for i in order:
+            if i not in (x, m):
+                c.restart(i)
+        states, waited = repl.wait_ring([c.ports[i] for i in records], lambda v, p: v > version)
+        print("    %s: the members left ring version %d after %.2f s (%s)" %
+              (label, version, waited, states), flush=True)
+        report.check(all(v > version for v, _ in states), "%s: B commits it" % label,
+                     repr(states) + "\n" + c.logs())
+        c.restart(x)
+        repl.check_after_faults(report, c.ports, model, label, True, 3)
+    finally:
+        c.cleanup()
+
+
 def main():
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int, default=None)
@@ -217,6 +252,7 @@ def main():
         check_round(report, args.server, rng, fault)
     check_two_coordinators(report, args.server, rng)
     check_minority_failover(report, args.server, rng)
+    check_stale_abort(report, args.server, rng)
     report.finish()
 
 
