@@ -60,10 +60,10 @@ struct PeerVerdict {
     kAccepted,    // the connection may switch to relayed mode
   };
   Outcome outcome;
-  std::string reply;             // the step's reply (RESP); an error when refused
-  bool control = false;          // accepted as a control link: RINGKV.RING frames only
-  std::string address = {};      // accepted: the peer's address, as it claimed and proved it
-  std::string fingerprint = {};  // accepted: the ring the link runs by (hex)
+  std::string reply;         // the step's reply (RESP); an error when refused
+  bool control = false;      // accepted as a control link: RINGKV.RING frames only
+  std::string address = {};  // accepted: the peer's address, as it claimed and proved it
+  uint64_t fingerprint = 0;  // accepted: the ring the link runs by (its fingerprint)
 };
 
 class Cluster {
@@ -198,13 +198,15 @@ class Cluster {
   bool lease_pending() const;
   // Whether pings from `address` must fail: a failover of it is prepared here, so this node no
   // longer grants it a lease.
-  // `link_fingerprint`: the ring the peer's link was accepted with.
-  bool fenced(std::string_view address, std::string_view link_fingerprint) const;
+  // `link_fingerprint`: the ring the peer's link was accepted with (PeerVerdict::fingerprint).
+  bool fenced(std::string_view address, uint64_t link_fingerprint) const;
   // Whether a peer's link was accepted with this node's view of the ring (its members and the
   // failed ones) as it is now. On a link of another view (this node's ring changed since, or
   // the peer is still on an earlier one) a request may have been routed by a ring this node no
   // longer has.
-  bool link_current(std::string_view link_fingerprint) const;
+  bool link_current(uint64_t link_fingerprint) const {
+    return link_fingerprint == view_fingerprint();
+  }
   // Whether the prepared change's copy gives each key to the members that become its replicas
   // too (not only to its new owner), so that every copy is complete when the ring switches: with
   // replicas, and no member failed before or after it (a failed member sends nothing).

@@ -215,7 +215,8 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
         " " + handshake_proof(options_.secret, ProofRole::kAcceptor, challenge->connector_nonce,
                               challenge->acceptor_nonce, args[0], mine);
   }
-  return {PeerVerdict::kAccepted, reply + "\r\n", control, std::string(claimed), mine};
+  return {PeerVerdict::kAccepted, reply + "\r\n", control, std::string(claimed),
+          parse_fingerprint_hex(mine)};
 }
 
 }  // namespace ringkv::cluster

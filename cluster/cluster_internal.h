@@ -3,6 +3,8 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -26,6 +28,14 @@ inline std::string fingerprint_hex(uint64_t fp) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(fp));
   return buf;
+}
+
+// The number fingerprint_hex printed; 0 for anything else (a control link's word).
+inline uint64_t parse_fingerprint_hex(std::string_view hex) {
+  uint64_t fp = 0;
+  const char* end = hex.data() + hex.size();
+  const auto [at, ec] = std::from_chars(hex.data(), end, fp, 16);
+  return ec == std::errc() && at == end ? fp : 0;
 }
 
 // The text of a one-line reply ("+text\r\n" or "-text\r\n").

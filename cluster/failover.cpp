@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <charconv>
 
 #include "cluster/cluster.h"
 #include "cluster/cluster_internal.h"
@@ -151,20 +150,12 @@ void Cluster::drive_restart_check() {
   }
 }
 
-bool Cluster::fenced(std::string_view address, std::string_view link_fingerprint) const {
+bool Cluster::fenced(std::string_view address, uint64_t link_fingerprint) const {
   if (!failover_enabled()) return false;
   // A failover of it is prepared here: its pings no longer renew its lease.
   if (pending_ && list_contains(pending_failed_, address) && !is_failed(address)) return true;
   // Failed over, and still on the ring it had before (it does not know yet).
   return is_failed(address) && !link_current(link_fingerprint);
-}
-
-bool Cluster::link_current(std::string_view link_fingerprint) const {
-  // The handshake's 16 hex digits (fingerprint_hex), read as the number they print.
-  uint64_t fp = 0;
-  const char* end = link_fingerprint.data() + link_fingerprint.size();
-  const auto [at, ec] = std::from_chars(link_fingerprint.data(), end, fp, 16);
-  return ec == std::errc() && at == end && fp == view_fingerprint();
 }
 
 void Cluster::update_lease() {

@@ -141,12 +141,12 @@ class Connection final : public engine::ClientSession {
     request_flush();
   }
   // On a peer's link: who it is and the ring its handshake was accepted with.
-  void set_peer_identity(std::string address, std::string fingerprint) {
+  void set_peer_identity(std::string address, uint64_t fingerprint) {
     peer_name_ = std::move(address);
-    link_fingerprint_ = std::move(fingerprint);
+    link_fingerprint_ = fingerprint;
   }
   const std::string& peer_name() const { return peer_name_; }
-  const std::string& link_fingerprint() const { return link_fingerprint_; }
+  uint64_t link_fingerprint() const { return link_fingerprint_; }
 
   // Where this client's last write went, for WAIT: this node (address empty) with the offsets
   // its replicas must acknowledge, or a peer and one key it wrote there.
@@ -310,7 +310,7 @@ class Connection final : public engine::ClientSession {
   uint64_t stream_acked_ = 0;
   bool ack_asked_ = false;
   std::string peer_name_;
-  std::string link_fingerprint_;
+  uint64_t link_fingerprint_ = 0;
   std::vector<LastWrite> last_writes_;
   // The ACL user commands run as (default until AUTH or HELLO ... AUTH).
   std::shared_ptr<engine::acl::User> user_;

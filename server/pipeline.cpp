@@ -471,7 +471,7 @@ void Server::peer_handshake(Connection& conn, std::span<const std::string_view> 
     // From now on everything on this link runs here (and is never routed again).
     conn.set_peer(true);
     conn.set_control_link(verdict.control);
-    conn.set_peer_identity(std::move(verdict.address), std::move(verdict.fingerprint));
+    conn.set_peer_identity(std::move(verdict.address), verdict.fingerprint);
     conn.set_authenticated(true);
     conn.set_user(nullptr);
     return;
