@@ -73,110 +73,12 @@ const CommandSpec* lookup(std::string_view name) {
 
 bool is_subcommand(const CommandSpec& spec) { return ids().subcommand[command_id(spec)]; }
 
-// One parsed key spec of a row ("FLAGS|begin|lastkey|keystep|limit" or
-// "FLAGS|begin|keynum|keynumidx,firstkey,keystep").
-struct KeySpec {
+// The ACL rights a key spec's flags ask for (Redis's ACLSelectorCheckKey).
+uint8_t rights_of(uint16_t flags) {
   uint8_t rights = 0;
-  bool variable_flags = false;
-  std::string_view keyword;  // begin search by keyword, else by index
-  int64_t begin = 0;         // index, or the keyword's startfrom
-  bool keynum = false;
-  bool unknown = false;         // no argument names its keys (SORT's STORE): use the key finder
-  int64_t a = 0, b = 0, c = 0;  // lastkey, keystep, limit / keynumidx, firstkey, keystep
-};
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  while (true) {
-    const size_t at = s.find(sep);
-    out.push_back(s.substr(0, at));
-    if (at == std::string_view::npos) return out;
-    s = s.substr(at + 1);
-  }
-}
-
-int64_t to_int(std::string_view s) { return common::parse_integer(s).value_or(0); }
-
-KeySpec parse_key_spec(std::string_view text) {
-  KeySpec spec;
-  const std::vector<std::string_view> fields = split(text, '|');
-  for (std::string_view flag : split(fields[0], ' ')) {
-    if (flag == "access") spec.rights |= kReadRight;
-    if (flag == "insert" || flag == "delete" || flag == "update") spec.rights |= kWriteRight;
-    if (flag == "variable_flags") spec.variable_flags = true;
-  }
-  if (fields[1] == "unknown") {
-    spec.unknown = true;
-    return spec;
-  }
-  if (fields[1].starts_with("keyword:")) {
-    const std::string_view rest = fields[1].substr(8);
-    const size_t colon = rest.find(':');
-    spec.keyword = rest.substr(0, colon);
-    spec.begin = to_int(rest.substr(colon + 1));
-  } else {
-    spec.begin = to_int(fields[1]);
-  }
-  if (fields[2] == "keynum") {
-    spec.keynum = true;
-    const std::vector<std::string_view> v = split(fields[3], ',');
-    spec.a = to_int(v[0]);
-    spec.b = to_int(v[1]);
-    spec.c = to_int(v[2]);
-  } else {
-    spec.a = to_int(fields[2]);
-    spec.b = to_int(fields[3]);
-    spec.c = to_int(fields[4]);
-  }
-  return spec;
-}
-
-// Adds the keys of one spec to `out`; false when the spec does not fit argv (Redis then
-// discards every spec's keys and asks the command's own key finder).
-bool add_spec_keys(const KeySpec& spec, std::span<const std::string_view> argv,
-                   std::vector<KeyReference>& out) {
-  if (spec.unknown) return false;
-  const auto argc = static_cast<int64_t>(argv.size());
-  int64_t first = 0;
-  if (spec.keyword.empty()) {
-    first = spec.begin;
-  } else {
-    const int64_t start = spec.begin > 0 ? spec.begin : argc + spec.begin;
-    const int64_t end = spec.begin > 0 ? argc - 1 : 1;
-    for (int64_t i = start; i != end; i = start <= end ? i + 1 : i - 1) {
-      if (i >= argc || i < 1) break;
-      if (equals_ignore_case(argv[static_cast<size_t>(i)], spec.keyword)) {
-        first = i + 1;
-        break;
-      }
-    }
-    if (first == 0) return true;  // no keyword: no keys from this spec
-  }
-  int64_t last = 0;
-  int64_t step = 1;
-  if (spec.keynum) {
-    step = spec.c;
-    if (first + spec.a >= argc) return false;
-    const std::optional<int64_t> n =
-        common::parse_integer(argv[static_cast<size_t>(first + spec.a)]);
-    if (!n || *n < 0) return false;
-    first += spec.b;
-    last = first + *n - 1;
-  } else {
-    step = spec.b;
-    if (spec.a >= 0) {
-      last = first + spec.a;
-    } else if (spec.c == 0) {
-      last = argc + spec.a;
-    } else {
-      last = first + ((argc - first) / spec.c + spec.a);
-    }
-  }
-  if (last >= argc || last < first || first >= argc || step <= 0) return false;
-  for (int64_t i = first; i <= last; i += step) {
-    out.push_back(KeyReference{static_cast<size_t>(i), spec.rights});
-  }
-  return true;
+  if (flags & kKeyAccess) rights |= kReadRight;
+  if (flags & (kKeyInsert | kKeyDelete | kKeyUpdate)) rights |= kWriteRight;
+  return rights;
 }
 
 }  // namespace
@@ -221,37 +123,6 @@ size_t command_id(const CommandSpec& spec) { return ids().ids.at(&spec); }
 size_t command_count() { return ids().rows.size(); }
 const CommandSpec& command_by_id(size_t id) { return *ids().rows[id]; }
 uint32_t command_categories(size_t id) { return ids().categories[id]; }
-
-std::vector<KeyReference> key_references(const CommandSpec& spec,
-                                         std::span<const std::string_view> argv) {
-  std::vector<KeyReference> refs;
-  if (spec.key_specs.empty()) return refs;
-  std::vector<KeySpec> specs;
-  uint8_t all_rights = 0;
-  bool variable = false;
-  for (std::string_view text : split(spec.key_specs, ';')) {
-    specs.push_back(parse_key_spec(text));
-    all_rights |= specs.back().rights;
-    variable = variable || specs.back().variable_flags;
-  }
-  if (variable && spec.name == "set") {
-    // Redis's setGetKeys: the key is read as well only when GET is given.
-    uint8_t rights = kWriteRight;
-    for (size_t i = 3; i < argv.size(); ++i) {
-      if (equals_ignore_case(argv[i], "get")) rights |= kReadRight;
-    }
-    if (argv.size() > 1) refs.push_back(KeyReference{1, rights});
-    return refs;
-  }
-  for (const KeySpec& s : specs) {
-    if (!add_spec_keys(s, argv, refs)) {
-      refs.clear();
-      for (size_t pos : key_positions(spec, argv)) refs.push_back(KeyReference{pos, all_rights});
-      return refs;
-    }
-  }
-  return refs;
-}
 
 ChannelArgs channel_arguments(const CommandSpec& spec, size_t argc) {
   if (is_subcommand(spec) || argc < 2) return {};
@@ -522,7 +393,7 @@ Denial Selector::check(const CommandSpec& spec, std::span<const std::string_view
   if (!all_keys_ && !spec.key_specs.empty()) {
     if (!keys) keys = key_references(spec, argv);
     for (const KeyReference& ref : *keys) {
-      if (!key_allowed(argv[ref.position], ref.rights)) {
+      if (!key_allowed(argv[ref.position], rights_of(ref.flags))) {
         index = ref.position;
         return Denial::kKey;
       }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/command.h"
+#include "engine/key_specs.h"
 
 namespace ringkv::engine::acl {
 
@@ -50,18 +51,9 @@ const CommandSpec& command_by_id(size_t id);
 // The row's categories as bits of category_bit.
 uint32_t command_categories(size_t id);
 
-// A key argument of a command and what the command does to it (read, write, both, or neither).
-struct KeyReference {
-  size_t position;
-  uint8_t rights;  // kReadRight | kWriteRight
-};
+// The rights a key pattern grants (%R~, %W~, or both with ~).
 inline constexpr uint8_t kReadRight = 1;
 inline constexpr uint8_t kWriteRight = 2;
-
-// The key arguments of argv for `spec`, from its key specs as Redis's getKeysUsingKeySpecs finds
-// them (a spec that does not fit argv falls back to the row's own key positions).
-std::vector<KeyReference> key_references(const CommandSpec& spec,
-                                         std::span<const std::string_view> argv);
 
 // The channel arguments a command names (PUBLISH's, SUBSCRIBE's, PSUBSCRIBE's patterns, which
 // are matched literally); `literal` tells which.

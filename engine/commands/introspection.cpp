@@ -1,5 +1,5 @@
-// INFO and COMMAND (COUNT, INFO, DOCS, LIST, GETKEYS, HELP): the server describing itself.
-// COMMAND is generated from the command table, INFO from ctx.server (ServerControl).
+// INFO and COMMAND (COUNT, INFO, DOCS, LIST, GETKEYS, GETKEYSANDFLAGS, HELP): the server describing
+// itself. COMMAND is generated from the command table, INFO from ctx.server (ServerControl).
 #include "engine/commands/introspection.h"
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "engine/command_docs.h"
 #include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/key_specs.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -47,6 +48,8 @@ constexpr std::string_view kCommandHelp[] = {
     "    commands are returned.",
     "GETKEYS <full-command>",
     "    Return the keys from a full Redis command.",
+    "GETKEYSANDFLAGS <full-command>",
+    "    Return the keys and the access flags from a full Redis command.",
     "HELP",
     "    Prints this help.",
 };
@@ -371,7 +374,8 @@ static void cmd_command_list(CommandContext& ctx) {
   for (const std::string& name : names) ctx.reply.bulk(name);
 }
 
-static void cmd_command_getkeys(CommandContext& ctx) {
+// COMMAND GETKEYS and GETKEYSANDFLAGS (Redis's getKeysSubcommandImpl).
+static void command_getkeys(CommandContext& ctx, bool with_flags) {
   std::span<const std::string_view> target = ctx.argv.subspan(2);
   const CommandSpec* spec = find_client_command(target[0]);
   if (spec != nullptr && !spec->subcommands.empty() && target.size() > 1) {
@@ -381,7 +385,12 @@ static void cmd_command_getkeys(CommandContext& ctx) {
     ctx.reply.error("ERR Invalid command specified");
     return;
   }
-  if (spec->first_key <= 0 && spec->find_keys == nullptr) {
+  // Keys it has: a key finder of its own, or a key spec that is not marked not_key.
+  bool has_keys = spec->find_keys != nullptr;
+  split(spec->key_specs, ';', [&](std::string_view s) {
+    has_keys = has_keys || !(parse_key_flags(s.substr(0, s.find('|'))) & kKeyNotKey);
+  });
+  if (!has_keys) {
     ctx.reply.error("ERR The command has no key arguments");
     return;
   }
@@ -390,15 +399,28 @@ static void cmd_command_getkeys(CommandContext& ctx) {
     ctx.reply.error("ERR Invalid number of arguments specified for command");
     return;
   }
-  std::vector<size_t> keys = key_positions(*spec, target);
-  // Movable keys that are not there (LMPOP 0 ...): an error, unless keys are optional (EVAL).
-  if (keys.empty() && spec->find_keys != nullptr && !(spec->flags & kNoMandatoryKeys)) {
+  const std::vector<KeyReference> keys = key_references(*spec, target);
+  if (keys.empty() && !(spec->flags & kNoMandatoryKeys)) {
     ctx.reply.error("ERR Invalid arguments specified for command");
     return;
   }
   ctx.reply.array(keys.size());
-  for (size_t pos : keys) ctx.reply.bulk(target[pos]);
+  for (const KeyReference& k : keys) {
+    if (!with_flags) {
+      ctx.reply.bulk(target[k.position]);
+      continue;
+    }
+    ctx.reply.array(2);
+    ctx.reply.bulk(target[k.position]);
+    const std::vector<std::string_view> names = key_flag_names(k.flags);
+    ctx.reply.set(names.size());
+    for (std::string_view name : names) ctx.reply.simple(name);
+  }
 }
+
+static void cmd_command_getkeys(CommandContext& ctx) { command_getkeys(ctx, false); }
+
+static void cmd_command_getkeysandflags(CommandContext& ctx) { command_getkeys(ctx, true); }
 
 static void cmd_command_help(CommandContext& ctx) { reply_help(ctx.reply, kCommandHelp); }
 
@@ -474,6 +496,19 @@ constexpr CommandSpec kCommandSubcommands[] = {
      .group = "server",
      .since = "2.8.13",
      .summary = "Extract keys given a full Redis command",
+     .complexity = "O(N) where N is the number of arguments to the command",
+     .syntax = "",
+     .acl_categories = "slow connection"},
+    {.name = "getkeysandflags",
+     .arity = -4,
+     .flags = kLoading | kStale,
+     .first_key = 0,
+     .last_key = 0,
+     .key_step = 0,
+     .handler = cmd_command_getkeysandflags,
+     .group = "server",
+     .since = "7.0.0",
+     .summary = "Extract keys and access flags given a full Redis command",
      .complexity = "O(N) where N is the number of arguments to the command",
      .syntax = "",
      .acl_categories = "slow connection"},

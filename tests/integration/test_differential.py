@@ -1,6 +1,7 @@
 """Differential test: the same seeded random commands go to ringkv and to a real redis-server 7,
 and the replies must be byte-identical (clock-dependent integers within a tolerance, hash-ordered
-arrays as multisets). Covers RESP2 multibulk requests, RESP3 after HELLO 3, and inline requests.
+arrays as multisets). Covers RESP2 multibulk requests, RESP3 after HELLO 3, and inline requests,
+and what COMMAND GETKEYS and GETKEYSANDFLAGS say of every command and of generated requests.
 
     /usr/bin/python3 test_differential.py --server build/ringkv-server [--seed N] [--count N]
                                           [--cluster N]
@@ -282,6 +283,39 @@ def main(argv=None, name="test_differential"):
     report.finish()
 
 
+def command_names(port):
+    """(name split at '|', arity) of every command and subcommand the server lists."""
+    with harness.RespClient(port) as c:
+        rows = harness.parse_reply(c.call("COMMAND", "INFO"))
+    names = []
+    for row in rows:
+        names.append((row[0].split(b"|"), row[1]))
+        for sub in row[9]:
+            names.append((sub[0].split(b"|"), sub[1]))
+    return names
+
+
+def getkeys_targets(gen, port, oracle_port, generated):
+    """Requests to ask COMMAND GETKEYS(ANDFLAGS) about: every command and subcommand both servers
+    list (not ringkv's own CLUSTER subcommands), with as many arguments as its arity asks and 1
+    and 3 more, as "k<i>", and again with a "2" first or second (a key count: EVAL's,
+    ZUNIONSTORE's, LMPOP's, BLMPOP's); then `generated` generated requests."""
+    theirs = {tuple(base) for base, _ in command_names(oracle_port)}
+    names = [(base, arity) for base, arity in command_names(port) if tuple(base) in theirs]
+    out = []
+    for base, arity in sorted(names):
+        need = abs(arity) - len(base)
+        for extra in (need, need + 1, need + 3):
+            args = [b"k%d" % i for i in range(extra)]
+            out.append(base + args)
+            for at in (0, 1):
+                if at < extra:
+                    out.append(base + args[:at] + [b"2"] + args[at + 1:])
+    while len(out) < len(names) * 9 + generated:
+        out += [argv for argv, _ in gen.next()]
+    return out
+
+
 def compare_all(report, gen, rng, count, ours_ports, oracle_port, cluster):
     """Runs the RESP2, RESP3 and inline comparisons; returns their Pairs for the totals."""
     rules = ClusterRules(ours_ports[0]) if cluster else None
@@ -290,6 +324,11 @@ def compare_all(report, gen, rng, count, ours_ports, oracle_port, cluster):
                       gen.geo_sweep()):
         pair.run(harness.encode_command(*argv), mode, show(argv), argv)
     run_generated(pair, gen, count)
+    # COMMAND GETKEYS and GETKEYSANDFLAGS of every command, and of generated requests (not run).
+    for argv in getkeys_targets(gen, ours_ports[0], oracle_port, max(count // 10, 50)):
+        for sub in (b"GETKEYS", b"GETKEYSANDFLAGS"):
+            request = [b"COMMAND", sub] + argv
+            pair.run(harness.encode_command(*request), "exact", show(request))
     pair.close()
 
     # RESP3: HELLO variants first, then generated commands on the upgraded connections.

@@ -245,7 +245,7 @@ TEST_CASE("COMMAND DOCS SET nests oneofs with tokens and versions (RESP3)") {
         std::string::npos);
 }
 
-TEST_CASE("COMMAND COUNT, LIST and GETKEYS") {
+TEST_CASE("COMMAND COUNT, LIST, GETKEYS and GETKEYSANDFLAGS") {
   CHECK(run({"command", "count"}) == ":" + std::to_string(command_table().size()) + "\r\n");
   std::string all = run({"command", "list"});
   size_t rows = 0;
@@ -267,9 +267,17 @@ TEST_CASE("COMMAND COUNT, LIST and GETKEYS") {
         "-ERR Invalid number of arguments specified for command\r\n");
   CHECK(run({"command", "getkeys", "get"}) ==
         "-ERR wrong number of arguments for 'command|getkeys' command\r\n");
+  CHECK(run({"command", "getkeysandflags", "lmove", "a", "b", "left", "right"}) ==
+        "*2\r\n*2\r\n$1\r\na\r\n*3\r\n+RW\r\n+access\r\n+delete\r\n"
+        "*2\r\n$1\r\nb\r\n*2\r\n+RW\r\n+insert\r\n");
+  CHECK(run({"command", "getkeysandflags", "sort", "k", "store", "d"}) ==
+        "*2\r\n*2\r\n$1\r\nk\r\n*2\r\n+RO\r\n+access\r\n"
+        "*2\r\n$1\r\nd\r\n*2\r\n+OW\r\n+update\r\n");
+  CHECK(run({"command", "getkeys", "spublish", "ch", "m"}) ==
+        "-ERR The command has no key arguments\r\n");
   CHECK(run({"command", "help"})
             .starts_with(
-                "*19\r\n+COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"));
+                "*21\r\n+COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"));
   CHECK(run({"command"}).starts_with("*" + std::to_string(command_table().size()) + "\r\n*10\r\n"));
 }
 
