@@ -545,16 +545,6 @@ void Cluster::resume_change() {
   c->taken_over = c->kind == Coordination::kFailover;
   c->step_started_ms = uv_now(loop_);
   change_ = std::move(c);
-  // Only its participants vote for a failover: if they cannot make a majority between them, no
-  // prepare round of it ever passed and nobody committed it, so it is aborted although it was
-  // taken up again (it fails over so many members that too few are left to vote).
-  const size_t possible = votes_left(pending_failed_);
-  if (change_->kind == Coordination::kFailover && possible < votes_needed()) {
-    change_->taken_over = false;
-    return finish_change("failing over " + members_list_text(pending_failed_) + ": its " +
-                         std::to_string(possible) + " participating votes cannot make the " +
-                         std::to_string(votes_needed()) + " needed");
-  }
   drive_change();
 }
 

@@ -434,10 +434,23 @@ void Cluster::failover_round_done() {
     if (c.committed[i]) committed += votes_of(c.participants[i]);
   }
   switch (c.step) {
-    case Coordination::kResolving:
+    case Coordination::kResolving: {
+      // Only its participants vote for it: if they cannot make a majority between them, no
+      // prepare round ever passed, so no member committed it, and it is aborted even though it
+      // was taken up again (it fails over so many members that too few are left to vote). After
+      // the first round, not at once: until then the coordinator takes part in no other change
+      // while its members start.
+      const size_t possible = votes_left(c.failed);
+      if (possible < majority) {
+        c.taken_over = false;
+        return finish_change("failing over " + members_list_text(c.failed) + ": its " +
+                             std::to_string(possible) + " participating votes cannot make the " +
+                             std::to_string(majority) + " needed");
+      }
       if (c.round_ok < majority) return schedule_change();
       c.step = c.some_committed ? Coordination::kCommitting : Coordination::kPreparing;
       break;
+    }
     case Coordination::kPreparing:
       if (c.fatal) {
         // Tried again only after a pause: nothing but the member's return mends it.
