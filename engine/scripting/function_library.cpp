@@ -3,6 +3,7 @@
 
 #include <cctype>
 
+#include "common/numbers.h"
 #include "engine/rdb/rdb_format.h"
 #include "engine/rdb/rdb_value.h"
 

@@ -131,12 +131,12 @@ class FakeServer final : public engine::ServerControl, public engine::ScriptHost
   engine::ScriptEngine scripts_;
 };
 
-// How many RESP values a command that ran may write: one, except the (un)subscribe family (one
-// per channel) and SHUTDOWN (none: the server closes instead of replying).
+// How many RESP values a command that ran may write: one, except the (un)subscribe family, the
+// sharded one too (one per channel), and SHUTDOWN (none: the server closes instead of replying).
 inline bool plausible_value_count(const engine::CommandSpec& spec, size_t values) {
   const std::string_view name = spec.name;
   if (name == "subscribe" || name == "unsubscribe" || name == "psubscribe" ||
-      name == "punsubscribe") {
+      name == "punsubscribe" || name == "ssubscribe" || name == "sunsubscribe") {
     return values >= 1;
   }
   if (name == "shutdown") return values <= 1;
