@@ -208,6 +208,12 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
     }
   }
   if (!reason.empty()) return refuse_peer(claimed, reason);
+  // A member on another ring this node accepts (its previous one): one of the two missed a
+  // change. A restore gives the ring the fingerprint it had before the failover, so neither may
+  // ever refuse the other's links: ask, and take its ring up if it is a newer committed one.
+  if (!control && args[1] != fingerprint_hex(view_fingerprint()) && ring_.contains(claimed)) {
+    catch_up_from(std::string(claimed));
+  }
   std::string reply = "+" + mine;
   if (challenge) {
     // Prove the secret back, so the connecting node knows it is not talking to an impostor.

@@ -193,8 +193,15 @@ void Cluster::finish_change(std::string error) {
     last_change_ = "ok";
   }
   const bool failover_next = c.taken_over && error.empty();
+  const std::vector<std::string> participants =
+      error.empty() ? std::vector<std::string>{} : c.participants;
   change_.reset();
   uv_timer_stop(&change_timer_);
+  // A change that failed may have been refused by members on a newer ring ("ring version N does
+  // not follow this node's N"): this node takes the newest committed one up.
+  for (const std::string& a : participants) {
+    if (a != self_) catch_up_from(a);
+  }
   // The coordinator it took the change over from is down: its failover comes next. (A takeover
   // that failed is tried again by recover(), not at once.)
   if (failover_next) maybe_fail_over();
