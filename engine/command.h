@@ -35,6 +35,15 @@ using CommandHandler = void (*)(CommandContext& ctx);
 // appends the argv positions of the keys; appends nothing when argv is malformed (the handler then
 // reports the error where the command runs).
 using KeyFinder = void (*)(std::span<const std::string_view> argv, std::vector<size_t>& positions);
+// A key argument of a command and what the command does to it: KeyFlag bits (key_specs.h).
+struct KeyReference {
+  size_t position;
+  uint16_t flags;
+};
+// Redis's own key finder (getkeys proc) of a command whose key specs cannot say what it does to
+// its keys (variable_flags, or a begin search Redis marks unknown): appends each key and flags.
+using KeyFlagsFinder = void (*)(std::span<const std::string_view> argv,
+                                std::vector<KeyReference>& keys);
 
 // Command flags, as COMMAND INFO names them, in the order it lists them.
 enum CommandFlag : uint32_t {
@@ -119,6 +128,8 @@ struct CommandSpec {
   std::string_view replaced_by{};
   // Set for commands with movable keys; first_key/last_key/key_step then say 0 as in Redis.
   KeyFinder find_keys = nullptr;
+  // Set for SET, BITFIELD, SORT and SORT_RO (see KeyFlagsFinder); key_references() uses it.
+  KeyFlagsFinder find_key_flags = nullptr;
   // How the parts' replies merge when the command runs on several nodes (split or fanned out).
   MergePolicy merge = MergePolicy::kSum;
 };

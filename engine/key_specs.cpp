@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "common/numbers.h"
 
@@ -37,6 +38,17 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 }
 
 int64_t to_int(std::string_view s) { return common::parse_integer(s).value_or(0); }
+
+// The flags a key spec's space-separated flag list names ("RW access delete").
+uint16_t parse_key_flags(std::string_view names) {
+  uint16_t flags = 0;
+  for (std::string_view name : split(names, ' ')) {
+    for (size_t i = 0; i < std::size(kKeyFlagNames); ++i) {
+      if (name == kKeyFlagNames[i]) flags |= static_cast<uint16_t>(1u << i);
+    }
+  }
+  return flags;
+}
 
 KeySpec parse_key_spec(std::string_view text) {
   KeySpec spec;
@@ -116,52 +128,44 @@ bool add_spec_keys(const KeySpec& spec, std::span<const std::string_view> argv,
   return true;
 }
 
-// Redis's own key finders (getkeys procs) for what the specs cannot say, with the flags they
-// give each key; any other command with movable keys (its specs did not fit argv) gives its keys
-// its first spec's flags, and one without (only not_key specs) has none.
-std::vector<KeyReference> finder_references(const CommandSpec& spec,
-                                            std::span<const std::string_view> argv,
-                                            const std::vector<KeySpec>& specs) {
-  std::vector<KeyReference> refs;
-  if (spec.name == "set") {
-    // setGetKeys: read as well only with GET.
-    uint16_t flags = kKeyOW | kKeyUpdate;
-    for (size_t i = 3; i < argv.size(); ++i) {
-      if (common::equals_ignore_case(argv[i], "get")) flags = kKeyRW | kKeyAccess | kKeyUpdate;
-    }
-    if (argv.size() > 1) refs.push_back(KeyReference{1, flags});
-    return refs;
+// A row's key specs, parsed once.
+struct ParsedKeySpecs {
+  std::vector<KeySpec> specs;
+  bool has_key_spec = false;  // one not marked not_key
+  bool variable = false;      // one marked variable_flags
+};
+
+ParsedKeySpecs parse_key_specs(const CommandSpec& spec) {
+  ParsedKeySpecs out;
+  if (spec.key_specs.empty()) return out;
+  for (std::string_view text : split(spec.key_specs, ';')) {
+    out.specs.push_back(parse_key_spec(text));
+    out.has_key_spec = out.has_key_spec || !(out.specs.back().flags & kKeyNotKey);
+    out.variable = out.variable || (out.specs.back().flags & kKeyVariableFlags);
   }
-  if (spec.name == "bitfield") {
-    // bitfieldGetKeys: read-only while every operation is a GET (an OVERFLOW changes nothing);
-    // anything else, a syntax error too, may write.
-    bool readonly = true;
-    for (size_t i = 2; i < argv.size() && readonly; ++i) {
-      const size_t left = argv.size() - i - 1;
-      if (common::equals_ignore_case(argv[i], "get") && left >= 2) {
-        i += 2;
-      } else if (common::equals_ignore_case(argv[i], "overflow") && left >= 1) {
-        i += 1;
-      } else {
-        readonly = false;
-      }
+  return out;
+}
+
+// Every row of the command table (subcommands too), parsed when first asked: ACL checks ask for
+// each command a user with key patterns sends.
+const std::unordered_map<const CommandSpec*, ParsedKeySpecs>& parsed_table() {
+  static const auto* const kTable = [] {
+    auto* table = new std::unordered_map<const CommandSpec*, ParsedKeySpecs>();
+    for (const CommandSpec& row : command_table()) {
+      table->emplace(&row, parse_key_specs(row));
+      for (const CommandSpec& sub : row.subcommands) table->emplace(&sub, parse_key_specs(sub));
     }
-    if (argv.size() > 1) {
-      refs.push_back(
-          KeyReference{1, static_cast<uint16_t>(readonly ? kKeyRO | kKeyAccess
-                                                         : kKeyRW | kKeyAccess | kKeyUpdate)});
-    }
-    return refs;
-  }
-  if (spec.find_keys == nullptr) return refs;  // Redis has no finder of its own for it
-  const std::vector<size_t> positions = key_positions(spec, argv);
-  for (size_t i = 0; i < positions.size(); ++i) {
-    // sortGetKeys: the sorted key is read, the STORE key written over (the last spec's flags).
-    const bool store = i > 0 && (spec.name == "sort" || spec.name == "sort_ro");
-    const uint16_t flags = specs.empty() ? 0 : store ? specs.back().flags : specs.front().flags;
-    refs.push_back(KeyReference{positions[i], flags});
-  }
-  return refs;
+    return table;
+  }();
+  return *kTable;
+}
+
+// The row's parsed specs; a row outside the table (a test's own) is parsed into `scratch`.
+const ParsedKeySpecs& parsed(const CommandSpec& spec, ParsedKeySpecs& scratch) {
+  const auto& table = parsed_table();
+  if (auto it = table.find(&spec); it != table.end()) return it->second;
+  scratch = parse_key_specs(spec);
+  return scratch;
 }
 
 }  // namespace
@@ -174,32 +178,22 @@ std::vector<std::string_view> key_flag_names(uint16_t flags) {
   return out;
 }
 
-uint16_t parse_key_flags(std::string_view names) {
-  uint16_t flags = 0;
-  for (std::string_view name : split(names, ' ')) {
-    for (size_t i = 0; i < std::size(kKeyFlagNames); ++i) {
-      if (name == kKeyFlagNames[i]) flags |= static_cast<uint16_t>(1u << i);
-    }
-  }
-  return flags;
+bool has_key_arguments(const CommandSpec& spec) {
+  ParsedKeySpecs scratch;
+  return spec.find_keys != nullptr || parsed(spec, scratch).has_key_spec;
 }
 
 std::vector<KeyReference> key_references(const CommandSpec& spec,
                                          std::span<const std::string_view> argv) {
   std::vector<KeyReference> refs;
-  if (spec.key_specs.empty()) return refs;
-  std::vector<KeySpec> specs;
-  bool has_key_spec = false;  // one not marked not_key
-  bool variable = false;
-  for (std::string_view text : split(spec.key_specs, ';')) {
-    specs.push_back(parse_key_spec(text));
-    has_key_spec = has_key_spec || !(specs.back().flags & kKeyNotKey);
-    variable = variable || (specs.back().flags & kKeyVariableFlags);
-  }
-  // Key specs first, when their flags hold for every call; else the command's own finder.
-  if (has_key_spec && !variable) {
+  ParsedKeySpecs scratch;
+  const ParsedKeySpecs& p = parsed(spec, scratch);
+  // Key specs first, when their flags hold for every call; else the command's own finder, with
+  // the flags it gives (a movable-keys finder without them: the first spec's); a command with
+  // no finder has no keys then.
+  if (p.has_key_spec && !p.variable) {
     bool fits = true;
-    for (const KeySpec& s : specs) {
+    for (const KeySpec& s : p.specs) {
       if (s.flags & kKeyNotKey) continue;
       if (!add_spec_keys(s, argv, refs)) {
         fits = false;
@@ -209,7 +203,13 @@ std::vector<KeyReference> key_references(const CommandSpec& spec,
     if (fits) return refs;
     refs.clear();
   }
-  return finder_references(spec, argv, specs);
+  if (spec.find_key_flags != nullptr) {
+    spec.find_key_flags(argv, refs);
+  } else if (spec.find_keys != nullptr) {
+    const uint16_t flags = p.specs.empty() ? 0 : p.specs.front().flags;
+    for (size_t pos : key_positions(spec, argv)) refs.push_back(KeyReference{pos, flags});
+  }
+  return refs;
 }
 
 }  // namespace ringkv::engine

@@ -30,19 +30,15 @@ enum KeyFlag : uint16_t {
 
 // The names of the flags set in `flags`, in Redis's order ("RO", "access", ...).
 std::vector<std::string_view> key_flag_names(uint16_t flags);
-// The flags a key spec's space-separated flag list names ("RW access delete").
-uint16_t parse_key_flags(std::string_view names);
 
-// A key argument of a command and its key spec's flags.
-struct KeyReference {
-  size_t position;
-  uint16_t flags;
-};
+// Whether the command has key arguments (COMMAND GETKEYS's test): a key finder of its own, or a
+// key spec not marked not_key.
+bool has_key_arguments(const CommandSpec& spec);
 
 // The key arguments of argv (the command's name first) for `spec`, each with the flags of the
 // key spec that found it. Commands whose specs cannot say it (a begin search Redis marks unknown,
 // or variable flags: SORT's STORE key, SET with or without GET, BITFIELD with or without writes)
-// answer as Redis's own key finders for them do.
+// answer with their rows' find_key_flags, as Redis's own key finders for them do.
 std::vector<KeyReference> key_references(const CommandSpec& spec,
                                          std::span<const std::string_view> argv);
 

@@ -13,6 +13,7 @@
 
 #include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/key_specs.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/bitmap_ops.h"
 #include "protocol/errors.h"
@@ -232,6 +233,25 @@ void cmd_bitfield_ro(CommandContext& ctx) { bitfield_generic(ctx, true); }
 
 namespace {
 
+// bitfieldGetKeys: read-only while every operation is a GET (an OVERFLOW changes nothing);
+// anything else, a syntax error too, may write.
+void bitfield_key_flags(std::span<const std::string_view> argv, std::vector<KeyReference>& keys) {
+  if (argv.size() < 2) return;
+  bool readonly = true;
+  for (size_t i = 2; i < argv.size() && readonly; ++i) {
+    const size_t left = argv.size() - i - 1;
+    if (equals_ignore_case(argv[i], "get") && left >= 2) {
+      i += 2;
+    } else if (equals_ignore_case(argv[i], "overflow") && left >= 1) {
+      i += 1;
+    } else {
+      readonly = false;
+    }
+  }
+  keys.push_back(KeyReference{
+      1, static_cast<uint16_t>(readonly ? kKeyRO | kKeyAccess : kKeyRW | kKeyAccess | kKeyUpdate)});
+}
+
 constexpr CommandSpec kBitmapCommands[] = {
     {.name = "setbit",
      .arity = 4,
@@ -324,7 +344,8 @@ constexpr CommandSpec kBitmapCommands[] = {
                "increment<integer>)))]...",
      .acl_categories = "write bitmap slow",
      .key_specs = "RW access update variable_flags|1|0|1|0|This command allows both access and "
-                  "modification of the key"},
+                  "modification of the key",
+     .find_key_flags = bitfield_key_flags},
     {.name = "bitfield_ro",
      .arity = -2,
      .flags = kReadonly | kFast,

@@ -385,12 +385,7 @@ static void command_getkeys(CommandContext& ctx, bool with_flags) {
     ctx.reply.error("ERR Invalid command specified");
     return;
   }
-  // Keys it has: a key finder of its own, or a key spec that is not marked not_key.
-  bool has_keys = spec->find_keys != nullptr;
-  split(spec->key_specs, ';', [&](std::string_view s) {
-    has_keys = has_keys || !(parse_key_flags(s.substr(0, s.find('|'))) & kKeyNotKey);
-  });
-  if (!has_keys) {
+  if (!has_key_arguments(*spec)) {
     ctx.reply.error("ERR The command has no key arguments");
     return;
   }

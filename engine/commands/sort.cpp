@@ -17,6 +17,7 @@
 
 #include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/key_specs.h"
 #include "engine/types/hash_type.h"
 #include "engine/types/list_type.h"
 #include "engine/types/set_type.h"
@@ -281,6 +282,20 @@ void sort_ro_keys(std::span<const std::string_view> argv, std::vector<size_t>& p
   if (argv.size() >= 2) positions.push_back(1);
 }
 
+// The same keys with their flags: the sorted key is read, STORE's destination written over.
+void sort_key_flags(std::span<const std::string_view> argv, std::vector<KeyReference>& keys) {
+  std::vector<size_t> positions;
+  sort_keys(argv, positions);
+  for (size_t i = 0; i < positions.size(); ++i) {
+    keys.push_back(KeyReference{
+        positions[i], static_cast<uint16_t>(i == 0 ? kKeyRO | kKeyAccess : kKeyOW | kKeyUpdate)});
+  }
+}
+
+void sort_ro_key_flags(std::span<const std::string_view> argv, std::vector<KeyReference>& keys) {
+  if (argv.size() >= 2) keys.push_back(KeyReference{1, kKeyRO | kKeyAccess});
+}
+
 constexpr std::string_view kComplexity =
     "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the "
     "number of returned elements. When the elements are not sorted, complexity is O(N).";
@@ -306,7 +321,8 @@ constexpr CommandSpec kSortCommands[] = {
                   "of the key we sort;OW update|unknown|unknown|0|0|For the optional STORE "
                   "keyword. It is marked 'unknown' because the keyword can appear anywhere in the "
                   "argument array",
-     .find_keys = sort_keys},
+     .find_keys = sort_keys,
+     .find_key_flags = sort_key_flags},
     {.name = "sort_ro",
      .arity = -2,
      .flags = kReadonly,
@@ -325,7 +341,8 @@ constexpr CommandSpec kSortCommands[] = {
      .key_specs = "RO access|1|0|1|0;RO access|unknown|unknown|0|0|For the optional BY/GET "
                   "keyword. It is marked 'unknown' because the key names derive from the content "
                   "of the key we sort",
-     .find_keys = sort_ro_keys},
+     .find_keys = sort_ro_keys,
+     .find_key_flags = sort_ro_key_flags},
 };
 
 }  // namespace

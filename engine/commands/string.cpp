@@ -12,6 +12,7 @@
 
 #include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/key_specs.h"
 #include "engine/keyspace/store.h"
 #include "protocol/errors.h"
 
@@ -367,6 +368,16 @@ void cmd_setrange(CommandContext& ctx) {
 // assembles the families).
 namespace {
 
+// setGetKeys: the key is overwritten, and read as well only with GET.
+void set_key_flags(std::span<const std::string_view> argv, std::vector<KeyReference>& keys) {
+  if (argv.size() < 2) return;
+  uint16_t flags = kKeyOW | kKeyUpdate;
+  for (size_t i = 3; i < argv.size(); ++i) {
+    if (equals_ignore_case(argv[i], "get")) flags = kKeyRW | kKeyAccess | kKeyUpdate;
+  }
+  keys.push_back(KeyReference{1, flags});
+}
+
 constexpr CommandSpec kStringCommands[] = {
     {.name = "get",
      .arity = 2,
@@ -402,7 +413,8 @@ constexpr CommandSpec kStringCommands[] = {
          "RW access update variable_flags|1|0|1|0|RW and ACCESS due to the optional `GET` argument",
      .history = "2.6.12|Added the `EX`, `PX`, `NX` and `XX` options.\n6.0.0|Added the `KEEPTTL` "
                 "option.\n6.2.0|Added the `GET`, `EXAT` and `PXAT` option.\n7.0.0|Allowed the `NX` "
-                "and `GET` options to be used together."},
+                "and `GET` options to be used together.",
+     .find_key_flags = set_key_flags},
     {.name = "setnx",
      .arity = 3,
      .flags = kWrite | kDenyOom | kFast,

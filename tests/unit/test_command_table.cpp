@@ -413,6 +413,20 @@ TEST_CASE("first/last/step agree with the key specs, as Redis derives them") {
   CHECK(legacy_range("RO access|1|0|1|0;OW update|unknown|unknown|0|0").last == 1);  // SORT
 }
 
+TEST_CASE("rows whose key specs cannot say what they do to their keys have a flags finder") {
+  // Redis asks its own key finder for these: variable_flags, or a begin search marked unknown.
+  auto check = [](const CommandSpec& spec) {
+    const bool needs = spec.key_specs.find("variable_flags") != std::string_view::npos ||
+                       spec.key_specs.find("|unknown|") != std::string_view::npos;
+    INFO(spec.name);
+    CHECK(needs == (spec.find_key_flags != nullptr));
+  };
+  for (const CommandSpec& row : command_table()) {
+    check(row);
+    for (const CommandSpec& sub : row.subcommands) check(sub);
+  }
+}
+
 TEST_CASE("COMMAND INFO and COMMAND DOCS of MOVE and SWAPDB match Redis") {
   CHECK(
       run({"command", "info", "move", "swapdb"}) ==
