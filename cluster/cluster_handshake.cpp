@@ -202,18 +202,14 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
   // The ring this link runs by: the connector's when this node accepts it (its own, a ring
   // change in progress, or this node joining), so the reply names it; else this node's.
   const std::string mine = acceptable ? std::string(args[1]) : fingerprint_hex(view_fingerprint());
+  const uint64_t link_fingerprint = parse_fingerprint_hex(mine);
   if (identified) {
     if (auto it = known_peers_.find(std::string(claimed)); it != known_peers_.end()) {
       it->second->refused_here = reason;
+      if (!control) it->second->on_other_ring = link_fingerprint != view_fingerprint();
     }
   }
   if (!reason.empty()) return refuse_peer(claimed, reason);
-  // A member on another ring this node accepts (its previous one): one of the two missed a
-  // change. A restore gives the ring the fingerprint it had before the failover, so neither may
-  // ever refuse the other's links: ask, and take its ring up if it is a newer committed one.
-  if (!control && args[1] != fingerprint_hex(view_fingerprint()) && ring_.contains(claimed)) {
-    catch_up_from(std::string(claimed));
-  }
   std::string reply = "+" + mine;
   if (challenge) {
     // Prove the secret back, so the connecting node knows it is not talking to an impostor.
@@ -221,8 +217,7 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
         " " + handshake_proof(options_.secret, ProofRole::kAcceptor, challenge->connector_nonce,
                               challenge->acceptor_nonce, args[0], mine);
   }
-  return {PeerVerdict::kAccepted, reply + "\r\n", control, std::string(claimed),
-          parse_fingerprint_hex(mine)};
+  return {PeerVerdict::kAccepted, reply + "\r\n", control, std::string(claimed), link_fingerprint};
 }
 
 }  // namespace ringkv::cluster

@@ -94,6 +94,10 @@ struct Cluster::PeerState {
   std::string refused_by_peer;
   // Why this node refused the peer's last link ("" once one is accepted); shown, not acted on.
   std::string refused_here;
+  // Its last link was accepted under a ring of this node's other than the current one (a
+  // restore gives the ring the fingerprint it had before the failover, so neither side refuses
+  // the other): one of the two missed a change. catch_up_ring asks it until it answers.
+  bool on_other_ring = false;
   // Health, from the pings.
   bool up = true;
   bool ping_in_flight = false;

@@ -174,14 +174,13 @@ std::string Cluster::info_section() const {
 std::string Cluster::failover_coverage() const {
   if (!failover_enabled()) return "off";
   // Which live member could be lost with the others still a majority (able to fail it over).
+  const size_t live = votes_left(failed_);
   size_t coverable = 0;
   size_t members = 0;
   for (const auto& m : ring_.nodes()) {
     if (is_failed(m.address)) continue;
     members++;
-    std::vector<std::string> failed = failed_;
-    failed.push_back(m.address);
-    if (votes_left(failed) >= votes_needed()) coverable++;
+    if (live - votes_of(m.address) >= votes_needed()) coverable++;
   }
   if (members > 0 && coverable == members) return "every-member";
   if (coverable == 0) return "none";

@@ -423,14 +423,18 @@ std::string Cluster::ring_text() const {
 void Cluster::catch_up_ring() {
   if (change_) return;
   for (PeerState* p : peers_) {
-    if (p != nullptr && ring_mismatch(*p)) catch_up_from(p->address);
+    if (p != nullptr && (ring_mismatch(*p) || p->on_other_ring)) catch_up_from(p->address);
   }
 }
 
 void Cluster::catch_up_from(const std::string& address) {
   if (change_) return;
-  control(address, {"RINGKV.RING", "GET"}, [this](std::string_view reply, bool ok) {
+  control(address, {"RINGKV.RING", "GET"}, [this, address](std::string_view reply, bool ok) {
     if (!ok || change_) return;
+    // It answered: either its ring is taken up below, or it is the one behind (it asks too).
+    if (auto it = known_peers_.find(address); it != known_peers_.end()) {
+      it->second->on_other_ring = false;
+    }
     const std::vector<std::string_view> w = common::split_words(line_text(reply));
     if (w.size() < 3) return;
     const std::optional<int64_t> version = common::parse_integer(w[0]);
