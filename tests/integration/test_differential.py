@@ -311,7 +311,8 @@ def getkeys_targets(gen, port, oracle_port, generated):
             for at in (0, 1):
                 if at < extra:
                     out.append(base + args[:at] + [b"2"] + args[at + 1:])
-    while len(out) < len(names) * 9 + generated:
+    wanted = len(out) + generated
+    while len(out) < wanted:
         out += [argv for argv, _ in gen.next()]
     return out
 
