@@ -152,6 +152,10 @@ class Cluster {
   // reason.
   PeerVerdict accept_peer(uint64_t conn_id, std::span<const std::string_view> args,
                           bool may_run_commands);
+  // Answers RINGKV.VIEW from peer `address`: the fingerprint its link runs by from now on (0 for
+  // one that is not a fingerprint: no ring of this node's matches it). A ring other than this
+  // node's is asked about as a ring mismatch would be (catch_up_ring), as in accept_peer.
+  uint64_t peer_view(std::string_view address, std::string_view hex);
 
   // Membership (membership.cpp). The server's data side of ring changes; set before start().
   void set_host(MembershipHost* host);
@@ -347,6 +351,12 @@ class Cluster {
   // Makes `members` (version `version`) this node's ring; a node not in it is alone on its own.
   void apply_ring(std::vector<hashring::Member> members, std::vector<std::string> failed,
                   uint64_t version);
+  // This node's ring changed: tells every peer, on each relay link it has open, the ring the
+  // requests after it are routed by (RINGKV.VIEW). Without it a link keeps the ring of its
+  // handshake, and a peer whose ring is that one again (a restore gives back the fingerprint of
+  // the ring before the failover) would take requests this node routed by another ring for its
+  // own, running writes for keys it holds only copies of.
+  void announce_view();
   // Whether a peer's ring fingerprint may link with this node: this ring, the one a change is
   // moving to, the one it came from, or any while this node is an empty ring of one.
   bool fingerprint_acceptable(std::string_view hex) const;

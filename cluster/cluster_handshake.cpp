@@ -9,6 +9,7 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_internal.h"
 #include "cluster/peer_auth.h"
+#include "cluster/peer_frame.h"
 #include "protocol/request_writer.h"
 
 namespace ringkv::cluster {
@@ -42,11 +43,19 @@ std::string request_frame(std::initializer_list<std::string_view> args) {
 // This node's side of the handshake on a link it opens (see kPeerHandshake).
 class Cluster::LinkHandshake final : public PeerHandshake {
  public:
+  // Made as the link starts to connect (see PeerLink::connect): the ring it names is the one the
+  // requests queued until the handshake ends were routed by. A later change of this node's
+  // ring reaches the peer as RINGKV.VIEW on the link (Cluster::announce_view).
   LinkHandshake(Cluster& cluster, PeerState& peer, bool control)
-      : cluster_(cluster), peer_(peer), secret_(cluster.options_.secret), control_(control) {}
+      : cluster_(cluster),
+        peer_(peer),
+        secret_(cluster.options_.secret),
+        control_(control),
+        fingerprint_(control ? std::string(kControlLink)
+                             : fingerprint_hex(cluster.view_fingerprint())) {}
 
   std::string open() override {
-    if (secret_.empty()) return request_frame({"RINGKV.PEER", cluster_.self_, fingerprint()});
+    if (secret_.empty()) return request_frame({"RINGKV.PEER", cluster_.self_, fingerprint_});
     nonce_ = make_nonce();
     return request_frame({"RINGKV.CHALLENGE", cluster_.self_, nonce_});
   }
@@ -62,11 +71,10 @@ class Cluster::LinkHandshake final : public PeerHandshake {
       // The challenge: prove the secret for both nonces.
       if (!valid_nonce(text)) return {cluster_.refused_by(peer_, std::string(kPeerUnproven)), {}};
       peer_nonce_ = text;
-      const std::string mine = fingerprint();
       return {{},
-              request_frame({"RINGKV.PEER", cluster_.self_, mine,
+              request_frame({"RINGKV.PEER", cluster_.self_, fingerprint_,
                              handshake_proof(secret_, ProofRole::kConnector, nonce_, peer_nonce_,
-                                             cluster_.self_, mine)})};
+                                             cluster_.self_, fingerprint_)})};
     }
     // "+<its fingerprint> <its proof>": the peer holds the secret too (an impostor listening on
     // its address could not answer this connection's nonce).
@@ -82,16 +90,14 @@ class Cluster::LinkHandshake final : public PeerHandshake {
   }
 
  private:
-  // A control link (membership.cpp) carries ring-change frames only: it links whatever the two
-  // rings are, which is what a change needs (they differ while it runs).
-  std::string fingerprint() const {
-    return control_ ? std::string(kControlLink) : fingerprint_hex(cluster_.view_fingerprint());
-  }
-
   Cluster& cluster_;
   PeerState& peer_;
   const std::string& secret_;
   bool control_;
+  // The ring this node routes by, as the handshake names it; a control link (membership.cpp)
+  // carries ring-change frames only and links whatever the two rings are, which is what a
+  // change needs (they differ while it runs).
+  std::string fingerprint_;
   std::string nonce_;       // this node's, for this connection
   std::string peer_nonce_;  // the peer's, from its challenge reply
 };
@@ -218,6 +224,22 @@ PeerVerdict Cluster::accept_peer(uint64_t conn_id, std::span<const std::string_v
                               challenge->acceptor_nonce, args[0], mine);
   }
   return {PeerVerdict::kAccepted, reply + "\r\n", control, std::string(claimed), link_fingerprint};
+}
+
+uint64_t Cluster::peer_view(std::string_view address, std::string_view hex) {
+  const uint64_t fingerprint = parse_fingerprint_hex(hex);
+  if (auto it = known_peers_.find(std::string(address)); it != known_peers_.end()) {
+    it->second->on_other_ring = fingerprint != view_fingerprint();
+  }
+  return fingerprint;
+}
+
+void Cluster::announce_view() {
+  std::string frame;
+  const std::string hex = fingerprint_hex(view_fingerprint());
+  const std::string_view argv[] = {kViewFrame, hex};
+  append_peer_frame(frame, {}, argv);
+  for (auto& [address, p] : known_peers_) p->pool.send_on_open_links(frame);
 }
 
 }  // namespace ringkv::cluster

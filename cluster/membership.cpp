@@ -191,6 +191,7 @@ void Cluster::apply_ring(std::vector<hashring::Member> members, std::vector<std:
     if (!ring_.contains(address)) p->pool.close(LinkErrorKind::kShutdown);
   }
   rebuild_routing();
+  if (view_fingerprint() != previous_fingerprint_) announce_view();
 }
 
 PeerLink& Cluster::migration_link(std::string_view address) {

@@ -35,6 +35,7 @@ constexpr FrameRule kFrames[] = {
     {kTrackFrame, PeerFrameKind::kTrack, 2, kAny, "ERR malformed RINGKV.TRACK frame"},
     {kInvalidateFrame, PeerFrameKind::kInvalidate, 1, 1, "ERR malformed RINGKV.INVALIDATE frame"},
     {kImportFrame, PeerFrameKind::kImport, 0, kAny, {}},
+    {kViewFrame, PeerFrameKind::kView, 1, 1, "ERR malformed RINGKV.VIEW frame"},
 };
 
 constexpr std::string_view kEmptyFrame = "ERR empty peer frame";

@@ -26,6 +26,11 @@ inline constexpr std::string_view kUserPrefix = "ringkv.as";
 
 // A control frame of a ring change (membership.cpp): RINGKV.RING <step> <version> ...
 inline constexpr std::string_view kRingControl = "ringkv.ring";
+// The ring a relay link's sender routes by from this frame on, sent on its open relay links when
+// its ring (members, or which are failed) changed since their handshake: RINGKV.VIEW
+// <fingerprint>. The receiver compares it with its own, as it compares the handshake's, to tell
+// whether a request on the link was routed by the ring it has (Cluster::link_current).
+inline constexpr std::string_view kViewFrame = "ringkv.view";
 // A key a ring change copies: RINGKV.MIGRATE <version> RESTORE|DEL ..., run only while that
 // change is prepared (a late copy after an abort must not land).
 inline constexpr std::string_view kMigrateFrame = "ringkv.migrate";
@@ -68,6 +73,7 @@ enum class PeerFrameKind : uint8_t {
   kTrack,             // RINGKV.TRACK <node> <key>...
   kInvalidate,        // RINGKV.INVALIDATE <key>
   kImport,            // RINGKV.IMPORT ...
+  kView,              // RINGKV.VIEW <fingerprint>
 };
 
 // A frame as read: how to run it and what it carries.

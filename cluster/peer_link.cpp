@@ -77,6 +77,9 @@ void PeerLink::connect() {
   if (rc != 0) rc = uv_ip6_addr(host_.c_str(), port_, reinterpret_cast<sockaddr_in6*>(&addr));
   state_ = State::kConnecting;
   connect_started_ms_ = uv_now(loop_);
+  // Made now, not once connected: what it tells the peer (the ring this node routes by) must be
+  // what held when the requests queued meanwhile were routed.
+  handshake_ = make_handshake_();
   if (rc != 0) {
     fail(LinkErrorKind::kUnreachable, "invalid address");
     return;
@@ -150,7 +153,6 @@ void PeerLink::on_connected(int status) {
       }
     }
   }
-  handshake_ = make_handshake_();
   // On TLS the peer handshake's first frame waits in the channel until TLS is set up.
   write(handshake_->open());
 }

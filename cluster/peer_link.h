@@ -101,6 +101,11 @@ class PeerLink {
   void check_timeouts(uint64_t now_ms);
 
   State state() const { return state_; }
+  // Connected or connecting: a frame queued now goes out on the connection the queued requests
+  // use (an idle or backed-off link opens a new one, with a new handshake, when next used).
+  bool has_connection() const {
+    return state_ == State::kConnecting || state_ == State::kHandshaking || state_ == State::kReady;
+  }
   const std::string& address() const { return address_; }
   const LinkStats& stats() const { return stats_; }
   size_t in_flight() const { return inflight_.size(); }

@@ -28,6 +28,12 @@ PeerLink& PeerPool::health(LinkOptions options) {
   return *health_;
 }
 
+void PeerPool::send_on_open_links(std::string_view frame) {
+  for (auto& l : links_) {
+    if (l && l->has_connection()) l->send(frame, [](std::string_view, const LinkError*) {});
+  }
+}
+
 void PeerPool::flush() {
   for (auto& l : links_) {
     if (l && l->needs_flush()) l->flush();

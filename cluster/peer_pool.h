@@ -40,6 +40,9 @@ class PeerPool {
   // Drops the health link (it is opened again by the next health()).
   void drop_health() { health_.reset(); }
 
+  // Queues `frame` on each relay link that has a connection (open or opening), behind what it
+  // carries; its reply is dropped. A link without one says what it must in its next handshake.
+  void send_on_open_links(std::string_view frame);
   // Writes what every link queued in this loop iteration.
   void flush();
   // Fails requests past their deadline on every link.

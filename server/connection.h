@@ -146,6 +146,8 @@ class Connection final : public engine::ClientSession {
     link_fingerprint_ = fingerprint;
   }
   const std::string& peer_name() const { return peer_name_; }
+  // The ring the peer routes by from now on (RINGKV.VIEW).
+  void set_link_fingerprint(uint64_t fingerprint) { link_fingerprint_ = fingerprint; }
   uint64_t link_fingerprint() const { return link_fingerprint_; }
 
   // Where this client's last write went, for WAIT: this node (address empty) with the offsets

@@ -109,6 +109,7 @@ bool Server::execute_frame(Connection& conn, std::span<const std::string_view> a
     writer.raw(cluster_->ring_control(frame.args));
     return true;
   }
+
   if (!conn.control_link() && replica_frame(conn, frame, writer)) return true;
   // A member being failed over (or failed over without knowing it yet) gets no lease from here.
   if (frame.kind == Kind::kCommand && frame.args.size() == 1 &&
@@ -139,6 +140,10 @@ bool Server::execute_frame(Connection& conn, std::span<const std::string_view> a
       return true;
     case Kind::kKeyspaceMessage:
       keyspace_frame(frame.args, writer);
+      return true;
+    case Kind::kView:
+      conn.set_link_fingerprint(cluster_->peer_view(conn.peer_name(), frame.args[0]));
+      writer.ok();
       return true;
     case Kind::kMigrate:
       if (!cluster_->accepts_copy(frame.version)) {

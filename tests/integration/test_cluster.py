@@ -584,6 +584,43 @@ def check_peer_frames(report, cluster):
         report.equal(c.call("RINGKV.DB", "2", "DEL", "pf:k"), integer(1), "cleaned up")
     with harness.RespClient(port) as c:
         report.equal(c.call("PING"), b"+PONG\r\n", "the node still answers clients")
+    check_link_view(report, cluster)
+
+
+def check_link_view(report, cluster):
+    """A relay link runs by the ring its sender routes by: the handshake's, then the one each
+    RINGKV.VIEW names. On a link of this node's ring a request is taken as routed by it (run
+    here whatever the key); on a link of another ring a key this node does not own is refused,
+    so that a sender whose ring changed since its handshake (and whose ring this node's may
+    become again) never has writes run by a member that holds only copies."""
+    port = cluster.ports[0]
+    me = "127.0.0.1:%d" % port
+    fingerprint = info_fields(port, "CLUSTER", "INFO")["cluster_ring_fingerprint"]
+    keys = ["lv:%d" % i for i in range(40)]
+    owners = owners_of(port, keys)
+    mine = next(k for k, o in zip(keys, owners) if o == me)
+    other = next(k for k, o in zip(keys, owners) if o != me)
+    not_owner = (b"-TRYAGAIN the ring changed: this member no longer serves the key (failed over, "
+                 b"gone, or the key moved)\r\n")
+    elsewhere = "0000000000000001" if fingerprint != "0000000000000001" else "0000000000000002"
+    with harness.RespClient(port) as c:
+        report.equal(c.call("RINGKV.PEER", "127.0.0.1:1", fingerprint),
+                     b"+%s\r\n" % fingerprint.encode(), "link view: introduced as a relay link")
+        report.equal(c.call("SET", other, "routed"), OK,
+                     "link view: on a link of this node's ring a request runs as routed")
+        report.equal(c.call("DEL", other), integer(1), "link view: cleaned up")
+        report.equal(c.call("RINGKV.VIEW", elsewhere), OK, "link view: RINGKV.VIEW of another ring")
+        report.equal(c.call("SET", other, "stale"), not_owner,
+                     "link view: then a key of another member is refused")
+        report.equal(c.call("SET", mine, "owned"), OK, "link view: and a key of its own runs")
+        report.equal(c.call("RINGKV.VIEW", fingerprint), OK, "link view: RINGKV.VIEW of its ring")
+        report.equal(c.call("SET", other, "routed"), OK,
+                     "link view: then requests run as routed again")
+        report.equal(c.call("DEL", other, mine), integer(2), "link view: cleaned up again")
+        report.equal(c.call("RINGKV.VIEW"), b"-ERR malformed RINGKV.VIEW frame\r\n",
+                     "link view: RINGKV.VIEW without a fingerprint is refused")
+        report.equal(c.call("EXISTS", other, mine), integer(0),
+                     "link view: nothing is left here of the keys")
 
 
 # -- introspection ----------------------------------------------------------------------------

@@ -111,6 +111,7 @@ TEST_CASE("every member frame is recognised, with the arguments after its name")
       {{"RINGKV.TRACK", "n:1", "k1", "k2"}, PeerFrameKind::kTrack, {"n:1", "k1", "k2"}},
       {{"RINGKV.INVALIDATE", "k"}, PeerFrameKind::kInvalidate, {"k"}},
       {{"RINGKV.IMPORT", "STOP", ""}, PeerFrameKind::kImport, {"STOP", ""}},
+      {{"RINGKV.VIEW", "00ff00ff00ff00ff"}, PeerFrameKind::kView, {"00ff00ff00ff00ff"}},
   };
   for (const Case& c : cases) {
     CAPTURE(c.wire[0]);
@@ -178,6 +179,8 @@ TEST_CASE("malformed frames are errors") {
       {"RINGKV.SHARDSUB"},
       {"RINGKV.SHARDMSG", "ch"},
       {"RINGKV.SHARDMSG", "ch", "m", "extra"},
+      {"RINGKV.VIEW"},
+      {"RINGKV.VIEW", "00ff00ff00ff00ff", "extra"},
       {"RINGKV.TRACK", "n:1"},
       {"RINGKV.INVALIDATE"},
       {"RINGKV.INVALIDATE", "a", "b"},
