@@ -286,6 +286,12 @@ class Cluster {
   static uint64_t view_fingerprint(const hashring::HashRing& ring,
                                    const std::vector<std::string>& failed);
   uint64_t view_fingerprint() const { return view_fingerprint(ring_, failed_); }
+  // The fingerprint of the ring a change moves to (`members`, `failed` of them failed over):
+  // what names the change in its steps (kForWord), beside its version, which a change aborted
+  // without some member hearing of it leaves free for the next one.
+  uint64_t change_target(std::span<const hashring::Member> members,
+                         std::vector<std::string> failed) const;
+  uint64_t pending_target() const { return change_target(pending_->nodes(), pending_failed_); }
   // The ring keys are routed by: `members` less the `failed` ones.
   hashring::HashRing live_ring(std::span<const hashring::Member> members,
                                const std::vector<std::string>& failed) const;
@@ -315,8 +321,11 @@ class Cluster {
   // Asks peers that refuse this node's links for a ring mismatch which ring they have; adopts
   // a newer committed one (a node that was away while the ring changed).
   void catch_up_ring();
-  // Asks `address` for its ring and adopts it if it is a newer committed one.
-  void catch_up_from(const std::string& address);
+  // Asks `address` for its ring and adopts it if it is a newer committed one. `committing`: the
+  // version of the change prepared here that `address`, its coordinator, has committed: it is
+  // committed here too if `address`'s ring is the one that change moves to (else that change
+  // was aborted and the version used again, and the ring is taken up as any other).
+  void catch_up_from(const std::string& address, uint64_t committing = 0);
   // Recomputes the lease from the peers' answered pings.
   void update_lease();
   // Votes in the decisions a majority takes (the lease, failovers): one per member, two for the

@@ -25,6 +25,14 @@ uint64_t Cluster::view_fingerprint(const hashring::HashRing& ring,
   return fp;
 }
 
+uint64_t Cluster::change_target(std::span<const hashring::Member> members,
+                                std::vector<std::string> failed) const {
+  hashring::HashRing ring(ring_.scheme(), ring_.replicas());
+  ring.set_members(std::vector<hashring::Member>(members.begin(), members.end()));
+  std::sort(failed.begin(), failed.end());
+  return view_fingerprint(ring, failed);
+}
+
 hashring::HashRing Cluster::live_ring(std::span<const hashring::Member> members,
                                       const std::vector<std::string>& failed) const {
   hashring::HashRing ring(ring_.scheme(), ring_.replicas());
@@ -287,9 +295,10 @@ void Cluster::maybe_resolve_orphaned_change() {
   resolving_ = true;
   const uint64_t version = pending_version_;
   const std::string v = std::to_string(version);
+  const std::string target = fingerprint_hex(pending_target());
   for (const std::string& p : parts) {
     // (This node's own answer comes at once, and fences it too.)
-    std::vector<std::string> fence{"RINGKV.RING", "FENCE", v};
+    std::vector<std::string> fence{"RINGKV.RING", "FENCE", v, std::string(kForWord), target};
     if (!ring_.contains(p)) fence.emplace_back("JOINING");
     control(p, std::move(fence),
             [this, answers, version, p, parts](std::string_view reply, bool ok) {
@@ -318,7 +327,8 @@ void Cluster::decide_orphaned_change(uint64_t version, bool commit,
   spdlog::warn("ring change to version {}: its coordinator {} is down; its members {} it", version,
                pending_coordinator_, commit ? "commit" : "abort");
   std::vector<std::string> decision{"RINGKV.RING", commit ? "COMMIT" : "ABORT",
-                                    std::to_string(version)};
+                                    std::to_string(version), std::string(kForWord),
+                                    fingerprint_hex(pending_target())};
   if (commit) decision.emplace_back("RESOLVED");
   // The others first: this node stays fenced with the change (and resolves it again on its
   // next try) until every other participant took the decision.
@@ -427,37 +437,50 @@ void Cluster::catch_up_ring() {
   }
 }
 
-void Cluster::catch_up_from(const std::string& address) {
+void Cluster::catch_up_from(const std::string& address, uint64_t committing) {
   if (change_) return;
-  control(address, {"RINGKV.RING", "GET"}, [this, address](std::string_view reply, bool ok) {
-    if (!ok || change_) return;
-    // It answered: either its ring is taken up below, or it is the one behind (it asks too).
-    if (auto it = known_peers_.find(address); it != known_peers_.end()) {
-      it->second->on_other_ring = false;
-    }
-    const std::vector<std::string_view> w = common::split_words(line_text(reply));
-    if (w.size() < 3) return;
-    const std::optional<int64_t> version = common::parse_integer(w[0]);
-    if (!version || *version <= static_cast<int64_t>(ring_version_)) return;
-    std::vector<std::string> failed = parse_members_list(w[1]);
-    std::vector<hashring::Member> members;
-    for (size_t i = 2; i < w.size(); ++i) {
-      std::optional<hashring::Member> m = hashring::parse_member(w[i]);
-      if (!m) return;
-      members.push_back(*m);
-    }
-    spdlog::warn("the ring changed to version {} while this node was away; taking it up", *version);
-    // A change prepared here meanwhile is over, one way or the other.
-    end_pending();
-    close_migration_links();
-    apply_ring(std::move(members), std::move(failed), static_cast<uint64_t>(*version));
-    save_ring();
-    reroute_blocking();
-    if (host_) {
-      host_->copy_end(kept_keys_ring(), self_);
-      host_->release_held();
-    }
-  });
+  control(address, {"RINGKV.RING", "GET"},
+          [this, address, committing](std::string_view reply, bool ok) {
+            if (!ok || change_) return;
+            // It answered: either its ring is taken up below, or it is the one behind (it asks
+            // too).
+            if (auto it = known_peers_.find(address); it != known_peers_.end()) {
+              it->second->on_other_ring = false;
+            }
+            const std::vector<std::string_view> w = common::split_words(line_text(reply));
+            if (w.size() < 3) return;
+            const std::optional<int64_t> version = common::parse_integer(w[0]);
+            if (!version || *version <= static_cast<int64_t>(ring_version_)) return;
+            std::vector<std::string> failed = parse_members_list(w[1]);
+            std::vector<hashring::Member> members;
+            for (size_t i = 2; i < w.size(); ++i) {
+              std::optional<hashring::Member> m = hashring::parse_member(w[i]);
+              if (!m) return;
+              members.push_back(*m);
+            }
+            if (committing != 0 && pending_ && pending_version_ == committing &&
+                static_cast<uint64_t>(*version) == committing &&
+                change_target(members, failed) == pending_target()) {
+              spdlog::warn("the ring change to version {} was committed by its coordinator",
+                           committing);
+              const std::string v = std::to_string(committing);
+              const std::string_view args[] = {"COMMIT", v};
+              ring_control(args);
+              return;
+            }
+            spdlog::warn("the ring changed to version {} while this node was away; taking it up",
+                         *version);
+            // A change prepared here meanwhile is over, one way or the other.
+            end_pending();
+            close_migration_links();
+            apply_ring(std::move(members), std::move(failed), static_cast<uint64_t>(*version));
+            save_ring();
+            reroute_blocking();
+            if (host_) {
+              host_->copy_end(kept_keys_ring(), self_);
+              host_->release_held();
+            }
+          });
 }
 
 }  // namespace ringkv::cluster

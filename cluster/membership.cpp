@@ -8,6 +8,7 @@
 #include <cctype>
 #include <iterator>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "cluster/cluster.h"
@@ -21,6 +22,31 @@ namespace ringkv::cluster {
 namespace {
 
 constexpr std::string_view kPhaseNames[] = {"idle", "prepared", "paused", "switching"};
+
+// The words after a step's version: JOINING (FENCE), RESOLVED (COMMIT), BY <coordinator>
+// (ABORT), FOR <fingerprint> (every step after PREPARE), in any order.
+struct StepWords {
+  bool joining = false;
+  bool resolved = false;
+  std::string_view by;
+  std::optional<uint64_t> target;
+};
+
+StepWords step_words(std::span<const std::string_view> words) {
+  StepWords w;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (common::equals_ignore_case(words[i], "joining")) {
+      w.joining = true;
+    } else if (common::equals_ignore_case(words[i], "resolved")) {
+      w.resolved = true;
+    } else if (words[i] == kAbortByWord && i + 1 < words.size()) {
+      w.by = words[++i];
+    } else if (words[i] == kForWord && i + 1 < words.size()) {
+      w.target = parse_fingerprint_hex(words[++i]);
+    }
+  }
+  return w;
+}
 
 // "host:port" with a port from 1 to 65535 (an IPv6 host in brackets).
 bool valid_address(std::string_view text) {
@@ -408,14 +434,19 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     }
     return "+OK\r\n";
   }
-  const bool ours = pending_ && pending_version_ == version;
-  const bool committed = !ours && ring_version_ >= version;
+  // A step names its change (kForWord): one of another change of this version is not ours, and
+  // a ring committed at this version is that change only if it is the ring the change moves to.
+  const StepWords words = step_words(args.subspan(2));
+  const bool ours = pending_ && pending_version_ == version &&
+                    (!words.target || *words.target == pending_target());
+  const bool committed =
+      !ours && ring_version_ >= version &&
+      (!words.target || ring_version_ > version || *words.target == view_fingerprint());
   if (common::equals_ignore_case(sub, "fence")) {
     // A member resolving the change without its coordinator: from now on this node refuses the
     // coordinator's steps of it, and says whether it committed it. (A node the change adds had
     // a ring version of its own before: it committed only if it is on a ring of several now.)
-    const bool joining = args.size() == 3 && common::equals_ignore_case(args[2], "joining");
-    if (committed && (!joining || ring_.size() > 1)) return std::string(kFenceCommitted);
+    if (committed && (!words.joining || ring_.size() > 1)) return std::string(kFenceCommitted);
     if (!ours) return std::string(kFenceAborted);
     if (!pending_fenced_) {
       pending_fenced_ = true;
@@ -429,8 +460,7 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
   const std::string no_change = std::string(kNoChangeReply) + "no ring change to version " +
                                 std::to_string(version) + " here\r\n";
   // A step of the coordinator's (all but a resolving member's COMMIT ... RESOLVED).
-  const bool resolved = args.size() == 3 && common::equals_ignore_case(args[2], "resolved");
-  if (ours && pending_fenced_ && !resolved && !common::equals_ignore_case(sub, "abort")) {
+  if (ours && pending_fenced_ && !words.resolved && !common::equals_ignore_case(sub, "abort")) {
     return fenced_reply(version);
   }
   if (common::equals_ignore_case(sub, "copy")) {
@@ -484,13 +514,12 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     // few members are left to vote for can never be committed by anyone, whoever aborts it. (A
     // coordinator that may abort is recorded without `completes`: an abort of that version from
     // anyone drops the change, as a stale one a restarted coordinator holds.)
-    const bool by = args.size() == 4 && args[2] == kAbortByWord;
-    if (by && pending_completes_ && args[3] != pending_coordinator_ &&
+    if (!words.by.empty() && pending_completes_ && words.by != pending_coordinator_ &&
         !(pending_failover() && votes_left(pending_failed_) < votes_needed())) {
       spdlog::warn("ring change to version {}: {} aborts it, but {} coordinates it here", version,
-                   args[3], pending_coordinator_);
+                   words.by, pending_coordinator_);
       return error("ring change to version " + std::to_string(version) + " is coordinated by " +
-                   pending_coordinator_ + " here, not by " + std::string(args[3]));
+                   pending_coordinator_ + " here, not by " + std::string(words.by));
     }
     // A node that was joining gives back everything it received: it is an empty node again.
     const bool joining = joining_here();
@@ -576,10 +605,9 @@ void Cluster::recover() {
             if (!theirs) return;
             const std::string v = std::to_string(version);
             if (theirs->version >= version) {
-              spdlog::warn("the ring change to version {} was committed by its coordinator",
-                           version);
-              const std::string_view args[] = {"COMMIT", v};
-              ring_control(args);
+              // Committed there: this change, or another of that version (this one was
+              // aborted without this node), or it moved on since.
+              catch_up_from(pending_coordinator_, version);
             } else if (theirs->phase == "idle" && !theirs->coordinating) {
               spdlog::warn("the ring change to version {} was aborted by its coordinator", version);
               const std::string_view args[] = {"ABORT", v};

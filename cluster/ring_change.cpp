@@ -180,12 +180,14 @@ void Cluster::finish_change(std::string error) {
     // Nothing is committed anywhere: every participant drops the change. (A change taken over
     // from a failed coordinator stays prepared: that one may have committed it.)
     if (c.prepare_sent && !c.taken_over) {
-      for (const auto& a : c.participants) {
-        control(
-            a,
-            {"RINGKV.RING", "ABORT", std::to_string(c.version), std::string(kAbortByWord), self_},
-            [](std::string_view, bool) {});
-      }
+      const std::vector<std::string> abort{"RINGKV.RING",
+                                           "ABORT",
+                                           std::to_string(c.version),
+                                           std::string(kAbortByWord),
+                                           self_,
+                                           std::string(kForWord),
+                                           fingerprint_hex(change_target(c.members, c.failed))};
+      for (const auto& a : c.participants) control(a, abort, [](std::string_view, bool) {});
     }
     if (c.done) c.done(error_reply("ERR " + error));
   } else {
@@ -279,6 +281,11 @@ void Cluster::drive_change() {
     case Coordination::kCommitting:
       args.insert(args.end(), {"COMMIT", std::to_string(c.version)});
       break;
+  }
+  // (A PREPARE names its change by its words; STATE is not about one.)
+  if (c.step != Coordination::kPreparing && args.size() > 2) {
+    args.insert(args.end(),
+                {std::string(kForWord), fingerprint_hex(change_target(c.members, c.failed))});
   }
   const auto& parts = c.participants;
   if (c.committed.size() != parts.size()) c.committed.assign(parts.size(), false);

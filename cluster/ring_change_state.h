@@ -90,6 +90,12 @@ inline constexpr std::string_view kCompletesWord = "COMPLETES";
 // of the change, one that completes it (see kCompletesWord), keeps it (Cluster::ring_control).
 inline constexpr std::string_view kAbortByWord = "BY";
 
+// Every step of a change after its PREPARE ends with FOR and the fingerprint of the ring the
+// change moves to (Cluster::change_target): a member holding another change of that version
+// (one aborted while it was away, whose version the next change took again) takes the step as
+// one of a change it does not hold, and a member on that version answers that it committed the
+// change only if its ring is that one.
+inline constexpr std::string_view kForWord = "FOR";
 // The answers to RINGKV.RING FENCE: the change is committed here; it is fenced here now (the
 // coordinator's steps are refused); it is not prepared here (never, or aborted).
 inline constexpr std::string_view kFenceCommitted = "+COMMITTED\r\n";

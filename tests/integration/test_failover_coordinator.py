@@ -206,6 +206,29 @@ def check_minority_failover(report, binary, rng):
         c.cleanup()
 
 
+def check_other_change(report, port, sender, version):
+    """Steps of another change of the version prepared at `port` (FOR names the ring a change
+    moves to: one aborted while a member was away leaves its version to the next) leave the
+    prepared change alone: a member restarted with a stale change of that version, resolving it
+    without its coordinator, once fenced and aborted the change a majority had prepared since
+    (test_nemesis --overlap, seed 519: its members then took copies it was failing over)."""
+    label = "steps of another change of the same version"
+    other = "0123456789abcdef"
+    with harness.RespClient(port) as link:
+        link.call("RINGKV.PEER", sender, "control")
+        replies = [link.call("RINGKV.RING", step, version, *extra, "FOR", other)
+                   for step, extra in (("FENCE", ()), ("PAUSE", ()), ("COMMIT", ("RESOLVED",)),
+                                       ("ABORT", ()))]
+    states, _ = repl.wait_ring([port], lambda v, p: True)
+    want = [b"+ABORTED\r\n",
+            b"-NOCHANGE no ring change to version %d here\r\n" % version,
+            b"-NOCHANGE no ring change to version %d here\r\n" % version,
+            b"+OK\r\n"]
+    print("    %s: %r, then %s" % (label, replies, states), flush=True)
+    report.equal(replies, want, "%s: answered as steps of a change not held" % label)
+    report.equal(states, [(version - 1, str(version))], "%s: the member keeps its change" % label)
+
+
 def check_stale_abort(report, binary, rng):
     label = "a late abort from a coordinator the members no longer follow"
     c, model, version = written_cluster(binary, rng, "stale-abort")
@@ -225,6 +248,7 @@ def check_stale_abort(report, binary, rng):
         print("    %s: %r, then %s" % (label, reply, states), flush=True)
         report.check(reply.startswith(b"-") and states == [(version, str(version + 1))],
                      "%s: the member keeps the change" % label, repr((reply, states)))
+        check_other_change(report, c.ports[m], c.addresses[a], version + 1)
         for i in order:
             if i not in (x, m):
                 c.restart(i)
