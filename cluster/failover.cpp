@@ -289,6 +289,7 @@ void Cluster::maybe_resolve_orphaned_change() {
     size_t waiting = 0;
     bool committed = false;  // some participant committed: the change is committed
     std::string missing;     // the first participant that did not answer, and why
+    std::string newer;       // the first participant on a later ring
   };
   auto answers = std::make_shared<Answers>();
   answers->waiting = parts.size();
@@ -305,9 +306,18 @@ void Cluster::maybe_resolve_orphaned_change() {
               if (!ok && answers->missing.empty())
                 answers->missing = p + ": " + failure_text(reply);
               if (ok && reply == kFenceCommitted) answers->committed = true;
+              if (ok && reply == kFenceNewer && answers->newer.empty()) answers->newer = p;
               if (--answers->waiting > 0) return;
               resolving_ = false;
               if (!pending_ || pending_version_ != version || change_) return;
+              // The change (or another of its version) was committed and the ring changed
+              // since: that ring, not this node's copy of the change, is the one to take.
+              if (!answers->newer.empty()) {
+                spdlog::warn("ring change to version {}: {} is on a later ring; taking it up",
+                             version, answers->newer);
+                catch_up_from(answers->newer);
+                return;
+              }
               // Aborting needs every participant's word that it did not commit (the coordinator
               // commits last: had it committed, every other one would have).
               if (!answers->committed && !answers->missing.empty()) {

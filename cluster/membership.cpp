@@ -446,7 +446,10 @@ std::string Cluster::ring_control(std::span<const std::string_view> args) {
     // A member resolving the change without its coordinator: from now on this node refuses the
     // coordinator's steps of it, and says whether it committed it. (A node the change adds had
     // a ring version of its own before: it committed only if it is on a ring of several now.)
-    if (committed && (!words.joining || ring_.size() > 1)) return std::string(kFenceCommitted);
+    if (committed && (!words.joining || ring_.size() > 1)) {
+      const bool later = words.target && !words.joining && ring_version_ > version;
+      return std::string(later ? kFenceNewer : kFenceCommitted);
+    }
     if (!ours) return std::string(kFenceAborted);
     if (!pending_fenced_) {
       pending_fenced_ = true;

@@ -96,9 +96,13 @@ inline constexpr std::string_view kAbortByWord = "BY";
 // one of a change it does not hold, and a member on that version answers that it committed the
 // change only if its ring is that one.
 inline constexpr std::string_view kForWord = "FOR";
-// The answers to RINGKV.RING FENCE: the change is committed here; it is fenced here now (the
-// coordinator's steps are refused); it is not prepared here (never, or aborted).
+// The answers to RINGKV.RING FENCE: the change is committed here; this node is on a later ring,
+// and cannot tell which change of that version it committed (the member resolving the change
+// takes this node's ring up instead of committing its own copy of the change; only to a FENCE
+// that names its change, kForWord); it is fenced here now (the coordinator's steps are
+// refused); it is not prepared here (never, or aborted).
 inline constexpr std::string_view kFenceCommitted = "+COMMITTED\r\n";
+inline constexpr std::string_view kFenceNewer = "+NEWER\r\n";
 inline constexpr std::string_view kFenceHeld = "+FENCED\r\n";
 inline constexpr std::string_view kFenceAborted = "+ABORTED\r\n";
 

@@ -259,8 +259,31 @@ def check_stale_abort(report, binary, rng):
                      repr(states) + "\n" + c.logs())
         c.restart(x)
         repl.check_after_faults(report, c.ports, model, label, True, 3)
+        check_fence_answers(report, c.ports[m], c.addresses[a])
     finally:
         c.cleanup()
+
+
+def check_fence_answers(report, port, sender):
+    """A member asked whether it committed a change (FENCE, from a member resolving it without
+    its coordinator) answers yes only for the ring it is on; on a later ring it says so, and the
+    asking member takes that ring up instead of committing its own copy of the change."""
+    label = "FENCE answers"
+    info = repl.cluster_info(port)
+    version, mine = int(info["cluster_ring_version"]), info["cluster_ring_fingerprint"]
+    other = "0123456789abcdef"
+    asked = [(version, "FOR", mine), (version, "FOR", other), (version - 1, "FOR", other),
+             (version - 1,)]
+    with harness.RespClient(port) as link:
+        link.call("RINGKV.PEER", sender, "control")
+        replies = [link.call("RINGKV.RING", "FENCE", *words) for words in asked]
+    print("    %s on ring version %d: %r" % (label, version, replies), flush=True)
+    report.equal(replies[:2], [b"+COMMITTED\r\n", b"+ABORTED\r\n"],
+                 "%s: committed for its own ring only" % label)
+    if version >= 2:
+        report.equal(replies[2:], [b"+NEWER\r\n", b"+COMMITTED\r\n"],
+                     "%s: an earlier version is answered as a later ring (as committed to a "
+                     "FENCE that does not name its change)" % label)
 
 
 def main():
