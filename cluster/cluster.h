@@ -321,11 +321,11 @@ class Cluster {
   // Asks peers that refuse this node's links for a ring mismatch which ring they have; adopts
   // a newer committed one (a node that was away while the ring changed).
   void catch_up_ring();
-  // Asks `address` for its ring and adopts it if it is a newer committed one. `committing`: the
-  // version of the change prepared here that `address`, its coordinator, has committed: it is
-  // committed here too if `address`'s ring is the one that change moves to (else that change
-  // was aborted and the version used again, and the ring is taken up as any other).
-  void catch_up_from(const std::string& address, uint64_t committing = 0);
+  // Asks `address` for its ring and adopts it if it is a newer committed one. When that ring is
+  // the one the change prepared here moves to, at its version, the change is committed here
+  // (not taken up as any ring: the commit step's work is done); a change of that version whose
+  // ring differs was aborted (the version used again), and the ring is taken up as any other.
+  void catch_up_from(const std::string& address);
   // Recomputes the lease from the peers' answered pings.
   void update_lease();
   // Votes in the decisions a majority takes (the lease, failovers): one per member, two for the

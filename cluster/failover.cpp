@@ -447,50 +447,49 @@ void Cluster::catch_up_ring() {
   }
 }
 
-void Cluster::catch_up_from(const std::string& address, uint64_t committing) {
+void Cluster::catch_up_from(const std::string& address) {
   if (change_) return;
-  control(address, {"RINGKV.RING", "GET"},
-          [this, address, committing](std::string_view reply, bool ok) {
-            if (!ok || change_) return;
-            // It answered: either its ring is taken up below, or it is the one behind (it asks
-            // too).
-            if (auto it = known_peers_.find(address); it != known_peers_.end()) {
-              it->second->on_other_ring = false;
-            }
-            const std::vector<std::string_view> w = common::split_words(line_text(reply));
-            if (w.size() < 3) return;
-            const std::optional<int64_t> version = common::parse_integer(w[0]);
-            if (!version || *version <= static_cast<int64_t>(ring_version_)) return;
-            std::vector<std::string> failed = parse_members_list(w[1]);
-            std::vector<hashring::Member> members;
-            for (size_t i = 2; i < w.size(); ++i) {
-              std::optional<hashring::Member> m = hashring::parse_member(w[i]);
-              if (!m) return;
-              members.push_back(*m);
-            }
-            if (committing != 0 && pending_ && pending_version_ == committing &&
-                static_cast<uint64_t>(*version) == committing &&
-                change_target(members, failed) == pending_target()) {
-              spdlog::warn("the ring change to version {} was committed by its coordinator",
-                           committing);
-              const std::string v = std::to_string(committing);
-              const std::string_view args[] = {"COMMIT", v};
-              ring_control(args);
-              return;
-            }
-            spdlog::warn("the ring changed to version {} while this node was away; taking it up",
-                         *version);
-            // A change prepared here meanwhile is over, one way or the other.
-            end_pending();
-            close_migration_links();
-            apply_ring(std::move(members), std::move(failed), static_cast<uint64_t>(*version));
-            save_ring();
-            reroute_blocking();
-            if (host_) {
-              host_->copy_end(kept_keys_ring(), self_);
-              host_->release_held();
-            }
-          });
+  control(address, {"RINGKV.RING", "GET"}, [this, address](std::string_view reply, bool ok) {
+    if (!ok || change_) return;
+    // It answered: either its ring is taken up below, or it is the one behind (it asks
+    // too).
+    if (auto it = known_peers_.find(address); it != known_peers_.end()) {
+      it->second->on_other_ring = false;
+    }
+    const std::vector<std::string_view> w = common::split_words(line_text(reply));
+    if (w.size() < 3) return;
+    const std::optional<int64_t> version = common::parse_integer(w[0]);
+    if (!version || *version <= static_cast<int64_t>(ring_version_)) return;
+    std::vector<std::string> failed = parse_members_list(w[1]);
+    std::vector<hashring::Member> members;
+    for (size_t i = 2; i < w.size(); ++i) {
+      std::optional<hashring::Member> m = hashring::parse_member(w[i]);
+      if (!m) return;
+      members.push_back(*m);
+    }
+    // Its ring is the change prepared here: that change is committed (by its
+    // coordinator, or by the members that resolved it), and this node commits it too,
+    // as its step would (the copies its switch gave the replicas count).
+    if (pending_ && pending_version_ == static_cast<uint64_t>(*version) &&
+        change_target(members, failed) == pending_target()) {
+      spdlog::warn("the ring change to version {} was committed by {}", *version, address);
+      const std::string v = std::to_string(*version);
+      const std::string_view args[] = {"COMMIT", v, "RESOLVED"};
+      ring_control(args);
+      return;
+    }
+    spdlog::warn("the ring changed to version {} while this node was away; taking it up", *version);
+    // A change prepared here meanwhile is over, one way or the other.
+    end_pending();
+    close_migration_links();
+    apply_ring(std::move(members), std::move(failed), static_cast<uint64_t>(*version));
+    save_ring();
+    reroute_blocking();
+    if (host_) {
+      host_->copy_end(kept_keys_ring(), self_);
+      host_->release_held();
+    }
+  });
 }
 
 }  // namespace ringkv::cluster

@@ -610,7 +610,7 @@ void Cluster::recover() {
             if (theirs->version >= version) {
               // Committed there: this change, or another of that version (this one was
               // aborted without this node), or it moved on since.
-              catch_up_from(pending_coordinator_, version);
+              catch_up_from(pending_coordinator_);
             } else if (theirs->phase == "idle" && !theirs->coordinating) {
               spdlog::warn("the ring change to version {} was aborted by its coordinator", version);
               const std::string_view args[] = {"ABORT", v};
