@@ -451,8 +451,7 @@ void Cluster::catch_up_from(const std::string& address) {
   if (change_) return;
   control(address, {"RINGKV.RING", "GET"}, [this, address](std::string_view reply, bool ok) {
     if (!ok || change_) return;
-    // It answered: either its ring is taken up below, or it is the one behind (it asks
-    // too).
+    // It answered: either its ring is taken up below, or it is the one behind (it asks too).
     if (auto it = known_peers_.find(address); it != known_peers_.end()) {
       it->second->on_other_ring = false;
     }
@@ -467,9 +466,9 @@ void Cluster::catch_up_from(const std::string& address) {
       if (!m) return;
       members.push_back(*m);
     }
-    // Its ring is the change prepared here: that change is committed (by its
-    // coordinator, or by the members that resolved it), and this node commits it too,
-    // as its step would (the copies its switch gave the replicas count).
+    // Its ring is the change prepared here: that change is committed (by its coordinator, or by
+    // the members that resolved it), and this node commits it too, as its step would (the
+    // copies its switch gave the replicas count).
     if (pending_ && pending_version_ == static_cast<uint64_t>(*version) &&
         change_target(members, failed) == pending_target()) {
       spdlog::warn("the ring change to version {} was committed by {}", *version, address);
