@@ -109,7 +109,6 @@ bool Server::execute_frame(Connection& conn, std::span<const std::string_view> a
     writer.raw(cluster_->ring_control(frame.args));
     return true;
   }
-
   if (!conn.control_link() && replica_frame(conn, frame, writer)) return true;
   // A member being failed over (or failed over without knowing it yet) gets no lease from here.
   if (frame.kind == Kind::kCommand && frame.args.size() == 1 &&
