@@ -147,6 +147,10 @@ struct Cluster::Coordination {
   bool round_failed = false;    // a participant failed or refused this round
   bool fatal = false;           // ... in a way no retry mends (a copy failed)
   bool some_committed = false;  // resolving: a member is at the new version already
+  // Resolving: every participant answered and none is at the new version, so nobody committed
+  // it (a failover commits on its participants): taken up again or not, a prepare that fails
+  // aborts it.
+  bool nobody_committed = false;
   bool round_ready = true;      // every participant reported what the step waits for
   std::string failure;          // the first failure's text
   std::vector<bool> committed;  // per participant, in the commit step

@@ -462,6 +462,9 @@ void Cluster::failover_round_done() {
                              std::to_string(majority) + " needed");
       }
       if (c.round_ok < majority) return schedule_change();
+      size_t all = 0;
+      for (const std::string& p : c.participants) all += votes_of(p);
+      c.nobody_committed = !c.some_committed && c.round_ok == all;
       c.step = c.some_committed ? Coordination::kCommitting : Coordination::kPreparing;
       break;
     }
@@ -476,6 +479,10 @@ void Cluster::failover_round_done() {
         // A change taken over from a failed coordinator: the others may not see that one down
         // yet (their health checks run on their own clocks).
         if (c.taken_over && ++c.failures < kFailureLimit) return schedule_change();
+        // Nobody committed it (see nobody_committed): aborted, though taken up again. Else a
+        // coordinator restarted with it in its ring file, whose failed members answer again,
+        // would take it up every second, for good.
+        if (c.nobody_committed) c.taken_over = false;
         return finish_change("failing over " + members_list_text(c.failed) + ": " +
                              std::to_string(c.round_ok) + " of the " +
                              std::to_string(votes_total()) +

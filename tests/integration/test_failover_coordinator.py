@@ -229,6 +229,29 @@ def check_other_change(report, port, sender, version):
     report.equal(states, [(version - 1, str(version))], "%s: the member keeps its change" % label)
 
 
+def check_hopeless_resume(report, binary, rng):
+    """A coordinator restarted with a failover in its ring file, whose failed members answer
+    again: every participant says nobody committed it, its prepare is refused ('member ...
+    answers here'), and it is aborted. Before, a failover taken up again was never aborted (another
+    coordinator of it might have committed it), and it was taken up again every second, for
+    good, with the failed members' restores kept waiting behind it (test_nemesis --overlap,
+    seed 4059)."""
+    label = "a resumed failover whose failed members answer"
+    c, model, version = written_cluster(binary, rng, "hopeless-resume")
+    try:
+        order = sorted(range(5), key=lambda i: c.addresses[i])
+        a, m, x, y = rng.sample(order, 4)
+        records = {a: ["coordinator " + c.addresses[a]], m: ["coordinator " + c.addresses[a]]}
+        restart_with_pending(c, version, [x, y], records, range(5))
+        states, waited = repl.wait_ring(c.ports, lambda v, p: p is None)
+        print("    %s: no change held after %.2f s (%s)" % (label, waited, states), flush=True)
+        report.check(all(p is None for _, p in states), "%s: it is aborted" % label,
+                     repr(states) + "\n" + c.logs(tail=40))
+        repl.check_after_faults(report, c.ports, model, label, True, 3)
+    finally:
+        c.cleanup()
+
+
 def check_stale_abort(report, binary, rng):
     label = "a late abort from a coordinator the members no longer follow"
     c, model, version = written_cluster(binary, rng, "stale-abort")
@@ -300,6 +323,7 @@ def main():
     check_two_coordinators(report, args.server, rng)
     check_minority_failover(report, args.server, rng)
     check_stale_abort(report, args.server, rng)
+    check_hopeless_resume(report, args.server, rng)
     report.finish()
 
 
