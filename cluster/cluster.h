@@ -291,7 +291,11 @@ class Cluster {
   // without some member hearing of it leaves free for the next one.
   uint64_t change_target(std::span<const hashring::Member> members,
                          std::vector<std::string> failed) const;
-  uint64_t pending_target() const { return change_target(pending_->nodes(), pending_failed_); }
+  // The change prepared here's (pending_failed_ is kept sorted, as change_target sorts).
+  uint64_t pending_target() const { return view_fingerprint(*pending_, pending_failed_); }
+  // The FOR word's fingerprint of the change this node coordinates, made on first use (its
+  // members and failed ones are set before its first round).
+  const std::string& coordinated_target(Coordination& c) const;
   // The ring keys are routed by: `members` less the `failed` ones.
   hashring::HashRing live_ring(std::span<const hashring::Member> members,
                                const std::vector<std::string>& failed) const;

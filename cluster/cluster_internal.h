@@ -151,6 +151,7 @@ struct Cluster::Coordination {
   // it (a failover commits on its participants): taken up again or not, a prepare that fails
   // aborts it.
   bool nobody_committed = false;
+  std::string target;           // the ring it moves to, as its steps name it (coordinated_target)
   bool round_ready = true;      // every participant reported what the step waits for
   std::string failure;          // the first failure's text
   std::vector<bool> committed;  // per participant, in the commit step

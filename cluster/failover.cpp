@@ -33,6 +33,11 @@ uint64_t Cluster::change_target(std::span<const hashring::Member> members,
   return view_fingerprint(ring, failed);
 }
 
+const std::string& Cluster::coordinated_target(Coordination& c) const {
+  if (c.target.empty()) c.target = fingerprint_hex(change_target(c.members, c.failed));
+  return c.target;
+}
+
 hashring::HashRing Cluster::live_ring(std::span<const hashring::Member> members,
                                       const std::vector<std::string>& failed) const {
   hashring::HashRing ring(ring_.scheme(), ring_.replicas());

@@ -186,7 +186,7 @@ void Cluster::finish_change(std::string error) {
                                            std::string(kAbortByWord),
                                            self_,
                                            std::string(kForWord),
-                                           fingerprint_hex(change_target(c.members, c.failed))};
+                                           coordinated_target(c)};
       for (const auto& a : c.participants) control(a, abort, [](std::string_view, bool) {});
     }
     if (c.done) c.done(error_reply("ERR " + error));
@@ -282,11 +282,9 @@ void Cluster::drive_change() {
       args.insert(args.end(), {"COMMIT", std::to_string(c.version)});
       break;
   }
-  // (A PREPARE names its change by its words; STATE is not about one.)
-  if (c.step != Coordination::kPreparing && args.size() > 2) {
-    args.insert(args.end(),
-                {std::string(kForWord), fingerprint_hex(change_target(c.members, c.failed))});
-  }
+  // A step about the change names it (a PREPARE does by its words; STATE is not about one).
+  const bool about_change = args[1] != "PREPARE" && args[1] != "STATE";
+  if (about_change) args.insert(args.end(), {std::string(kForWord), coordinated_target(c)});
   const auto& parts = c.participants;
   if (c.committed.size() != parts.size()) c.committed.assign(parts.size(), false);
   c.round_ready = true;
@@ -462,9 +460,7 @@ void Cluster::failover_round_done() {
                              std::to_string(majority) + " needed");
       }
       if (c.round_ok < majority) return schedule_change();
-      size_t all = 0;
-      for (const std::string& p : c.participants) all += votes_of(p);
-      c.nobody_committed = !c.some_committed && c.round_ok == all;
+      c.nobody_committed = !c.some_committed && c.round_ok == possible;
       c.step = c.some_committed ? Coordination::kCommitting : Coordination::kPreparing;
       break;
     }
