@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/numbers.h"
 #include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
 #include "engine/key_specs.h"
@@ -35,9 +36,12 @@ struct Item {
 
 // lookupKeyByPattern: '#' is the element itself; otherwise the first '*' of the pattern is
 // replaced by the element, and "->field" after it (with a field name) reads a hash field. Only
-// strings (or hash fields) are found. C-string semantics, as Redis's strchr/strstr.
+// strings (or hash fields) are found. C-string semantics, as Redis's strchr/strstr. `int_encoded`
+// (when given) says whether what was found is a string stored as an integer.
 std::optional<std::string> lookup_by_pattern(Store& store, std::string_view pattern,
-                                             std::string_view element) {
+                                             std::string_view element,
+                                             bool* int_encoded = nullptr) {
+  if (int_encoded != nullptr) *int_encoded = false;
   const std::string pat(pattern.substr(0, std::min(pattern.size(), std::strlen(pattern.data()))));
   if (pat == "#") return std::string(element);
   const size_t star = pat.find('*');
@@ -53,9 +57,15 @@ std::optional<std::string> lookup_by_pattern(Store& store, std::string_view patt
     const auto* hash = static_cast<const HashObject*>(e->object());
     const std::optional<std::string_view> v = hash->get(pat.substr(arrow + 2));
     if (!v) return std::nullopt;
+    // A listpack holds a field's value that reads as an integer as one, read back as such.
+    if (int_encoded != nullptr) {
+      *int_encoded = hash->encoding() == HashObject::Encoding::kListpack &&
+                     common::parse_integer(*v).has_value();
+    }
     return std::string(*v);
   }
   if (e->type() != ValueType::kString) return std::nullopt;
+  if (int_encoded != nullptr) *int_encoded = e->encoding() == StringEncoding::kInt;
   return std::string(e->string_value());
 }
 
@@ -126,10 +136,22 @@ void sort_generic(CommandContext& ctx, bool readonly) {
       return;
     }
   }
+  // Redis reads strtod's errno for ERANGE without clearing it, so it may start the numeric
+  // conversion below with ERANGE already set (see there).
+  bool erange_before = false;
   if (type == ValueType::kZSet) {
     // Redis converts the sorted set it sorts to a skiplist, for good (OBJECT ENCODING shows it).
     auto zset = write_object<ZSetObject>(ctx.store, argv[1], false);
-    if (zset && zset->get() != nullptr) (*zset)->convert_to_skiplist();
+    if (zset && zset->get() != nullptr) {
+      // A listpack holds each score as text, and converting reads it back with strtod, which
+      // sets ERANGE for a subnormal score (its text is never exact).
+      if ((*zset)->encoding() == ZSetObject::Encoding::kListpack) {
+        (*zset)->for_each([&](std::string_view, double score) {
+          if (std::fpclassify(score) == FP_SUBNORMAL) erange_before = true;
+        });
+      }
+      (*zset)->convert_to_skiplist();
+    }
   }
   // A set's order is its table's: sorted as strings where the result must be reproducible.
   if (dontsort && type == ValueType::kSet && (storekey || ctx.from_script)) {
@@ -176,11 +198,15 @@ void sort_generic(CommandContext& ctx, bool readonly) {
     // Lists and sorted sets keep their order, reversed by DESC.
     if (desc && type != ValueType::kSet) std::reverse(items.begin(), items.end());
   } else {
+    // As Redis: errno is not cleared between elements, and is read only after a strtod, which a
+    // BY value stored as an integer does not need (its value is taken as it is).
     bool conversion_error = false;
+    bool erange = erange_before;
     for (Item& item : items) {
       std::optional<std::string> by;
+      bool int_encoded = false;
       if (sortby) {
-        by = lookup_by_pattern(ctx.store, *sortby, item.value);
+        by = lookup_by_pattern(ctx.store, *sortby, item.value, &int_encoded);
         if (!by) continue;
       }
       const std::string& source = sortby ? *by : item.value;
@@ -190,7 +216,9 @@ void sort_generic(CommandContext& ctx, bool readonly) {
         char* eptr = nullptr;
         errno = 0;
         item.score = std::strtod(source.c_str(), &eptr);
-        if (*eptr != '\0' || errno == ERANGE || std::isnan(item.score)) conversion_error = true;
+        if (int_encoded) continue;
+        erange = erange || errno == ERANGE;
+        if (*eptr != '\0' || erange || std::isnan(item.score)) conversion_error = true;
       }
     }
     if (conversion_error) {

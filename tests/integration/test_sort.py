@@ -76,6 +76,29 @@ SORTS = [
     ["MULTI"], ["SORT", "ids", "DESC", "STORE", "mdst"], ["LRANGE", "mdst", "0", "-1"], ["EXEC"],
     ["EVAL", "return redis.call('sort', KEYS[1], 'BY', 'nosort')", "1", "sset"],
     ["SORT"], ["SORT_RO"],
+    # A listpack sorted set holding a subnormal score: SORT's conversion to a skiplist reads the
+    # score back with strtod, which leaves ERANGE, and Redis's numeric conversion then fails for
+    # every element it runs strtod on (not for BY values stored as integers, not with ALPHA or
+    # BY nosort, nor for values a listpack hash holds as integers). Once a skiplist, it sorts. Each case starts from errno cleared by a ZADD
+    # (Redis does not clear it itself, so an earlier command's ERANGE would fail any SORT).
+    ["ZADD", "zsub", "5e-324", "3", "1", "1"], ["ZADD", "errno_reset", "0.5", "m"],
+    ["SORT", "zsub"], ["OBJECT", "ENCODING", "zsub"], ["ZADD", "errno_reset", "0.5", "m"],
+    ["SORT", "zsub", "DESC"],
+    ["ZADD", "zsub2", "-1e-310", "1", "2", "2"], ["ZADD", "errno_reset", "0.5", "m"],
+    ["SORT_RO", "zsub2", "BY", "w_*"], ["ZADD", "errno_reset", "0.5", "m"],
+    ["ZADD", "zsub6", "-1e-310", "1", "2", "2"], ["ZADD", "errno_reset", "0.5", "m"],
+    ["SORT_RO", "zsub6", "BY", "h_*->f"],
+    ["HSET", "hb_1", "f", "9"], ["HSET", "hb_2", "f", "3", "long", "x" * 70],
+    ["OBJECT", "ENCODING", "hb_2"], ["HSET", "hb_3", "f", "1.5"],
+    ["ZADD", "zsub7", "-1e-310", "1", "2", "2"], ["ZADD", "errno_reset", "0.5", "m"],
+    ["SORT_RO", "zsub7", "BY", "hb_*->f"],
+    ["ZADD", "zsub8", "-1e-310", "1", "2", "3"], ["ZADD", "errno_reset", "0.5", "m"],
+    ["SORT_RO", "zsub8", "BY", "hb_*->f"],
+    ["ZADD", "zsub3", "1e-310", "2", "2", "1"], ["ZADD", "errno_reset", "0.5", "m"],
+    ["SORT", "zsub3", "ALPHA"], ["ZADD", "zsub4", "1e-310", "2", "2", "1"],
+    ["ZADD", "errno_reset", "0.5", "m"], ["SORT", "zsub4", "BY", "nosort"],
+    ["ZADD", "zsub5", "1e-310", "x", "2e-308", "y"], ["ZADD", "errno_reset", "0.5", "m"],
+    ["SORT", "zsub5", "BY", "nokey_*"], ["ZADD", "errno_reset", "0.5", "m"],
     ["COMMAND", "INFO", "sort", "sort_ro"], ["COMMAND", "DOCS", "sort", "sort_ro"],
     ["COMMAND", "GETKEYS", "SORT", "k", "STORE", "d", "LIMIT", "0", "1", "GET", "store"],
     ["COMMAND", "GETKEYS", "SORT", "k", "BY", "store", "STORE", "d1", "STORE", "d2"],
