@@ -291,7 +291,8 @@ class Cluster {
   // without some member hearing of it leaves free for the next one.
   uint64_t change_target(std::span<const hashring::Member> members,
                          std::vector<std::string> failed) const;
-  // The change prepared here's (pending_failed_ is kept sorted, as change_target sorts).
+  // The FOR word's fingerprint of the change prepared on this node (pending_failed_ is kept
+  // sorted, as change_target sorts).
   uint64_t pending_target() const { return view_fingerprint(*pending_, pending_failed_); }
   // The FOR word's fingerprint of the change this node coordinates, made on first use (its
   // members and failed ones are set before its first round).

@@ -36,14 +36,15 @@ struct Item {
 
 // lookupKeyByPattern: '#' is the element itself; otherwise the first '*' of the pattern is
 // replaced by the element, and "->field" after it (with a field name) reads a hash field. Only
-// strings (or hash fields) are found. C-string semantics, as Redis's strchr/strstr. `int_encoded`
-// (when given) says whether what was found is a string stored as an integer.
-std::optional<std::string> lookup_by_pattern(Store& store, std::string_view pattern,
-                                             std::string_view element,
-                                             bool* int_encoded = nullptr) {
-  if (int_encoded != nullptr) *int_encoded = false;
+// strings (or hash fields) are found. C-string semantics, as Redis's strchr/strstr.
+struct Found {
+  std::string value;
+  bool integer = false;  // stored as an integer (Redis reads it back as an integer object)
+};
+std::optional<Found> lookup_by_pattern(Store& store, std::string_view pattern,
+                                       std::string_view element) {
   const std::string pat(pattern.substr(0, std::min(pattern.size(), std::strlen(pattern.data()))));
-  if (pat == "#") return std::string(element);
+  if (pat == "#") return Found{std::string(element)};
   const size_t star = pat.find('*');
   if (star == std::string::npos) return std::nullopt;
   const size_t arrow = pat.find("->", star + 1);
@@ -57,16 +58,12 @@ std::optional<std::string> lookup_by_pattern(Store& store, std::string_view patt
     const auto* hash = static_cast<const HashObject*>(e->object());
     const std::optional<std::string_view> v = hash->get(pat.substr(arrow + 2));
     if (!v) return std::nullopt;
-    // A listpack holds a field's value that reads as an integer as one, read back as such.
-    if (int_encoded != nullptr) {
-      *int_encoded = hash->encoding() == HashObject::Encoding::kListpack &&
-                     common::parse_integer(*v).has_value();
-    }
-    return std::string(*v);
+    // A listpack holds a field's value that reads as an integer as one.
+    return Found{std::string(*v), hash->encoding() == HashObject::Encoding::kListpack &&
+                                      common::parse_integer(*v).has_value()};
   }
   if (e->type() != ValueType::kString) return std::nullopt;
-  if (int_encoded != nullptr) *int_encoded = e->encoding() == StringEncoding::kInt;
-  return std::string(e->string_value());
+  return Found{std::string(e->string_value()), e->encoding() == StringEncoding::kInt};
 }
 
 // strcoll in the C locale: a C-string comparison.
@@ -136,9 +133,9 @@ void sort_generic(CommandContext& ctx, bool readonly) {
       return;
     }
   }
-  // Redis reads strtod's errno for ERANGE without clearing it, so it may start the numeric
-  // conversion below with ERANGE already set (see there).
-  bool erange_before = false;
+  // Redis reads strtod's errno for ERANGE without clearing it, between elements too: the
+  // numeric conversion below may start with it set.
+  bool erange = false;
   if (type == ValueType::kZSet) {
     // Redis converts the sorted set it sorts to a skiplist, for good (OBJECT ENCODING shows it).
     auto zset = write_object<ZSetObject>(ctx.store, argv[1], false);
@@ -147,7 +144,7 @@ void sort_generic(CommandContext& ctx, bool readonly) {
       // sets ERANGE for a subnormal score (its text is never exact).
       if ((*zset)->encoding() == ZSetObject::Encoding::kListpack) {
         (*zset)->for_each([&](std::string_view, double score) {
-          if (std::fpclassify(score) == FP_SUBNORMAL) erange_before = true;
+          if (std::fpclassify(score) == FP_SUBNORMAL) erange = true;
         });
       }
       (*zset)->convert_to_skiplist();
@@ -198,25 +195,22 @@ void sort_generic(CommandContext& ctx, bool readonly) {
     // Lists and sorted sets keep their order, reversed by DESC.
     if (desc && type != ValueType::kSet) std::reverse(items.begin(), items.end());
   } else {
-    // As Redis: errno is not cleared between elements, and is read only after a strtod, which a
-    // BY value stored as an integer does not need (its value is taken as it is).
+    // errno is read only after a strtod, which a BY value stored as an integer does not need.
     bool conversion_error = false;
-    bool erange = erange_before;
     for (Item& item : items) {
-      std::optional<std::string> by;
-      bool int_encoded = false;
+      std::optional<Found> by;
       if (sortby) {
-        by = lookup_by_pattern(ctx.store, *sortby, item.value, &int_encoded);
+        by = lookup_by_pattern(ctx.store, *sortby, item.value);
         if (!by) continue;
       }
-      const std::string& source = sortby ? *by : item.value;
+      const std::string& source = sortby ? by->value : item.value;
       if (alpha) {
-        if (sortby) item.by = std::move(by);
+        if (sortby) item.by = std::move(by->value);
       } else {
         char* eptr = nullptr;
         errno = 0;
         item.score = std::strtod(source.c_str(), &eptr);
-        if (int_encoded) continue;
+        if (by && by->integer) continue;
         erange = erange || errno == ERANGE;
         if (*eptr != '\0' || erange || std::isnan(item.score)) conversion_error = true;
       }
@@ -253,9 +247,9 @@ void sort_generic(CommandContext& ctx, bool readonly) {
       const std::string& v = items[static_cast<size_t>(j)].value;
       if (gets.empty()) ctx.reply.bulk(v);
       for (std::string_view pattern : gets) {
-        const std::optional<std::string> got = lookup_by_pattern(ctx.store, pattern, v);
+        const std::optional<Found> got = lookup_by_pattern(ctx.store, pattern, v);
         if (got) {
-          ctx.reply.bulk(*got);
+          ctx.reply.bulk(got->value);
         } else {
           ctx.reply.null();
         }
@@ -268,8 +262,8 @@ void sort_generic(CommandContext& ctx, bool readonly) {
     const std::string& v = items[static_cast<size_t>(j)].value;
     if (gets.empty()) result->push(ListObject::End::kTail, v);
     for (std::string_view pattern : gets) {
-      const std::optional<std::string> got = lookup_by_pattern(ctx.store, pattern, v);
-      result->push(ListObject::End::kTail, got ? *got : std::string());
+      const std::optional<Found> got = lookup_by_pattern(ctx.store, pattern, v);
+      result->push(ListObject::End::kTail, got ? got->value : std::string());
     }
   }
   const std::string_view dest = *storekey;
