@@ -110,7 +110,9 @@ bool add_spec_keys(const KeySpec& spec, std::span<const std::string_view> argv,
         common::parse_integer(argv[static_cast<size_t>(first + spec.a)]);
     if (!n || *n < 0) return false;
     first += spec.b;
-    last = first + *n - 1;
+    // Redis takes the count as an int (`(int)numkeys`): 2^32 + 1 counts one key, and a count
+    // past INT_MAX no overflow.
+    last = first + static_cast<int32_t>(static_cast<uint32_t>(*n)) - 1;
   } else {
     step = spec.b;
     if (spec.a >= 0) {

@@ -311,6 +311,10 @@ def getkeys_targets(gen, port, oracle_port, generated):
             for at in (0, 1):
                 if at < extra:
                     out.append(base + args[:at] + [b"2"] + args[at + 1:])
+    # Key counts past an int, which Redis truncates to one (INT64_MAX to -1, 2^32 + 1 to 1).
+    for count in (b"9223372036854775807", b"4294967297", b"4294967298", b"2147483648"):
+        out += [[b"ZUNION", count, b"k1", b"k2"], [b"EVAL", b"s", count, b"k1", b"k2"],
+                [b"LMPOP", count, b"k1", b"k2", b"LEFT"], [b"ZUNIONSTORE", b"d", count, b"k1"]]
     wanted = len(out) + generated
     while len(out) < wanted:
         out += [argv for argv, _ in gen.next()]
