@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 
+#include "common/numbers.h"
 #include "engine/types/object.h"
 #include "engine/types/varint.h"
 
@@ -29,34 +30,10 @@ constexpr size_t kMaxInPlaceSlack = 16;
 // Redis's SDS_MAX_PREALLOC: appends double a value's room up to this size, then add this much.
 constexpr size_t kAppendDoublingLimit = size_t{1} << 20;
 
-// Redis's string2ll acceptance: optional '-', no leading zeros (except "0"), no '+', no spaces,
-// and the value must fit in a signed 64-bit integer.
-bool is_canonical_int64(std::string_view s) {
-  if (s.empty() || s.size() > 20) return false;
-  size_t i = 0;
-  bool negative = false;
-  if (s[0] == '-') {
-    negative = true;
-    i = 1;
-    if (s.size() == 1) return false;
-  }
-  if (s[i] == '0') return s.size() == 1;  // "0" only; "-0" and "007" are not canonical
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    char c = s[i];
-    if (c < '0' || c > '9') return false;
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  const uint64_t limit = negative ? (uint64_t{1} << 63) : (uint64_t{1} << 63) - 1;
-  return v <= limit;
-}
-
 }  // namespace
 
 StringEncoding classify_string(std::string_view value) {
-  if (is_canonical_int64(value)) return StringEncoding::kInt;
+  if (common::parse_integer(value)) return StringEncoding::kInt;  // string2ll's acceptance
   return value.size() <= kEmbstrLimit ? StringEncoding::kEmbstr : StringEncoding::kRaw;
 }
 
