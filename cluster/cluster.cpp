@@ -333,7 +333,7 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
   const ReplyMerge::Kind kind = spec.merge;
   if (route.kind == RouteKind::kSplit) {
     split_++;
-    const size_t first = static_cast<size_t>(spec.first_key);
+    const size_t first = static_cast<size_t>(spec.first_key());
     auto m =
         std::make_shared<ReplyMerge>(kind, write, resp, route.fragments.size(), std::move(done));
     for (size_t i = 0; i < route.fragments.size(); ++i) {

@@ -14,12 +14,12 @@ Route Router::route(const engine::CommandSpec& spec, std::span<const std::string
     return r;
   }
   if (spec.find_keys != nullptr) return route_keys(engine::key_positions(spec, argv), argv);
-  if (spec.first_key <= 0 || static_cast<size_t>(spec.first_key) >= argv.size()) return r;
+  if (spec.first_key() <= 0 || static_cast<size_t>(spec.first_key()) >= argv.size()) return r;
   const size_t argc = argv.size();
-  const size_t first = static_cast<size_t>(spec.first_key);
-  const size_t last = spec.last_key < 0 ? argc - static_cast<size_t>(-spec.last_key)
-                                        : static_cast<size_t>(spec.last_key);
-  const size_t step = spec.key_step > 0 ? static_cast<size_t>(spec.key_step) : 1;
+  const size_t first = static_cast<size_t>(spec.first_key());
+  const size_t last = spec.last_key() < 0 ? argc - static_cast<size_t>(-spec.last_key())
+                                          : static_cast<size_t>(spec.last_key());
+  const size_t step = spec.key_step() > 0 ? static_cast<size_t>(spec.key_step()) : 1;
   // Malformed key layouts (MSET with a dangling key) run where they are: the handler replies
   // with the error.
   if (last < first || last >= argc || (step > 1 && (argc - first) % step != 0)) return r;

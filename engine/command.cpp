@@ -245,10 +245,11 @@ void key_positions(const CommandSpec& spec, std::span<const std::string_view> ar
     return;
   }
   const size_t argc = argv.size();
-  if (spec.first_key <= 0 || spec.key_step <= 0) return;
-  int64_t last = spec.last_key < 0 ? static_cast<int64_t>(argc) + spec.last_key : spec.last_key;
-  for (int64_t i = spec.first_key; i <= last && i < static_cast<int64_t>(argc);
-       i += spec.key_step) {
+  if (spec.first_key() <= 0 || spec.key_step() <= 0) return;
+  int64_t last =
+      spec.last_key() < 0 ? static_cast<int64_t>(argc) + spec.last_key() : spec.last_key();
+  for (int64_t i = spec.first_key(); i <= last && i < static_cast<int64_t>(argc);
+       i += spec.key_step()) {
     keys.push_back(static_cast<size_t>(i));
   }
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/keyspace_events.h"
+#include "engine/key_range.h"
 #include "protocol/reply_writer.h"
 
 namespace ringkv::engine {
@@ -98,9 +99,6 @@ struct CommandSpec {
   std::string_view name{};  // lowercase; subcommands are named without the parent ("get")
   int arity;                // as Redis: counts the name; negative means "at least -arity"
   uint32_t flags;
-  int first_key;  // 0 when the command takes no key
-  int last_key;   // negative counts from the end (-1 = last argument)
-  int key_step;
   CommandHandler handler;    // nullptr for a container of subcommands
   std::string_view group{};  // "string", "generic", "connection", "server", ...
   std::string_view since{};  // Redis version the command appeared in
@@ -114,24 +112,26 @@ struct CommandSpec {
   // COMMAND INFO extras, as Redis 7.0 reports them.
   std::string_view acl_categories{};  // space-separated, without '@': "write string slow"
   std::string_view tips{};            // space-separated: "request_policy:all_shards ..."
-  // Key specs, ';'-separated; each "FLAGS|begin index|lastkey|keystep|limit[|notes]" with
-  // space-separated flags, e.g. "RW access delete|1|0|1|0", or, for keys that follow a count
-  // argument, "FLAGS|begin index|keynum|keynumidx,firstkey,keystep" (e.g. LMPOP's
-  // "RW access delete|1|keynum|0,1,1"); a begin index "keyword:TOKEN:startfrom" searches for a
-  // keyword (XREAD's "keyword:STREAMS:1"). Empty for keyless commands.
-  std::string_view key_specs{};
+  // Where its keys are and what it does to them (see KeySpecs), as Redis 7.0 states it.
+  KeySpecs key_specs{};
   // COMMAND DOCS extras: history entries "version|text", '\n'-separated; doc flags
   // ("deprecated"); for deprecated commands the version and the replacement.
   std::string_view history{};
   std::string_view doc_flags{};
   std::string_view deprecated_since{};
   std::string_view replaced_by{};
-  // Set for commands with movable keys; first_key/last_key/key_step then say 0 as in Redis.
+  // Set for commands with movable keys (their key specs give no plain range: first_key() is 0).
   KeyFinder find_keys = nullptr;
   // Set for SET, BITFIELD, SORT and SORT_RO (see KeyFlagsFinder); key_references() uses it.
   KeyFlagsFinder find_key_flags = nullptr;
   // How the parts' replies merge when the command runs on several nodes (split or fanned out).
   MergePolicy merge = MergePolicy::kSum;
+
+  // COMMAND INFO's first key, last key and step, derived from the key specs: 0 when the command
+  // takes no key (or its keys move); a negative last key counts from the end (-1 = the last).
+  constexpr int first_key() const { return key_specs.first; }
+  constexpr int last_key() const { return key_specs.last; }
+  constexpr int key_step() const { return key_specs.step; }
 };
 
 // The row of a command without keys, with no syntax, key specs or tips.
@@ -143,9 +143,6 @@ constexpr CommandSpec keyless_row(std::string_view name, int arity, uint32_t fla
   return {.name = name,
           .arity = arity,
           .flags = flags,
-          .first_key = 0,
-          .last_key = 0,
-          .key_step = 0,
           .handler = handler,
           .group = group,
           .since = since,

@@ -140,7 +140,7 @@ struct ParsedKeySpecs {
 ParsedKeySpecs parse_key_specs(const CommandSpec& spec) {
   ParsedKeySpecs out;
   if (spec.key_specs.empty()) return out;
-  for (std::string_view text : split(spec.key_specs, ';')) {
+  for (std::string_view text : split(spec.key_specs.text, ';')) {
     out.specs.push_back(parse_key_spec(text));
     out.has_key_spec = out.has_key_spec || !(out.specs.back().flags & kKeyNotKey);
     out.variable = out.variable || (out.specs.back().flags & kKeyVariableFlags);

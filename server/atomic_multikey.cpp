@@ -147,7 +147,7 @@ bool Server::relay_atomic(Connection& conn, const engine::CommandSpec& spec,
 
   if (route.kind == cluster::RouteKind::kSplit) {
     // One RUN per owner under every lock; the split's merge makes one reply of them.
-    const size_t first = static_cast<size_t>(spec.first_key);
+    const size_t first = static_cast<size_t>(spec.first_key());
     auto merge =
         std::make_shared<cluster::ReplyMerge>(spec.merge, (spec.flags & engine::kWrite) != 0, resp,
                                               route.fragments.size(), [a](std::string_view reply) {

@@ -360,7 +360,7 @@ Server::LockCheck Server::check_locks(Connection& conn, std::span<const std::str
   } else {
     // Queued in MULTI, not run now.
     if (tx.active && !(spec->flags & engine::kRunsInMulti)) return LockCheck::kRun;
-    if (spec->first_key <= 0 && spec->find_keys == nullptr) return LockCheck::kRun;
+    if (spec->first_key() <= 0 && spec->find_keys == nullptr) return LockCheck::kRun;
     engine::key_positions(*spec, command, key_scratch_);
     for (size_t pos : key_scratch_) keys.push_back(command[pos]);
   }

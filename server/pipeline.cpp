@@ -196,7 +196,7 @@ bool Server::relayed_keyed(const cluster::PeerFrame& frame) {
   if (frame.kind != cluster::PeerFrameKind::kCommand) return false;
   std::string error;
   const engine::CommandSpec* spec = engine::resolve_command(frame.args, error);
-  return spec != nullptr && (spec->first_key > 0 || spec->find_keys != nullptr);
+  return spec != nullptr && (spec->first_key() > 0 || spec->find_keys != nullptr);
 }
 
 bool Server::must_wait_for_ring(std::span<const std::string_view> argv) {
@@ -284,7 +284,7 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
     return Outcome::kDone;
   }
   if (origin.is_client() && cluster_ && relay(*conn, spec, argv, writer)) return Outcome::kDone;
-  if (cluster_ && origin.needs_lease() && (spec.first_key > 0 || spec.find_keys != nullptr)) {
+  if (cluster_ && origin.needs_lease() && (spec.first_key() > 0 || spec.find_keys != nullptr)) {
     if (!cluster_->lease_valid()) {
       refuse(origin, kNoMajorityError, writer, &spec);
       return Outcome::kDone;

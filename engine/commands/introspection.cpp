@@ -186,15 +186,15 @@ void write_command_info(ReplyWriter& reply, const CommandSpec& spec) {
   }
   if (movable) reply.simple("movablekeys");
   if (busy) reply.simple(kAllowBusyName);
-  reply.integer(spec.first_key);
-  reply.integer(spec.last_key);
-  reply.integer(spec.key_step);
+  reply.integer(spec.first_key());
+  reply.integer(spec.last_key());
+  reply.integer(spec.key_step());
   reply.set(count_fields(spec.acl_categories, ' '));
   split(spec.acl_categories, ' ', [&](std::string_view c) { reply.simple("@" + std::string(c)); });
   reply.set(count_fields(spec.tips, ' '));
   split(spec.tips, ' ', [&](std::string_view t) { reply.bulk(t); });
-  reply.set(count_fields(spec.key_specs, ';'));
-  split(spec.key_specs, ';', [&](std::string_view s) { write_key_spec(reply, s); });
+  reply.set(count_fields(spec.key_specs.text, ';'));
+  split(spec.key_specs.text, ';', [&](std::string_view s) { write_key_spec(reply, s); });
   if (spec.subcommands.empty()) {
     reply.set(0);
   } else {
@@ -427,9 +427,6 @@ constexpr CommandSpec kCommandSubcommands[] = {
     {.name = "count",
      .arity = 2,
      .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
      .handler = cmd_command_count,
      .group = "server",
      .since = "2.8.13",
@@ -440,9 +437,6 @@ constexpr CommandSpec kCommandSubcommands[] = {
     {.name = "info",
      .arity = -2,
      .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
      .handler = cmd_command_info,
      .group = "server",
      .since = "2.8.13",
@@ -455,9 +449,6 @@ constexpr CommandSpec kCommandSubcommands[] = {
     {.name = "docs",
      .arity = -2,
      .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
      .handler = cmd_command_docs,
      .group = "server",
      .since = "7.0.0",
@@ -469,9 +460,6 @@ constexpr CommandSpec kCommandSubcommands[] = {
     {.name = "list",
      .arity = -2,
      .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
      .handler = cmd_command_list,
      .group = "server",
      .since = "7.0.0",
@@ -484,9 +472,6 @@ constexpr CommandSpec kCommandSubcommands[] = {
     {.name = "getkeys",
      .arity = -4,
      .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
      .handler = cmd_command_getkeys,
      .group = "server",
      .since = "2.8.13",
@@ -497,9 +482,6 @@ constexpr CommandSpec kCommandSubcommands[] = {
     {.name = "getkeysandflags",
      .arity = -4,
      .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
      .handler = cmd_command_getkeysandflags,
      .group = "server",
      .since = "7.0.0",
@@ -514,9 +496,6 @@ constexpr CommandSpec kIntrospectionCommands[] = {
     {.name = "info",
      .arity = -1,
      .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
      .handler = cmd_info,
      .group = "server",
      .since = "1.0.0",
@@ -529,9 +508,6 @@ constexpr CommandSpec kIntrospectionCommands[] = {
     {.name = "command",
      .arity = -1,
      .flags = kLoading | kStale,
-     .first_key = 0,
-     .last_key = 0,
-     .key_step = 0,
      .handler = cmd_command,
      .group = "server",
      .since = "2.8.13",

@@ -295,6 +295,31 @@ def command_names(port):
     return names
 
 
+def command_info_rows(port):
+    """COMMAND INFO as {name: row}, every subcommand's row under its own name ("config|get")
+    and a container's row without its subcommand list."""
+    with harness.RespClient(port) as c:
+        rows = harness.parse_reply(c.call("COMMAND", "INFO"))
+    out = {}
+    for row in rows:
+        out[row[0]] = row[:9]
+        for sub in row[9]:
+            out[sub[0]] = sub
+    return out
+
+
+def compare_command_info(report, port, oracle_port):
+    """Every command and subcommand both servers list must have the same COMMAND INFO row:
+    arity, flags, first/last/step (derived from the key specs), ACL categories, tips and key
+    specs. (A container's subcommands are compared one by one: Redis lists them in its hash
+    table's order.)"""
+    ours, theirs = command_info_rows(port), command_info_rows(oracle_port)
+    common = sorted(set(ours) & set(theirs))
+    report.check(len(common) > 300, "COMMAND INFO: %d commands and subcommands in common" % len(common))
+    for name in common:
+        report.equal(ours[name], theirs[name], "COMMAND INFO row of %s" % name.decode())
+
+
 def getkeys_targets(gen, port, oracle_port, generated):
     """Requests to ask COMMAND GETKEYS(ANDFLAGS) about: every command and subcommand both servers
     list (not ringkv's own CLUSTER subcommands), with as many arguments as its arity asks and 1
@@ -329,6 +354,7 @@ def compare_all(report, gen, rng, count, ours_ports, oracle_port, cluster):
                       gen.geo_sweep()):
         pair.run(harness.encode_command(*argv), mode, show(argv), argv)
     run_generated(pair, gen, count)
+    compare_command_info(report, ours_ports[0], oracle_port)
     # COMMAND GETKEYS and GETKEYSANDFLAGS of every command, and of generated requests (not run).
     for argv in getkeys_targets(gen, ours_ports[0], oracle_port, max(count // 10, 50)):
         for sub in (b"GETKEYS", b"GETKEYSANDFLAGS"):

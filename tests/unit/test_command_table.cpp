@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -61,8 +62,8 @@ void check_rows(std::span<const CommandSpec> rows, bool sub) {
     CHECK(parse_syntax(spec.syntax, args));
     // Keys (fixed or movable) come with key specs and fixed ones with a positive step; keyless
     // rows have neither.
-    CHECK((spec.first_key > 0 || spec.find_keys != nullptr) == !spec.key_specs.empty());
-    if (spec.first_key > 0) CHECK(spec.key_step > 0);
+    CHECK((spec.first_key() > 0 || spec.find_keys != nullptr) == !spec.key_specs.empty());
+    if (spec.first_key() > 0) CHECK(spec.key_step() > 0);
     if (spec.subcommands.empty()) {
       CHECK((spec.handler != nullptr));
     } else {
@@ -316,108 +317,40 @@ TEST_CASE("rename-command: clients reach renamed commands by their new names onl
   CHECK(original_command_name("CFG_x1").empty());
 }
 
-namespace {
-
-// The first/last/step Redis 7.0 derives from a command's key specs (populateCommandLegacyRangeSpec
-// in server.c) and COMMAND INFO reports: one index+range spec is taken as it is; otherwise the
-// range specs of step 1 that follow each other are merged and every other spec is skipped (the
-// command then has movable keys). No usable range spec gives 0 0 0.
-struct LegacyRange {
-  int first = 0;
-  int last = 0;
-  int step = 0;
-};
-
-int to_int(std::string_view s) {
-  CAPTURE(s);
-  int64_t v = 0;
-  REQUIRE(parse_int64(s, v));
-  return static_cast<int>(v);
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  for (;;) {
-    size_t at = s.find(sep);
-    out.push_back(s.substr(0, at));
-    if (at == std::string_view::npos) return out;
-    s.remove_prefix(at + 1);
-  }
-}
-
-LegacyRange legacy_range(std::string_view key_specs) {
-  struct Range {
-    int begin;
-    int lastkey;  // relative to begin when >= 0
-    int keystep;
+TEST_CASE("first/last/step come from the key specs, as Redis derives them") {
+  // One index+range spec is taken as it is; of several, the range specs of step 1 that follow
+  // each other are joined and every other spec is skipped; no usable range spec gives 0 0 0.
+  // Redis 7.0.15's COMMAND INFO for the specs of these commands:
+  auto range = [](std::string_view specs) {
+    const KeySpecs k(specs);
+    return std::array<int, 3>{k.first, k.last, k.step};
   };
-  std::vector<std::optional<Range>> specs;
-  if (!key_specs.empty()) {
-    for (std::string_view spec : split(key_specs, ';')) {
-      std::vector<std::string_view> f = split(spec, '|');
-      REQUIRE(f.size() >= 4);
-      // Only index + range specs count: keynum ones, keyword searches (XREAD's STREAMS) and
-      // unknown ones (SORT's STORE) make the keys movable.
-      if (f[2] == "keynum" || f[1].starts_with("keyword:") || f[1] == "unknown") {
-        specs.push_back(std::nullopt);
-      } else {
-        REQUIRE(f.size() >= 5);
-        specs.push_back(Range{to_int(f[1]), to_int(f[2]), to_int(f[3])});
-      }
-    }
-  }
-  LegacyRange out;
-  auto absolute_last = [](const Range& r) {
-    return r.lastkey < 0 ? r.lastkey : r.begin + r.lastkey;
-  };
-  if (specs.size() == 1 && specs[0]) {
-    return {specs[0]->begin, absolute_last(*specs[0]), specs[0]->keystep};
-  }
-  int first = INT_MAX;
-  int last = 0;
-  int prev_last = 0;
-  for (const auto& r : specs) {
-    if (!r || r->keystep != 1 || (prev_last != 0 && prev_last != r->begin - 1)) continue;
-    first = std::min(first, r->begin);
-    // Redis compares as unsigned, so a negative (counted from the end) last key wins.
-    last = static_cast<int>(
-        std::max(static_cast<unsigned>(last), static_cast<unsigned>(absolute_last(*r))));
-    prev_last = last;
-  }
-  if (first == INT_MAX) return out;
-  return {first, last, 1};
-}
-
-void check_key_columns(std::span<const CommandSpec> rows) {
-  for (const CommandSpec& spec : rows) {
-    CAPTURE(command_fullname(spec));
-    CAPTURE(spec.key_specs);
-    const LegacyRange want = legacy_range(spec.key_specs);
-    CHECK(spec.first_key == want.first);
-    CHECK(spec.last_key == want.last);
-    CHECK(spec.key_step == want.step);
-    check_key_columns(spec.subcommands);
-  }
-}
-
-}  // namespace
-
-TEST_CASE("first/last/step agree with the key specs, as Redis derives them") {
-  check_key_columns(command_table());
-  // The derivation itself, on Redis 7.0.15's specs of a few commands.
-  CHECK(legacy_range("RW access delete|1|keynum|0,1,1").first == 0);  // LMPOP: movable, 0 0 0
-  CHECK(legacy_range("RW|1|0|1|0;RO|2|keynum|0,1,1").last == 1);      // ZUNIONSTORE: 1 1 1
-  CHECK(legacy_range("RW update|1|-1|2|0").step == 2);                // MSET: 1 -1 2
-  CHECK(legacy_range("RW access delete|1|0|1|0;RW insert|2|0|1|0").last == 2);  // LMOVE: 1 2 1
-  CHECK(legacy_range("").first == 0);
-  CHECK(legacy_range("RO access|1|0|1|0;OW update|unknown|unknown|0|0").last == 1);  // SORT
+  using R = std::array<int, 3>;
+  CHECK(range("RO access|1|0|1|0") == R{1, 1, 1});                                  // GET
+  CHECK(range("RM delete|1|-1|1|0") == R{1, -1, 1});                                // DEL
+  CHECK(range("OW update|1|-1|2|0") == R{1, -1, 2});                                // MSET
+  CHECK(range("RW access delete|1|-2|1|0") == R{1, -2, 1});                         // BLPOP
+  CHECK(range("RW access delete|1|keynum|0,1,1") == R{0, 0, 0});                    // LMPOP
+  CHECK(range("RW access update|2|keynum|0,1,1") == R{0, 0, 0});                    // EVAL
+  CHECK(range("OW update|1|0|1|0;RO access|2|keynum|0,1,1") == R{1, 1, 1});         // ZUNIONSTORE
+  CHECK(range("RW access delete|1|0|1|0;RW insert|2|0|1|0") == R{1, 2, 1});         // LMOVE
+  CHECK(range("RO access|1|0|1|0;OW update|unknown|unknown|0|0") == R{1, 1, 1});    // SORT
+  CHECK(range("RO access|keyword:STREAMS:1|-1|2|0") == R{0, 0, 0});                 // XREAD
+  CHECK(range("RO access|1|0|1|0;OW update|keyword:STORE:6|0|1|0") == R{1, 1, 1});  // GEORADIUS
+  CHECK(range("") == R{0, 0, 0});
+  // Ranges that do not follow each other: only the first counts.
+  CHECK(range("RW|1|0|1|0;RO|3|0|1|0") == R{1, 1, 1});
+  // Of joined ranges, one counted from the end wins the last key (Redis compares as unsigned).
+  CHECK(range("RW|1|0|1|0;RO|2|-1|1|0") == R{1, -1, 1});
+  // Derived while the program is compiled (the tables are constant).
+  static_assert(KeySpecs("OW update|1|-1|2|0").step == 2);
 }
 
 TEST_CASE("rows whose key specs cannot say what they do to their keys have a flags finder") {
   // Redis asks its own key finder for these: variable_flags, or a begin search marked unknown.
   auto check = [](const CommandSpec& spec) {
-    const bool needs = spec.key_specs.find("variable_flags") != std::string_view::npos ||
-                       spec.key_specs.find("|unknown|") != std::string_view::npos;
+    const bool needs = spec.key_specs.text.find("variable_flags") != std::string_view::npos ||
+                       spec.key_specs.text.find("|unknown|") != std::string_view::npos;
     INFO(spec.name);
     CHECK(needs == (spec.find_key_flags != nullptr));
   };
