@@ -228,7 +228,7 @@ constexpr CommandSpec kListPopCommands[] = {
      .summary = "Pop an element from a list, push it to another list and return it; or block until "
                 "one is available",
      .complexity = "O(1)",
-     .syntax = "source<key> destination<key> (wherefrom: LEFT | RIGHT) (whereto: LEFT | RIGHT) "
+     .syntax = "source<key> destination<key:1> (wherefrom: LEFT | RIGHT) (whereto: LEFT | RIGHT) "
                "timeout<double>",
      .acl_categories = "write list slow blocking",
      .key_specs = "RW access delete|1|0|1|0;RW insert|2|0|1|0"},
@@ -241,7 +241,7 @@ constexpr CommandSpec kListPopCommands[] = {
      .summary = "Pop an element from a list, push it to another list and return it; or block until "
                 "one is available",
      .complexity = "O(1)",
-     .syntax = "source<key> destination<key> timeout<double>",
+     .syntax = "source<key> destination<key:1> timeout<double>",
      .acl_categories = "write list slow blocking",
      .key_specs = "RW access delete|1|0|1|0;RW insert|2|0|1|0",
      .history = "6.0.0|`timeout` is interpreted as a double instead of an integer.",

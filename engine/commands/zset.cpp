@@ -490,8 +490,9 @@ constexpr CommandSpec kZsetCommands[] = {
      .summary = "Add one or more members to a sorted set, or update its score if it already exists",
      .complexity =
          "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
-     .syntax = "key<key> [condition: NX | XX]@3.0.2 [comparison: GT | LT]@6.2.0 [CH]@3.0.2 "
-               "[INCR]@3.0.2 (score_member: score<double> member)...",
+     .syntax =
+         "key<key> [condition: NX | XX]@3.0.2 [comparison: GT | LT]@6.2.0 [change:\"CH\"]@3.0.2 "
+         "[increment:\"INCR\"]@3.0.2 (score_member: score<double> member)...",
      .acl_categories = "write sortedset fast",
      .key_specs = "RW update|1|0|1|0",
      .history = "2.4.0|Accepts multiple elements.\n3.0.2|Added the `XX`, `NX`, `CH` and `INCR` "

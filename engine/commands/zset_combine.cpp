@@ -306,7 +306,7 @@ constexpr CommandSpec kZsetCombineCommands[] = {
      .summary = "Add multiple sorted sets and store the resulting sorted set in a new key",
      .complexity = "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, "
                    "and M being the number of elements in the resulting sorted set.",
-     .syntax = "destination<key> numkeys<integer> key<key>... [WEIGHTS=weight<integer>]... "
+     .syntax = "destination<key> numkeys<integer> key<key:1>... [WEIGHTS=weight<integer>]... "
                "[AGGREGATE=aggregate: SUM | MIN | MAX]",
      .acl_categories = "write sortedset slow",
      .key_specs = "OW update|1|0|1|0;RO access|2|keynum|0,1,1",
@@ -321,7 +321,7 @@ constexpr CommandSpec kZsetCombineCommands[] = {
      .complexity = "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K "
                    "being the number of input sorted sets and M being the number of elements in "
                    "the resulting sorted set.",
-     .syntax = "destination<key> numkeys<integer> key<key>... [WEIGHTS=weight<integer>]... "
+     .syntax = "destination<key> numkeys<integer> key<key:1>... [WEIGHTS=weight<integer>]... "
                "[AGGREGATE=aggregate: SUM | MIN | MAX]",
      .acl_categories = "write sortedset slow",
      .key_specs = "OW update|1|0|1|0;RO access|2|keynum|0,1,1",
@@ -335,7 +335,7 @@ constexpr CommandSpec kZsetCombineCommands[] = {
      .summary = "Subtract multiple sorted sets and store the resulting sorted set in a new key",
      .complexity = "O(L + (N-K)log(N)) worst case where L is the total number of elements in all "
                    "the sets, N is the size of the first set, and K is the size of the result set.",
-     .syntax = "destination<key> numkeys<integer> key<key>...",
+     .syntax = "destination<key> numkeys<integer> key<key:1>...",
      .acl_categories = "write sortedset slow",
      .key_specs = "OW update|1|0|1|0;RO access|2|keynum|0,1,1",
      .find_keys = zsetop_store_keys},

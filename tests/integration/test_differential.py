@@ -308,16 +308,36 @@ def command_info_rows(port):
     return out
 
 
-def compare_command_info(report, port, oracle_port):
-    """Every command and subcommand both servers list must have the same COMMAND INFO row:
-    arity, flags, first/last/step (derived from the key specs), ACL categories, tips and key
-    specs. (A container's subcommands are compared one by one: Redis lists them in its hash
-    table's order.)"""
-    ours, theirs = command_info_rows(port), command_info_rows(oracle_port)
-    common = sorted(set(ours) & set(theirs))
-    report.check(len(common) > 300, "COMMAND INFO: %d commands and subcommands in common" % len(common))
-    for name in common:
-        report.equal(ours[name], theirs[name], "COMMAND INFO row of %s" % name.decode())
+def command_docs_rows(port):
+    """COMMAND DOCS as {name: fields}, every subcommand's under its own name ("config|get") and
+    a container's without its subcommands."""
+    with harness.RespClient(port) as c:
+        flat = harness.parse_reply(c.call("COMMAND", "DOCS"))
+    out = {}
+    for name, body in zip(flat[0::2], flat[1::2]):
+        fields = dict(zip(body[0::2], body[1::2]))
+        subs = fields.pop(b"subcommands", [])
+        out[name] = fields
+        for sub, sub_body in zip(subs[0::2], subs[1::2]):
+            out[sub] = dict(zip(sub_body[0::2], sub_body[1::2]))
+    return out
+
+
+def compare_command_table(report, port, oracle_port):
+    """Every command and subcommand both servers list must have the same COMMAND INFO row
+    (arity, flags, first/last/step derived from the key specs, ACL categories, tips, key specs)
+    and the same COMMAND DOCS (arguments with their key spec indexes, history, ...), except the
+    docs of CLUSTER, whose subcommands are ringkv's own. A container's subcommands are compared
+    one by one: Redis lists them in its hash table's order."""
+    for what, rows in (("COMMAND INFO", command_info_rows), ("COMMAND DOCS", command_docs_rows)):
+        ours, theirs = rows(port), rows(oracle_port)
+        common = sorted(set(ours) & set(theirs))
+        report.check(len(common) > 300, "%s: %d commands and subcommands in common"
+                     % (what, len(common)))
+        for name in common:
+            if what == "COMMAND DOCS" and name.split(b"|")[0] == b"cluster":
+                continue
+            report.equal(ours[name], theirs[name], "%s of %s" % (what, name.decode()))
 
 
 def getkeys_targets(gen, port, oracle_port, generated):
@@ -354,7 +374,7 @@ def compare_all(report, gen, rng, count, ours_ports, oracle_port, cluster):
                       gen.geo_sweep()):
         pair.run(harness.encode_command(*argv), mode, show(argv), argv)
     run_generated(pair, gen, count)
-    compare_command_info(report, ours_ports[0], oracle_port)
+    compare_command_table(report, ours_ports[0], oracle_port)
     # COMMAND GETKEYS and GETKEYSANDFLAGS of every command, and of generated requests (not run).
     for argv in getkeys_targets(gen, ours_ports[0], oracle_port, max(count // 10, 50)):
         for sub in (b"GETKEYS", b"GETKEYSANDFLAGS"):
