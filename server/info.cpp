@@ -491,7 +491,7 @@ std::string Server::memory_doctor() {
     return "Hi Sam, this instance is empty or is using very little memory, my issues detector "
            "can't be used in these conditions. Please, leave for your mission on Earth and fill "
            "it with some data. The new Sam and I will be back to our programming as soon as I "
-           "finished rebooting.";
+           "finished rebooting.\n";
   }
   std::string issues;
   if (static_cast<double>(used_memory_peak_) > static_cast<double>(used) * 1.5) {
@@ -516,7 +516,7 @@ std::string Server::memory_doctor() {
   }
   if (issues.empty()) {
     return "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
-           "occurs on this base.";
+           "occurs on this base.\n";
   }
   return "Sam, I detected a few issues in this Redis instance memory implants:\n\n" + issues +
          "I'm here to keep you safe, Sam. I want to help you.\n";

@@ -267,7 +267,8 @@ def check_slowlog(report, ours, theirs):
                      ("MEMORY", "USAGE", "slow:key", "FOO", "1"), ("LATENCY", "RESET"),
                      ("LATENCY", "LATEST"), ("LATENCY", "HISTORY", "command"),
                      ("LATENCY", "GRAPH", "command"), ("LATENCY", "DOCTOR"),
-                     ("LATENCY", "HISTOGRAM", "nosuchcommand"), ("MEMORY", "PURGE")):
+                     ("LATENCY", "HISTOGRAM", "nosuchcommand"), ("MEMORY", "PURGE"),
+                     ("MEMORY", "DOCTOR")):
             report.equal(a.call(*args), b.call(*args), "%s as redis" % " ".join(args))
         for c in (a, b):
             c.call("CONFIG", "SET", "slowlog-log-slower-than", "-1")
