@@ -59,13 +59,18 @@ enum CommandFlag : uint32_t {
   kStale = 1u << 8,             // "stale"
   kSkipMonitor = 1u << 9,       // "skip_monitor"
   kSkipSlowlog = 1u << 10,      // "skip_slowlog"
-  kFast = 1u << 11,             // "fast"
-  kNoAuth = 1u << 12,           // "no_auth"
-  kNoMandatoryKeys = 1u << 13,  // "no_mandatory_keys"
-  kNoAsyncLoading = 1u << 14,   // "no_async_loading"
-  kNoMulti = 1u << 15,          // "no_multi"
-  kAllowBusy = 1u << 16,        // "allow_busy" (COMMAND INFO prints "movablekeys" before it)
-  kMayReplicate = 1u << 17,     // "may_replicate" (hidden by COMMAND INFO, as in Redis)
+  kAsking = 1u << 11,           // "asking"
+  kFast = 1u << 12,             // "fast"
+  kNoAuth = 1u << 13,           // "no_auth"
+  kNoMandatoryKeys = 1u << 14,  // "no_mandatory_keys"
+  kNoAsyncLoading = 1u << 15,   // "no_async_loading"
+  kNoMulti = 1u << 16,          // "no_multi"
+  kAllowBusy = 1u << 17,        // "allow_busy" (COMMAND INFO prints "movablekeys" before it)
+  kMayReplicate = 1u << 18,     // "may_replicate" (hidden by COMMAND INFO, as in Redis)
+  // "protected" (hidden by COMMAND INFO, as in Redis): DEBUG and MODULE LOAD/LOADEX/UNLOAD,
+  // refused before anything else is checked unless enable-debug-command (enable-module-command:
+  // always "no", ringkv loads no modules) allows the client.
+  kProtected = 1u << 19,
   // ringkv's own routing flags (not reported by COMMAND INFO):
   kKeyspaceWide = 1u << 20,  // acts on every key (DBSIZE, KEYS, SCAN, FLUSHALL, RANDOMKEY…)
   kSplittable = 1u << 21,    // multi-key command that may be split per owner (MGET, MSET, DEL…)

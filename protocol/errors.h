@@ -51,6 +51,16 @@ inline constexpr std::string_view kProtectedMode =
     "server manually just for testing, restart it with the '--protected-mode no' option. 4) "
     "Setup a an authentication password for the default user. NOTE: You only need to do one of "
     "the above things in order for the server to start accepting connections from the outside.";
+// DEBUG, and MODULE LOAD/LOADEX/UNLOAD, refused by enable-debug-command / enable-module-command
+// (Redis's rejection of a protected command).
+inline constexpr std::string_view kDebugNotAllowed =
+    "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you "
+    "can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
+inline constexpr std::string_view kModuleNotAllowed =
+    "ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", "
+    "you can run it from a local connection, otherwise you need to set this option in the "
+    "configuration file, and then restart the server.";
 // EXEC of a transaction that had a command refused while queuing.
 inline constexpr std::string_view kExecAbort =
     "EXECABORT Transaction discarded because of previous errors.";

@@ -256,6 +256,16 @@ Outcome Server::run(const Origin& origin, std::span<const std::string_view> argv
   // As Redis, unknown commands and wrong arities are reported before NOAUTH, and a refused
   // command is the client's last one (CLIENT LIST's and ACL LOG's cmd=).
   origin.conn->set_last_command(spec);
+  // Then a protected command the configuration does not allow (DEBUG: enable-debug-command;
+  // MODULE LOAD/LOADEX/UNLOAD: no module is ever loaded, as enable-module-command "no").
+  if ((spec->flags & engine::kProtected) &&
+      (spec->name != "debug" || !debug_allowed(origin.conn))) {
+    refuse(
+        origin,
+        spec->name == "debug" ? protocol::err::kDebugNotAllowed : protocol::err::kModuleNotAllowed,
+        writer, spec);
+    return Outcome::kDone;
+  }
   if (auth_required(*origin.conn) && (spec->flags & engine::kNoAuth) == 0) {
     refuse(origin, protocol::err::kNoAuth, writer, spec);
     return Outcome::kDone;

@@ -21,6 +21,7 @@
 #include "engine/rdb/rdb_value.h"
 #include "engine/types/list_type.h"
 #include "engine/types/object.h"
+#include "protocol/errors.h"
 
 namespace ringkv::engine {
 namespace {
@@ -124,12 +125,11 @@ void debug_reload(CommandContext& ctx) {
 void cmd_debug(CommandContext& ctx) {
   const std::string_view sub = ctx.argv[1];
   const size_t argc = ctx.argv.size();
-  // Without a server (the dispatch fuzzer) DEBUG never runs: SLEEP would stall it.
-  if (ctx.server == nullptr || !ctx.server->debug_allowed(ctx.client)) {
-    ctx.reply.error(
-        "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", "
-        "you can run it from a local connection, otherwise you need to set this option in the "
-        "configuration file, and then restart the server.");
+  // A client runs DEBUG only when enable-debug-command allows it (kProtected: the server checks
+  // it before anything else). Without a server (the dispatch fuzzer) DEBUG never runs: SLEEP
+  // would stall it.
+  if (ctx.server == nullptr) {
+    ctx.reply.error(protocol::err::kDebugNotAllowed);
     return;
   }
   if (argc == 2 && equals_ignore_case(sub, "help")) {
@@ -166,7 +166,7 @@ void cmd_debug(CommandContext& ctx) {
 constexpr CommandSpec kDebugCommands[] = {
     {.name = "debug",
      .arity = -2,
-     .flags = kAdmin | kNoscript | kLoading | kStale,
+     .flags = kAdmin | kNoscript | kLoading | kStale | kProtected,
      .handler = cmd_debug,
      .group = "server",
      .since = "1.0.0",

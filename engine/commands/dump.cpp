@@ -148,6 +148,42 @@ void cmd_restore(CommandContext& ctx) {
 
 namespace {
 
+constexpr CommandSpec kRestoreRow = {
+    .name = "restore",
+    .arity = -4,
+    .flags = kWrite | kDenyOom,
+    .handler = cmd_restore,
+    .group = "generic",
+    .since = "2.6.0",
+    .summary = "Create a key using the provided serialized value, previously obtained using DUMP.",
+    .complexity =
+        "O(1) to create the new key and additional O(N*M) to reconstruct the serialized "
+        "value, where N is the number of Redis objects composing the value and M their "
+        "average size. For small string values the time complexity is thus O(1)+O(1*M) "
+        "where M is small, so simply O(1). However for sorted set values the complexity "
+        "is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
+    .syntax =
+        "key<key> ttl<integer> serialized-value [REPLACE]@3.0.0 [ABSTTL]@5.0.0 "
+        "[IDLETIME=seconds<integer>]@5.0.0 [FREQ=frequency<integer>]@5.0.0",
+    .acl_categories = "keyspace write slow dangerous",
+    .key_specs = "OW update|1|0|1|0",
+    .history =
+        "3.0.0|Added the `REPLACE` modifier.\n5.0.0|Added the `ABSTTL` modifier.\n5.0.0|"
+        "Added the `IDLETIME` and `FREQ` options."};
+
+// RESTORE-ASKING: what a Redis Cluster node sends a slot's importing node; outside a cluster,
+// RESTORE under another name.
+constexpr CommandSpec restore_asking_row() {
+  CommandSpec row = kRestoreRow;
+  row.name = "restore-asking";
+  row.flags |= kAsking;
+  row.group = "server";
+  row.since = "3.0.0";
+  row.summary = "An internal command for migrating keys in a cluster";
+  row.doc_flags = "syscmd";
+  return row;
+}
+
 constexpr CommandSpec kDumpCommands[] = {
     {.name = "dump",
      .arity = 2,
@@ -164,24 +200,8 @@ constexpr CommandSpec kDumpCommands[] = {
      .acl_categories = "keyspace read slow",
      .tips = "nondeterministic_output",
      .key_specs = "RO access|1|0|1|0"},
-    {.name = "restore",
-     .arity = -4,
-     .flags = kWrite | kDenyOom,
-     .handler = cmd_restore,
-     .group = "generic",
-     .since = "2.6.0",
-     .summary = "Create a key using the provided serialized value, previously obtained using DUMP.",
-     .complexity = "O(1) to create the new key and additional O(N*M) to reconstruct the serialized "
-                   "value, where N is the number of Redis objects composing the value and M their "
-                   "average size. For small string values the time complexity is thus O(1)+O(1*M) "
-                   "where M is small, so simply O(1). However for sorted set values the complexity "
-                   "is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
-     .syntax = "key<key> ttl<integer> serialized-value [REPLACE]@3.0.0 [ABSTTL]@5.0.0 "
-               "[IDLETIME=seconds<integer>]@5.0.0 [FREQ=frequency<integer>]@5.0.0",
-     .acl_categories = "keyspace write slow dangerous",
-     .key_specs = "OW update|1|0|1|0",
-     .history = "3.0.0|Added the `REPLACE` modifier.\n5.0.0|Added the `ABSTTL` modifier.\n5.0.0|"
-                "Added the `IDLETIME` and `FREQ` options."},
+    kRestoreRow,
+    restore_asking_row(),
 };
 
 }  // namespace

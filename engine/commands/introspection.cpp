@@ -24,10 +24,11 @@ using protocol::ReplyWriter;
 
 // Flag names in the order COMMAND INFO lists them (the order of the CommandFlag bits).
 constexpr std::string_view kFlagNames[] = {
-    "write",   "readonly",          "denyoom",          "admin",
-    "pubsub",  "noscript",          "blocking",         "loading",
-    "stale",   "skip_monitor",      "skip_slowlog",     "fast",
-    "no_auth", "no_mandatory_keys", "no_async_loading", "no_multi"};
+    "write",   "readonly",     "denyoom",           "admin",
+    "pubsub",  "noscript",     "blocking",          "loading",
+    "stale",   "skip_monitor", "skip_slowlog",      "asking",
+    "fast",    "no_auth",      "no_mandatory_keys", "no_async_loading",
+    "no_multi"};
 constexpr std::string_view kAllowBusyName = "allow_busy";
 
 constexpr std::string_view kCommandHelp[] = {

@@ -117,6 +117,8 @@ static void cmd_config_rewrite(CommandContext& ctx) {
 
 static void cmd_config_help(CommandContext& ctx) { reply_help(ctx.reply, kConfigHelp); }
 
+static void cmd_cluster_disabled(CommandContext& ctx) { ctx.reply.error(kClusterDisabled); }
+
 static void cmd_cluster_info(CommandContext& ctx) {
   std::string text = ctx.server->cluster_info();
   if (text.empty()) {
@@ -429,6 +431,16 @@ constexpr CommandSpec kClusterSubcommands[] = {
 constexpr CommandSpec kServerCommands[] = {
     container_row("cluster", "cluster", "3.0.0", "A container for ring and membership commands",
                   kClusterSubcommands),
+    // Redis Cluster's client commands: ringkv routes every key itself, and answers them as a
+    // Redis without cluster support does.
+    keyless_row("readonly", 1, kLoading | kStale | kFast, cmd_cluster_disabled, "cluster", "3.0.0",
+                "Enables read queries for a connection to a cluster replica node", "O(1)",
+                "fast connection"),
+    keyless_row("readwrite", 1, kLoading | kStale | kFast, cmd_cluster_disabled, "cluster", "3.0.0",
+                "Disables read queries for a connection to a cluster replica node", "O(1)",
+                "fast connection"),
+    keyless_row("asking", 1, kFast, cmd_cluster_disabled, "cluster", "3.0.0",
+                "Sent by cluster clients after an -ASK redirect", "O(1)", "fast connection"),
     container_row("config", "server", "2.0.0", "A container for server configuration commands",
                   kConfigSubcommands),
     {.name = "time",

@@ -33,6 +33,9 @@ BEFORE_AUTH = [
     ("NOSUCHCOMMAND", "x"), ("GET",), ("SET", "k"), ("CONFIG", "NOSUCH"), ("CONFIG",),
     ("HELLO",), ("HELLO", "3"), ("HELLO", "2", "SETNAME", "x"), ("HELLO", "4"),
     ("HELLO", "x"), ("HELLO", "3", "BOGUS"), ("GET", "k"),
+    # Protected commands are refused for what they are before NOAUTH; MODULE LIST is not one.
+    ("DEBUG", "SLEEP", "0"), ("MODULE", "LOAD", "x.so"), ("MODULE", "UNLOAD"), ("MODULE", "LIST"),
+    ("READONLY",),
 ]
 
 

@@ -120,6 +120,22 @@ def scenarios(ports):
     a.call("SET", "e", "1")
     obs("execabort arity", "EXEC")
     obs("nothing ran 2", "EXISTS", "e")
+    # Protected commands the configuration does not allow are refused as they are queued (DEBUG
+    # with enable-debug-command no, MODULE LOAD/UNLOAD with no modules), after the arity check.
+    a.call("MULTI")
+    obs("protected debug", "DEBUG", "SLEEP", "0")
+    obs("protected module load", "MODULE", "LOAD", "/nonexistent/module.so")
+    obs("protected module unload", "MODULE", "UNLOAD", "nosuch")
+    obs("protected arity first", "MODULE", "UNLOAD")
+    obs("module list queued", "MODULE", "LIST")
+    a.call("SET", "e", "1")
+    obs("execabort protected", "EXEC")
+    obs("nothing ran 3", "EXISTS", "e")
+    obs("module list", "MODULE", "LIST")
+    obs("module help", "MODULE", "HELP")
+    obs("module loadex", "MODULE", "LOADEX", "/nonexistent/module.so", "CONFIG", "a", "b")
+    for cmd in ("READONLY", "READWRITE", "ASKING"):
+        obs(cmd.lower(), cmd)
     # Runtime errors do not roll back.
     a.call("SET", "s", "str")
     a.call("MULTI")
@@ -334,6 +350,9 @@ TEMPLATES = {
              ("SET s v\nSET k v", "COPY s k REPLACE"), ("SET k v", "COPY k d")],
     "restore": [("", "RESTORE k 0 @PAYLOAD"), ("SET k w", "RESTORE k 0 @PAYLOAD REPLACE"),
                 ("SET k w", "RESTORE k 0 @PAYLOAD"), ("", "RESTORE k 1 @PAYLOAD ABSTTL")],
+    "restore-asking": [("", "RESTORE-ASKING k 0 @PAYLOAD"),
+                       ("SET k w", "RESTORE-ASKING k 0 @PAYLOAD REPLACE"),
+                       ("SET k w", "RESTORE-ASKING k 0 @PAYLOAD")],
     "flushdb": [("SET k v", "FLUSHDB"), ("SET x v", "FLUSHDB")],
     "flushall": [("SET k v", "FLUSHALL SYNC"), ("", "FLUSHALL")],
     "move": [("SET k v", "MOVE k 1"), ("", "MOVE k 1"), ("SET k v", "MOVE k 0")],
