@@ -228,6 +228,21 @@ struct ClientKillFilter {
 };
 
 // Process-wide services a command may need (implemented by server/).
+// A blocking connection MIGRATE sends its RESTOREs on, as Redis's syncio: every call waits at
+// most its timeout.
+class MigrateLink {
+ public:
+  virtual ~MigrateLink() = default;
+  // Writes all of `data`; false on an error or when `timeout_ms` passes (errno says which:
+  // ETIMEDOUT for the timeout).
+  virtual bool write(std::string_view data, int64_t timeout_ms) = 0;
+  // Reads one line into `line`, without its CRLF (at most 1 023 bytes, as Redis's buffer); false
+  // on an error, the end of the stream or the timeout (errno ETIMEDOUT).
+  virtual bool read_line(std::string& line, int64_t timeout_ms) = 0;
+  // The database the target has selected on this connection; -1 when not known.
+  int64_t last_db = -1;
+};
+
 class ServerControl {
  public:
   virtual ~ServerControl() = default;
@@ -350,6 +365,14 @@ class ServerControl {
   // with each of `prefixes` (BCAST mode).
   virtual void track_prefixes(uint64_t /*id*/, std::span<const std::string> /*prefixes*/,
                               bool /*add*/) {}
+  // MIGRATE's connection to `host`:`port` (Redis's cached migrate sockets, kept 10 s after their
+  // last use): null when the connection cannot even be started.
+  virtual MigrateLink* migrate_link(std::string_view /*host*/, std::string_view /*port*/,
+                                    int64_t /*timeout_ms*/) {
+    return nullptr;
+  }
+  // Closes that connection (after an I/O error), if it is open.
+  virtual void migrate_close(std::string_view /*host*/, std::string_view /*port*/) {}
 };
 
 // Everything a handler can touch while running one command.

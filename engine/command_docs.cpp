@@ -113,8 +113,9 @@ class SyntaxParser {
       pos_ = saved;
       return false;
     }
+    // The token may be empty (MIGRATE's empty_string:"").
     size_t end = s_.find('"', pos_);
-    if (end == s_.npos || end == pos_) return false;
+    if (end == s_.npos) return false;
     arg.type = DocArg::Type::kPureToken;
     arg.name = std::string(name);
     arg.token = s_.substr(pos_, end - pos_);
@@ -242,7 +243,7 @@ void render(const DocArg& arg, bool with_token, std::string& out, bool repeat = 
   }
   switch (arg.type) {
     case DocArg::Type::kPureToken:
-      out.append(arg.token);
+      out.append(arg.token.empty() ? std::string_view("\"\"") : arg.token);
       break;
     case DocArg::Type::kBlock:
       for (size_t i = 0; i < arg.arguments.size(); ++i) {
@@ -294,8 +295,10 @@ void write_doc_args(protocol::ReplyWriter& reply, const std::vector<DocArg>& arg
   for (const DocArg& a : args) {
     bool group = a.type == DocArg::Type::kOneof || a.type == DocArg::Type::kBlock;
     size_t flags = size_t{a.optional} + size_t{a.multiple} + size_t{a.multiple_token};
-    reply.map(2 + (a.key_spec_index >= 0) + !a.token.empty() + !a.since.empty() +
-              !a.deprecated_since.empty() + (flags > 0) + group);
+    // A pure token always says its token, even an empty one.
+    const bool token = !a.token.empty() || a.type == DocArg::Type::kPureToken;
+    reply.map(2 + (a.key_spec_index >= 0) + token + !a.since.empty() + !a.deprecated_since.empty() +
+              (flags > 0) + group);
     reply.bulk("name");
     reply.bulk(a.name);
     reply.bulk("type");
@@ -304,7 +307,7 @@ void write_doc_args(protocol::ReplyWriter& reply, const std::vector<DocArg>& arg
       reply.bulk("key_spec_index");
       reply.integer(a.key_spec_index);
     }
-    if (!a.token.empty()) {
+    if (token) {
       reply.bulk("token");
       reply.bulk(a.token);
     }

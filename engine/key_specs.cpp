@@ -127,7 +127,9 @@ bool add_spec_keys(const KeySpec& spec, std::span<const std::string_view> argv,
   for (int64_t i = first; i <= last; i += step) {
     out.push_back(KeyReference{static_cast<size_t>(i), spec.flags});
   }
-  return true;
+  // An incomplete spec that found its keys does not name them all (MIGRATE's KEYS): Redis asks
+  // the command's own finder then.
+  return (spec.flags & kKeyIncomplete) == 0;
 }
 
 // A row's key specs, parsed once.

@@ -411,7 +411,7 @@ void Server::info_stats(std::string& out, uint64_t now_ms) {
             ? rdb_forks.latest_fork_usec
             : forks.latest_fork_usec);
   field(out, "total_forks", forks.total_forks + rdb_forks.forks + sync_forks_);
-  field(out, "migrate_cached_sockets", "0");
+  field(out, "migrate_cached_sockets", migrate_links_.size());
   field(out, "slave_expires_tracked_keys", "0");
   for (const char* name :
        {"active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",

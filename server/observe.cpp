@@ -66,6 +66,16 @@ bool redacted(const engine::CommandSpec& spec, std::span<const std::string_view>
     return i >= 3 && i % 2 == 1 && engine::equals_ignore_case(argv[i - 1], "requirepass");
   }
   if (spec.name == "auth") return i >= 1;
+  if (spec.name == "migrate") {  // AUTH password, AUTH2 username password (options from 6)
+    for (size_t j = 6; j < argv.size() && !engine::equals_ignore_case(argv[j], "keys"); ++j) {
+      const size_t values = engine::equals_ignore_case(argv[j], "auth")    ? 1
+                            : engine::equals_ignore_case(argv[j], "auth2") ? 2
+                                                                           : 0;
+      if (i > j && i <= j + values) return true;
+      j += values;
+    }
+    return false;
+  }
   if (spec.name == "hello") {  // HELLO ... AUTH username password: both hidden
     return (i >= 2 && engine::equals_ignore_case(argv[i - 1], "auth")) ||
            (i >= 3 && engine::equals_ignore_case(argv[i - 2], "auth"));
@@ -203,6 +213,15 @@ void Server::latency_settings(engine::LatencyDoctorSettings& out) const {
 }
 
 void Server::set_active_expire(bool on) { active_expire_ = on; }
+
+engine::MigrateLink* Server::migrate_link(std::string_view host, std::string_view port,
+                                          int64_t timeout_ms) {
+  return migrate_links_.get(host, port, timeout_ms, static_cast<int64_t>(uv_now(loop_)));
+}
+
+void Server::migrate_close(std::string_view host, std::string_view port) {
+  migrate_links_.close(host, port);
+}
 
 bool Server::debug_allowed(const engine::ClientSession* client) const {
   const std::string& allowed = config_.security.enable_debug_command;

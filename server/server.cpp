@@ -497,6 +497,7 @@ void Server::cron() {
         "expire-cycle", static_cast<int64_t>((end_us - std::min(start_us, end_us)) / 1000),
         config_.log.latency_monitor_threshold, static_cast<int64_t>(end_us / 1000000));
   }
+  migrate_links_.close_idle(static_cast<int64_t>(now));
   if (!ready_keys_.empty()) serve_ready_keys();
   if (cluster_ && now - last_shard_refresh_ms_ >= ShardInterests::kRefreshMs) {
     last_shard_refresh_ms_ = now;

@@ -34,6 +34,7 @@
 #include "server/idle_task.h"
 #include "server/import.h"
 #include "server/key_locks.h"
+#include "server/migrate_links.h"
 #include "server/migration.h"
 #include "server/pipeline.h"
 #include "server/pubsub.h"
@@ -198,6 +199,9 @@ class Server final : public engine::ServerControl,
   std::string memory_doctor() override;
   void set_active_expire(bool on) override;
   bool debug_allowed(const engine::ClientSession* client) const override;
+  engine::MigrateLink* migrate_link(std::string_view host, std::string_view port,
+                                    int64_t timeout_ms) override;
+  void migrate_close(std::string_view host, std::string_view port) override;
   std::string config_rewrite() override;
 
   // protocol::ErrorObserver: an error reply written to a connection (errorstats).
@@ -668,6 +672,7 @@ class Server final : public engine::ServerControl,
   uint64_t errors_written_ = 0;     // error replies ever written (never reset: failed calls)
   std::vector<uint64_t> monitors_;  // clients that ran MONITOR
   bool active_expire_ = true;       // DEBUG SET-ACTIVE-EXPIRE
+  MigrateLinks migrate_links_;      // MIGRATE's connections to its targets
   int64_t start_unix_;
   uint64_t start_ms_;
 

@@ -39,10 +39,16 @@ NULL_RESP3 = b"_\r\n"
 STRING_PAYLOAD = b"\x00\x01v\n\x00\x91\x08\xce\xb2\x198\x8a\xce"
 
 
+# The port of a redis-server MIGRATE templates move keys to (database 9 there, with REPLACE, so
+# both runs of a template may send it).
+TARGET_PORT = None
+
+
 def words(text):
-    """A command from its space-separated words; '' stands for an empty argument and @PAYLOAD for
-    STRING_PAYLOAD."""
-    return [{"''": "", "@PAYLOAD": STRING_PAYLOAD}.get(w, w) for w in text.split()]
+    """A command from its space-separated words; '' stands for an empty argument, @PAYLOAD for
+    STRING_PAYLOAD and @TARGET for TARGET_PORT."""
+    return [{"''": "", "@PAYLOAD": STRING_PAYLOAD, "@TARGET": str(TARGET_PORT)}.get(w, w)
+            for w in text.split()]
 
 
 # In cluster mode: the templates' key names get this hash tag (see the module's docstring), and
@@ -350,6 +356,10 @@ TEMPLATES = {
              ("SET s v\nSET k v", "COPY s k REPLACE"), ("SET k v", "COPY k d")],
     "restore": [("", "RESTORE k 0 @PAYLOAD"), ("SET k w", "RESTORE k 0 @PAYLOAD REPLACE"),
                 ("SET k w", "RESTORE k 0 @PAYLOAD"), ("", "RESTORE k 1 @PAYLOAD ABSTTL")],
+    "migrate": [("SET k v", "MIGRATE 127.0.0.1 @TARGET k 9 5000 REPLACE"),
+                ("", "MIGRATE 127.0.0.1 @TARGET k 9 5000 REPLACE"),
+                ("RPUSH k a b", "MIGRATE 127.0.0.1 @TARGET k 9 5000 COPY REPLACE"),
+                ("SET k v", "MIGRATE 127.0.0.1 @TARGET '' 9 5000 REPLACE KEYS k")],
     "restore-asking": [("", "RESTORE-ASKING k 0 @PAYLOAD"),
                        ("SET k w", "RESTORE-ASKING k 0 @PAYLOAD REPLACE"),
                        ("SET k w", "RESTORE-ASKING k 0 @PAYLOAD")],
@@ -486,7 +496,7 @@ def spread_names(port):
 
 
 def main(argv=None, name="test_transactions"):
-    global TAG, ELSEWHERE
+    global TAG, ELSEWHERE, TARGET_PORT
     parser = harness.arg_parser(__doc__)
     parser.add_argument("--cluster", type=int, default=0)
     args = parser.parse_args(argv)
@@ -496,7 +506,9 @@ def main(argv=None, name="test_transactions"):
                                  cluster_options={"atomic-multikey": True})
     else:
         server = harness.ServerProcess(args.server, name="ringkv")
-    with server as ours, harness.start_oracle() as redis:
+    with server as ours, harness.start_oracle() as redis, \
+            harness.start_oracle(name="migrate-target") as target:
+        TARGET_PORT = target.port
         ports = ours.ports if args.cluster else [ours.port]
         if args.cluster:
             names = spread_names(ports[0])
