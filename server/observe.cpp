@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "engine/commands/migrate.h"
 #include "engine/commands/string_ops.h"
 #include "server/connection.h"
 #include "server/server.h"
@@ -66,16 +67,7 @@ bool redacted(const engine::CommandSpec& spec, std::span<const std::string_view>
     return i >= 3 && i % 2 == 1 && engine::equals_ignore_case(argv[i - 1], "requirepass");
   }
   if (spec.name == "auth") return i >= 1;
-  if (spec.name == "migrate") {  // AUTH password, AUTH2 username password (options from 6)
-    for (size_t j = 6; j < argv.size() && !engine::equals_ignore_case(argv[j], "keys"); ++j) {
-      const size_t values = engine::equals_ignore_case(argv[j], "auth")    ? 1
-                            : engine::equals_ignore_case(argv[j], "auth2") ? 2
-                                                                           : 0;
-      if (i > j && i <= j + values) return true;
-      j += values;
-    }
-    return false;
-  }
+  if (spec.name == "migrate") return engine::migrate_secret(argv, i);
   if (spec.name == "hello") {  // HELLO ... AUTH username password: both hidden
     return (i >= 2 && engine::equals_ignore_case(argv[i - 1], "auth")) ||
            (i >= 3 && engine::equals_ignore_case(argv[i - 2], "auth"));

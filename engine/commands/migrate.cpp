@@ -87,25 +87,40 @@ struct Outgoing {
 
 }  // namespace
 
+namespace {
+
+// Redis's walk over MIGRATE's options (migrateGetKeys): from argument 6 to KEYS, AUTH followed by
+// a password, AUTH2 by a username and a password. Calls on_secret(position) for each of those
+// values; returns the position of KEYS, 0 without it.
+template <typename OnSecret>
+size_t walk_options(std::span<const std::string_view> argv, OnSecret&& on_secret) {
+  for (size_t i = 6; i < argv.size(); ++i) {
+    if (is(argv[i], "keys")) return i;
+    const size_t values = is(argv[i], "auth") ? 1 : is(argv[i], "auth2") ? 2 : 0;
+    for (size_t v = 1; v <= values && i + v < argv.size(); ++v) on_secret(i + v);
+    i += values;
+  }
+  return 0;
+}
+
+}  // namespace
+
 void migrate_keys(std::span<const std::string_view> argv, std::vector<size_t>& positions) {
-  // Redis's migrateGetKeys: the key argument, or what follows KEYS (none when the key argument
-  // is not empty then); AUTH and AUTH2 skip their values.
+  // The key argument, or what follows KEYS (nothing when the key argument is not empty then).
   size_t first = 3;
   size_t num = 1;
-  for (size_t i = 6; i < argv.size(); ++i) {
-    if (is(argv[i], "keys")) {
-      if (!argv[3].empty()) return;
-      first = i + 1;
-      num = argv.size() - first;
-      break;
-    }
-    if (is(argv[i], "auth")) {
-      i += 1;
-    } else if (is(argv[i], "auth2")) {
-      i += 2;
-    }
+  if (const size_t keys = walk_options(argv, [](size_t) {}); keys != 0) {
+    if (!argv[3].empty()) return;
+    first = keys + 1;
+    num = argv.size() - first;
   }
   for (size_t i = 0; i < num && first + i < argv.size(); ++i) positions.push_back(first + i);
+}
+
+bool migrate_secret(std::span<const std::string_view> argv, size_t i) {
+  bool secret = false;
+  walk_options(argv, [&](size_t position) { secret = secret || position == i; });
+  return secret;
 }
 
 void cmd_migrate(CommandContext& ctx) {
