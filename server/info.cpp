@@ -183,7 +183,7 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "client_recent_max_input_buffer", c.max_input_buffer);
     field(out, "client_recent_max_output_buffer", c.max_output_buffer);
     field(out, "blocked_clients", blocked_.size());
-    field(out, "tracking_clients", "0");
+    field(out, "tracking_clients", c.tracking);
     field(out, "clients_in_timeout_table", blocked_.size());
   }
   if (wanted(sections, "memory", true)) {
@@ -295,6 +295,7 @@ Server::ClientFigures Server::client_figures() const {
     }
     f.clients++;
     f.clients_memory += c.buffer_memory();
+    if (c.tracking_state().on) f.tracking++;
     f.max_input_buffer = std::max(f.max_input_buffer, c.input_buffer_size());
     f.max_output_buffer = std::max(f.max_output_buffer, c.pending_output());
   });
@@ -340,8 +341,8 @@ void Server::info_memory(std::string& out) {
   field(out, "used_memory_lua_human", human_bytes(lua));
   field(out, "used_memory_scripts_eval", scripts);
   field(out, "number_of_cached_scripts", scripts_->script_count());
-  field(out, "number_of_functions", "0");
-  field(out, "number_of_libraries", "0");
+  field(out, "number_of_functions", scripts_->functions().function_count());
+  field(out, "number_of_libraries", scripts_->functions().libraries().size());
   field(out, "used_memory_vm_functions", "0");
   field(out, "used_memory_vm_total", lua);
   field(out, "used_memory_vm_total_human", human_bytes(lua));
@@ -415,11 +416,13 @@ void Server::info_stats(std::string& out, uint64_t now_ms) {
   field(out, "slave_expires_tracked_keys", "0");
   for (const char* name :
        {"active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",
-        "active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time",
-        "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes",
-        "unexpected_error_replies"}) {
+        "active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time"}) {
     field(out, name, "0");
   }
+  field(out, "tracking_total_keys", tracking_.keys());
+  field(out, "tracking_total_items", tracking_.items());
+  field(out, "tracking_total_prefixes", tracking_.prefix_count());
+  field(out, "unexpected_error_replies", "0");
   field(out, "total_error_replies", stats_.total_error_replies);
   field(out, "dump_payload_sanitizations", "0");
   field(out, "total_reads_processed", stats_.total_reads_processed);

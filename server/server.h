@@ -520,6 +520,7 @@ class Server final : public engine::ServerControl,
     size_t max_output_buffer = 0;
     size_t clients_memory = 0;  // buffers of the clients (mem_clients_normal)
     size_t links_memory = 0;    // buffers of the peers' links (mem_cluster_links)
+    size_t tracking = 0;        // clients with CLIENT TRACKING on (tracking_clients)
   };
   ClientFigures client_figures() const;
   // What comes on top of the dataset (used_memory_overhead): the clients' and peer links'

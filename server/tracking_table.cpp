@@ -17,6 +17,12 @@ std::vector<uint64_t> TrackingTable::take_readers(std::string_view key) {
   return ids;
 }
 
+size_t TrackingTable::items() const {
+  size_t n = 0;
+  for (const auto& [key, ids] : readers_) n += ids.size();
+  return n;
+}
+
 void TrackingTable::set_prefix(uint64_t id, const std::string& prefix, bool add) {
   if (add) {
     prefixes_[prefix].clients.insert(id);

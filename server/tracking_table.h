@@ -24,10 +24,13 @@ class TrackingTable {
   // Every key is forgotten (FLUSHALL, FLUSHDB).
   void forget_all_keys() { readers_.clear(); }
   size_t keys() const { return readers_.size(); }
+  // The (key, client) pairs remembered (INFO's tracking_total_items).
+  size_t items() const;
 
   // BCAST: client `id` listens to keys starting with `prefix` (or no longer, with `add` false).
   void set_prefix(uint64_t id, const std::string& prefix, bool add);
   bool has_prefixes() const { return !prefixes_.empty(); }
+  size_t prefix_count() const { return prefixes_.size(); }
   // `key` changed, by client `by` (0 when no client of this node did): noted for every prefix
   // it starts with, broadcast at the end of the loop iteration.
   void note_broadcast(std::string_view key, uint64_t by);

@@ -34,6 +34,11 @@ def info_fields(reply):
     return re.search(r" flags=(\S*)", text).group(1), re.search(r" redir=(\S*)", text).group(1)
 
 
+def tracking_figures(reply):
+    """INFO's tracking_clients and tracking_total_* lines."""
+    return [line for line in reply.decode().split("\r\n") if line.startswith("tracking_")]
+
+
 def masked_ids(reply, ids):
     """The reply with client ids (which differ between servers) replaced by names."""
     for name, value in ids.items():
@@ -172,6 +177,7 @@ def tracking(note, client):
         note("flags", info_fields(t.call("CLIENT", "INFO")))
         note("get", t.call("GET", "k"))
         note("mget", t.call("MGET", "k", "k2"))
+        note("tracked keys", tracking_figures(other.call("INFO", "everything")))
         note("other set", other.call("SET", "k", "v"))
         note("push k", t.read())
         note("other set again (forgotten)", other.call("SET", "k", "w"))
@@ -243,6 +249,7 @@ def tracking(note, client):
         note("bcast on", b.call("CLIENT", "TRACKING", "on", "bcast", "prefix", "p:", "prefix",
                                 "q:", "noloop"))
         note("bcast flags", info_fields(b.call("CLIENT", "INFO")))
+        note("tracking figures", tracking_figures(other.call("INFO", "everything")))
         other.call("MSET", "p:2", "x", "p:1", "y", "z", "1", "q:1", "2")
         got = sorted([b.read(), b.read()])
         note("bcast pushes", got)
@@ -250,6 +257,8 @@ def tracking(note, client):
         note("bcast self quiet", quiet(b))
         other.call("FLUSHDB")
         note("bcast flush", b.read())
+        b.call("CLIENT", "TRACKING", "off")
+        note("tracking figures after", tracking_figures(other.call("INFO", "everything")))
 
 
 def scenarios(port, report, label):

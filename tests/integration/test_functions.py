@@ -137,6 +137,12 @@ def normalized_list(reply):
     return sorted(libs, key=lambda lib: lib[b"library_name"])
 
 
+def function_counts(c):
+    """INFO memory's number_of_functions and number_of_libraries lines."""
+    text = harness.parse_reply(c.call("INFO", "memory")).decode()
+    return [line for line in text.split("\r\n") if line.startswith("number_of_")]
+
+
 def observe(port):
     """Every observation of the differential part, as (note, reply)."""
     out = []
@@ -159,7 +165,9 @@ def observe(port):
     for args in ([], ["WITHCODE"], ["LIBRARYNAME", "lib*"], ["libraryname", "LIB3", "withcode"],
                  ["LIBRARYNAME", "none*"]):
         out.append(("FUNCTION LIST %s" % args, normalized_list(c.call("FUNCTION", "LIST", *args))))
+    out.append(("INFO functions and libraries", function_counts(c)))
     out.append(("FUNCTION DELETE lib3", c.call("FUNCTION", "DELETE", "lib3")))
+    out.append(("INFO after DELETE", function_counts(c)))
     out.append(("FCALL q after DELETE", c.call("FCALL", "q", "0")))
     out.append(("FUNCTION STATS", c.call("FUNCTION", "STATS")))
     dump = harness.parse_reply(c.call("FUNCTION", "DUMP"))
