@@ -392,9 +392,9 @@ void Server::info_stats(std::string& out, uint64_t now_ms) {
   field(out, "instantaneous_input_repl_kbps", "0.00");
   field(out, "instantaneous_output_repl_kbps", "0.00");
   field(out, "rejected_connections", stats_.rejected_connections);
-  field(out, "sync_full", "0");
+  field(out, "sync_full", sync_full_);
   field(out, "sync_partial_ok", "0");
-  field(out, "sync_partial_err", "0");
+  field(out, "sync_partial_err", sync_partial_err_);
   field(out, "expired_keys", ss.expired_keys);
   field(out, "expire_cycle_cpu_milliseconds", ss.expire_cycle_cpu_us / 1000);
   field(out, "evicted_keys", ss.evicted_keys);

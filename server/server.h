@@ -582,6 +582,10 @@ class Server final : public engine::ServerControl,
   bool sync_timer_ready_ = false;
   std::string replid_;  // PSYNC's +FULLRESYNC replication id, new at each start as in Redis
   uint64_t sync_forks_ = 0;
+  // Snapshots SYNC and PSYNC were answered with, and PSYNCs naming a replication ID that
+  // could not continue (INFO's sync_full, sync_partial_err; ringkv never continues one).
+  uint64_t sync_full_ = 0;
+  uint64_t sync_partial_err_ = 0;
   // CLUSTER IMPORT sources, running or stopped (import.cpp).
   std::vector<std::unique_ptr<ImportSource>> imports_;
   uint64_t last_import_cron_ms_ = 0;

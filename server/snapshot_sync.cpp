@@ -74,6 +74,9 @@ void Server::sync(engine::CommandContext& ctx, bool psync) {
     return;
   }
   if (syncs_.count(conn->id()) != 0) return;  // Redis ignores SYNC on a link already syncing
+  // Counted as Redis counts them: a PSYNC that names an ID (not "?") failed a partial resync.
+  if (psync && !ctx.argv[1].starts_with('?')) sync_partial_err_++;
+  sync_full_++;
   auto transfer = std::make_unique<SyncTransfer>();
   transfer->client_id = conn->id();
   transfer->eof_mark = hs.capa_eof;

@@ -250,6 +250,11 @@ def read_sync(port, handshake, command):
     return out
 
 
+def sync_counts(port):
+    fields = harness.info_fields(port, "INFO", "stats")
+    return {k: int(fields[k]) for k in ("sync_full", "sync_partial_ok", "sync_partial_err")}
+
+
 def test_sync(report, binary, good):
     with ringkv_on(binary, good, "rdb-sync") as ours:
         keys = redis.Redis(port=ours.port).dbsize()
@@ -273,6 +278,20 @@ def test_sync(report, binary, good):
                      "PSYNC: +FULLRESYNC then an EOF-marked snapshot", repr(raw[:120]))
         mark = lines[3][5:]
         report.check(len(mark) == 40 and raw.endswith(mark), "the snapshot ends with its mark")
+        # INFO counts the snapshots as Redis counts full resyncs (and a PSYNC naming an ID as a
+        # failed partial one): the same syncs against a redis-server give the same figures.
+        with harness.start_oracle(name="sync-counts") as oracle:
+            counts = []
+            for port in (ours.port, oracle.port):
+                before = sync_counts(port)
+                for command in (["PSYNC", "?", "-1"], ["PSYNC", "a" * 40, "100"], ["SYNC"]):
+                    with harness.RespClient(port) as c:
+                        c.call("REPLCONF", "rdb-only", "1")
+                        c.send(harness.encode_command(*command))
+                        c.sock.recv(1)  # the snapshot began (redis-server keeps the link open)
+                after = sync_counts(port)
+                counts.append({k: after[k] - before[k] for k in after})
+            report.equal(counts[0], counts[1], "INFO sync_full/sync_partial_ok/sync_partial_err")
         # A redis-server asking to replicate is refused, not left with a stale copy.
         replica = harness.ServerProcess(harness.REDIS_SERVER, kind="redis", name="replica",
                                         extra_args=["--replicaof", "127.0.0.1", str(ours.port)])
