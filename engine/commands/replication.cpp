@@ -1,7 +1,8 @@
-// Replication commands: WAIT and ROLE (see replication.h).
+// Replication commands: WAIT, ROLE, REPLICAOF and SLAVEOF (see replication.h).
 #include "engine/commands/replication.h"
 
 #include "common/numbers.h"
+#include "engine/commands/handler_args.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -27,6 +28,28 @@ void cmd_wait(CommandContext& ctx) {
 
 void cmd_role(CommandContext& ctx) { ctx.server->role(ctx); }
 
+// REPLICAOF / SLAVEOF: a node is always a master. NO ONE answers +OK (as a Redis master does);
+// another master is refused once its port checked out as Redis checks it: ringkv keeps its copies
+// within its cluster, and CLUSTER IMPORT copies a redis-server's keys live.
+void cmd_replicaof(CommandContext& ctx) {
+  if (ctx.server != nullptr && !ctx.server->cluster_info().empty()) {
+    ctx.reply.error("ERR REPLICAOF not allowed in cluster mode.");
+    return;
+  }
+  if (is(ctx.argv[1], "no") && is(ctx.argv[2], "one")) {
+    ctx.reply.ok();
+    return;
+  }
+  const std::optional<int64_t> port = common::parse_integer(ctx.argv[2]);
+  if (!port || *port < 0 || *port > 65535) {
+    ctx.reply.error("ERR Invalid master port");
+    return;
+  }
+  ctx.reply.error(
+      "ERR ringkv can't replicate another server: it keeps copies within its cluster "
+      "(replication-factor), and CLUSTER IMPORT copies a redis-server's keys live");
+}
+
 }  // namespace
 
 void ServerControl::wait_replicas(CommandContext& ctx, int64_t, int64_t) { ctx.reply.integer(0); }
@@ -39,6 +62,29 @@ void ServerControl::role(CommandContext& ctx) {
 }
 
 namespace {
+
+constexpr CommandSpec kReplicaofRow = {
+    .name = "replicaof",
+    .arity = 3,
+    .flags = kAdmin | kNoscript | kStale | kNoAsyncLoading,
+    .handler = cmd_replicaof,
+    .group = "server",
+    .since = "5.0.0",
+    .summary = "Make the server a replica of another instance, or promote it as master.",
+    .complexity = "O(1)",
+    .syntax = "(args: (host-port: host port<integer>) | (no-one: NO ONE))",
+    .acl_categories = "admin slow dangerous"};
+
+// SLAVEOF: REPLICAOF's older name, deprecated since 5.0.0.
+constexpr CommandSpec slaveof_row() {
+  CommandSpec row = kReplicaofRow;
+  row.name = "slaveof";
+  row.since = "1.0.0";
+  row.doc_flags = "deprecated";
+  row.deprecated_since = "5.0.0";
+  row.replaced_by = "`REPLICAOF`";
+  return row;
+}
 
 const CommandSpec kReplicationCommands[] = {
     {.name = "wait",
@@ -63,6 +109,8 @@ const CommandSpec kReplicationCommands[] = {
      .complexity = "O(1)",
      .syntax = "",
      .acl_categories = "admin fast dangerous"},
+    kReplicaofRow,
+    slaveof_row(),
 };
 
 }  // namespace

@@ -268,8 +268,14 @@ def check_slowlog(report, ours, theirs):
                      ("LATENCY", "LATEST"), ("LATENCY", "HISTORY", "command"),
                      ("LATENCY", "GRAPH", "command"), ("LATENCY", "DOCTOR"),
                      ("LATENCY", "HISTOGRAM", "nosuchcommand"), ("MEMORY", "PURGE"),
-                     ("MEMORY", "DOCTOR")):
+                     ("MEMORY", "DOCTOR"), ("REPLICAOF", "NO", "ONE"), ("SLAVEOF", "no", "one"),
+                     ("REPLICAOF", "127.0.0.1", "x"), ("REPLICAOF", "NO", "TWO"),
+                     ("SLAVEOF", "127.0.0.1", "70000"), ("REPLICAOF", "127.0.0.1", "-1")):
             report.equal(a.call(*args), b.call(*args), "%s as redis" % " ".join(args))
+        # Another master is refused (a node is always a master), with why.
+        got = a.call("REPLICAOF", "127.0.0.1", str(theirs.port))
+        report.check(got.startswith(b"-ERR ringkv can't replicate another server"),
+                     "REPLICAOF host port refused", got)
         for c in (a, b):
             c.call("CONFIG", "SET", "slowlog-log-slower-than", "-1")
             c.call("SLOWLOG", "RESET")
@@ -484,6 +490,10 @@ def check_config_rewrite(report, binary):
 def check_cluster(report, binary, theirs, rng):
     with harness.Cluster(binary, 3, name="obs") as cluster:
         ports = cluster.ports
+        with harness.RespClient(ports[0]) as c:
+            for args in (("REPLICAOF", "NO", "ONE"), ("SLAVEOF", "127.0.0.1", "6379")):
+                report.equal(c.call(*args), b"-ERR REPLICAOF not allowed in cluster mode.\r\n",
+                             "%s on a cluster node, as Redis Cluster" % " ".join(args))
         # A key node 2 owns, sent to node 1.
         key = next("obs:%d" % i for i in range(10000)
                    if harness.parse_reply(harness.RespClient(ports[0]).call(
