@@ -1,4 +1,4 @@
-// Replication commands: WAIT, ROLE, REPLICAOF and SLAVEOF (see replication.h).
+// Replication commands: WAIT, ROLE, REPLICAOF, SLAVEOF and FAILOVER (see replication.h).
 #include "engine/commands/replication.h"
 
 #include "common/numbers.h"
@@ -48,6 +48,44 @@ void cmd_replicaof(CommandContext& ctx) {
   ctx.reply.error(
       "ERR ringkv can't replicate another server: it keeps copies within its cluster "
       "(replication-factor), and CLUSTER IMPORT copies a redis-server's keys live");
+}
+
+// FAILOVER: its options checked as Redis checks them; a node never has replicas of its own (a
+// redis-server can't replicate it), so there is never a failover to start or abort.
+void cmd_failover(CommandContext& ctx) {
+  const auto& argv = ctx.argv;
+  if (ctx.server != nullptr && !ctx.server->cluster_info().empty()) {
+    ctx.reply.error("ERR FAILOVER not allowed in cluster mode.");
+    return;
+  }
+  if (argv.size() == 2 && is(argv[1], "abort")) {
+    ctx.reply.error("ERR No failover in progress.");
+    return;
+  }
+  int64_t timeout = 0;
+  bool to = false;
+  bool force = false;
+  for (size_t j = 1; j < argv.size(); ++j) {
+    if (is(argv[j], "timeout") && j + 1 < argv.size() && timeout <= 0) {
+      if (!int64_or_reply(ctx, argv[j + 1], timeout)) return;
+      if (timeout <= 0) {
+        ctx.reply.error("ERR FAILOVER timeout must be greater than 0");
+        return;
+      }
+      ++j;
+    } else if (is(argv[j], "to") && j + 2 < argv.size() && !to) {
+      int64_t port = 0;
+      if (!int64_or_reply(ctx, argv[j + 2], port)) return;
+      to = true;
+      j += 2;
+    } else if (is(argv[j], "force") && !force) {
+      force = true;
+    } else {
+      ctx.reply.error(protocol::err::kSyntax);
+      return;
+    }
+  }
+  ctx.reply.error("ERR FAILOVER requires connected replicas.");
 }
 
 }  // namespace
@@ -111,6 +149,16 @@ const CommandSpec kReplicationCommands[] = {
      .acl_categories = "admin fast dangerous"},
     kReplicaofRow,
     slaveof_row(),
+    {.name = "failover",
+     .arity = -1,
+     .flags = kAdmin | kNoscript | kStale,
+     .handler = cmd_failover,
+     .group = "server",
+     .since = "6.2.0",
+     .summary = "Start a coordinated failover between this server and one of its replicas.",
+     .complexity = "O(1)",
+     .syntax = "[TO=target: host port<integer> [FORCE]] [ABORT] [TIMEOUT=milliseconds<integer>]",
+     .acl_categories = "admin slow dangerous"},
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Replication: WAIT, ROLE, REPLICAOF and SLAVEOF — the family's command-table rows. The work is the
-// server's (ServerControl::wait_replicas, role): it knows the client's last write and the replicas.
+// Replication: WAIT, ROLE, REPLICAOF, SLAVEOF and FAILOVER — the family's command-table rows. The
+// work is the server's (ServerControl::wait_replicas, role): it knows the client's last write and
+// the replicas.
 #pragma once
 
 #include <span>

@@ -270,7 +270,14 @@ def check_slowlog(report, ours, theirs):
                      ("LATENCY", "HISTOGRAM", "nosuchcommand"), ("MEMORY", "PURGE"),
                      ("MEMORY", "DOCTOR"), ("REPLICAOF", "NO", "ONE"), ("SLAVEOF", "no", "one"),
                      ("REPLICAOF", "127.0.0.1", "x"), ("REPLICAOF", "NO", "TWO"),
-                     ("SLAVEOF", "127.0.0.1", "70000"), ("REPLICAOF", "127.0.0.1", "-1")):
+                     ("SLAVEOF", "127.0.0.1", "70000"), ("REPLICAOF", "127.0.0.1", "-1"),
+                     ("FAILOVER",), ("FAILOVER", "ABORT"), ("FAILOVER", "abort", "x"),
+                     ("FAILOVER", "TIMEOUT", "0"), ("FAILOVER", "TIMEOUT", "x"),
+                     ("FAILOVER", "TIMEOUT", "10", "TIMEOUT", "5"), ("FAILOVER", "TO", "h", "x"),
+                     ("FAILOVER", "TO", "h", "1", "TO", "h", "2"), ("FAILOVER", "FORCE", "FORCE"),
+                     ("FAILOVER", "TO", "h"), ("FAILOVER", "BOGUS"),
+                     ("FAILOVER", "TO", "h", "1", "FORCE", "TIMEOUT", "5"),
+                     ("FAILOVER", "TIMEOUT", "-1")):
             report.equal(a.call(*args), b.call(*args), "%s as redis" % " ".join(args))
         # Another master is refused (a node is always a master), with why.
         got = a.call("REPLICAOF", "127.0.0.1", str(theirs.port))
@@ -491,8 +498,11 @@ def check_cluster(report, binary, theirs, rng):
     with harness.Cluster(binary, 3, name="obs") as cluster:
         ports = cluster.ports
         with harness.RespClient(ports[0]) as c:
-            for args in (("REPLICAOF", "NO", "ONE"), ("SLAVEOF", "127.0.0.1", "6379")):
-                report.equal(c.call(*args), b"-ERR REPLICAOF not allowed in cluster mode.\r\n",
+            for args in (("REPLICAOF", "NO", "ONE"), ("SLAVEOF", "127.0.0.1", "6379"),
+                         ("FAILOVER",)):
+                want = "-ERR %s not allowed in cluster mode.\r\n" % (
+                    "FAILOVER" if args[0] == "FAILOVER" else "REPLICAOF")
+                report.equal(c.call(*args), want.encode(),
                              "%s on a cluster node, as Redis Cluster" % " ".join(args))
         # A key node 2 owns, sent to node 1.
         key = next("obs:%d" % i for i in range(10000)
