@@ -180,8 +180,6 @@ static void cmd_cluster_digest(CommandContext& ctx) {
 // CLUSTER SLOTS and SHARDS: Redis Cluster's slot map. A ring has no slots, and any node serves
 // every key, so every node answers as a Redis with cluster support disabled: smart clients
 // then know to use it as a plain server.
-static void cmd_cluster_slots(CommandContext& ctx) { ctx.reply.error(kClusterDisabled); }
-
 static void cmd_time(CommandContext& ctx) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                 std::chrono::system_clock::now().time_since_epoch())
@@ -303,6 +301,33 @@ constexpr CommandSpec kConfigSubcommands[] = {
     help_row(cmd_config_help, "server", "5.0.0"),
 };
 
+constexpr std::string_view kAdminAcl = "admin slow dangerous";
+
+// The row of one of Redis Cluster's subcommands (they all answer kClusterDisabled here).
+constexpr CommandSpec slot_row(std::string_view name, int arity, uint32_t flags,
+                               std::string_view since, std::string_view summary,
+                               std::string_view complexity, std::string_view syntax,
+                               std::string_view acl_categories, std::string_view tips = {}) {
+  CommandSpec row = keyless_row(name, arity, flags, cmd_cluster_disabled, "cluster", since, summary,
+                                complexity, acl_categories);
+  row.syntax = syntax;
+  row.tips = tips;
+  return row;
+}
+
+constexpr CommandSpec with_history(CommandSpec row, std::string_view history) {
+  row.history = history;
+  return row;
+}
+
+constexpr CommandSpec deprecated(CommandSpec row, std::string_view since,
+                                 std::string_view replaced_by) {
+  row.doc_flags = "deprecated";
+  row.deprecated_since = since;
+  row.replaced_by = replaced_by;
+  return row;
+}
+
 constexpr CommandSpec kClusterSubcommands[] = {
     {.name = "info",
      .arity = 2,
@@ -402,7 +427,7 @@ constexpr CommandSpec kClusterSubcommands[] = {
     {.name = "slots",
      .arity = 2,
      .flags = kStale,
-     .handler = cmd_cluster_slots,
+     .handler = cmd_cluster_disabled,
      .group = "cluster",
      .since = "3.0.0",
      .summary = "Get array of Cluster slot to node mappings",
@@ -417,7 +442,7 @@ constexpr CommandSpec kClusterSubcommands[] = {
     {.name = "shards",
      .arity = 2,
      .flags = kStale,
-     .handler = cmd_cluster_slots,
+     .handler = cmd_cluster_disabled,
      .group = "cluster",
      .since = "7.0.0",
      .summary = "Get array of cluster slots to node mappings",
@@ -426,6 +451,81 @@ constexpr CommandSpec kClusterSubcommands[] = {
      .acl_categories = "slow",
      .tips = "nondeterministic_output"},
     help_row(cmd_cluster_help, "cluster", "5.0.0"),
+    // Redis Cluster's own subcommands, with Redis's rows: ringkv's ring has no slots, so they
+    // answer as a Redis without cluster support does.
+    slot_row("addslots", -3, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+             "Assign new hash slots to receiving node",
+             "O(N) where N is the total number of hash slot arguments", "slot<integer>...",
+             kAdminAcl),
+    slot_row("addslotsrange", -4, kAdmin | kStale | kNoAsyncLoading, "7.0.0",
+             "Assign new hash slots to receiving node",
+             "O(N) where N is the total number of the slots between the start slot and end slot "
+             "arguments.",
+             "(start-slot_end-slot: start-slot<integer> end-slot<integer>)...", kAdminAcl),
+    slot_row("bumpepoch", 2, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+             "Advance the cluster config epoch", "O(1)", "", kAdminAcl, "nondeterministic_output"),
+    slot_row("count-failure-reports", 3, kAdmin | kStale, "3.0.0",
+             "Return the number of failure reports active for a given node",
+             "O(N) where N is the number of failure reports", "node-id", kAdminAcl,
+             "nondeterministic_output"),
+    slot_row("countkeysinslot", 3, kStale, "3.0.0",
+             "Return the number of local keys in the specified hash slot", "O(1)", "slot<integer>",
+             "slow"),
+    slot_row("delslots", -3, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+             "Set hash slots as unbound in receiving node",
+             "O(N) where N is the total number of hash slot arguments", "slot<integer>...",
+             kAdminAcl),
+    slot_row("delslotsrange", -4, kAdmin | kStale | kNoAsyncLoading, "7.0.0",
+             "Set hash slots as unbound in receiving node",
+             "O(N) where N is the total number of the slots between the start slot and end slot "
+             "arguments.",
+             "(start-slot_end-slot: start-slot<integer> end-slot<integer>)...", kAdminAcl),
+    slot_row("failover", -2, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+             "Forces a replica to perform a manual failover of its master.", "O(1)",
+             "[options: FORCE | TAKEOVER]", kAdminAcl),
+    slot_row("flushslots", 2, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+             "Delete a node's own slots information", "O(1)", "", kAdminAcl),
+    slot_row("forget", 3, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+             "Remove a node from the nodes table", "O(1)", "node-id", kAdminAcl),
+    slot_row("getkeysinslot", 4, kStale, "3.0.0",
+             "Return local key names in the specified hash slot",
+             "O(log(N)) where N is the number of requested keys", "slot<integer> count<integer>",
+             "slow", "nondeterministic_output"),
+    slot_row("keyslot", 3, kStale, "3.0.0", "Returns the hash slot of the specified key",
+             "O(N) where N is the number of bytes in the key", "key", "slow"),
+    slot_row("links", 2, kStale, "7.0.0",
+             "Returns a list of all TCP links to and from peer nodes in cluster",
+             "O(N) where N is the total number of Cluster nodes", "", "slow",
+             "nondeterministic_output"),
+    with_history(slot_row("meet", -4, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+                          "Force a node cluster to handshake with another node", "O(1)",
+                          "ip port<integer> [cluster_bus_port<integer>]@4.0.0", kAdminAcl),
+                 "4.0.0|Added the optional `cluster_bus_port` argument."),
+    slot_row("myid", 2, kStale, "3.0.0", "Return the node id", "O(1)", "", "slow"),
+    slot_row("replicas", 3, kAdmin | kStale, "5.0.0",
+             "List replica nodes of the specified master node", "O(1)", "node-id", kAdminAcl,
+             "nondeterministic_output"),
+    slot_row("replicate", 3, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+             "Reconfigure a node as a replica of the specified master node", "O(1)", "node-id",
+             kAdminAcl),
+    slot_row("reset", -2, kAdmin | kNoscript | kStale, "3.0.0", "Reset a Redis Cluster node",
+             "O(N) where N is the number of known nodes. The command may execute a FLUSHALL as a "
+             "side effect.",
+             "[hard_soft: HARD | SOFT]", kAdminAcl),
+    slot_row("saveconfig", 2, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+             "Forces the node to save cluster state on disk", "O(1)", "", kAdminAcl),
+    slot_row("set-config-epoch", 3, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+             "Set the configuration epoch in a new node", "O(1)", "config-epoch<integer>",
+             kAdminAcl),
+    slot_row(
+        "setslot", -4, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+        "Bind a hash slot to a specific node", "O(1)",
+        "slot<integer> (subcommand: IMPORTING=node-id | MIGRATING=node-id | NODE=node-id | STABLE)",
+        kAdminAcl),
+    deprecated(slot_row("slaves", 3, kAdmin | kStale, "3.0.0",
+                        "List replica nodes of the specified master node", "O(1)", "node-id",
+                        kAdminAcl, "nondeterministic_output"),
+               "5.0.0", "`CLUSTER REPLICAS`"),
 };
 
 constexpr CommandSpec kServerCommands[] = {

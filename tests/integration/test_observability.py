@@ -277,7 +277,10 @@ def check_slowlog(report, ours, theirs):
                      ("FAILOVER", "TO", "h", "1", "TO", "h", "2"), ("FAILOVER", "FORCE", "FORCE"),
                      ("FAILOVER", "TO", "h"), ("FAILOVER", "BOGUS"),
                      ("FAILOVER", "TO", "h", "1", "FORCE", "TIMEOUT", "5"),
-                     ("FAILOVER", "TIMEOUT", "-1")):
+                     ("FAILOVER", "TIMEOUT", "-1"), ("CLUSTER", "KEYSLOT", "k"),
+                     ("CLUSTER", "MYID"), ("CLUSTER", "SETSLOT", "1", "STABLE"),
+                     ("CLUSTER", "COUNTKEYSINSLOT"), ("CLUSTER", "ADDSLOTS"),
+                     ("CLUSTER", "RESET", "HARD"), ("CLUSTER", "LINKS")):
             report.equal(a.call(*args), b.call(*args), "%s as redis" % " ".join(args))
         # Another master is refused (a node is always a master), with why.
         got = a.call("REPLICAOF", "127.0.0.1", str(theirs.port))
@@ -498,6 +501,10 @@ def check_cluster(report, binary, theirs, rng):
     with harness.Cluster(binary, 3, name="obs") as cluster:
         ports = cluster.ports
         with harness.RespClient(ports[0]) as c:
+            # Redis Cluster's slot subcommands: ringkv's ring has no slots.
+            report.equal(c.call("CLUSTER", "KEYSLOT", "k"),
+                         b"-ERR This instance has cluster support disabled\r\n",
+                         "CLUSTER KEYSLOT on a cluster node")
             for args in (("REPLICAOF", "NO", "ONE"), ("SLAVEOF", "127.0.0.1", "6379"),
                          ("FAILOVER",)):
                 want = "-ERR %s not allowed in cluster mode.\r\n" % (
