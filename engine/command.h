@@ -166,6 +166,15 @@ constexpr CommandSpec container_row(std::string_view name, std::string_view grou
                      subcommands);
 }
 
+// A row marked deprecated since `since`, replaced by `replaced_by` (COMMAND DOCS' doc flags).
+constexpr CommandSpec deprecated_row(CommandSpec row, std::string_view since,
+                                     std::string_view replaced_by) {
+  row.doc_flags = "deprecated";
+  row.deprecated_since = since;
+  row.replaced_by = replaced_by;
+  return row;
+}
+
 // The row of a container's HELP subcommand.
 constexpr CommandSpec help_row(CommandHandler handler, std::string_view group,
                                std::string_view since, std::string_view acl_categories = "slow") {
@@ -274,6 +283,8 @@ class ServerControl {
 
   // CLUSTER INFO and CLUSTER NODES text; empty when this node is standalone.
   virtual std::string cluster_info() { return {}; }
+  // Whether this node is a member of a cluster (CLUSTER INFO answers the ring), not standalone.
+  virtual bool clustered() const { return false; }
   virtual std::string cluster_nodes() { return {}; }
   // The address of the node that owns `key`; empty when this node is standalone.
   virtual std::string cluster_owner(std::string_view /*key*/) { return {}; }

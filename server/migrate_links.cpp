@@ -26,6 +26,14 @@ constexpr int64_t kIdleMs = 10 * 1000;  // Redis's MIGRATE_SOCKET_CACHE_TTL
 constexpr size_t kMaxLinks = 64;        // MIGRATE_SOCKET_CACHE_ITEMS
 constexpr size_t kMaxLine = 1023;       // the 1 024-byte buffers Redis reads replies into
 
+// The cache's key: "host:port", as the command spelled them.
+std::string link_name(std::string_view host, std::string_view port) {
+  std::string name(host);
+  name += ':';
+  name += port;
+  return name;
+}
+
 int64_t monotonic_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -127,9 +135,7 @@ MigrateLinks::~MigrateLinks() = default;
 
 engine::MigrateLink* MigrateLinks::get(std::string_view host, std::string_view port,
                                        int64_t timeout_ms, int64_t now_ms) {
-  std::string name(host);
-  name += ':';
-  name += port;
+  std::string name = link_name(host, port);
   if (auto it = links_.find(name); it != links_.end()) {
     it->second->last_use_ms = now_ms;
     return it->second.get();
@@ -150,10 +156,7 @@ engine::MigrateLink* MigrateLinks::get(std::string_view host, std::string_view p
 }
 
 void MigrateLinks::close(std::string_view host, std::string_view port) {
-  std::string name(host);
-  name += ':';
-  name += port;
-  if (auto it = links_.find(name); it != links_.end()) links_.erase(it);
+  links_.erase(link_name(host, port));
 }
 
 void MigrateLinks::close_idle(int64_t now_ms) {

@@ -167,6 +167,7 @@ class Server final : public engine::ServerControl,
   void replconf(engine::CommandContext& ctx) override;
   void sync(engine::CommandContext& ctx, bool psync) override;
   std::string cluster_info() override;
+  bool clustered() const override { return cluster_ != nullptr; }
   std::string cluster_nodes() override;
   std::string cluster_owner(std::string_view key) override;
   std::vector<std::string> cluster_copies(std::string_view key) override;

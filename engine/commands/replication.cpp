@@ -1,6 +1,9 @@
 // Replication commands: WAIT, ROLE, REPLICAOF, SLAVEOF and FAILOVER (see replication.h).
 #include "engine/commands/replication.h"
 
+#include <string>
+#include <string_view>
+
 #include "common/numbers.h"
 #include "engine/commands/handler_args.h"
 #include "protocol/errors.h"
@@ -28,14 +31,19 @@ void cmd_wait(CommandContext& ctx) {
 
 void cmd_role(CommandContext& ctx) { ctx.server->role(ctx); }
 
+// Redis Cluster's refusal of REPLICAOF and FAILOVER, on a cluster node (the cluster keeps and
+// fails over its copies itself). Returns whether it refused.
+bool refused_in_cluster(CommandContext& ctx, std::string_view command) {
+  if (ctx.server == nullptr || !ctx.server->clustered()) return false;
+  ctx.reply.error("ERR " + std::string(command) + " not allowed in cluster mode.");
+  return true;
+}
+
 // REPLICAOF / SLAVEOF: a node is always a master. NO ONE answers +OK (as a Redis master does);
 // another master is refused once its port checked out as Redis checks it: ringkv keeps its copies
 // within its cluster, and CLUSTER IMPORT copies a redis-server's keys live.
 void cmd_replicaof(CommandContext& ctx) {
-  if (ctx.server != nullptr && !ctx.server->cluster_info().empty()) {
-    ctx.reply.error("ERR REPLICAOF not allowed in cluster mode.");
-    return;
-  }
+  if (refused_in_cluster(ctx, "REPLICAOF")) return;
   if (is(ctx.argv[1], "no") && is(ctx.argv[2], "one")) {
     ctx.reply.ok();
     return;
@@ -54,10 +62,7 @@ void cmd_replicaof(CommandContext& ctx) {
 // redis-server can't replicate it), so there is never a failover to start or abort.
 void cmd_failover(CommandContext& ctx) {
   const auto& argv = ctx.argv;
-  if (ctx.server != nullptr && !ctx.server->cluster_info().empty()) {
-    ctx.reply.error("ERR FAILOVER not allowed in cluster mode.");
-    return;
-  }
+  if (refused_in_cluster(ctx, "FAILOVER")) return;
   if (argv.size() == 2 && is(argv[1], "abort")) {
     ctx.reply.error("ERR No failover in progress.");
     return;
@@ -115,12 +120,9 @@ constexpr CommandSpec kReplicaofRow = {
 
 // SLAVEOF: REPLICAOF's older name, deprecated since 5.0.0.
 constexpr CommandSpec slaveof_row() {
-  CommandSpec row = kReplicaofRow;
+  CommandSpec row = deprecated_row(kReplicaofRow, "5.0.0", "`REPLICAOF`");
   row.name = "slaveof";
   row.since = "1.0.0";
-  row.doc_flags = "deprecated";
-  row.deprecated_since = "5.0.0";
-  row.replaced_by = "`REPLICAOF`";
   return row;
 }
 

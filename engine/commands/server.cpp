@@ -170,7 +170,7 @@ static void cmd_cluster_help(CommandContext& ctx) { reply_help(ctx.reply, kClust
 // combines the answers (MergePolicy::kDigest) into the digest one redis-server holding every key
 // would give, so a cluster's data can be compared with a Redis's.
 static void cmd_cluster_digest(CommandContext& ctx) {
-  if (ctx.server == nullptr || ctx.server->cluster_info().empty()) {
+  if (ctx.server == nullptr || !ctx.server->clustered()) {
     ctx.reply.error(kClusterDisabled);
     return;
   }
@@ -307,24 +307,13 @@ constexpr std::string_view kAdminAcl = "admin slow dangerous";
 constexpr CommandSpec slot_row(std::string_view name, int arity, uint32_t flags,
                                std::string_view since, std::string_view summary,
                                std::string_view complexity, std::string_view syntax,
-                               std::string_view acl_categories, std::string_view tips = {}) {
+                               std::string_view acl_categories, std::string_view tips = {},
+                               std::string_view history = {}) {
   CommandSpec row = keyless_row(name, arity, flags, cmd_cluster_disabled, "cluster", since, summary,
                                 complexity, acl_categories);
   row.syntax = syntax;
   row.tips = tips;
-  return row;
-}
-
-constexpr CommandSpec with_history(CommandSpec row, std::string_view history) {
   row.history = history;
-  return row;
-}
-
-constexpr CommandSpec deprecated(CommandSpec row, std::string_view since,
-                                 std::string_view replaced_by) {
-  row.doc_flags = "deprecated";
-  row.deprecated_since = since;
-  row.replaced_by = replaced_by;
   return row;
 }
 
@@ -497,10 +486,10 @@ constexpr CommandSpec kClusterSubcommands[] = {
              "Returns a list of all TCP links to and from peer nodes in cluster",
              "O(N) where N is the total number of Cluster nodes", "", "slow",
              "nondeterministic_output"),
-    with_history(slot_row("meet", -4, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
-                          "Force a node cluster to handshake with another node", "O(1)",
-                          "ip port<integer> [cluster_bus_port<integer>]@4.0.0", kAdminAcl),
-                 "4.0.0|Added the optional `cluster_bus_port` argument."),
+    slot_row("meet", -4, kAdmin | kStale | kNoAsyncLoading, "3.0.0",
+             "Force a node cluster to handshake with another node", "O(1)",
+             "ip port<integer> [cluster_bus_port<integer>]@4.0.0", kAdminAcl, {},
+             "4.0.0|Added the optional `cluster_bus_port` argument."),
     slot_row("myid", 2, kStale, "3.0.0", "Return the node id", "O(1)", "", "slow"),
     slot_row("replicas", 3, kAdmin | kStale, "5.0.0",
              "List replica nodes of the specified master node", "O(1)", "node-id", kAdminAcl,
@@ -522,10 +511,10 @@ constexpr CommandSpec kClusterSubcommands[] = {
         "Bind a hash slot to a specific node", "O(1)",
         "slot<integer> (subcommand: IMPORTING=node-id | MIGRATING=node-id | NODE=node-id | STABLE)",
         kAdminAcl),
-    deprecated(slot_row("slaves", 3, kAdmin | kStale, "3.0.0",
-                        "List replica nodes of the specified master node", "O(1)", "node-id",
-                        kAdminAcl, "nondeterministic_output"),
-               "5.0.0", "`CLUSTER REPLICAS`"),
+    deprecated_row(slot_row("slaves", 3, kAdmin | kStale, "3.0.0",
+                            "List replica nodes of the specified master node", "O(1)", "node-id",
+                            kAdminAcl, "nondeterministic_output"),
+                   "5.0.0", "`CLUSTER REPLICAS`"),
 };
 
 constexpr CommandSpec kServerCommands[] = {

@@ -86,7 +86,7 @@ void sort_generic(CommandContext& ctx, bool readonly) {
   std::optional<std::string_view> sortby;
   std::optional<std::string_view> storekey;
   std::vector<std::string_view> gets;
-  const bool clustered = ctx.server != nullptr && !ctx.server->cluster_owner(argv[1]).empty();
+  const bool clustered = ctx.server != nullptr && ctx.server->clustered();
   for (size_t j = 2; j < argv.size(); ++j) {
     const size_t left = argv.size() - j - 1;
     const std::string_view a = argv[j];
