@@ -128,6 +128,26 @@ ParseResult RespParser::fail(std::string_view error) {
   return {ParseStatus::kError, 0, error};
 }
 
+bool RespParser::header_line(std::span<const char> in, size_t from, std::string_view too_big,
+                             size_t& cr, ParseResult& wait) {
+  wait = ParseResult{ParseStatus::kIncomplete, 0, {}};
+  switch (find_line_end(in, from, '\r', cr)) {
+    case LineScan::kNotYet:
+      return false;
+    case LineScan::kTooBig:
+      wait = fail(too_big);
+      return false;
+    case LineScan::kFound:
+      break;
+  }
+  // Redis wants one more byte after '\r' (the '\n', though it never looks at it).
+  if (cr + 1 >= in.size()) {
+    if (has_nul(in, from, cr) && not_found(in, from) == LineScan::kTooBig) wait = fail(too_big);
+    return false;
+  }
+  return true;
+}
+
 ParseResult RespParser::parse_multibulk(std::span<const char> in,
                                         std::vector<std::string_view>& argv) {
   const char* data = in.data();
@@ -136,21 +156,8 @@ ParseResult RespParser::parse_multibulk(std::span<const char> in,
 
   if (!header_done_) {
     size_t cr = 0;
-    switch (find_line_end(in, 0, '\r', cr)) {
-      case LineScan::kNotYet:
-        return kIncomplete;
-      case LineScan::kTooBig:
-        return fail(err::kProtoBigMultibulkCount);
-      case LineScan::kFound:
-        break;
-    }
-    // Redis wants one more byte after '\r' (the '\n', though it never looks at it).
-    if (cr + 1 >= size) {
-      if (has_nul(in, 0, cr) && not_found(in, 0) == LineScan::kTooBig) {
-        return fail(err::kProtoBigMultibulkCount);
-      }
-      return kIncomplete;
-    }
+    ParseResult wait;
+    if (!header_line(in, 0, err::kProtoBigMultibulkCount, cr, wait)) return wait;
     int64_t count = 0;
     if (!string_to_ll(data + 1, cr - 1, count) || count > limits_.max_multibulk_len) {
       if (has_nul(in, 0, cr)) {
@@ -171,20 +178,8 @@ ParseResult RespParser::parse_multibulk(std::span<const char> in,
   while (multibulk_len_ > 0) {
     if (bulk_len_ < 0) {
       size_t cr = 0;
-      switch (find_line_end(in, pos_, '\r', cr)) {
-        case LineScan::kNotYet:
-          return kIncomplete;
-        case LineScan::kTooBig:
-          return fail(err::kProtoBigBulkCount);
-        case LineScan::kFound:
-          break;
-      }
-      if (cr + 1 >= size) {
-        if (has_nul(in, pos_, cr) && not_found(in, pos_) == LineScan::kTooBig) {
-          return fail(err::kProtoBigBulkCount);
-        }
-        return kIncomplete;
-      }
+      ParseResult wait;
+      if (!header_line(in, pos_, err::kProtoBigBulkCount, cr, wait)) return wait;
       int64_t len = 0;
       const bool valid = data[pos_] == '$' && string_to_ll(data + pos_ + 1, cr - pos_ - 1, len) &&
                          len >= 0 && static_cast<uint64_t>(len) <= limits_.max_bulk_len;

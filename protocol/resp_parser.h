@@ -85,6 +85,11 @@ class RespParser {
   LineScan find_line_end(std::span<const char> in, size_t line_start, char delim, size_t& end);
   LineScan not_found(std::span<const char> in, size_t line_start) const;
   bool has_nul(std::span<const char> in, size_t from, size_t to);
+  // The "*N" or "$N" line at `from`: true with `cr` at its '\r' once that and the byte after it
+  // are in; else false with `wait` what to return (incomplete, or `too_big` once Redis would give
+  // up on the line).
+  bool header_line(std::span<const char> in, size_t from, std::string_view too_big, size_t& cr,
+                   ParseResult& wait);
   ParseResult complete(std::span<const char> in, std::vector<std::string_view>& argv,
                        size_t consumed);
   ParseResult fail(std::string_view error);

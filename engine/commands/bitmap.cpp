@@ -24,21 +24,6 @@ namespace err = protocol::err;
 
 namespace {
 
-// The proto-max-bulk-len in force, which bounds bit offsets: the server's configuration when
-// there is a server (CONFIG SET changes it at run time), else the default. Asked only for
-// offsets past kMinProtoMaxBulkLen bytes.
-BulkLimit offset_limit(const CommandContext& ctx) {
-  if (ctx.server == nullptr) return {};
-  ServerControl* server = ctx.server;
-  return [server] {
-    std::vector<std::pair<std::string, std::string>> values;
-    server->config_get("proto-max-bulk-len", values);
-    int64_t limit = kProtoMaxBulkLen;
-    if (!values.empty()) parse_int64(values.front().second, limit);
-    return limit;
-  };
-}
-
 // The string at `key` for BITCOUNT/BITPOS/GETBIT: false after replying WRONGTYPE; `out` is null
 // when the key is absent.
 bool read_string_or_reply(CommandContext& ctx, std::string_view key, const Entry*& out) {
@@ -52,7 +37,7 @@ bool read_string_or_reply(CommandContext& ctx, std::string_view key, const Entry
 }
 
 void bitfield_generic(CommandContext& ctx, bool readonly) {
-  auto ops = parse_bitfield(ctx.argv.subspan(2), offset_limit(ctx));
+  auto ops = parse_bitfield(ctx.argv.subspan(2), bulk_limit(ctx));
   if (!ops) {
     ctx.reply.error(ops.error());
     return;
@@ -88,7 +73,7 @@ void bitfield_generic(CommandContext& ctx, bool readonly) {
 }  // namespace
 
 void cmd_setbit(CommandContext& ctx) {
-  auto offset = parse_bit_offset(ctx.argv[2], 0, offset_limit(ctx));
+  auto offset = parse_bit_offset(ctx.argv[2], 0, bulk_limit(ctx));
   if (!offset) {
     ctx.reply.error(offset.error());
     return;
@@ -112,7 +97,7 @@ void cmd_setbit(CommandContext& ctx) {
 }
 
 void cmd_getbit(CommandContext& ctx) {
-  auto offset = parse_bit_offset(ctx.argv[2], 0, offset_limit(ctx));
+  auto offset = parse_bit_offset(ctx.argv[2], 0, bulk_limit(ctx));
   if (!offset) {
     ctx.reply.error(offset.error());
     return;

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <climits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/commands/string_ops.h"
 #include "engine/keyspace/databases.h"
@@ -94,6 +96,18 @@ Store* database_or_reply(CommandContext& ctx, int index) {
   }
   ctx.reply.error(protocol::err::kDbIndexOutOfRange);
   return nullptr;
+}
+
+BulkLimit bulk_limit(const CommandContext& ctx) {
+  if (ctx.server == nullptr) return {};
+  ServerControl* server = ctx.server;
+  return [server] {
+    std::vector<std::pair<std::string, std::string>> values;
+    server->config_get("proto-max-bulk-len", values);
+    int64_t limit = kProtoMaxBulkLen;
+    if (!values.empty()) parse_int64(values.front().second, limit);
+    return limit;
+  };
 }
 
 }  // namespace ringkv::engine

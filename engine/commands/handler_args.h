@@ -10,6 +10,7 @@
 
 #include "common/numbers.h"
 #include "engine/command.h"
+#include "engine/commands/string_ops.h"
 #include "engine/types/object.h"
 
 namespace ringkv::engine {
@@ -41,6 +42,11 @@ bool int_or_reply(CommandContext& ctx, std::string_view arg, int& out,
 // The database a command names (SELECT, MOVE, COPY ... DB), already parsed; replies
 // kDbIndexOutOfRange and returns null when the node has no such database.
 Store* database_or_reply(CommandContext& ctx, int index);
+
+// The proto-max-bulk-len in force, which bounds string growth (APPEND, SETRANGE) and bit
+// offsets: read from the server's configuration when asked (CONFIG SET changes it at run time),
+// the default without a server. Asked only past kMinProtoMaxBulkLen bytes.
+BulkLimit bulk_limit(const CommandContext& ctx);
 
 // Looks `key` up for reading as a T: nullptr when absent. Replies WRONGTYPE for another type.
 template <typename T>

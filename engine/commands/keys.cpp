@@ -220,15 +220,9 @@ void report_if_blockable(CommandContext& ctx, std::string_view key) {
   }
 }
 
-// RENAME's and RENAMENX's events, after the "new" one of the destination (Redis's order).
-void notify_renamed(CommandContext& ctx, std::string_view from, std::string_view to) {
-  ctx.notify(common::kNotifyGeneric, "rename_from", from);
-  ctx.notify(common::kNotifyGeneric, "rename_to", to);
-}
-
-}  // namespace
-
-void cmd_rename(CommandContext& ctx) {
+// RENAME and RENAMENX (`nx`), as Redis's renameGenericCommand: the events of the destination's
+// "new" first (the store), then rename_from and rename_to.
+void rename_generic(CommandContext& ctx, bool nx) {
   const std::string_view from = ctx.argv[1];
   const std::string_view to = ctx.argv[2];
   if (ctx.store.peek(from) == nullptr) {
@@ -236,34 +230,32 @@ void cmd_rename(CommandContext& ctx) {
     return;
   }
   // Renaming a key onto itself keeps it, TTL included.
-  if (from != to) {
-    ctx.store.rename(from, to);
-    report_if_blockable(ctx, to);
-    ctx.key_modified(from);
-    ctx.key_modified(to);
-    notify_renamed(ctx, from, to);
-  }
-  ctx.reply.ok();
-}
-
-void cmd_renamenx(CommandContext& ctx) {
-  const std::string_view from = ctx.argv[1];
-  const std::string_view to = ctx.argv[2];
-  if (ctx.store.peek(from) == nullptr) {
-    ctx.reply.error(err::kNoSuchKey);
-    return;
-  }
-  if (from == to || ctx.store.peek(to) != nullptr) {
-    ctx.reply.integer(0);
+  if (from == to || (nx && ctx.store.peek(to) != nullptr)) {
+    if (nx) {
+      ctx.reply.integer(0);
+    } else {
+      ctx.reply.ok();
+    }
     return;
   }
   ctx.store.rename(from, to);
   report_if_blockable(ctx, to);
   ctx.key_modified(from);
   ctx.key_modified(to);
-  notify_renamed(ctx, from, to);
-  ctx.reply.integer(1);
+  ctx.notify(common::kNotifyGeneric, "rename_from", from);
+  ctx.notify(common::kNotifyGeneric, "rename_to", to);
+  if (nx) {
+    ctx.reply.integer(1);
+  } else {
+    ctx.reply.ok();
+  }
 }
+
+}  // namespace
+
+void cmd_rename(CommandContext& ctx) { rename_generic(ctx, false); }
+
+void cmd_renamenx(CommandContext& ctx) { rename_generic(ctx, true); }
 
 void cmd_copy(CommandContext& ctx) {
   const std::string_view from = ctx.argv[1];

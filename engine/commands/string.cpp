@@ -139,20 +139,6 @@ void incr_and_reply(CommandContext& ctx, int64_t delta) {
   }
 }
 
-// The proto-max-bulk-len in force for APPEND/SETRANGE: the server's configuration when there is
-// a server (CONFIG SET changes it at run time), else the default.
-BulkLimit bulk_limit(const CommandContext& ctx) {
-  if (ctx.server == nullptr) return {};
-  ServerControl* server = ctx.server;
-  return [server] {
-    std::vector<std::pair<std::string, std::string>> values;
-    server->config_get("proto-max-bulk-len", values);
-    int64_t limit = kProtoMaxBulkLen;
-    if (!values.empty()) parse_int64(values.front().second, limit);
-    return limit;
-  };
-}
-
 // MSET / MSETNX: an even number of key/value arguments is checked here, not by the dispatcher.
 bool mset_pairs_or_reply(CommandContext& ctx) {
   if (ctx.argv.size() % 2 == 1) return true;

@@ -25,6 +25,16 @@ void wrap_in_field(lua_State* L, const char* field) {
   lua_remove(L, -2);
 }
 
+// Pushes table[field] of the table on top of the stack when it has type `type` (true), else
+// pushes nothing (false).
+bool push_field(lua_State* L, const char* field, int type) {
+  lua_pushstring(L, field);
+  lua_rawget(L, -2);
+  if (lua_type(L, -1) == type) return true;
+  lua_pop(L, 1);
+  return false;
+}
+
 // A reply text with its CR/LF made spaces, as status and big-number replies are written.
 std::string single_line(std::string_view s) {
   std::string out(s);
@@ -35,6 +45,12 @@ std::string single_line(std::string_view s) {
 }
 
 }  // namespace
+
+std::string_view lua_view(lua_State* L, int index) {
+  size_t len = 0;
+  const char* s = lua_tolstring(L, index, &len);
+  return s == nullptr ? std::string_view{} : std::string_view(s, len);
+}
 
 void push_error_table(lua_State* L, std::string_view error) {
   std::string code = "ERR";
@@ -157,12 +173,9 @@ void write_lua_value(lua_State* L, protocol::ReplyWriter& w, protocol::RespVersi
     return;
   }
   switch (lua_type(L, -1)) {
-    case LUA_TSTRING: {
-      size_t len = 0;
-      const char* s = lua_tolstring(L, -1, &len);
-      w.bulk(std::string_view(s, len));
+    case LUA_TSTRING:
+      w.bulk(lua_view(L, -1));
       break;
-    }
     case LUA_TBOOLEAN:
       if (script_resp == protocol::RespVersion::kResp2) {
         if (lua_toboolean(L, -1)) {
@@ -179,40 +192,23 @@ void write_lua_value(lua_State* L, protocol::ReplyWriter& w, protocol::RespVersi
       w.integer(common::x86_to_int64(lua_tonumber(L, -1)));
       break;
     case LUA_TTABLE: {
-      lua_pushstring(L, "err");
-      lua_rawget(L, -2);
-      if (lua_type(L, -1) == LUA_TSTRING) {
-        size_t len = 0;
-        const char* s = lua_tolstring(L, -1, &len);
-        w.error(std::string_view(s, len));
+      if (push_field(L, "err", LUA_TSTRING)) {
+        w.error(lua_view(L, -1));
         lua_pop(L, 2);
         return;
       }
-      lua_pop(L, 1);
-      lua_pushstring(L, "ok");
-      lua_rawget(L, -2);
-      if (lua_type(L, -1) == LUA_TSTRING) {
-        size_t len = 0;
-        const char* s = lua_tolstring(L, -1, &len);
-        w.simple(single_line(std::string_view(s, len)));
+      if (push_field(L, "ok", LUA_TSTRING)) {
+        w.simple(single_line(lua_view(L, -1)));
         lua_pop(L, 2);
         return;
       }
-      lua_pop(L, 1);
-      lua_pushstring(L, "double");
-      lua_rawget(L, -2);
-      if (lua_type(L, -1) == LUA_TNUMBER) {
+      if (push_field(L, "double", LUA_TNUMBER)) {
         w.double_value(lua_tonumber(L, -1));
         lua_pop(L, 2);
         return;
       }
-      lua_pop(L, 1);
-      lua_pushstring(L, "big_number");
-      lua_rawget(L, -2);
-      if (lua_type(L, -1) == LUA_TSTRING) {
-        size_t len = 0;
-        const char* s = lua_tolstring(L, -1, &len);
-        const std::string text = single_line(std::string_view(s, len));
+      if (push_field(L, "big_number", LUA_TSTRING)) {
+        const std::string text = single_line(lua_view(L, -1));
         if (w.version() == protocol::RespVersion::kResp3) {
           w.raw("(" + text + "\r\n");
         } else {
@@ -221,28 +217,19 @@ void write_lua_value(lua_State* L, protocol::ReplyWriter& w, protocol::RespVersi
         lua_pop(L, 2);
         return;
       }
-      lua_pop(L, 1);
-      lua_pushstring(L, "verbatim_string");
-      lua_rawget(L, -2);
-      if (lua_type(L, -1) == LUA_TTABLE) {
+      if (push_field(L, "verbatim_string", LUA_TTABLE)) {
         lua_pushstring(L, "format");
         lua_rawget(L, -2);
         lua_pushstring(L, "string");
         lua_rawget(L, -3);
         if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
-          size_t flen = 0, slen = 0;
-          const char* f = lua_tolstring(L, -2, &flen);
-          const char* s = lua_tolstring(L, -1, &slen);
-          w.verbatim(std::string_view(s, slen), std::string_view(f, flen));
+          w.verbatim(lua_view(L, -1), lua_view(L, -2));
           lua_pop(L, 4);
           return;
         }
-        lua_pop(L, 2);
+        lua_pop(L, 3);
       }
-      lua_pop(L, 1);
-      lua_pushstring(L, "map");
-      lua_rawget(L, -2);
-      if (lua_type(L, -1) == LUA_TTABLE) {
+      if (push_field(L, "map", LUA_TTABLE)) {
         const size_t token = w.begin_deferred();
         size_t n = 0;
         lua_pushnil(L);
@@ -256,10 +243,7 @@ void write_lua_value(lua_State* L, protocol::ReplyWriter& w, protocol::RespVersi
         lua_pop(L, 2);
         return;
       }
-      lua_pop(L, 1);
-      lua_pushstring(L, "set");
-      lua_rawget(L, -2);
-      if (lua_type(L, -1) == LUA_TTABLE) {
+      if (push_field(L, "set", LUA_TTABLE)) {
         const size_t token = w.begin_deferred();
         size_t n = 0;
         lua_pushnil(L);
@@ -273,7 +257,6 @@ void write_lua_value(lua_State* L, protocol::ReplyWriter& w, protocol::RespVersi
         lua_pop(L, 2);
         return;
       }
-      lua_pop(L, 1);
       const size_t token = w.begin_deferred();
       size_t n = 0;
       for (int j = 1;; ++j) {

@@ -18,6 +18,9 @@ struct lua_State;
 
 namespace ringkv::engine {
 
+// The string (or number, as its text) at `index`; empty for any other value. Valid while the
+// value stays on the stack.
+std::string_view lua_view(lua_State* L, int index);
 // Pushes `v` (a decoded command reply) on the Lua stack.
 void push_reply(lua_State* L, const protocol::ReplyValue& v);
 // Decodes the RESP bytes of one reply and pushes it; pushes an error table when malformed.

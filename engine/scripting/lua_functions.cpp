@@ -24,9 +24,7 @@ constexpr std::string_view kBadName =
 // A string argument of register_function (Lua strings and numbers, as lua_isstring).
 bool lua_string_at(lua_State* L, int index, std::string& out) {
   if (!lua_isstring(L, index)) return false;
-  size_t len = 0;
-  const char* s = lua_tolstring(L, index, &len);
-  out.assign(s, len);
+  out = lua_view(L, index);
   return true;
 }
 
@@ -332,18 +330,7 @@ void ScriptEngine::fcall(CommandContext& ctx, bool read_only) {
     return;
   }
   int64_t numkeys = 0;
-  if (!parse_int64(ctx.argv[2], numkeys)) {
-    ctx.reply.error("ERR Bad number of keys provided");
-    return;
-  }
-  if (numkeys > static_cast<int64_t>(ctx.argv.size()) - 3) {
-    ctx.reply.error("ERR Number of keys can't be greater than number of args");
-    return;
-  }
-  if (numkeys < 0) {
-    ctx.reply.error("ERR Number of keys can't be negative");
-    return;
-  }
+  if (!read_numkeys(ctx, "ERR Bad number of keys provided", numkeys)) return;
   if (read_only && (fn->flags & kScriptNoWrites) == 0) {
     ctx.reply.error("ERR Can not execute a script with write flag using *_ro command.");
     return;

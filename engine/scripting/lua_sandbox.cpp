@@ -50,9 +50,7 @@ int redis_pcall(lua_State* L) { return engine_of(L)->lua_call_command(L, false);
 
 int redis_sha1hex(lua_State* L) {
   if (lua_gettop(L) != 1) return raise_error(L, "wrong number of arguments");
-  size_t len = 0;
-  const char* s = lua_tolstring(L, 1, &len);
-  const std::string hex = sha1_hex(s != nullptr ? std::string_view(s, len) : std::string_view{});
+  const std::string hex = sha1_hex(lua_view(L, 1));
   lua_pushlstring(L, hex.data(), hex.size());
   return 1;
 }
@@ -63,9 +61,7 @@ int redis_error_reply(lua_State* L) {
     push_error_table(L, "wrong number or type of arguments");
     return 1;
   }
-  size_t len = 0;
-  const char* s = lua_tolstring(L, -1, &len);
-  std::string err(s, len);
+  std::string err(lua_view(L, -1));
   if (err.empty() || err[0] != '-') err.insert(0, "-");
   push_error_table(L, err);
   return 1;
@@ -170,16 +166,18 @@ int proxy_newindex(lua_State* L) { return luaL_error(L, kReadonlyError); }
 constexpr const char* kLoadingKey = "ringkv.loading";
 constexpr const char* kLibraryApiKey = "ringkv.library_api";
 
+// Redis's error for a read of a global nobody set (its name at index 2).
+int missing_global(lua_State* L) {
+  const char* name = lua_tostring(L, 2);
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                    name != nullptr ? name : "?");
+}
+
 // A read of a strict proxy: the real value, or Redis's error for a missing global.
 int strict_index(lua_State* L) {
   lua_pushvalue(L, 2);
   lua_rawget(L, lua_upvalueindex(1));
-  if (lua_isnil(L, -1)) {
-    const char* name = lua_tostring(L, 2);
-    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                      name != nullptr ? name : "?");
-  }
-  return 1;
+  return lua_isnil(L, -1) ? missing_global(L) : 1;
 }
 
 // A read of the globals proxy. While a function library's code runs, the globals are Redis's
@@ -196,12 +194,7 @@ int globals_index(lua_State* L) {
   } else {
     lua_rawget(L, lua_upvalueindex(1));
   }
-  if (lua_isnil(L, -1)) {
-    const char* name = lua_tostring(L, 2);
-    return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                      name != nullptr ? name : "?");
-  }
-  return 1;
+  return lua_isnil(L, -1) ? missing_global(L) : 1;
 }
 
 int protected_rawset(lua_State* L) {

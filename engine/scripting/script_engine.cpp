@@ -203,6 +203,22 @@ bool ScriptEngine::compile(std::string_view body, const std::string& sha, std::s
   return true;
 }
 
+bool read_numkeys(CommandContext& ctx, std::string_view not_a_number, int64_t& numkeys) {
+  if (!parse_int64(ctx.argv[2], numkeys)) {
+    ctx.reply.error(not_a_number);
+    return false;
+  }
+  if (numkeys > static_cast<int64_t>(ctx.argv.size()) - 3) {
+    ctx.reply.error("ERR Number of keys can't be greater than number of args");
+    return false;
+  }
+  if (numkeys < 0) {
+    ctx.reply.error("ERR Number of keys can't be negative");
+    return false;
+  }
+  return true;
+}
+
 std::string ScriptEngine::load(std::string_view body, std::string& error) {
   std::string sha = sha1_hex(body);
   if (scripts_.count(sha) != 0) return sha;
@@ -212,18 +228,7 @@ std::string ScriptEngine::load(std::string_view body, std::string& error) {
 
 void ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only) {
   int64_t numkeys = 0;
-  if (!parse_int64(ctx.argv[2], numkeys)) {
-    ctx.reply.error(protocol::err::kNotInteger);
-    return;
-  }
-  if (numkeys > static_cast<int64_t>(ctx.argv.size()) - 3) {
-    ctx.reply.error("ERR Number of keys can't be greater than number of args");
-    return;
-  }
-  if (numkeys < 0) {
-    ctx.reply.error("ERR Number of keys can't be negative");
-    return;
-  }
+  if (!read_numkeys(ctx, protocol::err::kNotInteger, numkeys)) return;
   std::string sha;
   if (by_sha) {
     sha = common::lowercase(ctx.argv[1]);
@@ -380,9 +385,7 @@ bool ScriptEngine::call_command(lua_State* L) {
     if (type == LUA_TNUMBER) {
       args.push_back(number_argument(lua_tonumber(L, i)));
     } else if (type == LUA_TSTRING) {
-      size_t len = 0;
-      const char* s = lua_tolstring(L, i, &len);
-      args.emplace_back(s, len);
+      args.emplace_back(lua_view(L, i));
     } else {
       return fail("Lua redis lib command arguments must be strings or integers");
     }

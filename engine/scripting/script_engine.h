@@ -61,6 +61,9 @@ bool parse_shebang(std::string_view body, uint32_t& flags, size_t& skip, std::st
 // The -BUSY error other clients get while a script runs past the threshold: it names FUNCTION
 // KILL while a function runs, SCRIPT KILL while an EVAL does.
 std::string_view busy_error(bool function);
+// The numkeys argument of EVAL and FCALL (argv[2]), checked as Redis checks it; false after
+// replying with the error (`not_a_number` when it is no integer).
+bool read_numkeys(CommandContext& ctx, std::string_view not_a_number, int64_t& numkeys);
 
 // The lowercase hex SHA1 of `data` (redis.sha1hex, script names).
 std::string sha1_hex(std::string_view data);
