@@ -1,6 +1,7 @@
 // The RDB file writer (rdbSaveRio in Redis 7.0): see rdb_writer.h.
 #include "persistence/rdb_writer.h"
 
+#include "common/version.h"
 #include "engine/keyspace/access.h"
 #include "engine/keyspace/entry.h"
 #include "engine/keyspace/store.h"
@@ -15,7 +16,6 @@ namespace {
 namespace rdb = engine::rdb;
 
 // The Redis version whose files ringkv writes (redis-ver): tools and redis-server check it.
-constexpr std::string_view kRedisVersion = "7.0.15";
 
 void aux(std::string& out, std::string_view key, std::string_view value) {
   out.push_back(static_cast<char>(kOpcodeAux));
@@ -73,7 +73,7 @@ bool write_rdb(std::span<engine::Store* const> dbs, const RdbSaveOptions& option
   ChunkedOutput out(sink, options.checksum);
   std::string& buf = out.buf();
   buf.append("REDIS0010");
-  aux(buf, "redis-ver", kRedisVersion);
+  aux(buf, "redis-ver", common::kRedisVersion);
   aux(buf, "redis-bits", 64);
   aux(buf, "ctime", options.now_ms / 1000);
   aux(buf, "used-mem", static_cast<int64_t>(options.used_mem));

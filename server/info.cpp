@@ -9,14 +9,12 @@
 #include <fstream>
 #include <string>
 
+#include "common/version.h"
 #include "server/connection.h"
 #include "server/server.h"
 
 namespace ringkv::server {
 namespace {
-
-// The Redis version whose protocol and command semantics ringkv implements.
-constexpr const char* kRedisCompatVersion = "7.0.15";
 
 void field(std::string& out, std::string_view name, std::string_view value) {
   out.append(name);
@@ -143,7 +141,7 @@ std::string Server::info(std::span<const std::string_view> sections) {
 
   if (wanted(sections, "server", true)) {
     section("Server");
-    field(out, "redis_version", kRedisCompatVersion);
+    field(out, "redis_version", common::kRedisVersion);
     field(out, "redis_git_sha1", "00000000");
     field(out, "redis_git_dirty", "0");
     field(out, "redis_build_id", build_id());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/version.h"
 #include "engine/acl/acl_users.h"
 #include "engine/command.h"
 #include "engine/commands/acl.h"
@@ -24,7 +25,6 @@ namespace {
 using protocol::RespVersion;
 
 // HELLO reports the Redis protocol level ringkv implements; INFO carries ringkv's own version.
-constexpr std::string_view kRedisVersion = "7.0.15";
 
 constexpr std::string_view kBadClientName =
     "ERR Client names cannot contain spaces, newlines or special characters.";
@@ -166,7 +166,7 @@ static void cmd_hello(CommandContext& ctx) {
   ctx.reply.bulk("server");
   ctx.reply.bulk("redis");
   ctx.reply.bulk("version");
-  ctx.reply.bulk(kRedisVersion);
+  ctx.reply.bulk(common::kRedisVersion);
   ctx.reply.bulk("proto");
   ctx.reply.integer(static_cast<int64_t>(ctx.client->resp()));
   ctx.reply.bulk("id");

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <lua.hpp>
 
+#include "common/version.h"
 #include "engine/scripting/lua_convert.h"
 #include "engine/scripting/lua_libraries.h"
 #include "engine/scripting/script_engine.h"
@@ -283,9 +284,9 @@ void open_library(lua_State* L, const char* name, lua_CFunction open) {
 
 void set_version(lua_State* L) {
   lua_pushstring(L, "REDIS_VERSION");
-  lua_pushstring(L, "7.0.15");
+  lua_pushlstring(L, common::kRedisVersion.data(), common::kRedisVersion.size());
   lua_settable(L, -3);
-  set_number(L, "REDIS_VERSION_NUM", 0x07000f);
+  set_number(L, "REDIS_VERSION_NUM", common::kRedisVersionNum);
 }
 
 void set_log_levels(lua_State* L) {
