@@ -21,6 +21,7 @@
 #include "engine/commands/lcs.h"
 #include "engine/commands/list.h"
 #include "engine/commands/list_pop.h"
+#include "engine/commands/lolwut.h"
 #include "engine/commands/migrate.h"
 #include "engine/commands/module.h"
 #include "engine/commands/observe.h"
@@ -54,7 +55,7 @@ constexpr Family kFamilies[] = {
     stream_read_commands,   stream_group_commands, stream_pending_commands, stream_info_commands,
     observe_commands,       debug_commands,        replication_commands,    geo_commands,
     lcs_commands,           acl_commands,          function_commands,       sort_commands,
-    module_commands,        migrate_commands,
+    module_commands,        migrate_commands,      lolwut_commands,
 };
 
 std::vector<CommandSpec> assemble() {

@@ -17,7 +17,10 @@
      USAGE/STATS/DOCTOR/MALLOC-STATS/PURGE.
   7. CONFIG REWRITE writes the effective configuration back to the file (header kept) and the
      node starts from it with the same CONFIG GET.
-  8. A 3-node cluster: MONITOR shows a relayed command on the node the client used and on its
+  8. LOLWUT: every form whose drawing is not random (VERSION 5 with at most two rows of squares,
+     the plain version line, the argument errors, sizes clamped) byte for byte as redis's, in
+     RESP2 and RESP3; the random ones (VERSION 5 and 6) with redis's lines, widths and signature.
+  9. A 3-node cluster: MONITOR shows a relayed command on the node the client used and on its
      owner; peers' links have their own CLIENT LIST type, stay out of connected_clients and
      survive CLIENT KILL TYPE normal; SLOWLOG, LATENCY DOCTOR, --memkeys through a node;
      redis-cli --cluster check and redis-py's RedisCluster treat a node exactly as they treat a
@@ -238,6 +241,50 @@ def check_debug(report, ours, theirs, rng):
             report.check(m is not None and t is not None and m.group(1, 2) == t.group(1, 2),
                          "DEBUG OBJECT %s: refcount and encoding as redis" % key,
                          "%s\n      %s" % (mine, theirs_))
+
+
+def lolwut_shape(text):
+    """The parts of a LOLWUT drawing that are not random: each line's width in characters (a
+    terminal cell of VERSION 6 counted once) and the signature lines."""
+    lines = text.decode().split("\n")
+    signed = next(i for i, line in enumerate(lines) if line.startswith(("Georg", "Dedicated")))
+    widths = [len(re.sub(r"\x1b\[[0-9;]+m \x1b\[0m", "#", line)) for line in lines[:signed]]
+    return widths, lines[signed:]
+
+
+def check_lolwut(report, ours, theirs, rng):
+    forms = [(), ("foo",), ("VERSION",), ("version", "x"), ("VERSION", "5", "x"),
+             ("VERSION", "6", "1", "y"), ("VERSION", "-1"), ("VERSION", "7", "1", "2"),
+             ("VERSION", "4294967301", "10", "2", "2"), ("VERSION", "5", "0", "0", "0"),
+             ("VERSION", "5", "-5", "-1", "2"), ("VERSION", "5", "99999999999", "300", "1"),
+             ("VERSION", "5", "3", "1", "1"), ("VERSION", "5", "2", "1", "1"),
+             ("VERSION", "5", "1", "1", "1", "extra"), ("VERSION", "5", "66", "8", "2")]
+    forms += [("VERSION", "5", str(rng.randint(1, 300)), str(rng.randint(1, 60)),
+               str(rng.randint(1, 2))) for _ in range(20)]
+    with harness.RespClient(ours.port) as a, harness.RespClient(theirs.port) as b:
+        for form in forms:
+            report.equal(a.call("LOLWUT", *form), b.call("LOLWUT", *form),
+                         "LOLWUT %s as redis" % " ".join(form))
+        a.call("HELLO", "3")
+        b.call("HELLO", "3")
+        for form in ((), ("VERSION", "5", "20", "4", "2"), ("VERSION", "5", "x")):
+            report.equal(a.call("LOLWUT", *form), b.call("LOLWUT", *form),
+                         "LOLWUT %s in RESP3 (verbatim) as redis" % " ".join(form))
+    random_forms = [("VERSION", "5"), ("VERSION", "6"), ("VERSION", "6", "1", "1"),
+                    ("VERSION", "6", "1000", "3"), ("VERSION", "6", "0", "2000")]
+    random_forms += [("VERSION", "5", str(rng.randint(1, 120)), str(rng.randint(1, 30)),
+                      str(rng.randint(3, 30))) for _ in range(5)]
+    random_forms += [("VERSION", "6", str(rng.randint(1, 200)), str(rng.randint(1, 60)))
+                     for _ in range(5)]
+    client_a, client_b = redis.Redis(port=ours.port), redis.Redis(port=theirs.port)
+    for form in random_forms:
+        mine, theirs_ = client_a.execute_command("LOLWUT", *form), \
+            client_b.execute_command("LOLWUT", *form)
+        report.equal(lolwut_shape(mine), lolwut_shape(theirs_),
+                     "LOLWUT %s: redis's lines, widths and signature" % " ".join(form))
+    colors = set(re.findall(rb"\x1b\[([0-9;]+)m ", client_a.execute_command("LOLWUT", "VERSION", "6")))
+    report.check(colors <= {b"0;30;40", b"0;90;100", b"0;37;47", b"0;97;107"} and len(colors) >= 3,
+                 "LOLWUT VERSION 6 paints in Redis's four greys", repr(colors))
 
 
 def slowlog_shape(raw):
@@ -628,6 +675,7 @@ def main():
         check_rates_after_resetstat(report, ours, theirs)
         check_tools(report, ours, theirs)
         check_config_rewrite(report, args.server)
+        check_lolwut(report, ours, theirs, rng)
         check_cluster(report, args.server, theirs, rng)
     report.finish()
 
