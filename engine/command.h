@@ -218,6 +218,16 @@ class ClientSession {
   virtual void set_no_evict(bool /*on*/) {}
   // The client's CLIENT TRACKING state; null where it cannot track (unit tests).
   virtual ClientTracking* tracking() { return nullptr; }
+  // SCRIPT DEBUG: how the client's next EVAL runs: normally, debugged in a forked copy of the
+  // node whose changes are thrown away (YES), or debugged in the node itself (SYNC).
+  enum class ScriptDebug { kOff, kFork, kSync };
+  virtual ScriptDebug script_debug() const { return ScriptDebug::kOff; }
+  virtual void set_script_debug(ScriptDebug /*mode*/) {}
+  // The plain TCP socket of the client, for the Lua debugger's own blocking dialogue; -1 where
+  // there is none (TLS connections, peers' links, unit tests).
+  virtual int debug_socket() const { return -1; }
+  // Replies of the client's earlier requests wait to be written (SCRIPT DEBUG must come alone).
+  virtual bool has_pending_replies() const { return false; }
 };
 
 // The kinds of connection CLIENT LIST TYPE and CLIENT KILL TYPE tell apart: Redis's normal

@@ -236,6 +236,13 @@ void Connection::unprotect() {
   unblock();
 }
 
+int Connection::debug_socket() const {
+  if (tls_ != nullptr || peer_) return -1;
+  uv_os_fd_t fd = -1;
+  if (uv_fileno(reinterpret_cast<const uv_handle_t*>(&tcp_), &fd) != 0) return -1;
+  return fd;
+}
+
 void Connection::close() {
   if (closing_) return;
   if (protected_) {

@@ -221,6 +221,10 @@ class Connection final : public engine::ClientSession {
   void set_reply_mode(ReplyMode mode) override;
   void set_no_evict(bool on) override { no_evict_ = on; }
   engine::ClientTracking* tracking() override { return &tracking_; }
+  ScriptDebug script_debug() const override { return script_debug_; }
+  void set_script_debug(ScriptDebug mode) override { script_debug_ = mode; }
+  int debug_socket() const override;
+  bool has_pending_replies() const override { return !out_.empty() || !pending_.empty(); }
   const engine::ClientTracking& tracking_state() const { return tracking_; }
 
   // Records the command that ran last (CLIENT LIST's cmd=).
@@ -343,6 +347,7 @@ class Connection final : public engine::ClientSession {
   bool dropping_ = false;
   std::string discard_;
   bool no_evict_ = false;  // CLIENT NO-EVICT ON
+  ScriptDebug script_debug_ = ScriptDebug::kOff;
   engine::ClientTracking tracking_;
 };
 

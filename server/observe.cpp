@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/repr.h"
 #include "engine/commands/migrate.h"
 #include "engine/commands/string_ops.h"
 #include "server/connection.h"
@@ -17,47 +18,6 @@
 
 namespace ringkv::server {
 namespace {
-
-// A monitor's line: Redis's sdscatrepr of each argument (quoted, with C escapes for quotes,
-// backslashes, control characters and bytes that are not printable).
-void append_repr(std::string& out, std::string_view arg) {
-  out += '"';
-  for (char ch : arg) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      default:
-        if (std::isprint(c)) {
-          out += ch;
-        } else {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", c);
-          out += buf;
-        }
-    }
-  }
-  out += '"';
-}
 
 // Arguments MONITOR and the slow log must not show: passwords (Redis redacts them too).
 bool redacted(const engine::CommandSpec& spec, std::span<const std::string_view> argv, size_t i) {
@@ -176,7 +136,7 @@ void Server::feed_monitors(const Origin& origin, const engine::CommandSpec& spec
   }
   for (size_t i = 0; i < argv.size(); ++i) {
     if (i > 0) line += ' ';
-    append_repr(line, redacted(spec, argv, i) ? std::string_view("(redacted)") : argv[i]);
+    common::append_repr(line, redacted(spec, argv, i) ? std::string_view("(redacted)") : argv[i]);
   }
   line += "\r\n";
   for (uint64_t id : monitors_) {

@@ -49,6 +49,10 @@ constexpr std::string_view kNoMajorityError =
 constexpr std::string_view kNotOwnerError =
     "TRYAGAIN the ring changed: this member no longer serves the key (failed over, gone, or the "
     "key moved)";
+// SCRIPT DEBUG runs the script on the node the client is connected to.
+constexpr std::string_view kDebugElsewhereError =
+    "ERR SCRIPT DEBUG: the script's keys are served by another node; connect to that node to "
+    "debug it";
 constexpr std::string_view kSwapdbReplicatedError =
     "ERR SWAPDB is not supported in a cluster with replication-factor > 1";
 
@@ -386,6 +390,12 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
   if (&spec == kSwapdb && replicating()) {
     // Each node holds copies of several primaries' keys: its swap would mix theirs.
     refuse(Origin::client(conn), kSwapdbReplicatedError, writer, &spec);
+    return true;
+  }
+  if (conn.script_debug() != engine::ClientSession::ScriptDebug::kOff &&
+      spec.name.starts_with("eval")) {
+    // The debugger talks to the client from the node that runs the script: this one.
+    refuse(Origin::client(conn), kDebugElsewhereError, writer, &spec);
     return true;
   }
   if (config_.cluster.atomic_multikey && relay_atomic(conn, spec, argv, route, writer)) {

@@ -18,7 +18,12 @@
 //     served in the middle of the script) and the timer is armed again when it ends;
 //   - flush_dirty walks its list by index and closed connections are nulled, not erased, so a
 //     pass run from inside it leaves the outer walk valid.
+#include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include "cluster/cluster.h"
 #include "protocol/errors.h"
@@ -125,6 +130,43 @@ void Server::begin_record_block() {
 void Server::end_record_block() {
   aof_.end_transaction();
   if (replicating()) cluster_->replication().end_block();
+}
+
+int Server::debug_fork(engine::ClientSession* client) {
+  auto* conn = static_cast<Connection*>(client);
+  const int fd = conn->debug_socket();
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid > 0) {
+    spdlog::warn("forked debugging session {} for client {}", pid, conn->id());
+    debug_sessions_.push_back(pid);
+    // The copy answers the client: nothing more is written to it from here.
+    conn->close();
+    return pid;
+  }
+  // The copy runs the script and exits: it ignores the signals meant for the node, and keeps
+  // no descriptor of the node's (listeners, peers, files, the loop's) but the client's socket,
+  // so nothing it does can reach them.
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  if (fd > 3) close_range(3, static_cast<unsigned>(fd) - 1, 0);
+  close_range(static_cast<unsigned>(fd) + 1, ~0u, 0);
+  return 0;
+}
+
+void Server::reap_debug_sessions(bool kill_them) {
+  for (size_t i = 0; i < debug_sessions_.size();) {
+    const pid_t pid = debug_sessions_[i];
+    if (kill_them) {
+      spdlog::warn("killing debugging session {}", pid);
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    } else if (waitpid(pid, nullptr, WNOHANG) == 0) {
+      ++i;
+      continue;
+    }
+    debug_sessions_.erase(debug_sessions_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
 }
 
 bool Server::refused_while_busy(const Origin& origin, const engine::CommandSpec& spec,

@@ -498,6 +498,7 @@ void Server::cron() {
         config_.log.latency_monitor_threshold, static_cast<int64_t>(end_us / 1000000));
   }
   migrate_links_.close_idle(static_cast<int64_t>(now));
+  if (!debug_sessions_.empty()) reap_debug_sessions(false);
   if (!ready_keys_.empty()) serve_ready_keys();
   if (cluster_ && now - last_shard_refresh_ms_ >= ShardInterests::kRefreshMs) {
     last_shard_refresh_ms_ = now;
@@ -560,6 +561,7 @@ void Server::begin_shutdown() {
   shutting_down_ = true;
   // SHUTDOWN (or a signal) while a script is busy: the script stops, written or not.
   if (scripts_->running()) scripts_->kill(true);
+  reap_debug_sessions(true);
   spdlog::info("shutting down: no new connections, flushing {} client(s)", clients_.size());
   if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
   if (tls_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&tls_listener_), nullptr);

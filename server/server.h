@@ -223,6 +223,9 @@ class Server final : public engine::ServerControl,
                    protocol::ReplyWriter& reply) override;
   void script_busy(bool first) override;
   void script_end(bool was_busy) override;
+  int debug_fork(engine::ClientSession* client) override;
+  // Waits for the SCRIPT DEBUG copies that ended (or kills them all, at shutdown).
+  void reap_debug_sessions(bool kill_them);
 
   // engine::KeyEvents
   void key_ready(std::string_view key) override;
@@ -560,6 +563,9 @@ class Server final : public engine::ServerControl,
   int64_t turn_input_us_ = 0;
   std::unique_ptr<IdleTask> input_task_;
   bool shutting_down_ = false;
+  // The copies of the node running forked SCRIPT DEBUG sessions: reaped by the cron, killed at
+  // shutdown.
+  std::vector<int> debug_sessions_;
   bool shutdown_finished_ = false;
 
   engine::Databases dbs_{static_cast<int>(config_.server.databases)};

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/numbers.h"
+#include "engine/scripting/script_engine.h"
 
 namespace ringkv::engine {
 namespace {
@@ -23,6 +24,13 @@ void wrap_in_field(lua_State* L, const char* field) {
   lua_pushvalue(L, -3);
   lua_settable(L, -3);
   lua_remove(L, -2);
+}
+
+// While the debugger takes a step, each error table a script gets is logged, as Redis's
+// luaPushErrorBuff logs it: `error` as it was given ("-CODE msg" or a bare message).
+void log_error_table(lua_State* L, std::string_view error) {
+  ScriptEngine* engine = engine_of(L);
+  if (engine != nullptr && engine->debugger().logging()) engine->debugger().log_error(error);
 }
 
 // Pushes table[field] of the table on top of the stack when it has type `type` (true), else
@@ -53,6 +61,7 @@ std::string_view lua_view(lua_State* L, int index) {
 }
 
 void push_error_table(lua_State* L, std::string_view error) {
+  log_error_table(L, error);
   std::string code = "ERR";
   std::string_view msg = error;
   if (!error.empty() && error[0] == '-') {
@@ -91,6 +100,7 @@ void push_reply(lua_State* L, const protocol::ReplyValue& v) {
       set_field_string(L, "ok", v.text);
       return;
     case '-':
+      log_error_table(L, "-" + std::string(v.text));
       lua_newtable(L);
       set_field_string(L, "err", v.text);
       return;

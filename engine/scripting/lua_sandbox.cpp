@@ -34,19 +34,15 @@ int raise_error(lua_State* L, const char* msg) {
   return lua_error(L);
 }
 
-ScriptEngine* engine_of(lua_State* L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kEngineKey);
-  auto* engine = static_cast<ScriptEngine*>(lua_touserdata(L, -1));
-  lua_pop(L, 1);
-  return engine;
-}
-
 int redis_register_function(lua_State* L) {
   if (!engine_of(L)->lua_register_function(L)) return lua_error(L);
   return 0;
 }
 
 int redis_call(lua_State* L) { return engine_of(L)->lua_call_command(L, true); }
+// redis.breakpoint() and redis.debug(): the Lua debugger's (no-ops outside a session).
+int redis_breakpoint(lua_State* L) { return engine_of(L)->debugger().lua_breakpoint(L); }
+int redis_debug(lua_State* L) { return engine_of(L)->debugger().lua_debug(L); }
 int redis_pcall(lua_State* L) { return engine_of(L)->lua_call_command(L, false); }
 
 int redis_sha1hex(lua_State* L) {
@@ -113,8 +109,6 @@ int redis_replicate_commands(lua_State* L) {
   lua_pushboolean(L, 1);
   return 1;
 }
-
-int redis_noop(lua_State*) { return 0; }
 
 // The scripts' pcall, as Redis 7.0 wraps it: an error table with an `err` string comes back as
 // that string.
@@ -308,8 +302,8 @@ void open_redis_table(lua_State* L, bool functions) {
   set_function(L, "set_repl", redis_set_repl);
   set_function(L, "replicate_commands", redis_replicate_commands);
   if (!functions) {
-    set_function(L, "breakpoint", redis_noop);
-    set_function(L, "debug", redis_noop);
+    set_function(L, "breakpoint", redis_breakpoint);
+    set_function(L, "debug", redis_debug);
   }
   set_log_levels(L);
   set_number(L, "REPL_NONE", 0);
@@ -339,6 +333,13 @@ void open_library_api(lua_State* L) {
 }
 
 }  // namespace
+
+ScriptEngine* engine_of(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kEngineKey);
+  auto* engine = static_cast<ScriptEngine*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  return engine;
+}
 
 lua_State* new_script_state(ScriptEngine* engine, bool functions) {
   lua_State* L = luaL_newstate();

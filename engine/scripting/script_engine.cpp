@@ -2,9 +2,12 @@
 #include "engine/scripting/script_engine.h"
 
 #include <openssl/sha.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <lua.hpp>
 #include <string>
 #include <vector>
@@ -37,11 +40,12 @@ std::vector<std::string_view> split_spaces(std::string_view s) {
   return parts;
 }
 
-void hook(lua_State* L, lua_Debug*) {
-  lua_getfield(L, LUA_REGISTRYINDEX, "ringkv.engine");
-  auto* engine = static_cast<ScriptEngine*>(lua_touserdata(L, -1));
-  lua_pop(L, 1);
-  engine->on_hook(L);
+void hook(lua_State* L, lua_Debug*) { engine_of(L)->on_hook(L); }
+
+// The hook of a script being debugged: every line, and every kHookInstructions instructions
+// (the infinite-loop check). Raises what on_debug_line pushed, with no C++ object alive here.
+void debug_hook(lua_State* L, lua_Debug* ar) {
+  if (engine_of(L)->on_debug_line(L, ar)) lua_error(L);
 }
 
 // The message handler of a script's pcall, after Redis's __redis__err__handler: makes the error
@@ -227,6 +231,19 @@ std::string ScriptEngine::load(std::string_view body, std::string& error) {
 }
 
 void ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only) {
+  using ScriptDebug = ClientSession::ScriptDebug;
+  const ScriptDebug debug =
+      ctx.client != nullptr && !debugger_.active() ? ctx.client->script_debug() : ScriptDebug::kOff;
+  if (debug != ScriptDebug::kOff) {
+    if (!by_sha) {
+      debug_eval(ctx, read_only, debug == ScriptDebug::kSync);
+    } else if (ctx.argv[1].size() != 40) {
+      ctx.reply.error("NOSCRIPT No matching script. Please use EVAL.");
+    } else {
+      ctx.reply.error("ERR Please use EVAL instead of EVALSHA for debugging");
+    }
+    return;
+  }
   int64_t numkeys = 0;
   if (!read_numkeys(ctx, protocol::err::kNotInteger, numkeys)) return;
   std::string sha;
@@ -250,6 +267,37 @@ void ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only) {
   if (ctx.propagation != nullptr) ctx.propagation->suppress();
   const Script script = it->second;  // SCRIPT FLUSH from a script's busy loop must not free it
   run(ctx, sha, script, static_cast<size_t>(numkeys), read_only);
+}
+
+void ScriptEngine::debug_eval(CommandContext& ctx, bool read_only, bool sync) {
+  const int fd = ctx.client->debug_socket();
+  if (!sync) {
+    const int pid = fd < 0 ? -1 : host_->debug_fork(ctx.client);
+    if (pid != 0) {
+      // The node's side: the copy answers the client, whose connection is closed here.
+      ctx.client->set_script_debug(ClientSession::ScriptDebug::kOff);
+      if (pid < 0) {
+        ctx.reply.error(std::string("ERR Fork() failed: can't run EVAL in debugging mode: ") +
+                        std::strerror(fd < 0 ? ENOTSUP : errno));
+      }
+      return;
+    }
+  }
+  debugger_.start(fd, ctx.argv[1]);
+  eval(ctx, false, read_only);
+  debugger_.end();
+  if (!sync) {
+    // The copy: the replies (this one and any before it) go out, and the copy is done.
+    std::string_view out = ctx.reply.buffer();
+    while (!out.empty()) {
+      const ssize_t n = ::write(fd, out.data(), out.size());
+      if (n <= 0 && errno != EINTR && errno != EAGAIN) break;
+      if (n > 0) out.remove_prefix(static_cast<size_t>(n));
+    }
+    ::_exit(0);
+  }
+  // The session ends the connection once the script's reply is written, as in Redis.
+  ctx.client->close_after_reply();
 }
 
 void ScriptEngine::run(CommandContext& ctx, const std::string& sha, const Script& script,
@@ -279,7 +327,11 @@ void ScriptEngine::call_script(CommandContext& ctx, lua_State* L, int nargs,
   hook_calls_ = 0;
   script_resp_ = protocol::RespVersion::kResp2;
   client_resp_ = ctx.reply.version();
-  lua_sethook(L, hook, LUA_MASKCOUNT, kHookInstructions);
+  if (debugger_.active()) {
+    lua_sethook(L, debug_hook, LUA_MASKLINE | LUA_MASKCOUNT, kHookInstructions);
+  } else {
+    lua_sethook(L, hook, LUA_MASKCOUNT, kHookInstructions);
+  }
   host_->script_begin(ctx.client);
 
   lua_pushcfunction(L, error_handler);
@@ -342,6 +394,15 @@ ScriptEngine::KillResult ScriptEngine::kill(bool force, bool eval) {
   return KillResult::kKilled;
 }
 
+bool ScriptEngine::on_debug_line(lua_State* L, lua_Debug* ar) {
+  bool stopped = false;
+  const bool failed = debugger_.on_line(L, ar, static_cast<int64_t>(monotonic_ms() - start_ms_),
+                                        busy_threshold_ms_, stopped);
+  // The time the script waited for the debugger does not count.
+  if (stopped) start_ms_ = monotonic_ms();
+  return failed;
+}
+
 void ScriptEngine::on_hook(lua_State* L) {
   if (loading_ != nullptr) {
     // A library's code registering its functions: at most 500 ms (Redis's LOAD_TIMEOUT_MS).
@@ -391,6 +452,7 @@ bool ScriptEngine::call_command(lua_State* L) {
     }
   }
   const std::vector<std::string_view> argv(args.begin(), args.end());
+  if (debugger_.logging()) debugger_.log_command(argv);
   std::string resolve_error;
   const CommandSpec* spec = resolve_command(argv, resolve_error);
   if (spec == nullptr) {
@@ -407,6 +469,7 @@ bool ScriptEngine::call_command(lua_State* L) {
   protocol::ReplyWriter writer(out, script_resp_);
   host_->script_call(*spec, argv, writer);
   push_reply_bytes(L, out);
+  if (debugger_.logging()) debugger_.log_reply(out);
   return !out.empty() && out[0] == '-';
 }
 

@@ -18,9 +18,11 @@
 
 #include "engine/command.h"
 #include "engine/scripting/function_library.h"
+#include "engine/scripting/lua_debugger.h"
 #include "protocol/reply_writer.h"
 
 struct lua_State;
+struct lua_Debug;
 
 namespace ringkv::engine {
 
@@ -41,6 +43,11 @@ class ScriptHost {
   virtual void script_busy(bool first) = 0;
   // The script ended (its reply is written); `was_busy`: it had passed the busy threshold.
   virtual void script_end(bool was_busy) = 0;
+  // SCRIPT DEBUG YES: `client`'s EVAL is debugged in a copy of the node, whose changes are
+  // thrown away. Forks: the node closes the client's connection (the copy answers it) and gets
+  // the copy's pid; the copy gets 0, with every descriptor but the client's socket closed. -1
+  // (errno set) when fork() failed.
+  virtual int debug_fork(ClientSession* /*client*/) { return -1; }
 };
 
 // Script flags (shebang "#!lua flags=..."), as Redis names them.
@@ -137,6 +144,10 @@ class ScriptEngine {
   void set_script_resp(protocol::RespVersion v) { script_resp_ = v; }
   // The instruction hook: checks the time limit and the kill request.
   void on_hook(lua_State* L);
+  // The line hook of a script being debugged; true with an error pushed when it must fail.
+  bool on_debug_line(lua_State* L, lua_Debug* ar);
+  // SCRIPT DEBUG's debugger (one per node, as Redis's).
+  LuaDebugger& debugger() { return debugger_; }
 
  private:
   struct Script {
@@ -153,6 +164,9 @@ class ScriptEngine {
   bool call_command(lua_State* L);
   void run(CommandContext& ctx, const std::string& sha, const Script& script, size_t numkeys,
            bool read_only);
+  // EVAL of a client that turned SCRIPT DEBUG on: the script runs with the debugger on the
+  // client's socket, in a forked copy of the node (`sync` false) or in the node itself.
+  void debug_eval(CommandContext& ctx, bool read_only, bool sync);
   // Calls what is pushed on L's stack (the function and `nargs` arguments) as the running
   // script named `name` (its SHA1 or function name), writing its reply or error to ctx.reply.
   void call_script(CommandContext& ctx, lua_State* L, int nargs, const std::string& name,
@@ -167,6 +181,7 @@ class ScriptEngine {
   void open_functions();
 
   ScriptHost* host_;
+  LuaDebugger debugger_;
   lua_State* lua_ = nullptr;
   std::unordered_map<std::string, Script> scripts_;
   // Functions live in an interpreter of their own, as in Redis (SCRIPT FLUSH keeps them).
@@ -195,6 +210,8 @@ class ScriptEngine {
 // `functions`, the state also has redis.register_function and, while a library's code runs
 // (set_library_loading), globals that are only the `redis` table of Redis's library API.
 lua_State* new_script_state(ScriptEngine* engine, bool functions = false);
+// The engine a state belongs to.
+ScriptEngine* engine_of(lua_State* L);
 void set_library_loading(lua_State* L, bool loading);
 // Makes KEYS and ARGV the given arrays (on the protected globals).
 void set_script_arrays(lua_State* L, std::span<const std::string_view> keys,

@@ -114,6 +114,35 @@ void reply_kill(CommandContext& ctx, ScriptEngine& engine, bool eval) {
   }
 }
 
+void cmd_script_debug(CommandContext& ctx) {
+  using ScriptDebug = ClientSession::ScriptDebug;
+  ScriptEngine* engine = script_engine_of(ctx);
+  if (engine == nullptr || ctx.client == nullptr) return;
+  if (ctx.client->has_pending_replies()) {
+    ctx.reply.error("ERR SCRIPT DEBUG must be called outside a pipeline");
+    return;
+  }
+  const std::string_view mode = ctx.argv[2];
+  if (equals_ignore_case(mode, "no")) {
+    ctx.client->set_script_debug(ScriptDebug::kOff);
+    ctx.reply.ok();
+    return;
+  }
+  const bool yes = equals_ignore_case(mode, "yes");
+  if (!yes && !equals_ignore_case(mode, "sync")) {
+    ctx.reply.error("ERR Use SCRIPT DEBUG YES/SYNC/NO");
+    return;
+  }
+  // The debugger talks over the client's own socket, which a TLS connection does not expose.
+  if (ctx.client->debug_socket() < 0) {
+    ctx.reply.error("ERR SCRIPT DEBUG is not available on TLS connections");
+    return;
+  }
+  engine->debugger().enable();
+  ctx.client->set_script_debug(yes ? ScriptDebug::kFork : ScriptDebug::kSync);
+  ctx.reply.ok();
+}
+
 void cmd_script_help(CommandContext& ctx) {
   ctx.reply.array(std::size(kScriptHelp));
   for (std::string_view line : kScriptHelp) ctx.reply.simple(line);

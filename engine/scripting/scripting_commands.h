@@ -1,5 +1,5 @@
 // The scripting commands (scripting_commands.cpp, which ends with their table rows): EVAL,
-// EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/KILL/HELP.
+// EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/KILL/DEBUG/HELP.
 #pragma once
 
 #include "engine/command.h"
@@ -18,6 +18,7 @@ void cmd_script_exists(CommandContext& ctx);
 void cmd_script_flush(CommandContext& ctx);
 void cmd_script_kill(CommandContext& ctx);
 void cmd_script_help(CommandContext& ctx);
+void cmd_script_debug(CommandContext& ctx);
 // SCRIPT KILL (`eval`) and FUNCTION KILL: kills the running script of that kind and replies.
 void reply_kill(CommandContext& ctx, ScriptEngine& engine, bool eval);
 // EVAL's keys: numkeys (argv[2]) names argv[3] .. argv[2 + numkeys].
@@ -25,6 +26,16 @@ void eval_keys(std::span<const std::string_view> argv, std::vector<size_t>& posi
 
 // SCRIPT's subcommand rows (the SCRIPT row is with the family's rows).
 inline constexpr CommandSpec kScriptSubcommands[] = {
+    {.name = "debug",
+     .arity = 3,
+     .flags = kNoscript,
+     .handler = cmd_script_debug,
+     .group = "scripting",
+     .since = "3.2.0",
+     .summary = "Set the debug mode for executed scripts.",
+     .complexity = "O(1)",
+     .syntax = "(mode: YES | SYNC | NO)",
+     .acl_categories = "slow scripting"},
     {.name = "exists",
      .arity = -3,
      .flags = kNoscript | kClusterWide,
