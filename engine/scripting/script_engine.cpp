@@ -19,6 +19,8 @@
 namespace ringkv::engine {
 namespace {
 
+constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+
 // The hook runs every this many Lua instructions (as Redis).
 constexpr int kHookInstructions = 100000;
 
@@ -231,16 +233,19 @@ std::string ScriptEngine::load(std::string_view body, std::string& error) {
 }
 
 void ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only) {
+  // As Redis: a SHA1 of another length names no script, before anything else is looked at.
+  if (by_sha && ctx.argv[1].size() != 40) {
+    ctx.reply.error(kNoScript);
+    return;
+  }
   using ScriptDebug = ClientSession::ScriptDebug;
   const ScriptDebug debug =
       ctx.client != nullptr && !debugger_.active() ? ctx.client->script_debug() : ScriptDebug::kOff;
   if (debug != ScriptDebug::kOff) {
-    if (!by_sha) {
-      debug_eval(ctx, read_only, debug == ScriptDebug::kSync);
-    } else if (ctx.argv[1].size() != 40) {
-      ctx.reply.error("NOSCRIPT No matching script. Please use EVAL.");
-    } else {
+    if (by_sha) {
       ctx.reply.error("ERR Please use EVAL instead of EVALSHA for debugging");
+    } else {
+      debug_eval(ctx, read_only, debug == ScriptDebug::kSync);
     }
     return;
   }
@@ -259,7 +264,7 @@ void ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only) {
   }
   auto it = scripts_.find(sha);
   if (it == scripts_.end()) {
-    ctx.reply.error("NOSCRIPT No matching script. Please use EVAL.");
+    ctx.reply.error(kNoScript);
     return;
   }
   // The script's own writes are logged as the commands it runs (effects replication), never

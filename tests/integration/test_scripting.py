@@ -124,6 +124,10 @@ def observe(port):
     for cmd in (["EVALSHA", sha, "0", "hi"], ["EVALSHA", sha.upper(), "0", "up"],
                 ["EVALSHA_RO", sha, "0", "ro"], ["EVALSHA", "ffff", "0"],
                 ["EVALSHA", "a" * 40, "0"], ["SCRIPT", "EXISTS", sha, sha.upper(), "a" * 40],
+                # A SHA1 of another length is no script's, whatever numkeys says.
+                ["EVALSHA", "ffff", "x"], ["EVALSHA", "ffff", "5"], ["EVALSHA", "ffff", "-1"],
+                ["EVALSHA_RO", "ffff", "x"], ["EVALSHA", "a" * 40, "x"],
+                ["EVALSHA", sha + "0", "x"], ["EVALSHA", sha, "x"], ["EVALSHA", sha, "5"],
                 ["EVAL_RO", "return redis.call('set','a','b')", "0"],
                 ["EVAL_RO", "return redis.call('get','a')", "0"],
                 ["SCRIPT", "FLUSH", "foo"], ["SCRIPT", "FLUSH", "async", "async"],
