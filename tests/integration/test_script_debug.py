@@ -125,11 +125,20 @@ def dialogue(port, mode, script, keys, args, commands):
 
 
 def child_pids(pid):
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
+    """The processes whose parent is `pid` (its debugging copies), zombies included."""
+    children = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # The fields after the command name, which is in parentheses: state, ppid, ...
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            children.append(int(entry))
+    return children
 
 
 def check_dialogues(report, ours, theirs):
@@ -214,6 +223,7 @@ def check_timeout_and_leaving(report, ours, theirs):
         c.call("SCRIPT", "DEBUG", "YES")
         c.send(harness.encode_command("EVAL", loop, "0"))
         c.read()
+        report.equal(len(child_pids(ours.proc.pid)), 1, "a YES session runs in a copy of the node")
         c.send(harness.encode_command("c"))
     deadline = time.time() + 10
     while child_pids(ours.proc.pid) and time.time() < deadline:
