@@ -755,6 +755,14 @@ class Report:
         sys.exit(0 if status == "OK" else 1)
 
 
+def compare_observations(report, got, want, what="observations"):
+    """Checks that two runs of the same scenarios (lists of (note, reply) pairs, ringkv's and
+    redis's) observed the same, note by note."""
+    report.equal(len(got), len(want), "number of %s" % what)
+    for (note, g), (_, w) in zip(got, want):
+        report.equal(g, w, "%s (ringkv vs redis)" % note)
+
+
 def arg_parser(description):
     """The common command line: --server PATH plus test-specific options."""
     p = argparse.ArgumentParser(description=description)

@@ -282,9 +282,7 @@ def main():
     with harness.ServerProcess(args.server, name="ringkv") as ours, \
             harness.start_oracle() as redis:
         got, want = scenarios(ours.port), scenarios(redis.port)
-        report.equal(len(got), len(want), "number of observations")
-        for (note, g), (_, w) in zip(got, want):
-            report.equal(g, w, "%s (ringkv vs redis)" % note)
+        harness.compare_observations(report, got, want)
         report.check(ours.alive(), "ringkv still running", ours.log())
     persistence_test(report, args.server)
     report.finish()

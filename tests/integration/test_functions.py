@@ -375,9 +375,7 @@ def main():
     with harness.ServerProcess(args.server, name="ringkv") as ours, \
             harness.start_oracle() as oracle:
         got, want = observe(ours.port), observe(oracle.port)
-        report.equal(len(got), len(want), "number of observations")
-        for (note, g), (_, w) in zip(got, want):
-            report.equal(g, w, "%s (ringkv vs redis)" % note)
+        harness.compare_observations(report, got, want)
         dump_exchange(report, ours.port, oracle.port)
         busy_test(report, ours.port, oracle.port)
         report.check(ours.alive(), "ringkv still running", ours.log())

@@ -294,9 +294,7 @@ def main():
     with harness.ServerProcess(args.server, name="ringkv") as ours, \
             harness.start_oracle() as oracle:
         got, want = observe(ours.port), observe(oracle.port)
-        report.equal(len(got), len(want), "number of observations")
-        for (note, g), (_, w) in zip(got, want):
-            report.equal(g, w, "%s (ringkv vs redis)" % note)
+        harness.compare_observations(report, got, want)
         check_redis_py(report, redis.Redis(host="127.0.0.1", port=ours.port, socket_timeout=10),
                        "single node")
         busy_test(report, ours.port, oracle.port)

@@ -168,9 +168,7 @@ def main():
             harness.start_oracle() as oracle:
         got, want = observe(ours.port, random.Random(seed)), observe(oracle.port,
                                                                       random.Random(seed))
-        report.equal(len(got), len(want), "number of observations")
-        for (note, g), (_, w) in zip(got, want):
-            report.equal(g, w, "%s (ringkv vs redis)" % note)
+        harness.compare_observations(report, got, want)
         report.check(ours.alive(), "ringkv still running", ours.log())
     cluster_test(report, args.server)
     report.finish()

@@ -516,13 +516,9 @@ def main(argv=None, name="test_transactions"):
             TAG = "{%s}" % names[0]
             ELSEWHERE = names[1]
             got, want = atomic_observations(ports, names), atomic_observations([redis.port], names)
-            report.equal(len(got), len(want), "number of atomic observations")
-            for (note, g), (_, w) in zip(got, want):
-                report.equal(g, w, "%s (ringkv vs redis)" % note)
+            harness.compare_observations(report, got, want, "atomic observations")
         got, want = scenarios(ports), scenarios([redis.port])
-        report.equal(len(got), len(want), "number of observations")
-        for (note, g), (_, w) in zip(got, want):
-            report.equal(g, w, "%s (ringkv vs redis)" % note)
+        harness.compare_observations(report, got, want)
         seen = dict(want)
         report.equal(seen["other client writes resp2"][-5:], NULL_RESP2, "RESP2 null EXEC")
         report.equal(seen["other client writes resp3"][-3:], NULL_RESP3, "RESP3 null EXEC")
