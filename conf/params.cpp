@@ -387,7 +387,8 @@ const std::vector<Row>& rows() {
                      "Most clients connected at once; more are refused"},
                 Field<S, int64_t>{kServer, &S::maxclients}, 1, kUintMax),
         int_row(Head{"server", "timeout", "--timeout", "timeout", true,
-                     "Close a client idle for this many seconds (0 = never)"},
+                     "Close a client idle for this many seconds (0 = never); also ends a SCRIPT "
+                     "DEBUG session idle that long"},
                 Field<S, int64_t>{kServer, &S::timeout}, 0, kIntMax),
         size_row(Head{"server", "proto-max-bulk-len", "--proto-max-bulk-len", "proto-max-bulk-len",
                       true, "Longest bulk string a client may send (bytes, or 512mb, 1gb...)"},

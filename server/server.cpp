@@ -46,6 +46,7 @@ Server::Server(conf::Config config)
   aof_.set_preamble_options([this] { return rdb_.save_options(unix_now_ms()); });
   scripts_ = std::make_unique<engine::ScriptEngine>(this);
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
+  scripts_->debugger().set_idle_limit_ms(config_.server.timeout * 1000);
   // Function libraries go into snapshots (and append-only rewrites) and come back from them.
   rdb_.set_functions(
       [this] {
@@ -677,6 +678,7 @@ void Server::apply_runtime_config() {
   engine::rdb::set_compression(config_.persistence.rdbcompression);
   apply_memory_config();
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
+  scripts_->debugger().set_idle_limit_ms(config_.server.timeout * 1000);
   clients_.for_each([](Connection& conn) { conn.apply_limits(); });
 }
 

@@ -7,7 +7,9 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -58,15 +60,19 @@ void write_all(int fd, std::string_view data) {
   }
 }
 
-// Reads what the socket has, waiting for it as long as it takes; 0 or less when it closed.
-ssize_t read_some(int fd, char* buf, size_t size) {
+// Reads what the socket has, waiting for it at most `idle_ms` (0: as long as it takes); 0 or
+// less when it closed or nothing came in time.
+ssize_t read_some(int fd, char* buf, size_t size, int64_t idle_ms) {
   for (;;) {
     const ssize_t n = ::read(fd, buf, size);
     if (n >= 0) return n;
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
     pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
-    if (::poll(&p, 1, -1) < 0 && errno != EINTR) return -1;
+    const int ready =
+        ::poll(&p, 1, idle_ms > 0 ? static_cast<int>(std::min<int64_t>(idle_ms, INT32_MAX)) : -1);
+    if (ready == 0) return -1;
+    if (ready < 0 && errno != EINTR) return -1;
   }
 }
 
@@ -307,9 +313,9 @@ LuaDebugger::Repl LuaDebugger::repl(lua_State* L) {
         return Repl::kFailed;
       }
       char buf[1024];
-      const ssize_t n = read_some(fd_, buf, sizeof buf);
+      const ssize_t n = read_some(fd_, buf, sizeof buf, idle_limit_ms_);
       if (n <= 0) {
-        // The client is gone: the script runs on without stopping.
+        // The client is gone (or idle past the limit): the script runs on without stopping.
         step_ = false;
         breakpoint_count_ = 0;
         return Repl::kClosed;

@@ -22,6 +22,10 @@ class LuaDebugger {
  public:
   // SCRIPT DEBUG YES/SYNC: the next session starts stepping, with no breakpoints (ldbEnable).
   void enable();
+  // How long the debugger waits for a command before it takes the client for gone (the script
+  // then runs on without stopping, as when the client closes); 0: as long as it takes, as
+  // Redis. The node's idle client `timeout`: an idle SYNC session must not hold it forever.
+  void set_idle_limit_ms(int64_t ms) { idle_limit_ms_ = ms; }
   // A session on `fd` (a connected socket the debugger may block on) for the script `source`.
   void start(int fd, std::string_view source);
   // Sends what is left of the log and the <endsession> mark, and ends the session.
@@ -81,6 +85,7 @@ class LuaDebugger {
   std::string input_;
   size_t maxlen_ = 256;
   bool maxlen_hint_sent_ = false;
+  int64_t idle_limit_ms_ = 0;
 };
 
 // A RESP reply as the debugger shows it (Redis's ldbRedisProtocolToHuman): "+OK" and errors

@@ -13,7 +13,8 @@ test:
   4. A script running on without stopping (busy-reply-threshold 200 ms): stopped with "timeout
      reached, infinite loop?"; a client that leaves while its script waits: the script runs to its
      end in SYNC mode and the node answers others; in YES mode the copy stops the infinite loop
-     and exits.
+     and exits. With an idle client `timeout` (ringkv's own bound), an idle session ends the
+     same way once it passes.
   5. redis-cli --ldb and --ldb-sync-mode, fed the same commands: the same output as redis's.
   6. A 3-node cluster: a debugged script runs on the node the client uses when its keys are
      there, and is refused with an error that says why when they are on another node.
@@ -233,6 +234,33 @@ def check_timeout_and_leaving(report, ours, theirs):
     for server in (ours, theirs):
         with harness.RespClient(server.port) as c:
             c.call("CONFIG", "SET", "busy-reply-threshold", "5000")
+    # ringkv's own bound (Redis waits for ever): with an idle client `timeout`, a debugger that
+    # hears nothing for that long takes the client for gone; an idle SYNC session no longer
+    # holds the node, nor an idle YES session its copy.
+    # (Each check on a new connection: the idle timeout closes the ones left waiting.)
+    with harness.RespClient(ours.port) as admin:
+        admin.call("CONFIG", "SET", "timeout", "1")
+    for mode in ("SYNC", "YES"):
+        with harness.RespClient(ours.port) as c:
+            c.call("SCRIPT", "DEBUG", mode)
+            c.send(harness.encode_command("EVAL", "redis.call('set', 'idle', ARGV[1])\n"
+                                          "return 1\n", "0", mode))
+            c.read()
+            started = time.time()
+            with harness.RespClient(ours.port) as admin:
+                pong = admin.call("PING")
+                waited = time.time() - started
+                report.equal(pong, b"+PONG\r\n", "an idle %s session lets the node answer" % mode)
+                if mode == "SYNC":
+                    report.check(0.5 < waited < 5, "... after the idle timeout (%.1f s)" % waited)
+                    report.equal(admin.call("GET", "idle"), b"$4\r\nSYNC\r\n",
+                                 "... and the script ran on to its end")
+    deadline = time.time() + 5
+    while child_pids(ours.proc.pid) and time.time() < deadline:
+        time.sleep(0.1)
+    report.equal(child_pids(ours.proc.pid), [], "an idle YES session's copy exits")
+    with harness.RespClient(ours.port) as admin:
+        admin.call("CONFIG", "SET", "timeout", "0")
 
 
 def check_redis_cli(report, ours, theirs):
