@@ -541,7 +541,7 @@ def check_eject(report, cluster):
         others = tc.pipeline(ports[3], [("GET", k) for k in other_keys])
         t_restart = time.monotonic()
         cluster.restart(dead_i)
-        back, _ = wait_for(lambda: all(
+        back, back_took = wait_for(lambda: all(
             cluster_info(ports[i]).get("cluster_routing_members") == "5" for i in survivors), 5.0)
         time.sleep(0.5)
     finally:
@@ -568,8 +568,18 @@ def check_eject(report, cluster):
     check_error_owners(report, load.between(t_kill, t_restart), owner, dead, "eject")
     late = [r for r in load.between(t_wait + took + 0.1, float("inf"))
             if r[3] is None or r[3][:1] == b"-"]
-    report.equal(reasons(late), {}, "eject: no errors at all once node 3 is ejected (its keys "
-                 "are served by the survivors, and again by node 3 after its return)")
+    if not report.equal(reasons(late), {}, "eject: no errors at all once node 3 is ejected (its "
+                        "keys are served by the survivors, and again by node 3 after its return)"):
+        # When they came and whose keys they were, against what node 1 saw of node 3.
+        t_ejected = t_wait + took
+        print("      node 1's view of node 3 after the kill: %s" % ", ".join(
+            "%s at %+.3fs" % (state, t - t_kill) for t, state in poller.changes if t >= t_kill))
+        print("      ejected at %+.3fs, restart at %+.3fs, back on every ring by %+.3fs (times "
+              "from the kill)" % (t_ejected - t_kill, t_restart - t_kill,
+                                  t_restart + back_took - t_kill))
+        for sent, done, key, reply in late[:3] + late[-3:]:
+            print("      %+.3fs %s (owner %s before the kill): %r" % (
+                sent - t_kill, key, owner.get(key), reply))
     check_latencies(report, records, "eject")
 
     # Where node 3's keys went.
