@@ -32,8 +32,9 @@ int c_atoi(std::string_view s) {
   return std::atoi(text.c_str());
 }
 
-bool equals_nocase(std::string_view a, const char* b) {
-  return a.size() == std::strlen(b) && strncasecmp(a.data(), b, a.size()) == 0;
+// Redis compares the command as a C string (strcasecmp).
+bool equals_nocase(std::string_view a, std::string_view b) {
+  return common::equals_ignore_case(common::c_string(a), b);
 }
 
 std::string format(const char* fmt, auto... args) {
@@ -223,9 +224,9 @@ void LuaDebugger::start(int fd, std::string_view source) {
   }
 }
 
-void LuaDebugger::end() {
+void LuaDebugger::end(std::string_view then) {
   log("<endsession>");
-  send_logs();
+  send_logs(then);
   source_.clear();
   active_ = false;
   fd_ = -1;
@@ -245,7 +246,7 @@ void LuaDebugger::log_with_maxlen(std::string entry) {
   }
 }
 
-void LuaDebugger::send_logs() {
+void LuaDebugger::send_logs(std::string_view then) {
   std::string proto = "*" + std::to_string(logs_.size()) + "\r\n";
   for (std::string& entry : logs_) {
     for (char& c : entry) {
@@ -256,6 +257,7 @@ void LuaDebugger::send_logs() {
     proto += "\r\n";
   }
   logs_.clear();
+  proto += then;
   write_all(fd_, proto);
 }
 

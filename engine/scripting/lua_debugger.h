@@ -28,8 +28,9 @@ class LuaDebugger {
   void set_idle_limit_ms(int64_t ms) { idle_limit_ms_ = ms; }
   // A session on `fd` (a connected socket the debugger may block on) for the script `source`.
   void start(int fd, std::string_view source);
-  // Sends what is left of the log and the <endsession> mark, and ends the session.
-  void end();
+  // Sends what is left of the log and the <endsession> mark, then `then` (the replies a forked
+  // copy owes the client), and ends the session.
+  void end(std::string_view then = {});
   bool active() const { return active_; }
   // Whether the script's redis.call()s are logged now (ldbIsEnabled: a step is being taken).
   bool logging() const { return active_ && step_; }
@@ -55,7 +56,8 @@ class LuaDebugger {
 
   void log(std::string entry) { logs_.push_back(std::move(entry)); }
   void log_with_maxlen(std::string entry);
-  void send_logs();
+  // The log as an array of status lines, followed by `then`, in one write.
+  void send_logs(std::string_view then = {});
   // The next complete command of the dialogue into `argv`; false when more must be read (or
   // `protocol_error` when the bytes are no command).
   bool parse_command(std::vector<std::string>& argv, bool& protocol_error);

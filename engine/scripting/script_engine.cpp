@@ -275,32 +275,27 @@ void ScriptEngine::eval(CommandContext& ctx, bool by_sha, bool read_only) {
 }
 
 void ScriptEngine::debug_eval(CommandContext& ctx, bool read_only, bool sync) {
-  const int fd = ctx.client->debug_socket();
   if (!sync) {
-    const int pid = fd < 0 ? -1 : host_->debug_fork(ctx.client);
+    const int pid = host_->debug_fork(ctx.client);
     if (pid != 0) {
       // The node's side: the copy answers the client, whose connection is closed here.
       ctx.client->set_script_debug(ClientSession::ScriptDebug::kOff);
       if (pid < 0) {
         ctx.reply.error(std::string("ERR Fork() failed: can't run EVAL in debugging mode: ") +
-                        std::strerror(fd < 0 ? ENOTSUP : errno));
+                        std::strerror(errno));
       }
       return;
     }
   }
-  debugger_.start(fd, ctx.argv[1]);
+  debugger_.start(ctx.client->debug_socket(), ctx.argv[1]);
   eval(ctx, false, read_only);
-  debugger_.end();
   if (!sync) {
-    // The copy: the replies (this one and any before it) go out, and the copy is done.
-    std::string_view out = ctx.reply.buffer();
-    while (!out.empty()) {
-      const ssize_t n = ::write(fd, out.data(), out.size());
-      if (n <= 0 && errno != EINTR && errno != EAGAIN) break;
-      if (n > 0) out.remove_prefix(static_cast<size_t>(n));
-    }
+    // The copy: the replies (this one and any before it) follow the session's end, and the
+    // copy is done.
+    debugger_.end(ctx.reply.buffer());
     ::_exit(0);
   }
+  debugger_.end();
   // The session ends the connection once the script's reply is written, as in Redis.
   ctx.client->close_after_reply();
 }
