@@ -52,9 +52,10 @@ if ! clang-format --dry-run -Werror "${sources[@]}" 2>"$format_report"; then
   done < <(grep -E '^[^ ].*: error:' "$format_report")
 fi
 
-# 3. File length.
-for file in "${sources[@]}"; do
-  case "$file" in tests/* | bench/*) continue ;; esac
+# 3. File length: every source file, the tests', benchmarks' and scripts' too.
+mapfile -t python_sources < <(git ls-files --cached --others --exclude-standard -- '*.py')
+mapfile -t shell_sources < <(git ls-files --cached --others --exclude-standard -- '*.sh' .ci/run)
+for file in "${sources[@]}" "${python_sources[@]}" "${shell_sources[@]}"; do
   lines=$(wc -l <"$file")
   if ((lines > max_lines)); then
     fail "$file:$lines: $lines lines, over the limit of $max_lines (split it)"
@@ -63,7 +64,6 @@ done
 
 # 4. Python (tests, benchmarks, tools): pyflakes names unused imports and variables, undefined
 # names and a method defined twice in a class (the second silently replaces the first).
-mapfile -t python_sources < <(git ls-files --cached --others --exclude-standard -- '*.py')
 if ((${#python_sources[@]} > 0)); then
   while IFS= read -r problem; do
     fail "$problem"

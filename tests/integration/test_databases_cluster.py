@@ -281,15 +281,15 @@ def check_copies(report, ports, want, label):
     """INFO keyspace summed over the nodes counts 2 copies of every key of databases 1..3, and
     each node CLUSTER COPIES names holds the key in its database (asked as a peer, with
     RINGKV.DB n, so the node answers from its own store)."""
-    import test_replication
-    test_replication.settle(ports)
+    import replication_support
+    replication_support.settle(ports)
     total = {db: sum(keyspace(p).get(db, 0) for p in ports) for db in (1, 2, 3)}
     report.equal(total, {db: 2 * len([k for k in want if k[0] == db]) for db in (1, 2, 3)},
                  "%s: INFO keyspace counts 2 copies of every key of databases 1..3" % label)
     missing = []
     for port in ports:
         s = harness.RespClient(port)
-        fingerprint = test_replication.cluster_info(port)["cluster_ring_fingerprint"]
+        fingerprint = replication_support.cluster_info(port)["cluster_ring_fingerprint"]
         s.call("RINGKV.PEER", "127.0.0.1:1", fingerprint)
         for (db, key), value in want.items():
             copies = client(ports[0]).execute_command("CLUSTER", "COPIES", key)
@@ -304,11 +304,11 @@ def check_copies(report, ports, want, label):
 
 
 def check_replication(report, binary):
-    import test_replication
+    import replication_support
     opts = dict(HEALTH, **{"replication-factor": 2})
     with harness.Cluster(binary, 3, name="dbrepl", cluster_options=opts) as c:
         ports = c.ports
-        test_replication.settle(ports)
+        replication_support.settle(ports)
         want = load(ports[0], harness.scaled(200, 40))
         want = {k: v for k, v in want.items() if k[0] != 0}
         r = client(ports[1], 2)
@@ -353,11 +353,11 @@ def check_eject_delete(report, binary):
     """Eject mode without replicas (a cache): a key of database 1 that a stand-in wrote and
     deleted while its owner was stopped is deleted on the owner too when it is restored."""
     import signal
-    import test_replication
+    import replication_support
     opts = dict(HEALTH, **{"on-peer-down": "eject"})
     with harness.Cluster(binary, 3, name="dbeject", cluster_options=opts) as c:
         ports = c.ports
-        test_replication.settle(ports)
+        replication_support.settle(ports)
         key = peer_keys(c, "ej")[1]  # owned by node 3
         client(ports[0], 1).set(key, "v1")
         c.kill(2, signal.SIGSTOP)
@@ -371,7 +371,7 @@ def check_eject_delete(report, binary):
         report.equal(client(ports[1], 1).delete(key), 1, "eject: the stand-in deletes the key it "
                      "took in database 1")
         c.kill(2, signal.SIGCONT)
-        test_replication.settle(ports)
+        replication_support.settle(ports)
         report.equal([client(p, 1).get(key) for p in ports] + [client(ports[2], 0).get(key)],
                      [None] * 4, "eject: once restored no node has the deleted key of database 1 "
                      "(nor database 0)")

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
 import redis  # noqa: E402
-import test_replication as repl  # noqa: E402
+import replication_support as repl  # noqa: E402
 
 BULK_KEYS = 60000
 
@@ -54,7 +54,7 @@ def preload(port, n):
 
 @contextlib.contextmanager
 def loaded_cluster(binary, n, name, options, n_bulk):
-    """n members (test_replication's durable_cluster, replica-acks 1, `options` added) with
+    """n members (replication_support's durable_cluster, replica-acks 1, `options` added) with
     `n_bulk` bulk keys loaded and every replica stream online."""
     options = dict(options)  # the caller's stays whole
     with repl.durable_cluster(binary, n, name, options.pop("replication-factor"), 1,

@@ -34,7 +34,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
-import test_replication as repl  # noqa: E402
+import replication_support as repl  # noqa: E402
 from test_failover_coordinator import wait_stopped  # noqa: E402
 
 HOOK = "RINGKV_TEST_STOP_COORDINATOR"

@@ -38,7 +38,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
-import test_replication as repl  # noqa: E402
+import replication_support as repl  # noqa: E402
 
 # Below health-interval × (failure-limit + 1) (200 ms × 4): a hang no failover follows.
 SHORT_HANG = (0.1, 0.4)

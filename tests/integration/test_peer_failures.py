@@ -29,7 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
-import test_cluster as tc  # noqa: E402
+import cluster_support as cs  # noqa: E402
 
 HEALTH_MS = 200
 FAILURE_LIMIT = 3
@@ -267,7 +267,7 @@ def reasons(errors):
 
 
 def cluster_info(port):
-    return tc.info_fields(port, "CLUSTER", "INFO")
+    return cs.info_fields(port, "CLUSTER", "INFO")
 
 
 # -- fail mode: kill -9 under load, restart ------------------------------------------------------
@@ -466,7 +466,7 @@ def check_quick_return(report, binary):
                          cluster_options=opts) as cluster:
         ports, dead = cluster.ports, cluster.addresses[1]
         keys = ["quick:%d" % i for i in range(1000)]
-        owner = dict(zip(keys, tc.owners_of(ports[0], keys)))
+        owner = dict(zip(keys, cs.owners_of(ports[0], keys)))
         load = Load(ports[0], keys, threads=2).start()
         poller = Poller(ports[0], dead).start()
         try:
@@ -506,16 +506,16 @@ def check_eject(report, cluster):
     dead = addrs[dead_i]
     survivors = [i for i in range(len(ports)) if i != dead_i]
     sample = ["spread:%d" % i for i in range(20000)]
-    owners_before = tc.owners_of(ports[0], sample)
+    owners_before = cs.owners_of(ports[0], sample)
     owner = dict(zip(sample, owners_before))
     # The load uses keys of its own, so the values checked below are only written by the checks.
     load_keys = ["eload:%d" % i for i in range(3000)]
-    owner.update(zip(load_keys, tc.owners_of(ports[0], load_keys)))
+    owner.update(zip(load_keys, cs.owners_of(ports[0], load_keys)))
     # Values written before the failure: some of the dead node's keys and some of the others'.
     dead_keys = [k for k in sample if owner[k] == dead][:300]
     other_keys = [k for k in sample if owner[k] != dead][:300]
-    replies = tc.pipeline(ports[0], [("SET", k, "before") for k in dead_keys + other_keys])
-    report.equal(replies.count(tc.OK), 600, "eject: 600 keys written before the failure")
+    replies = cs.pipeline(ports[0], [("SET", k, "before") for k in dead_keys + other_keys])
+    report.equal(replies.count(cs.OK), 600, "eject: 600 keys written before the failure")
 
     load = Load(ports[0], load_keys).start()
     poller = Poller(ports[0], dead).start()
@@ -533,12 +533,12 @@ def check_eject(report, cluster):
         t_checks = time.monotonic()
         health = peer_health(ports[0], dead)
         info = cluster_info(ports[0])
-        owners_after = tc.owners_of(ports[0], sample)
-        views = [tc.owners_of(ports[i], dead_keys) for i in survivors]
-        gets = tc.pipeline(ports[1], [("GET", k) for k in dead_keys])
-        sets = tc.pipeline(ports[0], [("SET", k, "during") for k in dead_keys])
-        reads = [tc.pipeline(ports[i], [("GET", k) for k in dead_keys]) for i in survivors]
-        others = tc.pipeline(ports[3], [("GET", k) for k in other_keys])
+        owners_after = cs.owners_of(ports[0], sample)
+        views = [cs.owners_of(ports[i], dead_keys) for i in survivors]
+        gets = cs.pipeline(ports[1], [("GET", k) for k in dead_keys])
+        sets = cs.pipeline(ports[0], [("SET", k, "during") for k in dead_keys])
+        reads = [cs.pipeline(ports[i], [("GET", k) for k in dead_keys]) for i in survivors]
+        others = cs.pipeline(ports[3], [("GET", k) for k in other_keys])
         t_restart = time.monotonic()
         cluster.restart(dead_i)
         back, back_took = wait_for(lambda: all(
@@ -598,13 +598,13 @@ def check_eject(report, cluster):
                  "eject: every survivor takes at least 10% of node 3's keys", repr(spread))
     agree = all(v == [owners_after[sample.index(k)] for k in dead_keys] for v in views)
     report.check(agree, "eject: every survivor names the same new owner for node 3's keys")
-    equal_lists(report, gets, [tc.NIL] * len(dead_keys), "eject: node 3's keys are cache misses "
+    equal_lists(report, gets, [cs.NIL] * len(dead_keys), "eject: node 3's keys are cache misses "
                 "(GET nil) through node 2")
-    equal_lists(report, sets, [tc.OK] * len(dead_keys), "eject: SET of node 3's keys succeeds")
+    equal_lists(report, sets, [cs.OK] * len(dead_keys), "eject: SET of node 3's keys succeeds")
     for i, got in zip(survivors, reads):
-        equal_lists(report, got, [tc.bulk("during")] * len(dead_keys), "eject: the new values "
+        equal_lists(report, got, [cs.bulk("during")] * len(dead_keys), "eject: the new values "
                     "read back through node %d" % (i + 1))
-    equal_lists(report, others, [tc.bulk("before")] * len(other_keys), "eject: the other nodes' "
+    equal_lists(report, others, [cs.bulk("before")] * len(other_keys), "eject: the other nodes' "
                 "keys kept their values")
 
     # The return.
@@ -612,7 +612,7 @@ def check_eject(report, cluster):
     print("    eject: node 3 back on every survivor's ring %s; node 1 saw it up %s after the "
           "restart began" % ("yes" if back else "no", "never" if up is None else "%.3fs" % up))
     report.check(back, "eject: node 3 is back on every survivor's routing ring")
-    owners_back = tc.owners_of(ports[0], sample)
+    owners_back = cs.owners_of(ports[0], sample)
     report.check(owners_back == owners_before, "eject: CLUSTER OWNER names the original owner of "
                  "all 20000 keys again", "%d differ" % sum(
                      a != b for a, b in zip(owners_back, owners_before)))
@@ -620,12 +620,12 @@ def check_eject(report, cluster):
     report.equal((health.get("state"), health.get("ejected"), health.get("times-down")),
                  ("up", "no", "1"), "eject: CLUSTER NODES says state=up, ejected=no, "
                  "times-down=1 after the return")
-    equal_lists(report, tc.pipeline(ports[1], [("GET", k) for k in dead_keys]),
-                [tc.bulk("during")] * len(dead_keys), "eject: node 3's keys are read from node 3 "
+    equal_lists(report, cs.pipeline(ports[1], [("GET", k) for k in dead_keys]),
+                [cs.bulk("during")] * len(dead_keys), "eject: node 3's keys are read from node 3 "
                 "again, with the values its stand-ins took while it was out (handed back)")
-    equal_lists(report, tc.pipeline(ports[4], [("SET", k, "after") for k in dead_keys[:50]]),
-                [tc.OK] * 50, "eject: SET node 3's keys through node 5 after the return")
-    stored = set(tc.local_keys(ports[dead_i]))
+    equal_lists(report, cs.pipeline(ports[4], [("SET", k, "after") for k in dead_keys[:50]]),
+                [cs.OK] * 50, "eject: SET node 3's keys through node 5 after the return")
+    stored = set(cs.local_keys(ports[dead_i]))
     report.check(set(dead_keys[:50]) <= stored, "eject: those keys are stored on node 3",
                  "%d of 50 missing" % len(set(dead_keys[:50]) - stored))
     report.check(all(owner.get(k) == dead for k in stored), "eject: node 3 stores only its own "
@@ -643,24 +643,24 @@ def main():
     with harness.Cluster(args.server, 3, name="pf-fail", request_timeout=REQUEST_TIMEOUT_MS,
                          cluster_options=options("fail")) as cluster:
         keys = ["load:%d" % i for i in range(3000)]
-        owner = dict(zip(keys, tc.owners_of(cluster.ports[0], keys)))
-        with tc.Section(report, "kill -9 under load, restart"):
+        owner = dict(zip(keys, cs.owners_of(cluster.ports[0], keys)))
+        with cs.Section(report, "kill -9 under load, restart"):
             check_kill_under_load(report, cluster, owner, keys)
-        with tc.Section(report, "SIGSTOP/SIGCONT under load"):
+        with cs.Section(report, "SIGSTOP/SIGCONT under load"):
             check_hung_under_load(report, cluster, owner, keys)
-        tc.check_clean_exits(report, cluster)
+        cs.check_clean_exits(report, cluster)
 
     print("2 nodes, on-peer-down fail, failure-limit 10: restart right after detection",
           flush=True)
-    with tc.Section(report, "quick return after detection"):
+    with cs.Section(report, "quick return after detection"):
         check_quick_return(report, args.server)
 
     print("5 nodes, on-peer-down eject", flush=True)
     with harness.Cluster(args.server, 5, name="pf-eject", request_timeout=REQUEST_TIMEOUT_MS,
                          cluster_options=options("eject")) as cluster:
-        with tc.Section(report, "eject: kill -9 under load, return"):
+        with cs.Section(report, "eject: kill -9 under load, return"):
             check_eject(report, cluster)
-        tc.check_clean_exits(report, cluster)
+        cs.check_clean_exits(report, cluster)
     report.finish()
 
 

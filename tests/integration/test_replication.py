@@ -27,7 +27,6 @@ faults are injected on purpose (kill -9, SIGSTOP), and every key is checked agai
 """
 
 import os
-import random
 import shutil
 import signal
 import sys
@@ -37,290 +36,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import replication_support as repl  # noqa: E402
 import redis  # noqa: E402
-
-HEALTH = {"health-interval": 200, "failure-limit": 3}
-FAILOVER_LIMIT = 3.0  # seconds from the fault to the first successful write, per the issue
-
-
-def client(port, timeout=5):
-    return redis.Redis(host="127.0.0.1", port=port, socket_timeout=timeout)
-
-
-def cluster_info(port):
-    return harness.info_fields(port, "CLUSTER", "INFO")
-
-
-def pipelined(port, requests):
-    """The replies to `requests` (argv tuples) sent in one pipeline."""
-    pipe = client(port, timeout=30).pipeline(transaction=False)
-    for argv in requests:
-        pipe.execute_command(*argv)
-    return pipe.execute()
-
-
-def keyspace_keys(port):
-    """db0's key count from the node's INFO keyspace: every copy it holds."""
-    db0 = harness.info_fields(port, "INFO", "keyspace").get("db0", "keys=0")
-    return int(db0.split(",")[0].split("=")[1])
-
-
-class PeerSession:
-    """A connection introduced as a peer's relay link: it runs commands on the node itself
-    (never relayed), so it reads the copy a node holds."""
-
-    def __init__(self, port):
-        fingerprint = cluster_info(port)["cluster_ring_fingerprint"]
-        self.c = harness.RespClient(port)
-        hello = self.c.call("RINGKV.PEER", "127.0.0.1:1", fingerprint)
-        assert hello == b"+%s\r\n" % fingerprint.encode(), hello
-
-    def call(self, *args):
-        return harness.parse_reply(self.c.call(*args))
-
-    def close(self):
-        self.c.close()
-
-
-def durable_cluster(binary, n, name, rf, acks, **options):
-    """n nodes (not started) with the fault tests' health checks, replication-factor `rf`,
-    replica-acks `acks`, `options` added, and the append-only file fsynced at every write: a
-    node killed and restarted keeps every write it acknowledged."""
-    opts = dict(HEALTH, **{"replication-factor": rf, "replica-acks": acks}, **options)
-    return harness.Cluster(binary, n, name=name, cluster_options=opts,
-                           extra='[persistence]\nappendonly = true\nappendfsync = "always"\n')
-
-
-def wait_ring(ports, done, seconds=20, poll=0.1):
-    """Polls each node's (ring version, version of the change it has prepared or None) until
-    `done(version, pending)` holds for all of them; returns the last states and the seconds
-    waited (the caller checks them: this does not raise on a timeout)."""
-    t0 = time.monotonic()
-    deadline = t0 + seconds * harness.timeout_scale()
-    states = []
-    while time.monotonic() < deadline:
-        infos = [cluster_info(p) for p in ports]
-        states = [(int(i["cluster_ring_version"]), i.get("cluster_pending_version"))
-                  for i in infos]
-        if all(done(v, p) for v, p in states):
-            break
-        time.sleep(poll)
-    return states, time.monotonic() - t0
-
-
-def settle(ports, timeout=30):
-    """Waits until every node agrees on one ring version, with nothing failed, migrating or
-    syncing (every replica stream online); returns the version."""
-    deadline = time.time() + timeout * harness.timeout_scale()
-    last = None
-    while time.time() < deadline:
-        try:
-            infos = [cluster_info(p) for p in ports]
-            repl = [harness.info_fields(p, "INFO", "replication") for p in ports]
-        except (OSError, redis.RedisError, AssertionError):
-            time.sleep(0.1)
-            continue
-        last = [(i.get("cluster_ring_version"), i.get("cluster_migration_state"),
-                 i.get("cluster_failed", "0"), i.get("cluster_state")) for i in infos]
-        streams_ok = all(
-            all("state=online" in v for k, v in r.items() if k.startswith("slave")) and
-            all("state=synced" in v for k, v in r.items() if k.startswith("primary"))
-            for r in repl)
-        if (len({v for v, _, _, _ in last}) == 1 and
-                all(m == "idle" and f == "0" and s == "ok" for _, m, f, s in last) and streams_ok):
-            return int(last[0][0])
-        time.sleep(0.1)
-    raise AssertionError("cluster did not settle: %s" % last)
-
-
-def value_of(session, key):
-    """A key's type and value as a comparable value (copies may order a hash table otherwise, so
-    DUMP payloads are not compared)."""
-    kind = session.call("TYPE", key)
-    if kind == b"string":
-        value = session.call("GET", key)
-    elif kind == b"list":
-        value = tuple(session.call("LRANGE", key, 0, -1))
-    elif kind == b"set":
-        value = tuple(sorted(session.call("SMEMBERS", key)))
-    elif kind == b"zset":
-        value = tuple(session.call("ZRANGE", key, 0, -1, "WITHSCORES"))
-    elif kind == b"hash":
-        value = tuple(sorted(session.call("HGETALL", key)))
-    else:
-        value = session.call("DUMP", key)
-    return kind, value
-
-
-def check_copies(report, ports, keys, rf, label):
-    """Every key that exists is held by exactly the members CLUSTER COPIES names (rf of them),
-    each copy equal to the primary's (type, value and TTL); one that does not (a write never
-    acknowledged) is held by none."""
-    by_addr = {"127.0.0.1:%d" % p: p for p in ports}
-    sessions = {p: PeerSession(p) for p in ports}
-    try:
-        copies = pipelined(ports[0], [("CLUSTER", "COPIES", k) for k in keys])
-        exists = pipelined(ports[0], [("EXISTS", k) for k in keys])
-        wrong, differ = [], []
-        for key, names, there in zip(keys, copies, exists):
-            names = [n.decode() for n in names]
-            held = [p for p in ports if sessions[p].call("EXISTS", key) == 1]
-            expect = sorted(by_addr[n] for n in names) if there else []
-            if not there:
-                if held:
-                    wrong.append((key, "deleted", held))
-                continue
-            if len(names) != rf or sorted(held) != expect:
-                wrong.append((key, names, held))
-                continue
-            values = {value_of(sessions[p], key) for p in held}
-            ttls = {round(sessions[p].call("PEXPIRETIME", key) / 1000.0) for p in held}
-            if len(values) != 1 or len(ttls) != 1:
-                differ.append(key)
-        report.check(not wrong, "%s: every key is held by exactly its %d copies' members" %
-                     (label, rf), repr(wrong[:3]))
-        report.check(not differ, "%s: every copy equals its primary's (value and TTL)" % label,
-                     repr(differ[:3]))
-    finally:
-        for s in sessions.values():
-            s.close()
-
-
-class Model:
-    """Acknowledged and sent versions per key; versions only grow."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.acked = {}
-        self.sent = {}
-        self.version = 0
-        self.failures = 0
-        self.writes = 0
-
-    def next_version(self):
-        with self.lock:
-            self.version += 1
-            return self.version
-
-
-class Writer(threading.Thread):
-    """Writes its keys with increasing versions through one node; a failed write is not
-    acknowledged (its outcome is unknown). Records when writes to `watch` keys succeed."""
-
-    def __init__(self, model, port, name, rng, nkeys, stop):
-        super().__init__(daemon=True)
-        self.model, self.port, self.rng, self.stop = model, port, rng, stop
-        self.keys = ["%s:%d" % (name, i) for i in range(nkeys)]
-        self.successes = []  # (monotonic start, end, key) of acknowledged writes
-
-    def run(self):
-        r = client(self.port, timeout=3)
-        while not self.stop.is_set():
-            key = self.rng.choice(self.keys)
-            version = self.model.next_version()
-            with self.model.lock:
-                self.model.sent[key] = version
-            started = time.monotonic()
-            try:
-                r.set(key, version)
-            except Exception:  # noqa: BLE001 - unknown outcome
-                with self.model.lock:
-                    self.model.failures += 1
-                time.sleep(0.01)
-                continue
-            with self.model.lock:
-                self.model.acked[key] = max(self.model.acked.get(key, 0), version)
-                self.model.writes += 1
-            self.successes.append((started, time.monotonic(), key))
-
-
-def check_model(report, ports, model, label, strict=True):
-    """Every key read through every node in `ports` is a version that was sent, and (strict) not
-    older than the last acknowledged one. Returns the keys whose acknowledged write was lost."""
-    with model.lock:
-        acked, sent = dict(model.acked), dict(model.sent)
-    keys = sorted(sent)
-    lost = set()
-    for port in ports:
-        values = client(port, timeout=20).mget(keys)
-        bad = []
-        for k, v in zip(keys, values):
-            got = None if v is None else int(v)
-            if got is not None and got > sent[k]:
-                bad.append((k, got, "never sent"))
-            elif k in acked and (got is None or got < acked[k]):
-                lost.add(k)
-                if strict:
-                    bad.append((k, got, "acked %d" % acked[k]))
-        report.check(not bad, "%s: every key read through %d holds its last acknowledged write" %
-                     (label, port), repr(bad[:5]))
-    return lost
-
-
-def stop_writers(stop, writers):
-    stop.set()
-    for w in writers:
-        w.join()
-
-
-def check_after_faults(report, ports, model, label, strict, rf, keys_checked=None):
-    """Once the cluster has settled: every key against the writers' model (no acknowledged write
-    lost when `strict`) and exactly `rf` copies of the first `keys_checked` keys (all by
-    default). Returns the keys whose last acknowledged write was lost."""
-    settle(ports, timeout=60)
-    print("    %s: %d writes acknowledged, %d failed or unknown" %
-          (label, model.writes, model.failures), flush=True)
-    lost = check_model(report, ports, model, label, strict=strict)
-    with model.lock:
-        keys = sorted(model.sent)
-    check_copies(report, ports, keys[:keys_checked], rf, label)
-    return lost
-
-
-def start_writers(model, ports, rng, stop, nkeys=200):
-    writers = [Writer(model, p, "w%d" % i, random.Random(rng.random()), nkeys, stop)
-               for i, p in enumerate(ports)]
-    for w in writers:
-        w.start()
-    return writers
-
-
-def kill_stream(port, primary):
-    """Closes, on the replica at `port`, the stream connections it takes from `primary` (named
-    repl-from-<primary>); returns how many there were."""
-    victim = client(port)
-    ids = [line.split()[0].split("=")[1] for line in
-           victim.execute_command("CLIENT", "LIST").decode().splitlines()
-           if "name=repl-from-%s " % primary in line + " "]
-    for i in ids:
-        victim.execute_command("CLIENT", "KILL", "ID", i)
-    return len(ids)
-
-
-def stream_state(port, replica):
-    """The state of the stream from the node at `port` to `replica` (INFO replication)."""
-    rport = replica.rsplit(":", 1)[1]
-    for k, v in harness.info_fields(port, "INFO", "replication").items():
-        if k.startswith("slave") and ",port=%s," % rport in "," + v + ",":
-            return v.split("state=")[1].split(",")[0]
-    return None
-
-
-def stream_syncs(port):
-    """{replica address: (partial, full)} resyncs of the node's stream to each replica."""
-    out = {}
-    for k, v in harness.info_fields(port, "INFO", "replication").items():
-        if not k.startswith("slave"):
-            continue
-        f = dict(item.split("=", 1) for item in v.split(","))
-        out["%s:%s" % (f["ip"], f["port"])] = (int(f["partial_syncs"]), int(f["full_syncs"]))
-    return out
-
-
-def repl_sync_counts(port):
-    """(partial, full) resyncs summed over the node's streams to its replicas."""
-    counts = stream_syncs(port).values()
-    return sum(p for p, _ in counts), sum(f for _, f in counts)
 
 
 def check_one_member(report, binary):
@@ -332,14 +49,14 @@ def check_one_member(report, binary):
         print("    skipped: the server %s" % (why or "cannot run under valgrind (not installed)"))
         return
     port = harness.free_ports(1)[0]
-    text = harness.cluster_config(port, [port], cluster_options=dict(HEALTH, **{
+    text = harness.cluster_config(port, [port], cluster_options=dict(repl.HEALTH, **{
         "replication-factor": 2}))
     saved = os.environ.get("RINGKV_SERVER_WRAPPER")
     os.environ["RINGKV_SERVER_WRAPPER"] = "valgrind -q --error-exitcode=99"
     try:
         node = harness.ClusterNode(binary, port, text, "repl-one-member")
         node.start()
-        report.equal(client(port).set("k", "v"), True, "one member: a write is served")
+        report.equal(repl.client(port).set("k", "v"), True, "one member: a write is served")
         rc = node.stop(timeout=60)
         report.check(rc == 0, "one member: memcheck found nothing (exit %s)" % rc, node.log())
     finally:
@@ -350,10 +67,10 @@ def check_one_member(report, binary):
 
 
 def check_basics(report, binary):
-    opts = dict(HEALTH, **{"replication-factor": 2})
+    opts = dict(repl.HEALTH, **{"replication-factor": 2})
     with harness.Cluster(binary, 3, name="repl-basics", cluster_options=opts) as c:
         ports = c.ports
-        r = client(ports[0])
+        r = repl.client(ports[0])
         n = harness.scaled(3000, 300)
         pipe = r.pipeline(transaction=False)
         for i in range(n):
@@ -371,14 +88,14 @@ def check_basics(report, binary):
         pipe.execute()
         keys = [k.decode() for k in r.keys("*")]
         report.equal(len(keys), n, "basics: KEYS * lists every key once")
-        settle(ports)
+        repl.settle(ports)
         report.equal(r.dbsize(), n, "basics: DBSIZE counts each key once")
-        held = sum(keyspace_keys(p) for p in ports)
+        held = sum(repl.keyspace_keys(p) for p in ports)
         report.equal(held, 2 * n, "basics: INFO keyspace counts the copies (2 per key)")
-        check_copies(report, ports, keys, 2, "basics")
+        repl.check_copies(report, ports, keys, 2, "basics")
 
         # WAIT for a write of this connection, through a node that relays it and locally.
-        conn = client(ports[1])
+        conn = repl.client(ports[1])
         for k in ("wait:a", "wait:b", "wait:c"):
             conn.set(k, 1)
             report.equal(conn.execute_command("WAIT", 1, 0), 1, "basics: WAIT 1 0 after SET %s "
@@ -387,9 +104,9 @@ def check_basics(report, binary):
         report.equal(conn.execute_command("WAIT", 2, 150), 1, "basics: WAIT 2 150 returns the "
                      "one replica a key has")
         report.check(time.monotonic() - started >= 0.14, "basics: WAIT 2 150 waited its timeout")
-        report.equal(client(ports[2]).execute_command("WAIT", 0, 0), 1, "basics: WAIT on a "
+        report.equal(repl.client(ports[2]).execute_command("WAIT", 0, 0), 1, "basics: WAIT on a "
                      "connection that wrote nothing: every replica has it")
-        mset = client(ports[2])
+        mset = repl.client(ports[2])
         mset.mset({"wm:%d" % i: i for i in range(20)})
         report.equal(mset.execute_command("WAIT", 1, 1000), 1, "basics: WAIT after an MSET split "
                      "over every node")
@@ -427,38 +144,38 @@ def check_basics(report, binary):
                      repr(sorted(info)))
 
         # Transactions and scripts reach the replicas as blocks; FLUSHALL empties every copy.
-        tx = client(ports[2]).pipeline(transaction=True)
+        tx = repl.client(ports[2]).pipeline(transaction=True)
         tx.set("{tx}:a", 1).incr("{tx}:b").rpush("{tx}:c", "x", "y").hset("{tx}:d", "f", "v")
         tx.execute()
-        client(ports[1]).eval("redis.call('set', KEYS[1], 'lua'); redis.call('lpush', KEYS[2], 1);"
+        repl.client(ports[1]).eval("redis.call('set', KEYS[1], 'lua'); redis.call('lpush', KEYS[2], 1);"
                               " return 1", 2, "{lua}:a", "{lua}:b")
-        settle(ports)
-        check_copies(report, ports, ["{tx}:a", "{tx}:b", "{tx}:c", "{tx}:d", "{lua}:a",
+        repl.settle(ports)
+        repl.check_copies(report, ports, ["{tx}:a", "{tx}:b", "{tx}:c", "{tx}:d", "{lua}:a",
                                      "{lua}:b"], 2, "basics: a transaction and a script")
 
         # A stream whose connection drops continues from the backlog (a partial resync).
-        before = repl_sync_counts(ports[0])
-        killed = kill_stream(ports[1], c.nodes[0].address)
+        before = repl.repl_sync_counts(ports[0])
+        killed = repl.kill_stream(ports[1], c.nodes[0].address)
         report.equal(killed, 1, "basics: the replica names the stream it takes from node 1")
         for i in range(200):
             r.set("after-kill:%d" % i, i)
-        settle(ports)
-        after = repl_sync_counts(ports[0])
+        repl.settle(ports)
+        after = repl.repl_sync_counts(ports[0])
         report.equal(tuple(a - b for a, b in zip(after, before)), (1, 0),
                      "basics: the dropped stream resumed with a partial resync, no full copy")
-        check_copies(report, ports, ["after-kill:%d" % i for i in range(200)], 2,
+        repl.check_copies(report, ports, ["after-kill:%d" % i for i in range(200)], 2,
                      "basics after the partial resync")
 
         # A replica restarted empty (no append-only file) copies everything again.
         c.kill(2)
         c.restart(2)
-        settle(ports)
-        check_copies(report, ports, keys[:500], 2, "basics after a restart")
-        report.equal(client(ports[2]).mget(keys[:50]), r.mget(keys[:50]),
+        repl.settle(ports)
+        repl.check_copies(report, ports, keys[:500], 2, "basics after a restart")
+        report.equal(repl.client(ports[2]).mget(keys[:50]), r.mget(keys[:50]),
                      "basics: the restarted node answers like the others")
         r.flushall()
-        settle(ports)
-        report.equal((r.dbsize(), sum(keyspace_keys(p) for p in ports)), (0, 0),
+        repl.settle(ports)
+        report.equal((r.dbsize(), sum(repl.keyspace_keys(p) for p in ports)), (0, 0),
                      "basics: FLUSHALL empties every copy on every node")
 
 
@@ -474,31 +191,31 @@ def check_backlog_overrun(report, binary):
             "repl-backlog-size": "16kb"}
     with harness.Cluster(binary, 3, name="repl-backlog", cluster_options=opts) as c:
         ports = c.ports
-        settle(ports)
+        repl.settle(ports)
         primary, replica = c.nodes[0].address, c.nodes[1].address
         names = ["bl:%d" % i for i in range(30000)]
-        copies = pipelined(ports[0], [("CLUSTER", "COPIES", k) for k in names])
+        copies = repl.pipelined(ports[0], [("CLUSTER", "COPIES", k) for k in names])
         ours = [k for k, held in zip(names, copies)
                 if [n.decode() for n in held] == [primary, replica]]
         keys = ours[:100]
         report.check(len(keys) >= 21, "backlog: keys kept on node 1 with copies on node 2",
                      repr(len(keys)))
-        r = client(ports[0])
+        r = repl.client(ports[0])
         # Enough for the full copy to take a while (megabytes).
         bulk = ours[100:3100]
         for start in range(0, len(bulk), 500):
             r.mset({k: "b" * 4096 for k in bulk[start:start + 500]})
-        before = repl_sync_counts(ports[0])
+        before = repl.repl_sync_counts(ports[0])
         written = 0
-        kill_stream(ports[1], primary)
+        repl.kill_stream(ports[1], primary)
         c.kill(1, signal.SIGSTOP)
         waited = {}
 
         def wait_write():
-            w = client(ports[0], timeout=60)
+            w = repl.client(ports[0], timeout=60)
             w.set(keys[20], "waited")
             waited["reply"] = w.execute_command("WAIT", 1, 0)
-            waited["state"] = stream_state(ports[0], replica)
+            waited["state"] = repl.stream_state(ports[0], replica)
 
         waiter = threading.Thread(target=wait_write, daemon=True)
         waiter.start()
@@ -513,87 +230,55 @@ def check_backlog_overrun(report, binary):
                 time.sleep(0.01)
         finally:
             c.kill(1, signal.SIGCONT)
-        settle(ports)
-        partial, full = (a - b for a, b in zip(repl_sync_counts(ports[0]), before))
+        repl.settle(ports)
+        partial, full = (a - b for a, b in zip(repl.repl_sync_counts(ports[0]), before))
         report.check(full >= 1 and partial == 0, "backlog: %d KB written while the replica hung "
                      "ended in a full copy, not a partial resync" % (written * 20),
                      "partial %d, full %d" % (partial, full))
-        check_copies(report, ports, keys, 2, "backlog: after the full copy")
+        repl.check_copies(report, ports, keys, 2, "backlog: after the full copy")
         waiter.join(30)
         report.equal((waited.get("reply"), waited.get("state")), (1, "online"),
                      "backlog: WAIT 1 for a write made while the replica hung answers 1 once the "
                      "replica's full copy ended (its stream online, not still in sync)")
 
 
-def first_success_after(writers, t_fault, keys):
-    """How long after t_fault the first acknowledged write to one of `keys` sent after it
-    completed, per writer."""
-    out = []
-    for w in writers:
-        times = [end for start, end, k in list(w.successes) if start > t_fault and k in keys]
-        out.append(min(times) - t_fault if times else None)
-    return out
-
-
-def owners(port, keys):
-    replies = pipelined(port, [("CLUSTER", "OWNER", k) for k in keys])
-    return dict(zip(keys, (o.decode() for o in replies)))
-
-
-def stale_reads(port, floor, rng, seconds=2.0):
-    """Reads random keys of `floor` (key -> version acknowledged) through `port` for `seconds`
-    (errors are not answers); returns the reads older than that: (key, value, acknowledged)."""
-    stale = []
-    r = client(port, timeout=10)
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        keys = rng.sample(sorted(floor), min(50, len(floor)))
-        try:
-            values = r.mget(keys)
-        except redis.RedisError:
-            continue
-        stale += [(k, v, floor[k]) for k, v in zip(keys, values)
-                  if v is None or int(v) < floor[k]]
-    return stale
-
-
 def check_fault(report, binary, rng, n_nodes, rf, acks, fault, label):
     """Writers on every node; `fault` ("kill" or "stop") hits a random node after 1 s; measures
     the failover, restores the node and checks the model (strictly when acks >= 1). Returns the
     number of acknowledged writes lost."""
-    with durable_cluster(binary, n_nodes, "repl-%s" % label, rf, acks) as c:
+    with repl.durable_cluster(binary, n_nodes, "repl-%s" % label, rf, acks) as c:
         ports = c.ports
-        settle(ports)
+        repl.settle(ports)
         victim = rng.randrange(n_nodes)
         survivors = [p for i, p in enumerate(ports) if i != victim]
-        model = Model()
+        model = repl.Model()
         stop = threading.Event()
-        writers = start_writers(model, ports, rng, stop)
+        writers = repl.start_writers(model, ports, rng, stop)
         try:
             time.sleep(1.0)
             all_keys = sorted(model.sent)
-            owner = owners(ports[0], all_keys)
+            owner = repl.owners(ports[0], all_keys)
             victim_keys = {k for k in all_keys if owner[k] == c.nodes[victim].address}
             t_fault = time.monotonic()
             if fault == "kill":
                 c.kill(victim)
             else:
                 c.kill(victim, signal.SIGSTOP)
-            time.sleep(FAILOVER_LIMIT + 1.0)
-            firsts = first_success_after(
+            time.sleep(repl.FAILOVER_LIMIT + 1.0)
+            firsts = repl.first_success_after(
                 [w for i, w in enumerate(writers) if i != victim], t_fault, victim_keys)
             print("    %s: writes to the failed node's keys resumed after %s s through the "
                   "survivors" % (label, ", ".join("-" if f is None else "%.2f" % f
                                                   for f in firsts)), flush=True)
-            report.check(all(f is not None and f <= FAILOVER_LIMIT for f in firsts),
+            report.check(all(f is not None and f <= repl.FAILOVER_LIMIT for f in firsts),
                          "%s: the failed node's keys are writable through every survivor within "
-                         "%.0f s" % (label, FAILOVER_LIMIT), repr(firsts))
-            report.check(all(cluster_info(p).get("cluster_failed") == "1" for p in survivors),
+                         "%.0f s" % (label, repl.FAILOVER_LIMIT), repr(firsts))
+            report.check(all(repl.cluster_info(p).get("cluster_failed") == "1" for p in survivors),
                          "%s: every survivor has the node failed over" % label)
             if fault == "stop":
                 # Back from a hang: it must not answer anything older than acknowledged.
                 c.kill(victim, signal.SIGCONT)
-                stale = stale_reads(ports[victim], dict(model.acked), rng)
+                stale = repl.stale_reads(ports[victim], dict(model.acked), rng)
                 report.check(not stale, "%s: reads through the node back from SIGSTOP never "
                              "return a value older than an acknowledged write" % label,
                              repr(stale[:5]))
@@ -601,47 +286,47 @@ def check_fault(report, binary, rng, n_nodes, rf, acks, fault, label):
                 c.restart(victim)
             time.sleep(0.5)
         finally:
-            stop_writers(stop, writers)
-        lost = check_after_faults(report, ports, model, label, acks >= 1, rf, keys_checked=300)
+            repl.stop_writers(stop, writers)
+        lost = repl.check_after_faults(report, ports, model, label, acks >= 1, rf, keys_checked=300)
         return len(lost), len(model.acked)
 
 
 def check_eject_cache(report, binary):
-    opts = dict(HEALTH, **{"on-peer-down": "eject"})
+    opts = dict(repl.HEALTH, **{"on-peer-down": "eject"})
     with harness.Cluster(binary, 3, name="repl-eject", cluster_options=opts) as c:
         ports = c.ports
-        settle(ports)
+        repl.settle(ports)
         # A key owned by node 3.
         key = next(k for k in ("k%d" % i for i in range(1000))
-                   if owners(ports[0], [k])[k] == c.nodes[2].address)
-        client(ports[0]).set(key, "v1")
+                   if repl.owners(ports[0], [k])[k] == c.nodes[2].address)
+        repl.client(ports[0]).set(key, "v1")
         c.kill(2, signal.SIGSTOP)
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
             try:
-                if client(ports[1]).set(key, "v2"):
+                if repl.client(ports[1]).set(key, "v2"):
                     break
             except redis.RedisError:
                 time.sleep(0.05)
-        report.equal(client(ports[1]).get(key), b"v2", "eject: SET k v2 taken by a stand-in")
+        report.equal(repl.client(ports[1]).get(key), b"v2", "eject: SET k v2 taken by a stand-in")
         c.kill(2, signal.SIGCONT)
         seen = set()
         deadline = time.monotonic() + 3
         while time.monotonic() < deadline:
             for p in ports:
                 try:
-                    seen.add(client(p).get(key))
+                    seen.add(repl.client(p).get(key))
                 except redis.RedisError as e:
                     seen.add(str(e).split()[0])
             time.sleep(0.02)
         report.check(b"v1" not in seen, "eject: after SIGCONT no read returns v1, the write the "
                      "stand-in overwrote", repr(seen))
-        settle(ports)
-        report.equal([client(p).get(key) for p in ports], [b"v2"] * 3,
+        repl.settle(ports)
+        report.equal([repl.client(p).get(key) for p in ports], [b"v2"] * 3,
                      "eject: once restored every node answers v2")
         c.kill(2, signal.SIGSTOP)
         time.sleep(2.0)
-        report.equal(client(ports[0]).get(key), None, "eject: stopped again, the stand-in has "
+        report.equal(repl.client(ports[0]).get(key), None, "eject: stopped again, the stand-in has "
                      "nothing for it (a cache)")
         c.kill(2, signal.SIGCONT)
 
@@ -663,39 +348,39 @@ def check_kept_copies(report, before, after, members, label):
 
 
 def check_ring_change(report, binary, rng):
-    opts = dict(HEALTH, **{"replication-factor": 2})
+    opts = dict(repl.HEALTH, **{"replication-factor": 2})
     with harness.Cluster(binary, 3, name="repl-ring", cluster_options=opts) as c:
         ports = list(c.ports)
-        settle(ports)
+        repl.settle(ports)
         cand_port = harness.free_ports(1)[0]
         text = harness.cluster_config(cand_port, [cand_port], cluster_options=opts)
         cand = harness.ClusterNode(binary, cand_port, text, "repl-ring-candidate")
         cand.start()
         try:
-            model = Model()
+            model = repl.Model()
             stop = threading.Event()
             # Writers on the members that stay (a member that left serves its own ring of one).
-            writers = start_writers(model, ports[:2], rng, stop, nkeys=300)
+            writers = repl.start_writers(model, ports[:2], rng, stop, nkeys=300)
             try:
                 time.sleep(0.5)
-                before = {p: stream_syncs(p) for p in ports}
-                client(ports[0]).execute_command("CLUSTER", "JOIN", cand.address)
-                settle(ports + [cand_port], timeout=60)
-                joined = {p: stream_syncs(p) for p in ports + [cand_port]}
-                client(ports[1]).execute_command("CLUSTER", "LEAVE", c.nodes[2].address)
+                before = {p: repl.stream_syncs(p) for p in ports}
+                repl.client(ports[0]).execute_command("CLUSTER", "JOIN", cand.address)
+                repl.settle(ports + [cand_port], timeout=60)
+                joined = {p: repl.stream_syncs(p) for p in ports + [cand_port]}
+                repl.client(ports[1]).execute_command("CLUSTER", "LEAVE", c.nodes[2].address)
                 members = ports[:2] + [cand_port]
-                settle(members, timeout=60)
-                left = {p: stream_syncs(p) for p in members}
+                repl.settle(members, timeout=60)
+                left = {p: repl.stream_syncs(p) for p in members}
             finally:
                 stop.set()
                 for w in writers:
                     w.join()
-            settle(members)
+            repl.settle(members)
             check_kept_copies(report, before, joined, ports, "3 -> 4")
             check_kept_copies(report, joined, left, members, "4 -> 3")
-            check_model(report, members, model, "3 -> 4 -> 3")
-            check_copies(report, members, sorted(model.sent), 2, "3 -> 4 -> 3")
-            report.equal(client(ports[2]).dbsize(), 0, "3 -> 4 -> 3: the member that left "
+            repl.check_model(report, members, model, "3 -> 4 -> 3")
+            repl.check_copies(report, members, sorted(model.sent), 2, "3 -> 4 -> 3")
+            report.equal(repl.client(ports[2]).dbsize(), 0, "3 -> 4 -> 3: the member that left "
                          "holds nothing")
         finally:
             cand.cleanup()
@@ -709,11 +394,11 @@ def check_failover_after_change(report, binary, rng, rf, change, bulk=60000):
     killed primary's keys are writable again within 3 s through every survivor, no acknowledged
     write is lost and every key is there."""
     label = "after a %s (rf %d)" % (change, rf)
-    opts = dict(HEALTH, **{"replication-factor": rf, "replica-acks": 1})
+    opts = dict(repl.HEALTH, **{"replication-factor": rf, "replica-acks": 1})
     n = 4 if change == "leave" else 3
     with harness.Cluster(binary, n, name="repl-after-change", cluster_options=opts) as c:
         ports = list(c.ports)
-        settle(ports)
+        repl.settle(ports)
         cand = None
         if change == "join":
             cand_port = harness.free_ports(1)[0]
@@ -721,7 +406,7 @@ def check_failover_after_change(report, binary, rng, rf, change, bulk=60000):
             cand = harness.ClusterNode(binary, cand_port, text, "repl-after-change-candidate")
             cand.start()
         try:
-            r = client(ports[0], timeout=30)
+            r = repl.client(ports[0], timeout=30)
             value = "v" * 400
             bulk_keys = ["bulk:%d" % i for i in range(bulk)]
             for start in range(0, bulk, 2000):
@@ -729,45 +414,45 @@ def check_failover_after_change(report, binary, rng, rf, change, bulk=60000):
                 for k in bulk_keys[start:start + 2000]:
                     pipe.set(k, value)
                 pipe.execute()
-            settle(ports, timeout=60)
+            repl.settle(ports, timeout=60)
             victim = 0
             survivors = [ports[1], ports[2]] + ([cand.port] if cand else [])
-            model = Model()
+            model = repl.Model()
             stop = threading.Event()
-            writers = start_writers(model, survivors[:2], rng, stop)
+            writers = repl.start_writers(model, survivors[:2], rng, stop)
             try:
                 time.sleep(0.5)
                 all_keys = sorted(model.sent)
-                version = int(cluster_info(ports[victim])["cluster_ring_version"])
+                version = int(repl.cluster_info(ports[victim])["cluster_ring_version"])
                 argv = (("CLUSTER", "LEAVE", c.nodes[3].address) if change == "leave" else
                         ("CLUSTER", "JOIN", cand.address))
-                got = client(ports[1], timeout=30).execute_command(*argv)
+                got = repl.client(ports[1], timeout=30).execute_command(*argv)
                 report.check(got in (b"OK", "OK", True), "%s: %s answered" % (label, change),
                              repr(got))
                 # The victim dies as soon as it switched to the new ring.
                 deadline = time.monotonic() + 30
-                while (int(cluster_info(ports[victim])["cluster_ring_version"]) == version and
+                while (int(repl.cluster_info(ports[victim])["cluster_ring_version"]) == version and
                        time.monotonic() < deadline):
                     time.sleep(0.005)
-                owner = owners(ports[1], all_keys)
+                owner = repl.owners(ports[1], all_keys)
                 victim_keys = {k for k in all_keys if owner[k] == c.nodes[victim].address}
                 t_fault = time.monotonic()
                 c.kill(victim)
-                time.sleep(FAILOVER_LIMIT + 1.0)
-                firsts = first_success_after(writers, t_fault, victim_keys)
+                time.sleep(repl.FAILOVER_LIMIT + 1.0)
+                firsts = repl.first_success_after(writers, t_fault, victim_keys)
                 print("    %s: writes to the killed primary's keys resumed after %s s through "
                       "the survivors" % (label, ", ".join("-" if f is None else "%.2f" % f
                                                           for f in firsts)), flush=True)
-                report.check(all(f is not None and f <= FAILOVER_LIMIT for f in firsts),
+                report.check(all(f is not None and f <= repl.FAILOVER_LIMIT for f in firsts),
                              "%s: the killed primary's keys are writable through every survivor "
-                             "within %.0f s" % (label, FAILOVER_LIMIT), repr(firsts))
+                             "within %.0f s" % (label, repl.FAILOVER_LIMIT), repr(firsts))
                 c.restart(victim)
                 time.sleep(0.5)
             finally:
-                stop_writers(stop, writers)
+                repl.stop_writers(stop, writers)
             members = [ports[victim]] + survivors
-            lost = check_after_faults(report, members, model, label, True, rf)
-            exists = pipelined(members[1], [("EXISTS", k) for k in bulk_keys])
+            lost = repl.check_after_faults(report, members, model, label, True, rf)
+            exists = repl.pipelined(members[1], [("EXISTS", k) for k in bulk_keys])
             missing = [k for k, e in zip(bulk_keys, exists) if not e]
             print("    %s: %d of %d keys gone; %d acknowledged writes lost" %
                   (label, len(missing), bulk, len(lost)), flush=True)

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import test_incomplete_copy as bulk  # noqa: E402
 import test_nemesis as nemesis  # noqa: E402
-import test_replication as repl  # noqa: E402
+import replication_support as repl  # noqa: E402
 
 # Keys loaded before the writers start: enough that a full copy of a member's share takes longer
 # than what is left of the failover's lease wait when the victim restarts (RESTART_AT). Fewer
