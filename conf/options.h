@@ -24,11 +24,14 @@ struct OutputBufferLimit {
 
 // The listener and per-client limits (Redis's own parameter names in TOML and CONFIG).
 struct ServerOptions {
-  std::string bind = "127.0.0.1";                  // IP address the listener binds to
-  int port = 7379;                                 // TCP port for plain-text clients (0 = none)
-  int tls_port = 0;                                // TCP port for TLS clients (0 = none)
-  int64_t maxclients = 10000;                      // clients accepted at once
-  int64_t timeout = 0;                             // idle client timeout in seconds, 0 = never
+  std::string bind = "127.0.0.1";  // IP address the listener binds to
+  int port = 7379;                 // TCP port for plain-text clients (0 = none)
+  int tls_port = 0;                // TCP port for TLS clients (0 = none)
+  int64_t maxclients = 10000;      // clients accepted at once
+  int64_t timeout = 0;             // idle client timeout in seconds, 0 = never
+  int64_t tcp_keepalive = 300;     // seconds a client's connection idles before keepalive probes
+  int64_t tcp_backlog = 511;       // connections the listener queues before they are accepted
+  std::string pidfile;             // file the server writes its process id to ("" = none)
   int64_t proto_max_bulk_len = 512 * 1024 * 1024;  // longest bulk string a client may send (bytes)
   int64_t hz = 10;                                 // background task frequency (1-500 per second)
   int64_t databases = 16;                          // numbered databases clients SELECT

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -46,6 +47,51 @@ Reason check_address(std::string_view text) {
 
 Reason check_not_empty(std::string_view text) {
   return text.empty() ? Reason{"must not be empty"} : Reason{};
+}
+
+// CONFIG GET answers the directory as an absolute path, as Redis (which moves into it) does:
+// tools find the RDB file by it. The TOML form keeps the configured text.
+Row absolute_in_config_get(Row row) {
+  row.to_text = [text = row.to_text](const Config& c) {
+    std::string dir = text(c);
+    char* real = ::realpath(dir.c_str(), nullptr);
+    if (real == nullptr) return dir;
+    dir = real;
+    std::free(real);
+    return dir;
+  };
+  return row;
+}
+
+// CONFIG speaks Redis's log levels, as redis-server does: debug (ringkv's trace), verbose
+// (debug), notice (info) and warning (warn, and error, which Redis has not). CONFIG SET takes
+// ringkv's own names where they are not Redis's (trace, info, warn, error) as well.
+Row redis_log_levels(Row row) {
+  static constexpr std::pair<std::string_view, std::string_view> kLevels[] = {
+      {"debug", "trace"}, {"verbose", "debug"}, {"notice", "info"}, {"warning", "warn"}};
+  row.to_text = [](const Config& c) -> std::string {
+    for (const auto& [redis, ours] : kLevels) {
+      if (c.log.level == ours) return std::string(redis);
+    }
+    return "warning";
+  };
+  row.from_redis = [](Config& c, std::string_view text) -> Reason {
+    const std::string wanted = lower(text);
+    for (const auto& [redis, ours] : kLevels) {
+      if (wanted == redis) {
+        c.log.level = ours;
+        return {};
+      }
+    }
+    for (std::string_view ours : {"trace", "info", "warn", "error"}) {
+      if (wanted == ours) {
+        c.log.level = ours;
+        return {};
+      }
+    }
+    return "argument(s) must be one of the following: debug, verbose, notice, warning";
+  };
+  return row;
 }
 
 // A plain file name: the file lives in dir.
@@ -390,20 +436,39 @@ const std::vector<Row>& rows() {
                      "Close a client idle for this many seconds (0 = never); also ends a SCRIPT "
                      "DEBUG session idle that long"},
                 Field<S, int64_t>{kServer, &S::timeout}, 0, kIntMax),
+        int_row(Head{"server", "tcp-keepalive", "--tcp-keepalive", "tcp-keepalive", true,
+                     "Seconds a client's connection may idle before TCP keepalive probes ask "
+                     "whether its host is still there (then every third of that, 3 times; 0 = "
+                     "off); applies to connections accepted after a change"},
+                Field<S, int64_t>{kServer, &S::tcp_keepalive}, 0, kIntMax),
+        immutable_in_redis(int_row(
+            Head{"server", "tcp-backlog", "--tcp-backlog", "tcp-backlog", false,
+                 "Connections the listeners queue before they are accepted (the kernel caps it "
+                 "at net.core.somaxconn)"},
+            Field<S, int64_t>{kServer, &S::tcp_backlog}, 0, kIntMax)),
+        immutable_in_redis(string_row(
+            Head{"server", "pidfile", "--pidfile", "pidfile", false,
+                 "File the server writes its process id to once it listens, and removes when it "
+                 "exits cleanly (empty = none)"},
+            Field<S, std::string>{kServer, &S::pidfile}, nullptr)),
         size_row(Head{"server", "proto-max-bulk-len", "--proto-max-bulk-len", "proto-max-bulk-len",
                       true, "Longest bulk string a client may send (bytes, or 512mb, 1gb...)"},
                  Field<S, int64_t>{kServer, &S::proto_max_bulk_len}, 1024 * 1024),
-        int_row(Head{"server", "databases", "--databases", "databases", false,
-                     "Numbered databases clients SELECT (0 to databases-1); the same on every "
-                     "cluster node"},
-                Field<S, int64_t>{kServer, &S::databases}, 1, kIntMax),
+        immutable_in_redis(
+            int_row(Head{"server", "databases", "--databases", "databases", false,
+                         "Numbered databases clients SELECT (0 to databases-1); the same on every "
+                         "cluster node"},
+                    Field<S, int64_t>{kServer, &S::databases}, 1, kIntMax)),
         int_row(Head{"server", "hz", "--hz", "hz", true,
                      "Background task runs per second (accepted 0+, used within 1-500)"},
                 Field<S, int64_t>{kServer, &S::hz}, 0, kIntMax, 1, 500),
         int_row(
             Head{"server", "busy-reply-threshold", "--busy-reply-threshold", "busy-reply-threshold",
                  true, "Milliseconds a script runs before other clients get -BUSY (0 = never)"},
-            Field<S, int64_t>{kServer, &S::busy_reply_threshold}, 0, kIntMax),
+            Field<S, int64_t>{kServer, &S::busy_reply_threshold}, 0, kInt64Max),
+        int_row(Head{"server", "lua-time-limit", "--lua-time-limit", "lua-time-limit", true,
+                     "Alias of busy-reply-threshold"},
+                Field<S, int64_t>{kServer, &S::busy_reply_threshold}, 0, kInt64Max),
         size_row(Head{"server", "client-query-buffer-limit", "--client-query-buffer-limit",
                       "client-query-buffer-limit", true,
                       "Close a client whose unparsed input exceeds this (bytes, or 1gb...)"},
@@ -550,11 +615,11 @@ const std::vector<Row>& rows() {
                       "When the file is fsynced: always (before replies), everysec or no (the OS)"},
                  Field<P, std::string>{kPersistence, &P::appendfsync},
                  {kFsyncEverysec, kFsyncAlways, kFsyncNo}, {}),
-        protected_in_redis(string_row(
+        protected_in_redis(absolute_in_config_get(string_row(
             Head{"persistence", "dir", "--dir", "dir", false,
                  "Directory of the append-only file (and its rewrites), the RDB file and the ring "
                  "file"},
-            Field<P, std::string>{kPersistence, &P::dir}, check_not_empty)),
+            Field<P, std::string>{kPersistence, &P::dir}, check_not_empty))),
         immutable_in_redis(
             string_row(Head{"persistence", "appendfilename", "--appendfilename", "appendfilename",
                             false, "Name of the append-only file inside dir"},
@@ -611,11 +676,12 @@ const std::vector<Row>& rows() {
                  "enable-debug-command", false, "Who may run DEBUG: no, yes or local (loopback)"},
             Field<Sec, std::string>{kSecurity, &Sec::enable_debug_command}, {"no", "yes", "local"},
             {})),
-        enum_row(Head{"log", "level", "--loglevel,--log-level", "loglevel", true,
-                      "Least severe level logged: trace, debug, info, warn or error"},
-                 Field<L, std::string>{kLog, &L::level},
-                 {"trace", "debug", "info", "warn", "error"},
-                 {{"verbose", "debug"}, {"notice", "info"}, {"warning", "warn"}}),
+        redis_log_levels(enum_row(
+            Head{"log", "level", "--loglevel,--log-level", "loglevel", true,
+                 "Least severe level logged: trace, debug, info, warn or error (CONFIG GET/SET "
+                 "name them as Redis does: debug, verbose, notice, warning)"},
+            Field<L, std::string>{kLog, &L::level}, {"trace", "debug", "info", "warn", "error"},
+            {{"verbose", "debug"}, {"notice", "info"}, {"warning", "warn"}})),
         immutable_in_redis(string_row(Head{"log", "file", "--logfile,--log-file", "logfile", false,
                                            "Log file path (empty = stderr)"},
                                       Field<L, std::string>{kLog, &L::file}, nullptr)),

@@ -1,9 +1,14 @@
 // Connection: socket I/O and the parse → dispatch loop of one client.
 #include "server/connection.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <cassert>
+#include <cerrno>
 #include <cstring>
 
 #include "common/clock.h"
@@ -185,8 +190,32 @@ void Connection::set_reply_mode(ReplyMode mode) {
   }
 }
 
+namespace {
+
+// TCP keepalive as Redis sets it on its clients: probes after `seconds` of silence, then every
+// third of that, and the connection is closed once 3 go unanswered (so a client whose host
+// vanished is gone after about twice `seconds`).
+void keep_alive(uv_tcp_t& tcp, int64_t seconds) {
+  if (seconds <= 0) return;
+  uv_os_fd_t fd;
+  if (uv_fileno(reinterpret_cast<uv_handle_t*>(&tcp), &fd) != 0) return;
+  const int on = 1;
+  const int idle = static_cast<int>(seconds);
+  const int interval = std::max(1, idle / 3);
+  const int probes = 3;
+  if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on)) != 0 ||
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)) != 0 ||
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval)) != 0 ||
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof(probes)) != 0) {
+    spdlog::debug("could not set TCP keepalive on a client: {}", std::strerror(errno));
+  }
+}
+
+}  // namespace
+
 bool Connection::start() {
   uv_tcp_nodelay(&tcp_, 1);
+  keep_alive(tcp_, server_.config().server.tcp_keepalive);
   sockaddr_storage ss{};
   int len = sizeof(ss);
   if (uv_tcp_getpeername(&tcp_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {

@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 
 #include "cluster/ring_file.h"
 #include "common/glob.h"
@@ -97,7 +100,10 @@ bool Server::listen_on(uv_tcp_t& handle, int port) {
   uv_tcp_init(loop_, &handle);
   handle.data = this;
   rc = uv_tcp_bind(&handle, reinterpret_cast<const sockaddr*>(&addr), 0);
-  if (rc == 0) rc = uv_listen(reinterpret_cast<uv_stream_t*>(&handle), 511, on_connection);
+  if (rc == 0) {
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&handle),
+                   static_cast<int>(config_.server.tcp_backlog), on_connection);
+  }
   if (rc != 0) {
     spdlog::error("could not listen on {}:{}: {}", opts.bind, port, uv_strerror(rc));
     uv_close(reinterpret_cast<uv_handle_t*>(&handle), nullptr);
@@ -174,6 +180,7 @@ int Server::serve() {
     uv_run(loop_, UV_RUN_DEFAULT);
     return 1;
   }
+  write_pidfile();
   // The server's own handles exist before the cluster starts: its first health check may call
   // back (a one-member ring holds its lease at once and releases held clients).
   uv_timer_init(loop_, &cron_timer_);
@@ -239,8 +246,20 @@ int Server::serve() {
 
   uv_run(loop_, UV_RUN_DEFAULT);
   uv_loop_close(loop_);
+  if (pidfile_written_) ::unlink(config_.server.pidfile.c_str());
   spdlog::info("ringkv is now ready to exit, bye bye");
   return 0;
+}
+
+void Server::write_pidfile() {
+  // As Redis: a file that cannot be written is worth a warning, not a refusal to serve.
+  const std::string& path = config_.server.pidfile;
+  if (path.empty()) return;
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  bool written = f != nullptr && std::fprintf(f, "%d\n", static_cast<int>(::getpid())) > 0;
+  if (f != nullptr && std::fclose(f) != 0) written = false;
+  if (!written) spdlog::warn("Failed to write PID file {}: {}", path, std::strerror(errno));
+  pidfile_written_ = written;
 }
 
 void Server::warn_foreign_keys() {

@@ -312,6 +312,8 @@ class Server final : public engine::ServerControl,
                       std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
   // After loading at start-up in a cluster: logs how many keys belong to other members.
   void warn_foreign_keys();
+  // Writes the process id to the pidfile, if one is configured (removed again at a clean exit).
+  void write_pidfile();
   // Protected mode turns this new client away.
   bool protected_from(const Connection& conn) const;
   // Answers a command (the row `spec`, if it resolved) that cannot run with `error`: a
@@ -552,6 +554,7 @@ class Server final : public engine::ServerControl,
   uv_tcp_t tls_listener_;
   bool plain_listening_ = false;
   bool tls_listening_ = false;
+  bool pidfile_written_ = false;  // the pidfile is ours to remove at exit
   // The TLS context new TLS connections and peer links use; rebuilt by CONFIG SET of tls-*.
   std::shared_ptr<const common::TlsContext> tls_context_;
   uv_timer_t cron_timer_;

@@ -1,9 +1,10 @@
 """ringkv's process interface: --print-config round-trips through --config, bad config files exit
 with code 2 naming the file, key and reason, flags override the file, --version and --help, clean
-exit 0 on SIGTERM and SHUTDOWN, --maxclients, and idle clients disconnected after --timeout.
+exit 0 on SIGTERM and SHUTDOWN, tcp-keepalive on clients' sockets, tcp-backlog, the pidfile,
+--maxclients, and idle clients disconnected after --timeout.
 
 Against a redis-server binary (harness self-check) only the parts Redis shares are run: signals,
-SHUTDOWN, --maxclients and --timeout.
+SHUTDOWN, tcp-keepalive, tcp-backlog, the pidfile, --maxclients and --timeout.
 """
 
 import os
@@ -188,6 +189,85 @@ def check_idle_timeout(report, binary):
         harness.check_clean_exit(report, s)
 
 
+def keepalive_seconds(server_port, client):
+    """The keepalive timer of the server's side of `client`'s connection, in seconds left (from
+    /proc/net/tcp: timer 2 is keepalive, its expiry in clock ticks), or None without one. While
+    a reply waits for its (delayed) acknowledgement the retransmit timer (1) shows instead."""
+    client_port = client.sock.getsockname()[1]
+    deadline = time.time() + 2
+    while True:
+        with open("/proc/net/tcp") as f:
+            rows = [line.split() for line in f.readlines()[1:]]
+        timers = [fields[5].split(":") for fields in rows
+                  if int(fields[1].split(":")[1], 16) == server_port and
+                  int(fields[2].split(":")[1], 16) == client_port]
+        assert timers, "no socket of port %d from %d in /proc/net/tcp" % (server_port, client_port)
+        kind, ticks = int(timers[0][0], 16), int(timers[0][1], 16)
+        if kind == 2:
+            return ticks / os.sysconf("SC_CLK_TCK")
+        if kind != 1 or time.time() > deadline:
+            return None
+        time.sleep(0.05)
+
+
+def listen_backlog(port):
+    """The listener's accept queue size as `ss` shows it (Send-Q of a listening socket)."""
+    out = subprocess.run(["ss", "-ltnH", "sport = :%d" % port], capture_output=True, text=True)
+    return int(out.stdout.split()[2])
+
+
+def check_tcp_and_pidfile(report, binary, tmp):
+    """tcp-keepalive (Redis's default 300 s, a change applies to later connections, 0 = none),
+    tcp-backlog and pidfile (written at start, removed at a clean exit), CONFIG GET dir as an
+    absolute path: the same expectations hold for redis-server."""
+    pidfile = os.path.join(tmp, "server.pid")
+    with open("/proc/sys/net/core/somaxconn") as f:
+        somaxconn = int(f.read())
+    s = harness.ServerProcess(binary, name="tcp", extra_args=["--pidfile", pidfile,
+                                                              "--tcp-backlog", "77"])
+    s.start()
+    try:
+        with open(pidfile) as f:
+            report.equal(f.read(), "%d\n" % s.proc.pid, "the pidfile holds the process id")
+        report.equal(listen_backlog(s.port), min(77, somaxconn), "tcp-backlog 77: the listen queue")
+        with harness.RespClient(s.port) as c:
+            report.equal(harness.parse_reply(c.call("CONFIG", "GET", "dir")),
+                         [b"dir", os.path.realpath(s.dir).encode()],
+                         "CONFIG GET dir: the absolute directory")
+            pairs = harness.parse_reply(c.call("CONFIG", "GET", "tcp-*"))
+            report.equal(dict(zip(pairs[0::2], pairs[1::2])),
+                         {b"tcp-backlog": b"77", b"tcp-keepalive": b"300"}, "CONFIG GET tcp-*")
+            first = keepalive_seconds(s.port, c)
+            report.check(first is not None and 250 < first <= 300,
+                         "tcp-keepalive 300 (the default): a client's socket probes after 300 s",
+                         repr(first))
+            report.equal(c.call("CONFIG", "SET", "tcp-keepalive", "60"), b"+OK\r\n",
+                         "CONFIG SET tcp-keepalive 60")
+            with harness.RespClient(s.port) as later:
+                later.call("PING")
+                seconds = keepalive_seconds(s.port, later)
+                report.check(seconds is not None and 30 < seconds <= 60,
+                             "a client connected after the change probes after 60 s",
+                             repr(seconds))
+            first = keepalive_seconds(s.port, c)
+            report.check(first is not None and 240 < first <= 300,
+                         "an earlier client keeps its 300 s", repr(first))
+            c.call("CONFIG", "SET", "tcp-keepalive", "0")
+            with harness.RespClient(s.port) as later:
+                later.call("PING")
+                report.equal(keepalive_seconds(s.port, later), None,
+                             "tcp-keepalive 0: no keepalive on a new client")
+        harness.check_clean_exit(report, s)
+        report.check(not os.path.exists(pidfile), "a clean exit removes the pidfile")
+    finally:
+        s.cleanup()
+    # A pidfile that cannot be written is no reason not to serve.
+    with harness.ServerProcess(binary, name="nopid",
+                               extra_args=["--pidfile", os.path.join(tmp, "none", "x.pid")]) as s, \
+            harness.RespClient(s.port) as c:
+        report.equal(c.call("PING"), b"+PONG\r\n", "served without a writable pidfile")
+
+
 def main():
     args = harness.arg_parser(__doc__).parse_args()
     report = harness.Report("test_config")
@@ -201,6 +281,7 @@ def main():
             check_file_overridden_by_flags(report, binary, tmp)
             check_bad_configs(report, binary, tmp)
         check_signals(report, binary)
+        check_tcp_and_pidfile(report, binary, tmp)
         check_maxclients(report, binary)
         check_idle_timeout(report, binary)
     report.finish()

@@ -145,16 +145,25 @@ def check_config_names(report, ours, theirs):
     print("CONFIG parameters: ringkv %d, redis %d; redis's that ringkv has not: %d" % (
         len(mine), len(ref), len(ref - mine)))
     for name in (b"slowlog-log-slower-than", b"slowlog-max-len", b"latency-monitor-threshold",
-                 b"latency-tracking", b"latency-tracking-info-percentiles"):
+                 b"latency-tracking", b"latency-tracking-info-percentiles", b"tcp-keepalive",
+                 b"tcp-backlog", b"pidfile", b"lua-time-limit", b"LUA-Time-Limit", b"lua*",
+                 b"busy-reply-threshold"):
         with harness.RespClient(ours.port) as a, harness.RespClient(theirs.port) as b:
             report.equal(a.call("CONFIG", "GET", name), b.call("CONFIG", "GET", name),
                          "CONFIG GET %s as redis" % name.decode())
     with harness.RespClient(ours.port) as a, harness.RespClient(theirs.port) as b:
         for args in (("latency-tracking-info-percentiles", "50 99.99 100"),
                      ("latency-tracking-info-percentiles", "101"),
-                     ("slowlog-max-len", "-1"), ("latency-tracking", "maybe")):
+                     ("slowlog-max-len", "-1"), ("latency-tracking", "maybe"),
+                     ("tcp-keepalive", "-1"), ("tcp-keepalive", "x"), ("tcp-keepalive", "60"),
+                     ("tcp-backlog", "5"), ("pidfile", "/tmp/x.pid"),
+                     # busy-reply-threshold and its alias: a long, two names Redis may set at once
+                     ("busy-reply-threshold", "3000000000"), ("LUA-time-limit", "-1"),
+                     ("lua-time-limit", "100", "busy-reply-threshold", "200"),
+                     ("busy-reply-threshold", "1", "busy-reply-threshold", "2"),
+                     ("busy-reply-threshold", "5000")):
             report.equal(a.call("CONFIG", "SET", *args), b.call("CONFIG", "SET", *args),
-                         "CONFIG SET %s %s as redis" % args)
+                         "CONFIG SET %s as redis" % " ".join(args))
             report.equal(a.call("CONFIG", "GET", args[0]), b.call("CONFIG", "GET", args[0]),
                          "CONFIG GET %s after SET as redis" % args[0])
         for c in (a, b):

@@ -391,7 +391,7 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
   CHECK(get(c, "timeout") == "0");
   CHECK(get(c, "proto-max-bulk-len") == "536870912");
   CHECK(get(c, "hz") == "10");
-  CHECK(get(c, "loglevel") == "info");
+  CHECK(get(c, "loglevel") == "notice");  // Redis's name for ringkv's info
   CHECK(get(c, "logfile") == "");
   CHECK(get(c, "appendonly") == "no");
   CHECK(get(c, "appendfsync") == "everysec");
@@ -424,10 +424,14 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "tls-port",
                                                "maxclients",
                                                "timeout",
+                                               "tcp-keepalive",
+                                               "tcp-backlog",
+                                               "pidfile",
                                                "proto-max-bulk-len",
                                                "databases",
                                                "hz",
                                                "busy-reply-threshold",
+                                               "lua-time-limit",
                                                "client-query-buffer-limit",
                                                "client-output-buffer-limit",
                                                "notify-keyspace-events",
@@ -529,8 +533,8 @@ TEST_CASE("CONFIG SET validates with Redis's error texts") {
             "inclusive");
   CHECK(set_parameter(c, "loglevel", "foo") ==
         failed +
-            "'loglevel') - argument(s) must be one of the following: trace, debug, info, warn, "
-            "error");
+            "'loglevel') - argument(s) must be one of the following: debug, verbose, notice, "
+            "warning");
   CHECK(get(c, "maxclients") == "10000");
 
   CHECK(set_parameter(c, "maxclients", "50") == "");
@@ -544,9 +548,40 @@ TEST_CASE("CONFIG SET validates with Redis's error texts") {
   CHECK(set_parameter(c, "Timeout", "10") == "");
   CHECK(c.server.timeout == 10);
   CHECK(set_parameter(c, "loglevel", "NOTICE") == "");
-  CHECK(get(c, "loglevel") == "info");
+  CHECK(c.log.level == "info");
+  CHECK(get(c, "loglevel") == "notice");
   CHECK(set_parameter(c, "loglevel", "warning") == "");
   CHECK(c.log.level == "warn");
+  // Redis's debug is its most verbose level: ringkv's trace. ringkv's own names are taken too.
+  CHECK(set_parameter(c, "loglevel", "debug") == "");
+  CHECK(c.log.level == "trace");
+  CHECK(get(c, "loglevel") == "debug");
+  CHECK(set_parameter(c, "loglevel", "verbose") == "");
+  CHECK(c.log.level == "debug");
+  CHECK(get(c, "loglevel") == "verbose");
+  CHECK(set_parameter(c, "loglevel", "Error") == "");
+  CHECK(c.log.level == "error");
+  CHECK(get(c, "loglevel") == "warning");
+  CHECK(set_parameter(c, "loglevel", "info") == "");
+  CHECK(get(c, "loglevel") == "notice");
+}
+
+TEST_CASE("a parameter Redis also names by an alias answers to both names") {
+  Config c;
+  const std::string failed = "ERR CONFIG SET failed (possibly related to argument ";
+  CHECK(get(c, "lua-time-limit") == "5000");
+  CHECK(set_parameter(c, "LUA-TIME-LIMIT", "100") == "");
+  CHECK(c.server.busy_reply_threshold == 100);
+  CHECK(get(c, "busy-reply-threshold") == "100");
+  CHECK(set_parameter(c, "Lua-Time-Limit", "-1") ==
+        failed +
+            "'lua-time-limit') - argument must be between 0 and 9223372036854775807 inclusive");
+  using Pairs = std::vector<std::pair<std::string_view, std::string_view>>;
+  // Two parameters to Redis: both may be set at once, the later winning.
+  CHECK(set_parameters(c, Pairs{{"lua-time-limit", "7"}, {"busy-reply-threshold", "8"}}) == "");
+  CHECK(c.server.busy_reply_threshold == 8);
+  CHECK(set_parameters(c, Pairs{{"lua-time-limit", "7"}, {"LUA-time-limit", "8"}}) ==
+        failed + "'LUA-time-limit') - duplicate parameter");
 }
 
 TEST_CASE("CONFIG SET with several pairs is all or nothing") {
