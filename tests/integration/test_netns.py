@@ -21,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import cluster_support as cs  # noqa: E402
 import harness  # noqa: E402
 import test_peer_failures as pf  # noqa: E402
 
@@ -328,11 +329,11 @@ def main():
                                   extra="[security]\nprotected-mode = false\n").start()
         keys = ["ns:%d" % i for i in range(2000)]
         owner = dict(zip(keys, owners(net.hosts[0], cluster.ports[0], keys)))
-        with pf.tc.Section(report, "relayed GET/SET across hosts"):
+        with cs.Section(report, "relayed GET/SET across hosts"):
             check_across_hosts(report, cluster, keys, owner)
-        with pf.tc.Section(report, "cut link, then back"):
+        with cs.Section(report, "cut link, then back"):
             check_cut_link(report, net, cluster, keys, owner)
-        with pf.tc.Section(report, "added latency"):
+        with cs.Section(report, "added latency"):
             check_delay(report, net, cluster, keys, owner)
         for node in cluster.nodes:
             report.check(node.alive(), "%s still running" % node.name, node.log())

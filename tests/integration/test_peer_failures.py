@@ -28,8 +28,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import harness  # noqa: E402
 import cluster_support as cs  # noqa: E402
+import harness  # noqa: E402
 
 HEALTH_MS = 200
 FAILURE_LIMIT = 3
