@@ -32,6 +32,8 @@ struct ServerOptions {
   int64_t tcp_keepalive = 300;     // seconds a client's connection idles before keepalive probes
   int64_t tcp_backlog = 511;       // connections the listener queues before they are accepted
   std::string pidfile;             // file the server writes its process id to ("" = none)
+  std::string unixsocket;      // path of a Unix domain socket clients may connect to ("" = none)
+  int64_t unixsocketperm = 0;  // that socket file's permission bits (0 = as the umask leaves them)
   int64_t proto_max_bulk_len = 512 * 1024 * 1024;  // longest bulk string a client may send (bytes)
   int64_t hz = 10;                                 // background task frequency (1-500 per second)
   int64_t databases = 16;                          // numbered databases clients SELECT

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <optional>
@@ -91,6 +92,38 @@ Row redis_log_levels(Row row) {
     }
     return "argument(s) must be one of the following: debug, verbose, notice, warning";
   };
+  return row;
+}
+
+// unixsocketperm: permission bits written in octal, as redis.conf writes them (700 is rwx------),
+// in TOML as an integer or a string of octal digits.
+Row octal_mode_row(const Head& h, Field<ServerOptions, int64_t> field) {
+  Row row = make_row(h);
+  auto parse = [=](Config& c, std::string_view text) -> Reason {
+    int64_t mode = 0;
+    for (char d : text) {
+      if (d < '0' || d > '7')
+        return "expected octal permission bits such as 700, got " + quote_text(text);
+      mode = mode * 8 + (d - '0');
+      if (mode > 0777) return "expected at most 777, got " + quote_text(text);
+    }
+    if (text.empty()) return "expected octal permission bits such as 700, got ''";
+    field(c) = mode;
+    return {};
+  };
+  row.from_text = parse;
+  row.from_redis = parse;
+  row.from_toml = [=](Config& c, const toml::node& node) -> Reason {
+    if (node.is_integer()) return parse(c, std::to_string(node.as_integer()->get()));
+    if (node.is_string()) return parse(c, node.as_string()->get());
+    return "expected an integer such as 700, got " + type_name(node);
+  };
+  row.to_text = [=](const Config& c) {
+    char digits[8];
+    std::snprintf(digits, sizeof(digits), "%o", static_cast<unsigned>(field(c)));
+    return std::string(digits);
+  };
+  row.to_toml = row.to_text;
   return row;
 }
 
@@ -451,6 +484,16 @@ const std::vector<Row>& rows() {
                  "File the server writes its process id to once it listens, and removes when it "
                  "exits cleanly (empty = none)"},
             Field<S, std::string>{kServer, &S::pidfile}, nullptr)),
+        immutable_in_redis(string_row(
+            Head{"server", "unixsocket", "--unixsocket", "unixsocket", false,
+                 "Path of a Unix domain socket clients may connect to as well (empty = none); a "
+                 "file there is replaced, and removed when the server exits cleanly"},
+            Field<S, std::string>{kServer, &S::unixsocket}, nullptr)),
+        immutable_in_redis(octal_mode_row(
+            Head{"server", "unixsocketperm", "--unixsocketperm", "unixsocketperm", false,
+                 "Permission bits of the unixsocket file, in octal as chmod takes "
+                 "them (700: its owner only; 0 = as the umask leaves them)"},
+            Field<S, int64_t>{kServer, &S::unixsocketperm})),
         size_row(Head{"server", "proto-max-bulk-len", "--proto-max-bulk-len", "proto-max-bulk-len",
                       true, "Longest bulk string a client may send (bytes, or 512mb, 1gb...)"},
                  Field<S, int64_t>{kServer, &S::proto_max_bulk_len}, 1024 * 1024),

@@ -66,15 +66,20 @@ struct Connection::WriteRequest {
   Connection* conn;
 };
 
-Connection::Connection(Server& server, uint64_t id)
+Connection::Connection(Server& server, uint64_t id, bool unix_socket)
     : server_(server),
+      unix_socket_(unix_socket),
       id_(id),
       created_ms_(uv_now(server.loop())),
       last_interaction_ms_(created_ms_),
       writer_(out_) {
   set_default_auth();
-  uv_tcp_init(server.loop(), &tcp_);
-  tcp_.data = this;
+  if (unix_socket_) {
+    uv_pipe_init(server.loop(), &socket_.pipe, 0);
+  } else {
+    uv_tcp_init(server.loop(), &socket_.tcp);
+  }
+  handle()->data = this;
   writer_.set_error_observer(&server);
   apply_limits();
 }
@@ -214,15 +219,21 @@ void keep_alive(uv_tcp_t& tcp, int64_t seconds) {
 }  // namespace
 
 bool Connection::start() {
-  uv_tcp_nodelay(&tcp_, 1);
-  keep_alive(tcp_, server_.config().server.tcp_keepalive);
+  if (unix_socket_) {
+    // As Redis names a Unix socket client: the socket's path, port 0, at both ends.
+    peer_addr_ = local_addr_ = server_.config().server.unixsocket + ":0";
+    update_reading();
+    return reading_;
+  }
+  uv_tcp_nodelay(&socket_.tcp, 1);
+  keep_alive(socket_.tcp, server_.config().server.tcp_keepalive);
   sockaddr_storage ss{};
   int len = sizeof(ss);
-  if (uv_tcp_getpeername(&tcp_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
+  if (uv_tcp_getpeername(&socket_.tcp, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
     peer_addr_ = format_address(ss);
   }
   len = sizeof(ss);
-  if (uv_tcp_getsockname(&tcp_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
+  if (uv_tcp_getsockname(&socket_.tcp, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
     local_addr_ = format_address(ss);
   }
   update_reading();
@@ -230,6 +241,7 @@ bool Connection::start() {
 }
 
 bool Connection::from_loopback() const {
+  if (unix_socket_) return true;  // a client on this host, as Redis counts it
   // peer_addr_ is "ip:port", IPv6 without brackets (see format_address).
   std::string_view ip(peer_addr_);
   ip = ip.substr(0, ip.rfind(':'));
@@ -268,7 +280,7 @@ void Connection::unprotect() {
 int Connection::debug_socket() const {
   if (tls_ != nullptr || peer_) return -1;
   uv_os_fd_t fd = -1;
-  if (uv_fileno(reinterpret_cast<const uv_handle_t*>(&tcp_), &fd) != 0) return -1;
+  if (uv_fileno(handle(), &fd) != 0) return -1;
   return fd;
 }
 
@@ -280,7 +292,7 @@ void Connection::close() {
   }
   closing_ = true;
   reading_ = false;
-  uv_close(reinterpret_cast<uv_handle_t*>(&tcp_), on_close);
+  uv_close(handle(), on_close);
 }
 
 void Connection::close_when_flushed() {
@@ -702,7 +714,7 @@ std::string Connection::info_line() const {
   line += " addr=" + peer_addr_;
   line += " laddr=" + local_addr_;
   uv_os_fd_t fd = -1;
-  uv_fileno(reinterpret_cast<const uv_handle_t*>(&tcp_), &fd);
+  uv_fileno(handle(), &fd);
   line += " fd=" + std::to_string(fd);
   line += " name=" + name_;
   line += " age=" + std::to_string((now - created_ms_) / 1000);
@@ -722,6 +734,7 @@ std::string Connection::info_line() const {
   if (tracking_.broken_redirect) flags += 'R';
   if (tracking_.bcast) flags += 'B';
   if (transaction_.watched_changed) flags += 'd';
+  if (unix_socket_) flags += 'U';
   if (no_evict_) flags += 'e';
   line += " flags=" + (flags.empty() ? std::string("N") : flags);
   line += " db=" + std::to_string(db_) + " sub=" + std::to_string(sub) +

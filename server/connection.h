@@ -1,6 +1,6 @@
-// Connection: one client socket. Owns its uv_tcp_t, read buffer and pending output; runs the
-// parse → dispatch loop and batches every reply produced by one read into one write.
-// The network layer knows no commands: it hands each parsed request to the Server.
+// Connection: one client socket. Owns its socket (TCP or Unix domain), read buffer and pending
+// output; runs the parse → dispatch loop and batches every reply produced by one read into one
+// write. The network layer knows no commands: it hands each parsed request to the Server.
 #pragma once
 
 #include <uv.h>
@@ -27,13 +27,16 @@ class Server;
 
 class Connection final : public engine::ClientSession {
  public:
-  Connection(Server& server, uint64_t id);
+  // `unix_socket`: accepted on the Unix domain socket (unixsocket) rather than over TCP.
+  Connection(Server& server, uint64_t id, bool unix_socket = false);
   ~Connection() override;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
   // The handle to pass to uv_accept.
-  uv_stream_t* stream() { return reinterpret_cast<uv_stream_t*>(&tcp_); }
+  uv_stream_t* stream() { return reinterpret_cast<uv_stream_t*>(&socket_); }
+  // Whether the client connected over the Unix domain socket.
+  bool unix_socket() const { return unix_socket_; }
   // Makes this connection TLS (it was accepted on tls-port); call before start().
   void use_tls(std::shared_ptr<const common::TlsContext> context);
   bool tls() const { return tls_ != nullptr; }
@@ -277,8 +280,17 @@ class Connection final : public engine::ClientSession {
   // Redis's clientSetDefaultAuth: the default user, logged in when it needs no password.
   void set_default_auth();
 
+  // The handle, cast to uv_handle_t for the calls every kind of stream takes.
+  uv_handle_t* handle() { return reinterpret_cast<uv_handle_t*>(&socket_); }
+  const uv_handle_t* handle() const { return reinterpret_cast<const uv_handle_t*>(&socket_); }
+
   Server& server_;
-  uv_tcp_t tcp_;
+  // A TCP or a Unix domain socket: both are libuv streams, started the same way.
+  union {
+    uv_tcp_t tcp;
+    uv_pipe_t pipe;
+  } socket_;
+  const bool unix_socket_;
   const uint64_t id_;
   std::string name_;
   std::string peer_addr_;

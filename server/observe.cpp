@@ -129,6 +129,8 @@ void Server::feed_monitors(const Origin& origin, const engine::CommandSpec& spec
   line += '[' + std::to_string(origin.database());
   if (origin.kind == Origin::Kind::kScript) {
     line += " lua] ";
+  } else if (origin.conn != nullptr && origin.conn->unix_socket()) {
+    line += " unix:" + config_.server.unixsocket + "] ";  // as Redis shows such a client
   } else {
     line += ' ';
     line += origin.conn != nullptr ? origin.conn->peer_address() : std::string("?");

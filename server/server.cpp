@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -112,10 +113,36 @@ bool Server::listen_on(uv_tcp_t& handle, int port) {
   return true;
 }
 
+bool Server::listen_unix() {
+  const std::string& path = config_.server.unixsocket;
+  if (path.empty()) return true;
+  // A socket file left by a node that did not exit cleanly would refuse the bind (Redis too
+  // removes whatever is there).
+  ::unlink(path.c_str());
+  uv_pipe_init(loop_, &unix_listener_, 0);
+  unix_listener_.data = this;
+  int rc = uv_pipe_bind(&unix_listener_, path.c_str());
+  if (rc == 0 && config_.server.unixsocketperm != 0 &&
+      ::chmod(path.c_str(), static_cast<mode_t>(config_.server.unixsocketperm)) != 0) {
+    rc = -errno;
+  }
+  if (rc == 0) {
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&unix_listener_),
+                   static_cast<int>(config_.server.tcp_backlog), on_connection);
+  }
+  if (rc != 0) {
+    spdlog::error("could not listen on the Unix socket {}: {}", path, uv_strerror(rc));
+    uv_close(reinterpret_cast<uv_handle_t*>(&unix_listener_), nullptr);
+    return false;
+  }
+  unix_listening_ = true;
+  return true;
+}
+
 bool Server::listen() {
   const auto& opts = config_.server;
-  if (opts.port == 0 && opts.tls_port == 0) {
-    spdlog::error("nothing to listen on: port and tls-port are both 0");
+  if (opts.port == 0 && opts.tls_port == 0 && opts.unixsocket.empty()) {
+    spdlog::error("nothing to listen on: port and tls-port are both 0, and no unixsocket");
     return false;
   }
   if (opts.tls_port != 0 || config_.tls.cluster) {
@@ -136,6 +163,12 @@ bool Server::listen() {
       return false;
     }
     tls_listening_ = true;
+  }
+  if (!listen_unix()) {
+    if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+    if (tls_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&tls_listener_), nullptr);
+    plain_listening_ = tls_listening_ = false;
+    return false;
   }
   return true;
 }
@@ -247,6 +280,7 @@ int Server::serve() {
   uv_run(loop_, UV_RUN_DEFAULT);
   uv_loop_close(loop_);
   if (pidfile_written_) ::unlink(config_.server.pidfile.c_str());
+  if (unix_listening_) ::unlink(config_.server.unixsocket.c_str());
   spdlog::info("ringkv is now ready to exit, bye bye");
   return 0;
 }
@@ -284,7 +318,8 @@ void Server::on_connection(uv_stream_t* listener, int status) {
     spdlog::warn("accept failed: {}", uv_strerror(status));
     return;
   }
-  auto* conn = new Connection(*self, self->clients_.next_id());
+  const bool unix_socket = listener == reinterpret_cast<uv_stream_t*>(&self->unix_listener_);
+  auto* conn = new Connection(*self, self->clients_.next_id(), unix_socket);
   if (listener == reinterpret_cast<uv_stream_t*>(&self->tls_listener_)) {
     conn->use_tls(self->tls_context_);
   }
@@ -585,6 +620,7 @@ void Server::begin_shutdown() {
   spdlog::info("shutting down: no new connections, flushing {} client(s)", clients_.size());
   if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
   if (tls_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&tls_listener_), nullptr);
+  if (unix_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&unix_listener_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
   for (auto& source : imports_) {

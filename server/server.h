@@ -300,6 +300,8 @@ class Server final : public engine::ServerControl,
   bool listen();
   // Binds and listens on `port` with `handle` (the plain-text or the TLS listener).
   bool listen_on(uv_tcp_t& handle, int port);
+  // Listens on the unixsocket path, if one is configured.
+  bool listen_unix();
   // Builds the TLS context from the tls-* options; false (with OpenSSL's reason logged or in
   // `error`) when they do not work.
   bool load_tls(std::string& error);
@@ -555,6 +557,8 @@ class Server final : public engine::ServerControl,
   bool plain_listening_ = false;
   bool tls_listening_ = false;
   bool pidfile_written_ = false;  // the pidfile is ours to remove at exit
+  uv_pipe_t unix_listener_;
+  bool unix_listening_ = false;  // the socket file is ours to remove at exit
   // The TLS context new TLS connections and peer links use; rebuilt by CONFIG SET of tls-*.
   std::shared_ptr<const common::TlsContext> tls_context_;
   uv_timer_t cron_timer_;

@@ -266,6 +266,26 @@ TEST_CASE("flag errors name the flag and the reason") {
   CHECK(error({"--peers", "a:1", "--peers", "a:1"}) == "--peers: lists a:1 twice\n");
   CHECK(error({"--self", "host"}) ==
         "--self: must be \"host:port\" with a port between 1 and 65535, got 'host'\n");
+  CHECK(error({"--unixsocketperm", "800"}) ==
+        "--unixsocketperm: expected octal permission bits such as 700, got '800'\n");
+  CHECK(error({"--unixsocketperm", "1777"}) ==
+        "--unixsocketperm: expected at most 777, got '1777'\n");
+}
+
+TEST_CASE("unixsocketperm is read in octal, from flags and files, and printed so") {
+  ParseOutcome out = run({"--unixsocket", "/tmp/n.sock", "--unixsocketperm", "750"});
+  REQUIRE(out.config);
+  CHECK(out.config->server.unixsocket == "/tmp/n.sock");
+  CHECK(out.config->server.unixsocketperm == 0750);
+  CHECK(get(*out.config, "unixsocketperm") == "750");
+  TempFile file("[server]\nunixsocketperm = 700\n");
+  out = run({"--config", file.path()});
+  REQUIRE(out.config);
+  CHECK(out.config->server.unixsocketperm == 0700);
+  TempFile quoted("[server]\nunixsocketperm = \"0770\"\n");
+  out = run({"--config", quoted.path()});
+  REQUIRE(out.config);
+  CHECK(out.config->server.unixsocketperm == 0770);
 }
 
 TEST_CASE("file errors name the file, the key and the reason") {
@@ -392,6 +412,7 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
   CHECK(get(c, "proto-max-bulk-len") == "536870912");
   CHECK(get(c, "hz") == "10");
   CHECK(get(c, "loglevel") == "notice");  // Redis's name for ringkv's info
+  CHECK(get(c, "unixsocketperm") == "0");
   CHECK(get(c, "logfile") == "");
   CHECK(get(c, "appendonly") == "no");
   CHECK(get(c, "appendfsync") == "everysec");
@@ -427,6 +448,8 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "tcp-keepalive",
                                                "tcp-backlog",
                                                "pidfile",
+                                               "unixsocket",
+                                               "unixsocketperm",
                                                "proto-max-bulk-len",
                                                "databases",
                                                "hz",
