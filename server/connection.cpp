@@ -351,8 +351,9 @@ void Connection::apply_limits() {
 
 void Connection::reset_state() {
   // RESET leaves every channel and pattern, without confirmations (as Redis), discards a
-  // transaction and drops its WATCHes.
+  // transaction and drops its WATCHes, and ends MONITOR.
   server_.pubsub().remove_client(id_);
+  server_.end_monitor(*this);
   transaction_.end();
   server_.unwatch_all(*this);
   name_.clear();

@@ -158,6 +158,12 @@ void Server::monitor(engine::CommandContext& ctx) {
   ctx.reply.ok();
 }
 
+void Server::end_monitor(Connection& conn) {
+  if (!conn.monitoring()) return;
+  conn.set_monitoring(false);
+  std::erase(monitors_, conn.id());
+}
+
 void Server::latency_settings(engine::LatencyDoctorSettings& out) const {
   out.threshold_ms = config_.log.latency_monitor_threshold;
   out.slowlog_log_slower_than = config_.log.slowlog_log_slower_than;

@@ -383,7 +383,7 @@ void Server::on_connection_closed(Connection* conn) {
   unwatch_all(*conn);
   locks_closed(conn->id());
   pubsub_.remove_client(conn->id());
-  if (conn->monitoring()) std::erase(monitors_, conn->id());
+  end_monitor(*conn);
   if (cluster_) cluster_->client_closed(conn->id());
   // Nulled, not erased: flush_dirty may be walking the list (a busy script runs the loop from
   // inside it).

@@ -195,6 +195,8 @@ class Server final : public engine::ServerControl,
   // engine::ServerControl: observability (observe.cpp)
   engine::Observability* observability() override { return &observed_; }
   void monitor(engine::CommandContext& ctx) override;
+  // Ends a client's MONITOR (RESET, or the connection closing).
+  void end_monitor(Connection& conn);
   void latency_settings(engine::LatencyDoctorSettings& out) const override;
   void memory_stats(protocol::ReplyWriter& reply) override;
   std::string memory_doctor() override;

@@ -480,10 +480,27 @@ def monitored(port):
             for line in lines]
 
 
+def monitor_reset(port):
+    """A monitor sends RESET: its +RESET comes, then nothing more is shown to it (its own RESET
+    neither), and CLIENT INFO no longer flags it O."""
+    with harness.RespClient(port) as m, harness.RespClient(port) as other:
+        seen = [m.call("MONITOR")]
+        other.call("SET", "mon:r", "1")
+        seen.append(re.sub(rb"^\+\d+\.\d{6} \[0 [^]]+\]", b"+T [0 client]", m.read()))
+        seen.append(m.call("RESET"))
+        other.call("SET", "mon:r", "2")
+        seen.append(m.call("PING"))
+        info = harness.parse_reply(m.call("CLIENT", "INFO")).decode()
+        seen.append(info.split(" flags=")[1].split(" ")[0] if " flags=" in info else info)
+    return seen
+
+
 def check_tools(report, ours, theirs):
     report.equal(monitored(ours.port), monitored(theirs.port),
                  "MONITOR prints what redis prints (passwords redacted, admin commands hidden, "
                  "scripts before their commands, EXEC after its body)")
+    report.equal(monitor_reset(ours.port), monitor_reset(theirs.port),
+                 "RESET ends MONITOR as in redis")
     for server in (ours, theirs):
         with harness.RespClient(server.port) as c:
             c.call("FLUSHALL")
