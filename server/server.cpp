@@ -139,6 +139,16 @@ bool Server::listen_unix() {
   return true;
 }
 
+void Server::close_listeners() {
+  if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
+  if (tls_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&tls_listener_), nullptr);
+  if (unix_listening_) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&unix_listener_), nullptr);
+    ::unlink(config_.server.unixsocket.c_str());  // as Redis: the socket file goes with it
+  }
+  plain_listening_ = tls_listening_ = unix_listening_ = false;
+}
+
 bool Server::listen() {
   const auto& opts = config_.server;
   if (opts.port == 0 && opts.tls_port == 0 && opts.unixsocket.empty()) {
@@ -158,16 +168,13 @@ bool Server::listen() {
   }
   if (opts.tls_port != 0) {
     if (!listen_on(tls_listener_, opts.tls_port)) {
-      if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
-      plain_listening_ = false;
+      close_listeners();
       return false;
     }
     tls_listening_ = true;
   }
   if (!listen_unix()) {
-    if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
-    if (tls_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&tls_listener_), nullptr);
-    plain_listening_ = tls_listening_ = false;
+    close_listeners();
     return false;
   }
   return true;
@@ -280,7 +287,6 @@ int Server::serve() {
   uv_run(loop_, UV_RUN_DEFAULT);
   uv_loop_close(loop_);
   if (pidfile_written_) ::unlink(config_.server.pidfile.c_str());
-  if (unix_listening_) ::unlink(config_.server.unixsocket.c_str());
   spdlog::info("ringkv is now ready to exit, bye bye");
   return 0;
 }
@@ -618,9 +624,7 @@ void Server::begin_shutdown() {
   if (scripts_->running()) scripts_->kill(true);
   reap_debug_sessions(true);
   spdlog::info("shutting down: no new connections, flushing {} client(s)", clients_.size());
-  if (plain_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&listener_), nullptr);
-  if (tls_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&tls_listener_), nullptr);
-  if (unix_listening_) uv_close(reinterpret_cast<uv_handle_t*>(&unix_listener_), nullptr);
+  close_listeners();
   uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
   uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
   for (auto& source : imports_) {

@@ -304,6 +304,9 @@ class Server final : public engine::ServerControl,
   bool listen_on(uv_tcp_t& handle, int port);
   // Listens on the unixsocket path, if one is configured.
   bool listen_unix();
+  // Closes every listener that is open (and removes the unixsocket file): at shutdown, or when
+  // one of them cannot listen at start-up.
+  void close_listeners();
   // Builds the TLS context from the tls-* options; false (with OpenSSL's reason logged or in
   // `error`) when they do not work.
   bool load_tls(std::string& error);
@@ -560,7 +563,7 @@ class Server final : public engine::ServerControl,
   bool tls_listening_ = false;
   bool pidfile_written_ = false;  // the pidfile is ours to remove at exit
   uv_pipe_t unix_listener_;
-  bool unix_listening_ = false;  // the socket file is ours to remove at exit
+  bool unix_listening_ = false;  // the socket file is ours to remove
   // The TLS context new TLS connections and peer links use; rebuilt by CONFIG SET of tls-*.
   std::shared_ptr<const common::TlsContext> tls_context_;
   uv_timer_t cron_timer_;
