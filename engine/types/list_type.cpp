@@ -195,10 +195,24 @@ void ListObject::erase_node(size_t pos) {
   }
 }
 
+ListObject::Node* ListObject::resize_node(size_t pos, size_t used) {
+  // Grow by half again (small nodes grow from exact fits), shrink to an exact fit.
+  Node* n = node(pos);
+  const size_t cap = used > n->cap
+                         ? std::max(used, std::min<size_t>(n->cap + n->cap / 2, kSizeSafetyLimit))
+                         : used;
+  heap_bytes_ -= heap_footprint(n);
+  n = static_cast<Node*>(checked_realloc(n, sizeof(Node) + cap));
+  heap_bytes_ += heap_footprint(n);
+  n->cap = static_cast<uint32_t>(cap);
+  nodes_[first_ + pos] = n;
+  return n;
+}
+
 char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_size) {
   Node* n = node(pos);
   const size_t used = n->used - old_size + new_size;
-  // Grow by half again (small nodes grow from exact fits), shrink when under half used.
+  // Shrink when under half used (see resize_node for growth).
   const bool shrinks = used < n->cap / 2;
   const bool resizes = shrinks || used > n->cap;
   // At the front the entries' start moves instead of the entries (LPOP, then LPUSH into the
@@ -213,6 +227,17 @@ char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_
     n->used = static_cast<uint32_t>(used);
     return n->data();
   }
+  if (offset == 0 && new_size > old_size && !shrinks) {
+    // Growing at the front without the room before the entries (LPUSH into a full node): all
+    // the block's free room goes before them, so a run of pushes moves the node's entries once
+    // per growth of its block rather than once per push.
+    if (used > n->cap) n = resize_node(pos, used);
+    const size_t head = n->cap - used;
+    std::memmove(n->raw + head + new_size, n->data() + old_size, n->used - old_size);
+    n->head = static_cast<uint32_t>(head);
+    n->used = static_cast<uint32_t>(used);
+    return n->data();
+  }
   const size_t tail = n->used - offset - old_size;
   if (new_size < old_size) {
     std::memmove(n->data() + offset + new_size, n->data() + offset + old_size, tail);
@@ -222,16 +247,7 @@ char* ListObject::splice(size_t pos, size_t offset, size_t old_size, size_t new_
     std::memmove(n->raw, n->data(), new_size < old_size ? used : n->used);
     n->head = 0;
   }
-  if (resizes) {
-    const size_t cap = used > n->cap
-                           ? std::max(used, std::min<size_t>(n->cap + n->cap / 2, kSizeSafetyLimit))
-                           : used;
-    heap_bytes_ -= heap_footprint(n);
-    n = static_cast<Node*>(checked_realloc(n, sizeof(Node) + cap));
-    heap_bytes_ += heap_footprint(n);
-    n->cap = static_cast<uint32_t>(cap);
-    nodes_[first_ + pos] = n;
-  }
+  if (resizes) n = resize_node(pos, used);
   if (new_size > old_size) {
     std::memmove(n->data() + offset + new_size, n->data() + offset + old_size, tail);
   }

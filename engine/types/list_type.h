@@ -119,6 +119,9 @@ class ListObject final : public Object {
   void free_node(Node* n);
   void insert_node(size_t pos, Node* n);
   void erase_node(size_t pos);
+  // Reallocates node `pos`'s block for `used` bytes of entries (growing by half again, or to an
+  // exact fit); the entries stay at their offset from the block's start. Returns the node.
+  Node* resize_node(size_t pos, size_t used);
   // Replaces `old_size` bytes at `offset` of node `pos` by a gap of `new_size` bytes (growing or
   // shrinking the node's block); returns the gap.
   char* splice(size_t pos, size_t offset, size_t old_size, size_t new_size);
