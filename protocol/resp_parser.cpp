@@ -7,6 +7,7 @@
 //  - numbers follow string2ll: no '+', no leading zeros, no "-0", at most 20 characters.
 #include "protocol/resp_parser.h"
 
+#include <algorithm>
 #include <cassert>
 #include <climits>
 #include <cstring>
@@ -339,11 +340,11 @@ ParseResult RespParser::split_inline(std::span<const char> line,
   return complete(line, argv, consumed);
 }
 
-size_t peek_request(std::span<const char> in, std::string_view& second) {
+size_t peek_request(std::span<const char> in, std::span<std::string_view> args) {
   constexpr int64_t kMaxPeekedArgs = 64;
   const char* p = in.data();
   const char* const end = p + in.size();
-  second = {};
+  std::fill(args.begin(), args.end(), std::string_view());
   // "<lead><digits>\r\n" at p: its number, p moved past it; -1 when it is not that.
   auto header = [&](char lead) -> int64_t {
     if (p == end || *p != lead) return -1;
@@ -360,7 +361,9 @@ size_t peek_request(std::span<const char> in, std::string_view& second) {
   for (int64_t i = 0; i < argc; ++i) {
     const int64_t len = header('$');
     if (len < 0 || end - p < len + 2) return 0;
-    if (i == 1) second = std::string_view(p, static_cast<size_t>(len));
+    if (i >= 1 && static_cast<size_t>(i) <= args.size()) {
+      args[i - 1] = std::string_view(p, static_cast<size_t>(len));
+    }
     p += len + 2;
   }
   return static_cast<size_t>(p - in.data());

@@ -595,19 +595,20 @@ void Connection::process_input() {
 size_t Connection::prefetch_ahead(size_t parsed) {
   // Enough to cover a typical pipeline's batch; a longer one is looked at again once these ran.
   constexpr size_t kAhead = 16;
-  std::string_view keys[kAhead];
-  keys[0] = argv_.size() > 1 ? argv_[1] : std::string_view();
+  engine::Store::Lookahead ahead[kAhead];
+  auto arg = [&](size_t i) { return argv_.size() > i ? argv_[i] : std::string_view(); };
+  ahead[0] = {arg(1), {arg(2), arg(3), arg(4)}};
   size_t n = 1;
   size_t at = rstart_ + parsed;
   while (n < kAhead) {
-    std::string_view key;
-    const size_t len = protocol::peek_request({rbuf_.data() + at, rend_ - at}, key);
+    std::string_view args[4];
+    const size_t len = protocol::peek_request({rbuf_.data() + at, rend_ - at}, args);
     if (len == 0) break;
     at += len;
-    keys[n++] = key;
+    ahead[n++] = {args[0], {args[1], args[2], args[3]}};
   }
   // A lone request gains nothing: its lookup would wait for the same memory right away.
-  if (n >= 2) server_.dbs()[db_].prefetch({keys, n});
+  if (n >= 2) server_.dbs()[db_].prefetch({ahead, n});
   return n;
 }
 

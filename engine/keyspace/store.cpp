@@ -84,20 +84,45 @@ const Entry* Store::peek(std::string_view key) {
   return f.entry;
 }
 
-void Store::prefetch(std::span<const std::string_view> keys) const {
+void Store::prefetch(std::span<const Lookahead> requests) const {
   constexpr size_t kMaxKeys = 32;
   const Impl::Table& t = impl_->main;
   uint64_t hashes[kMaxKeys];
-  const size_t n = std::min(keys.size(), kMaxKeys);
+  const size_t n = std::min(requests.size(), kMaxKeys);
   // Every home slot first, so their loads overlap; then the entries of the slots whose tag
   // matches (most of those loads have landed by then).
   for (size_t i = 0; i < n; ++i) {
-    hashes[i] = impl_->hash(keys[i]);
+    hashes[i] = impl_->hash(requests[i].key);
     __builtin_prefetch(&t.slots[t.home(hashes[i])]);
   }
+  const Object* objects[kMaxKeys];
+  size_t collections = 0;
   for (size_t i = 0; i < n; ++i) {
     const uint64_t s = t.slots[t.home(hashes[i])];
-    if (s != 0 && (s & kTagMask) == (hashes[i] & kTagMask)) __builtin_prefetch(slot_entry(s));
+    objects[i] = nullptr;
+    if (s == 0 || (s & kTagMask) != (hashes[i] & kTagMask)) continue;
+    __builtin_prefetch(slot_entry(s));
+    if (!requests[i].members[0].empty()) collections++;
+  }
+  if (collections == 0) return;
+  // Requests with members: the entries of those (waited for now, as running them would) that
+  // hold a collection, then the members' buckets in it, then the buckets' first nodes.
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t s = t.slots[t.home(hashes[i])];
+    if (requests[i].members[0].empty() || s == 0 || (s & kTagMask) != (hashes[i] & kTagMask)) {
+      continue;
+    }
+    const Entry* e = slot_entry(s);
+    if (e->type() != ValueType::kString && e->key() == requests[i].key) objects[i] = e->object();
+  }
+  for (const bool chain : {false, true}) {
+    for (size_t i = 0; i < n; ++i) {
+      if (objects[i] == nullptr) continue;
+      const auto& m = requests[i].members;
+      size_t given = 0;
+      while (given < m.size() && !m[given].empty()) ++given;
+      objects[i]->prefetch_members(std::span(m.data(), given), chain);
+    }
   }
 }
 

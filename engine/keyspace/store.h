@@ -12,6 +12,7 @@
 // the caller sets `now` (milliseconds since the epoch) before each command.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -80,10 +81,18 @@ class Store {
   // Still deletes an expired key.
   const Entry* peek(std::string_view key);
   bool contains(std::string_view key) { return peek(key) != nullptr; }
-  // Starts loading the memory lookups of `keys` read first (each key's home slot, then the entry
-  // it points to), so that a batch of requests waits for memory once rather than once per key.
+  // A pipelined request seen before it runs: its first key and the arguments after it (up to
+  // three, which covers the member of ZADD and GEOADD; empty where it has fewer), which a set,
+  // hash or sorted set key looks up as members or fields.
+  struct Lookahead {
+    std::string_view key;
+    std::array<std::string_view, 3> members;
+  };
+  // Starts loading the memory the lookups of `requests` read first (each key's home slot, the
+  // entry it points to, then in a set, hash or sorted set the members' buckets and their first
+  // nodes), so that a batch of requests waits for memory once rather than once per lookup.
   // Changes nothing; keys absent, or in a table being resized away, are simply not helped.
-  void prefetch(std::span<const std::string_view> keys) const;
+  void prefetch(std::span<const Lookahead> requests) const;
 
   // Inserts or replaces `key` with a string value; `encoding` is what OBJECT ENCODING reports
   // (see classify_string). Returns the stored entry.

@@ -50,6 +50,9 @@ class HashObject final : public Object {
   size_t size() const override { return count_; }
   size_t memory() const override;
   std::unique_ptr<Object> clone() const override;
+  void prefetch_members(std::span<const std::string_view> members, bool chain) const override {
+    table_.prefetch(members, chain);
+  }
 
   // The value of `field`, or nullopt. The view is valid until the hash is next written.
   std::optional<std::string_view> get(std::string_view field) const;

@@ -48,6 +48,10 @@ class Object {
   virtual size_t memory() const = 0;
   // A deep copy (COPY).
   virtual std::unique_ptr<Object> clone() const = 0;
+  // Starts loading what looking `members` up will read (see ChainedTable::prefetch): a pipelined
+  // request's arguments after its key, seen before it runs. A hint only; changes nothing.
+  virtual void prefetch_members(std::span<const std::string_view> /*members*/,
+                                bool /*chain*/) const {}
 
  protected:
   explicit Object(ValueType type) : type_(type) {}

@@ -45,6 +45,9 @@ class SetObject final : public Object {
   size_t size() const override { return count_; }
   size_t memory() const override;
   std::unique_ptr<Object> clone() const override;
+  void prefetch_members(std::span<const std::string_view> members, bool chain) const override {
+    table_.prefetch(members, chain);
+  }
 
   // Whether `member` is in the set.
   bool contains(std::string_view member) const;

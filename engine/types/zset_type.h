@@ -87,6 +87,9 @@ class ZSetObject final : public Object {
   size_t size() const override { return count_; }
   size_t memory() const override;
   std::unique_ptr<Object> clone() const override;
+  void prefetch_members(std::span<const std::string_view> members, bool chain) const override {
+    index_.prefetch(members, chain);
+  }
 
   // The score of `member`, or nullopt.
   std::optional<double> score(std::string_view member) const;

@@ -1,6 +1,7 @@
 // libFuzzer target for RespParser: feeds arbitrary bytes in random chunks (moving the buffer
 // now and then, as a connection's read buffer does) and checks the result equals parsing the
-// same bytes in one go: same requests, same consumed counts, same final error or incompleteness.
+// same bytes in one go: same requests, same consumed counts, same final error or incompleteness;
+// and that peek_request, the look-ahead for prefetching, agrees with the parser.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -46,7 +47,20 @@ Outcome parse_in_one_go(std::string_view stream, const ParseLimits& limits) {
   std::vector<std::string_view> argv;
   size_t offset = 0;
   while (true) {
+    // The look-ahead used for prefetching agrees with the parser wherever it answers: the same
+    // length and first arguments, or a request the parser refuses under its limits.
+    std::string_view peeked[3];
+    const size_t peeked_len = ringkv::protocol::peek_request(stream.substr(offset), peeked);
     ParseResult r = parser.parse(stream.substr(offset), argv);
+    if (peeked_len != 0) {
+      check(r.status != ParseStatus::kIncomplete);
+      if (r.status == ParseStatus::kComplete) {
+        check(peeked_len == r.consumed);
+        for (size_t i = 0; i < 3; ++i) {
+          check(peeked[i] == (argv.size() > i + 1 ? argv[i + 1] : std::string_view()));
+        }
+      }
+    }
     if (r.status != ParseStatus::kComplete) {
       check(r.consumed == 0);
       outcome.last = r.status;

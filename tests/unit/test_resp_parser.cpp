@@ -132,19 +132,20 @@ TEST_CASE("append_request writes what the parser reads back, after what the buff
   CHECK(empty == "*0\r\n");
 }
 
-TEST_CASE("peek_request finds each complete multibulk request's length and second argument") {
+TEST_CASE("peek_request finds each complete multibulk request's length and first arguments") {
   using ringkv::protocol::peek_request;
   const std::string pipeline =
       "*3\r\n$3\r\nSET\r\n$2\r\nk1\r\n$1\r\nv\r\n*1\r\n$4\r\nPING\r\n"
+      "*5\r\n$4\r\nSADD\r\n$1\r\ns\r\n$2\r\nm1\r\n$2\r\nm2\r\n$2\r\nm3\r\n"
       "*2\r\n$3\r\nGET\r\n$0\r\n\r\n*2\r\n$3\r\nGET\r\n$2\r\nk";
   // It agrees with the parser on every complete request, and stops at the incomplete one.
   RespParser parser;
   std::vector<std::string_view> argv;
   size_t offset = 0;
-  std::vector<std::string> seconds;
+  std::vector<std::string> seen;
   for (;;) {
-    std::string_view second = "unset";
-    const size_t len = peek_request(std::span(pipeline).subspan(offset), second);
+    std::string_view args[3] = {"unset", "unset", "unset"};
+    const size_t len = peek_request(std::span(pipeline).subspan(offset), args);
     ParseResult r = parser.parse(std::span(pipeline).subspan(offset), argv);
     if (len == 0) {
       CHECK(r.status == ParseStatus::kIncomplete);
@@ -152,23 +153,25 @@ TEST_CASE("peek_request finds each complete multibulk request's length and secon
     }
     REQUIRE(r.status == ParseStatus::kComplete);
     CHECK(len == r.consumed);
-    CHECK(second == (argv.size() > 1 ? argv[1] : std::string_view()));
-    seconds.emplace_back(second);
+    for (size_t i = 0; i < 3; ++i) {
+      CHECK(args[i] == (argv.size() > i + 1 ? argv[i + 1] : std::string_view()));
+    }
+    seen.push_back(std::string(args[0]) + "|" + std::string(args[1]) + "|" + std::string(args[2]));
     offset += len;
   }
-  CHECK(seconds == std::vector<std::string>{"k1", "", ""});
+  CHECK(seen == std::vector<std::string>{"k1|v|", "||", "s|m1|m2", "||"});
   // Whatever the parser decides on its own: inline, empty, negative, malformed or long requests,
   // and every cut of a complete request.
   for (const std::string& in :
        {"PING\r\n"s, "*0\r\n"s, "*-1\r\n"s, "*1\r\n$x\r\n"s, "*1\r\n$-1\r\n"s, "*65\r\n"s,
         "*99999999999999999999\r\n"s, "$3\r\nGET\r\n"s}) {
-    std::string_view second;
-    CHECK_MESSAGE(peek_request(bytes(in), second) == 0, in);
+    std::string_view args[1];
+    CHECK_MESSAGE(peek_request(bytes(in), args) == 0, in);
   }
   const std::string one = "*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n";
   for (size_t cut = 0; cut < one.size(); ++cut) {
-    std::string_view second;
-    CHECK(peek_request(std::span(one).first(cut), second) == 0);
+    std::string_view args[2];
+    CHECK(peek_request(std::span(one).first(cut), args) == 0);
   }
 }
 

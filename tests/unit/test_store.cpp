@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -12,11 +13,13 @@
 #include <vector>
 
 #include "engine/keyspace/store.h"
+#include "engine/types/set_type.h"
 
 using ringkv::engine::classify_string;
 using ringkv::engine::encoding_name;
 using ringkv::engine::Entry;
 using ringkv::engine::Expiry;
+using ringkv::engine::SetObject;
 using ringkv::engine::Store;
 using ringkv::engine::StringEncoding;
 using ringkv::engine::type_name;
@@ -126,22 +129,37 @@ TEST_CASE("prefetch changes nothing: no access counted, no key touched, any numb
     keys.push_back(key_of(i));
     s.set_string(keys.back(), "v", Expiry::none());
   }
+  // Collections whose members it looks up: a set of members in a hashtable and a small one.
+  auto big = std::make_unique<SetObject>();
+  for (int i = 0; i < 300; ++i) big->add("m" + std::to_string(i));
+  REQUIRE(big->encoding() == SetObject::Encoding::kHashtable);
+  s.add_object("set", std::move(big));
+  auto small = std::make_unique<SetObject>();
+  small->add("1");
+  s.add_object("ints", std::move(small));
   keys.emplace_back("absent");
   keys.emplace_back("");
   const auto before = s.stats();
   const size_t used = s.used_memory();
-  std::vector<std::string_view> views(keys.begin(), keys.end());
-  s.prefetch(views);                          // more than it looks at
-  s.prefetch(std::span(views).subspan(995));  // present and absent
+  std::vector<Store::Lookahead> ahead;
+  for (const std::string& k : keys) ahead.push_back({k, {"v", "", ""}});
+  for (std::string_view set : {"set", "ints"}) {
+    ahead.push_back({set, {"m1", "absent", "m3"}});
+    ahead.push_back({set, {"", "m2", ""}});
+    ahead.push_back({set, {"x", "", ""}});
+  }
+  s.prefetch(ahead);                          // more than it looks at
+  s.prefetch(std::span(ahead).subspan(995));  // present and absent, strings and sets
   s.prefetch({});
   Store empty;
-  empty.prefetch(views);
+  empty.prefetch(ahead);
   CHECK(s.stats().keyspace_hits == before.keyspace_hits);
   CHECK(s.stats().keyspace_misses == before.keyspace_misses);
   CHECK(s.used_memory() == used);
-  CHECK(s.size() == 1000);
+  CHECK(s.size() == 1002);
   CHECK(empty.size() == 0);
   CHECK(s.lookup(key_of(999))->string_value() == "v");
+  CHECK(s.lookup("set")->object()->size() == 300);
 }
 
 TEST_CASE("a value may be rewritten from a view of itself") {
