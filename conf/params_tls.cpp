@@ -51,8 +51,8 @@ std::vector<Row> tls_rows() {
                     true, "Let clients resume TLS sessions"},
                Field<T, bool>{kTls, &T::session_caching}),
       bool_row(Head{"tls", "tls-cluster", "--tls-cluster", "tls-cluster", false,
-                    "Peer links over TLS with certificates checked both ways (ring addresses "
-                    "name tls-ports)"},
+                    "Peer links and MIGRATE over TLS with certificates checked both ways (ring "
+                    "addresses name tls-ports)"},
                Field<T, bool>{kTls, &T::cluster}),
       int_row(Head{"tls", "tls-handshake-timeout", "--tls-handshake-timeout", "", false,
                    "Close a TLS connection whose handshake takes longer (milliseconds)"},

@@ -176,7 +176,8 @@ void Server::set_active_expire(bool on) { active_expire_ = on; }
 
 engine::MigrateLink* Server::migrate_link(std::string_view host, std::string_view port,
                                           int64_t timeout_ms) {
-  return migrate_links_.get(host, port, timeout_ms, static_cast<int64_t>(uv_now(loop_)));
+  return migrate_links_.get(host, port, timeout_ms, static_cast<int64_t>(uv_now(loop_)),
+                            config_.tls.cluster ? tls_context_ : nullptr);
 }
 
 void Server::migrate_close(std::string_view host, std::string_view port) {
