@@ -226,6 +226,13 @@ bool TlsChannel::send(std::string_view plain) {
   return true;
 }
 
+void TlsChannel::close_notify() {
+  if (!established_) return;
+  ERR_clear_error();
+  SSL_shutdown(ssl_);
+  ERR_clear_error();
+}
+
 void TlsChannel::take_output(std::string& out) {
   const size_t n = BIO_ctrl_pending(out_);
   if (n == 0) return;

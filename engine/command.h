@@ -183,6 +183,18 @@ constexpr CommandSpec help_row(CommandHandler handler, std::string_view group,
 }
 
 // The client a command runs for, as the engine sees it (implemented by server/).
+// A client's connection as the Lua debugger talks over it (SCRIPT DEBUG): a blocking dialogue
+// of its own, beside the node's event loop, over the plain socket or the client's TLS session.
+class DebugLink {
+ public:
+  virtual ~DebugLink() = default;
+  // Writes all of `data`; an error is left for the next read to notice.
+  virtual void write_all(std::string_view data) = 0;
+  // Appends what the client sent to `in`, waiting for it at most `idle_ms` (0: as long as it
+  // takes); false when the connection closed, failed or nothing came in time.
+  virtual bool read_some(std::string& in, int64_t idle_ms) = 0;
+};
+
 class ClientSession {
  public:
   virtual ~ClientSession() = default;
@@ -223,9 +235,9 @@ class ClientSession {
   enum class ScriptDebug { kOff, kFork, kSync };
   virtual ScriptDebug script_debug() const { return ScriptDebug::kOff; }
   virtual void set_script_debug(ScriptDebug /*mode*/) {}
-  // The plain TCP socket of the client, for the Lua debugger's own blocking dialogue; -1 where
-  // there is none (TLS connections, peers' links, unit tests).
-  virtual int debug_socket() const { return -1; }
+  // The client's connection for the Lua debugger's own blocking dialogue (plain or TLS); null
+  // where there is none (peers' links, unit tests).
+  virtual DebugLink* debug_link() { return nullptr; }
   // Replies of the client's earlier requests wait to be written (SCRIPT DEBUG must come alone).
   virtual bool has_pending_replies() const { return false; }
 };

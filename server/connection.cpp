@@ -277,11 +277,16 @@ void Connection::unprotect() {
   unblock();
 }
 
-int Connection::debug_socket() const {
-  if (tls_ != nullptr || peer_) return -1;
+int Connection::socket_fd() const {
   uv_os_fd_t fd = -1;
   if (uv_fileno(handle(), &fd) != 0) return -1;
   return fd;
+}
+
+engine::DebugLink* Connection::debug_link() {
+  if (peer_ || socket_fd() < 0) return nullptr;
+  if (debug_link_ == nullptr) debug_link_ = std::make_unique<DebugLink>(socket_fd(), tls_.get());
+  return debug_link_.get();
 }
 
 void Connection::close() {
@@ -289,6 +294,15 @@ void Connection::close() {
   if (protected_) {
     close_deferred_ = true;
     return;
+  }
+  // A TLS session ends with its close_notify, as Redis's SSL_shutdown sends it: the client sees
+  // an orderly end rather than a cut (unless a forked copy carries the session on).
+  if (tls_ != nullptr && !session_handed_over_ && in_flight_writes_ == 0) {
+    tls_->close_notify();
+    std::string alert;
+    tls_->take_output(alert);
+    uv_buf_t b = uv_buf_init(alert.data(), static_cast<unsigned>(alert.size()));
+    if (!alert.empty()) uv_try_write(stream(), &b, 1);
   }
   closing_ = true;
   reading_ = false;

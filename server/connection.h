@@ -19,6 +19,7 @@
 #include "engine/commands/client_control.h"
 #include "protocol/reply_writer.h"
 #include "protocol/resp_parser.h"
+#include "server/debug_link.h"
 #include "server/transaction.h"
 
 namespace ringkv::server {
@@ -226,7 +227,12 @@ class Connection final : public engine::ClientSession {
   engine::ClientTracking* tracking() override { return &tracking_; }
   ScriptDebug script_debug() const override { return script_debug_; }
   void set_script_debug(ScriptDebug mode) override { script_debug_ = mode; }
-  int debug_socket() const override;
+  engine::DebugLink* debug_link() override;
+  // A forked debugging copy carries the connection on (SCRIPT DEBUG YES): this node closes its
+  // copy without ending the TLS session.
+  void hand_over_session() { session_handed_over_ = true; }
+  // The connection's socket descriptor; -1 when it has none.
+  int socket_fd() const;
   bool has_pending_replies() const override { return !out_.empty() || !pending_.empty(); }
   const engine::ClientTracking& tracking_state() const { return tracking_; }
 
@@ -308,6 +314,8 @@ class Connection final : public engine::ClientSession {
 
   std::string out_;                          // replies not yet handed to libuv (plain text)
   std::unique_ptr<common::TlsChannel> tls_;  // TLS connections only
+  std::unique_ptr<DebugLink> debug_link_;    // made by debug_link(), for SCRIPT DEBUG
+  bool session_handed_over_ = false;         // hand_over_session()
   std::vector<char> tls_in_;                 // ciphertext being read
   std::string tls_wire_;                     // TLS records not yet handed to libuv
   bool first_read_ = true;

@@ -134,13 +134,14 @@ void Server::end_record_block() {
 
 int Server::debug_fork(engine::ClientSession* client) {
   auto* conn = static_cast<Connection*>(client);
-  const int fd = conn->debug_socket();
+  const int fd = conn->socket_fd();
   const pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid > 0) {
     spdlog::warn("forked debugging session {} for client {}", pid, conn->id());
     debug_sessions_.push_back(pid);
     // The copy answers the client: nothing more is written to it from here.
+    conn->hand_over_session();
     conn->close();
     return pid;
   }

@@ -4,11 +4,7 @@
 // against ringkv as against redis-server.
 #include "engine/scripting/lua_debugger.h"
 
-#include <poll.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +13,7 @@
 
 #include "common/numbers.h"
 #include "common/repr.h"
+#include "engine/command.h"
 
 namespace ringkv::engine {
 namespace {
@@ -24,7 +21,6 @@ namespace {
 constexpr int kMaxBreakpoints = 64;
 constexpr int kMaxValueDepth = LUA_MINSTACK / 2;
 constexpr size_t kMaxInput = 1 << 20;
-constexpr int kSendTimeoutMs = 5000;
 
 // C's atoi: leading blanks, a sign, the digits that follow; 0 for anything else.
 int c_atoi(std::string_view s) {
@@ -41,40 +37,6 @@ std::string format(const char* fmt, auto... args) {
   char buf[512];
   std::snprintf(buf, sizeof buf, fmt, args...);
   return buf;
-}
-
-// Writes all of `data`, waiting at most kSendTimeoutMs for the socket each time (Redis sets a
-// send timeout on the blocking socket); errors are left for the next read to notice.
-void write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n > 0) {
-      data.remove_prefix(static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      pollfd p{.fd = fd, .events = POLLOUT, .revents = 0};
-      if (::poll(&p, 1, kSendTimeoutMs) > 0) continue;
-    }
-    return;
-  }
-}
-
-// Reads what the socket has, waiting for it at most `idle_ms` (0: as long as it takes); 0 or
-// less when it closed or nothing came in time.
-ssize_t read_some(int fd, char* buf, size_t size, int64_t idle_ms) {
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, size);
-    if (n >= 0) return n;
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
-    pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
-    const int ready =
-        ::poll(&p, 1, idle_ms > 0 ? static_cast<int>(std::min<int64_t>(idle_ms, INT32_MAX)) : -1);
-    if (ready == 0) return -1;
-    if (ready < 0 && errno != EINTR) return -1;
-  }
 }
 
 const char* kHelp[] = {
@@ -206,8 +168,8 @@ void LuaDebugger::enable() {
   maxlen_hint_sent_ = false;
 }
 
-void LuaDebugger::start(int fd, std::string_view source) {
-  fd_ = fd;
+void LuaDebugger::start(DebugLink* link, std::string_view source) {
+  link_ = link;
   active_ = true;
   if (breakpoints_.size() != kMaxBreakpoints) breakpoints_.assign(kMaxBreakpoints, 0);
   while (!source.empty() && (source.back() == '\n' || source.back() == '\r')) {
@@ -229,7 +191,7 @@ void LuaDebugger::end(std::string_view then) {
   send_logs(then);
   source_.clear();
   active_ = false;
-  fd_ = -1;
+  link_ = nullptr;
 }
 
 void LuaDebugger::log_with_maxlen(std::string entry) {
@@ -258,7 +220,7 @@ void LuaDebugger::send_logs(std::string_view then) {
   }
   logs_.clear();
   proto += then;
-  write_all(fd_, proto);
+  link_->write_all(proto);
 }
 
 bool LuaDebugger::parse_command(std::vector<std::string>& argv, bool& protocol_error) {
@@ -314,15 +276,12 @@ LuaDebugger::Repl LuaDebugger::repl(lua_State* L) {
         lua_pushstring(L, "protocol error");
         return Repl::kFailed;
       }
-      char buf[1024];
-      const ssize_t n = read_some(fd_, buf, sizeof buf, idle_limit_ms_);
-      if (n <= 0) {
+      if (!link_->read_some(input_, idle_limit_ms_)) {
         // The client is gone (or idle past the limit): the script runs on without stopping.
         step_ = false;
         breakpoint_count_ = 0;
         return Repl::kClosed;
       }
-      input_.append(buf, static_cast<size_t>(n));
       if (input_.size() > kMaxInput) {
         input_.clear();
         lua_pushstring(L, "max client buffer reached");

@@ -18,6 +18,8 @@ struct lua_Debug;
 
 namespace ringkv::engine {
 
+class DebugLink;
+
 class LuaDebugger {
  public:
   // SCRIPT DEBUG YES/SYNC: the next session starts stepping, with no breakpoints (ldbEnable).
@@ -26,8 +28,9 @@ class LuaDebugger {
   // then runs on without stopping, as when the client closes); 0: as long as it takes, as
   // Redis. The node's idle client `timeout`: an idle SYNC session must not hold it forever.
   void set_idle_limit_ms(int64_t ms) { idle_limit_ms_ = ms; }
-  // A session on `fd` (a connected socket the debugger may block on) for the script `source`.
-  void start(int fd, std::string_view source);
+  // A session over `link` (the client's connection, which the debugger may block on) for the
+  // script `source`.
+  void start(DebugLink* link, std::string_view source);
   // Sends what is left of the log and the <endsession> mark, then `then` (the replies a forked
   // copy owes the client), and ends the session.
   void end(std::string_view then = {});
@@ -75,7 +78,7 @@ class LuaDebugger {
   void maxlen(std::span<const std::string> argv);
   void append_value(std::string& out, lua_State* L, int index, int level);
 
-  int fd_ = -1;
+  DebugLink* link_ = nullptr;
   bool active_ = false;
   std::vector<std::string> logs_;
   std::vector<std::string> source_;

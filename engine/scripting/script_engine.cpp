@@ -287,7 +287,7 @@ void ScriptEngine::debug_eval(CommandContext& ctx, bool read_only, bool sync) {
       return;
     }
   }
-  debugger_.start(ctx.client->debug_socket(), ctx.argv[1]);
+  debugger_.start(ctx.client->debug_link(), ctx.argv[1]);
   eval(ctx, false, read_only);
   if (!sync) {
     // The copy: the replies (this one and any before it) follow the session's end, and the

@@ -133,9 +133,9 @@ void cmd_script_debug(CommandContext& ctx) {
     ctx.reply.error("ERR Use SCRIPT DEBUG YES/SYNC/NO");
     return;
   }
-  // The debugger talks over the client's own socket, which a TLS connection does not expose.
-  if (ctx.client->debug_socket() < 0) {
-    ctx.reply.error("ERR SCRIPT DEBUG is not available on TLS connections");
+  // The debugger talks over the client's own connection (a peer's link has none to lend).
+  if (ctx.client->debug_link() == nullptr) {
+    ctx.reply.error("ERR SCRIPT DEBUG is not available on this connection");
     return;
   }
   engine->debugger().enable();

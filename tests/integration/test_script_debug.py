@@ -16,7 +16,10 @@ test:
      and exits. With an idle client `timeout` (ringkv's own bound), an idle session ends the
      same way once it passes.
   5. redis-cli --ldb and --ldb-sync-mode, fed the same commands: the same output as redis's.
-  6. A 3-node cluster: a debugged script runs on the node the client uses when its keys are
+  6. Over TLS, redis-cli --tls --ldb-sync-mode: the same output as redis's; --ldb (a forked copy
+     carries on the client's TLS session): the same output as over plain TCP (redis-server 7.0.15
+     closes the connection of a TLS session it forks), the changes thrown away, no copy left.
+  7. A 3-node cluster: a debugged script runs on the node the client uses when its keys are
      there, and is refused with an error that says why when they are on another node.
 """
 
@@ -30,6 +33,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import tls_certs  # noqa: E402
 
 SCRIPT = (b"local a = 1\n"
           b"local t = {1,2,{x='y'}}\n"
@@ -263,23 +267,64 @@ def check_timeout_and_leaving(report, ours, theirs):
         admin.call("CONFIG", "SET", "timeout", "0")
 
 
-def check_redis_cli(report, ours, theirs):
+CLI_SCRIPT = ("local a = redis.call('incr', KEYS[1])\nredis.debug(a, ARGV[1])\n"
+              "local t = {a, ARGV[1]}\nreturn t\n")
+CLI_SESSIONS = (("--ldb", "s\np\ns\nr get k1\nw\nc\n"),
+                ("--ldb-sync-mode", "s\nb 3\nc\np t\nhelp\nc\n"))
+
+
+def cli_session(port, flag, stdin, extra=()):
+    """redis-cli `flag` --eval of CLI_SCRIPT on `port`, fed `stdin`: what it printed."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "s.lua")
         with open(path, "w") as f:
-            f.write("local a = redis.call('incr', KEYS[1])\nredis.debug(a, ARGV[1])\n"
-                    "local t = {a, ARGV[1]}\nreturn t\n")
-        for flag, stdin in (("--ldb", "s\np\ns\nr get k1\nw\nc\n"),
-                            ("--ldb-sync-mode", "s\nb 3\nc\np t\nhelp\nc\n")):
-            outputs = []
+            f.write(CLI_SCRIPT)
+        r = subprocess.run(["redis-cli", "-p", str(port), *extra, flag, "--eval", path, "k1", ",",
+                            "hello"], input=stdin, capture_output=True, text=True, timeout=30)
+    return r.stdout + r.stderr
+
+
+def check_redis_cli(report, ours, theirs):
+    for flag, stdin in CLI_SESSIONS:
+        outputs = [cli_session(server.port, flag, stdin) for server in (ours, theirs)]
+        report.equal(outputs[0], outputs[1], "redis-cli %s: the same output as redis's" % flag)
+        report.check("(integer) 1" in outputs[0], "redis-cli %s: the script's reply" % flag,
+                     outputs[0])
+
+
+def check_tls(report, binary):
+    """Over TLS the session continues the client's TLS session: in SYNC mode byte for byte as
+    redis's; in YES mode as a plain-text session (redis 7.0.15 closes a TLS connection whose
+    session it forked, so there is nothing of its to compare with)."""
+    certs = tls_certs.Certs()
+    ports = harness.free_ports(2)
+    ours = harness.ServerProcess(binary, name="ringkv-tls",
+                                 extra_args=["--tls-port", str(ports[0]), *certs.server_args()])
+    theirs = harness.ServerProcess(harness.REDIS_SERVER, kind="redis", name="redis-tls",
+                                   extra_args=["--tls-port", str(ports[1]), *certs.server_args()])
+    with ours.start(), theirs.start():
+        for flag, stdin in CLI_SESSIONS:
             for server in (ours, theirs):
-                r = subprocess.run(["redis-cli", "-p", str(server.port), flag, "--eval", path,
-                                    "k1", ",", "hello"], input=stdin, capture_output=True,
-                                   text=True, timeout=30)
-                outputs.append(r.stdout + r.stderr)
-            report.equal(outputs[0], outputs[1], "redis-cli %s: the same output as redis's" % flag)
-            report.check("(integer) 1" in outputs[0], "redis-cli %s: the script's reply" % flag,
-                         outputs[0])
+                harness.RespClient(server.port).call("FLUSHALL")
+            tls = cli_session(ports[0], flag, stdin, certs.cli_args())
+            report.check("(integer) 1" in tls, "over TLS, redis-cli %s: the script's reply" % flag,
+                         tls)
+            if flag == "--ldb-sync-mode":
+                report.equal(tls, cli_session(ports[1], flag, stdin, certs.cli_args()),
+                             "over TLS, redis-cli %s: the same output as redis's" % flag)
+            else:
+                report.equal(tls, cli_session(ours.port, flag, stdin),
+                             "over TLS, redis-cli %s: the same output as over plain TCP" % flag)
+            r = subprocess.run(["redis-cli", "-p", str(ports[0]), *certs.cli_args(), "GET", "k1"],
+                               capture_output=True, text=True, timeout=10)
+            report.equal(r.stdout.strip(), "1" if flag == "--ldb-sync-mode" else "",
+                         "over TLS, redis-cli %s: the node serves TLS clients after it, with the "
+                         "script's changes %s" % (flag, "kept" if flag == "--ldb-sync-mode"
+                                                  else "thrown away"))
+        deadline = time.time() + 5
+        while child_pids(ours.pid) and time.time() < deadline:
+            time.sleep(0.05)
+        report.equal(child_pids(ours.pid), [], "over TLS: no debugging copy left running")
 
 
 def check_cluster(report, binary):
@@ -318,6 +363,7 @@ def main():
         check_commands(report, ours, theirs)
         check_timeout_and_leaving(report, ours, theirs)
         check_redis_cli(report, ours, theirs)
+    check_tls(report, args.server)
     check_cluster(report, args.server)
     report.finish()
 

@@ -41,6 +41,32 @@ class TlsClient(harness.RespClient):
         return dict(x[0] for x in cert["subject"])["commonName"]
 
 
+def how_it_ends(port, certs, request):
+    """Sends `request`, which makes the server close the connection; returns its reply and how
+    the TLS session ended: "close_notify" (an orderly end) or "cut" (the TCP connection closed
+    without one)."""
+    context = ssl.create_default_context(cafile=certs.path("ca.crt"))
+    context.check_hostname = False
+    context.load_cert_chain(certs.path("client.crt"), certs.path("client.key"))
+    # Python leaves out OpenSSL's check of the end by default: an EOF without close_notify
+    # then reads as one with it.
+    context.options &= ~ssl.OP_IGNORE_UNEXPECTED_EOF
+    raw = socket.create_connection(("127.0.0.1", port), timeout=5.0)
+    with context.wrap_socket(raw, suppress_ragged_eofs=False) as sock:
+        sock.sendall(request)
+        got = b""
+        try:
+            while True:
+                data = sock.recv(4096)
+                if not data:
+                    return got, "close_notify"
+                got += data
+        except ssl.SSLError as e:
+            if "UNEXPECTED_EOF" not in str(e):
+                raise
+            return got, "cut"
+
+
 def handshake_fails(port, certs, client):
     """True when a TLS client with `client`'s certificate cannot run a command."""
     try:
@@ -92,6 +118,16 @@ def check_clients(report, certs, ports):
             if args[0] == "HELLO":
                 got, want = harness.hello_masked(got), harness.hello_masked(want)
             report.equal(got, want, "over TLS: %s" % " ".join(args))
+
+
+def check_orderly_close(report, certs, ports):
+    """A connection the server closes ends its TLS session with close_notify, as Redis's
+    SSL_shutdown does: after QUIT, and after a protocol error."""
+    for request, what in ((harness.encode_command("QUIT"), "QUIT"),
+                          (b"*1\r\n$x\r\n", "a protocol error")):
+        ends = [how_it_ends(port, certs, request) for port in ports]
+        report.equal(ends[0], ends[1], "%s over TLS: the reply and the session's end" % what)
+        report.equal(ends[0][1], "close_notify", "%s over TLS: ends with close_notify" % what)
 
 
 def check_client_certs(report, certs, mine, theirs):
@@ -221,6 +257,7 @@ def main():
     mine.tls_port, theirs.tls_port = ports
     with mine, theirs:
         check_clients(report, certs, ports)
+        check_orderly_close(report, certs, ports)
         check_client_certs(report, certs, mine, theirs)
         check_reload(report, certs, mine)
         check_failures(report, certs, mine, theirs)
