@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import harness  # noqa: E402
 import redis  # noqa: E402
-import test_replication as repl  # noqa: E402
+import replication_support as repl  # noqa: E402
 
 WRITERS = 4
 KEYS_PER_WRITER = 4000

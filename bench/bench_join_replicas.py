@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "integration"))
 
 import harness  # noqa: E402
-import test_replication as repl  # noqa: E402
+import replication_support as repl  # noqa: E402
 from bench_migration import load  # noqa: E402
 
 

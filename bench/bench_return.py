@@ -32,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 
 import harness  # noqa: E402
-import test_replication as repl  # noqa: E402
+import replication_support as repl  # noqa: E402
 
 
 def sync_counts(ports):
