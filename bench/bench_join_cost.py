@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "integration"))
 
 import harness  # noqa: E402
-from bench_migration import load, wait_settled  # noqa: E402
+from bench_migration import cluster_and_candidate, load, wait_settled  # noqa: E402
 
 
 def pinger(port, stop, out):
@@ -56,57 +56,50 @@ def percentile(values, p):
 
 
 def one_join(server, n, perf_dir=None):
-    with harness.Cluster(server, 3, name="joincost",
-                         cluster_options={"health-interval": 500}) as cluster:
-        port = harness.free_port()
-        cand = harness.ClusterNode(server, port, harness.cluster_config(port, [port]),
-                                   "joincost-candidate").start()
-        try:
-            load(cluster.ports[0], n, 16, "k")
-            nodes = cluster.nodes + [cand]
-            ctx = multiprocessing.get_context("fork")
-            stop = ctx.Event()
-            pings = []
-            for node in nodes:
-                mine, theirs = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=pinger, args=(node.port, stop, theirs), daemon=True)
-                proc.start()
-                pings.append((proc, mine))
-            time.sleep(0.3)
-            perf = []
-            if perf_dir:
-                # One profile per node (sources node1-3, target node4), call graphs included.
-                for i, node in enumerate(nodes):
-                    perf.append(subprocess.Popen(
-                        ["perf", "record", "-g", "-p", str(node.pid), "-o",
-                         os.path.join(perf_dir, "node%d.data" % (i + 1))],
-                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-                time.sleep(1.0)
-            cpu0 = [harness.cpu_seconds(node.pid) for node in nodes]
-            start = time.perf_counter()
-            with harness.RespClient(cluster.ports[0], timeout=120) as c:
-                reply = harness.parse_reply(c.call("CLUSTER", "JOIN", cand.address))
-            assert reply == b"OK", reply
-            infos = wait_settled([node.port for node in nodes], 1, poll=0.005)
-            elapsed = time.perf_counter() - start
-            cpu = [harness.cpu_seconds(node.pid) - c0 for node, c0 in zip(nodes, cpu0)]
-            for proc in perf:
-                proc.send_signal(2)
-                proc.wait()
-            stop.set()
-            times = [conn.recv() for _, conn in pings]
-            for proc, _ in pings:
-                proc.join()
-            moved = sum(int(i["cluster_keys_moved"]) for i in infos)
-            total = int(harness.parse_reply(harness.RespClient(cluster.ports[0]).call("DBSIZE")))
-            assert total == n, (total, n)
-            src = [t for ts in times[:3] for t in ts]
-            return {"moved": moved, "seconds": elapsed, "src_cpu": sum(cpu[:3]), "dst_cpu": cpu[3],
-                    "src_max": max(src) * 1000, "src_p99": percentile(src, 0.99) * 1000,
-                    "dst_max": max(times[3]) * 1000,
-                    "dst_p99": percentile(times[3], 0.99) * 1000}
-        finally:
-            cand.cleanup()
+    with cluster_and_candidate(server, "joincost") as (cluster, cand):
+        load(cluster.ports[0], n, 16, "k")
+        nodes = cluster.nodes + [cand]
+        ctx = multiprocessing.get_context("fork")
+        stop = ctx.Event()
+        pings = []
+        for node in nodes:
+            mine, theirs = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=pinger, args=(node.port, stop, theirs), daemon=True)
+            proc.start()
+            pings.append((proc, mine))
+        time.sleep(0.3)
+        perf = []
+        if perf_dir:
+            # One profile per node (sources node1-3, target node4), call graphs included.
+            for i, node in enumerate(nodes):
+                perf.append(subprocess.Popen(
+                    ["perf", "record", "-g", "-p", str(node.pid), "-o",
+                     os.path.join(perf_dir, "node%d.data" % (i + 1))],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            time.sleep(1.0)
+        cpu0 = [harness.cpu_seconds(node.pid) for node in nodes]
+        start = time.perf_counter()
+        with harness.RespClient(cluster.ports[0], timeout=120) as c:
+            reply = harness.parse_reply(c.call("CLUSTER", "JOIN", cand.address))
+        assert reply == b"OK", reply
+        infos = wait_settled([node.port for node in nodes], 1, poll=0.005)
+        elapsed = time.perf_counter() - start
+        cpu = [harness.cpu_seconds(node.pid) - c0 for node, c0 in zip(nodes, cpu0)]
+        for proc in perf:
+            proc.send_signal(2)
+            proc.wait()
+        stop.set()
+        times = [conn.recv() for _, conn in pings]
+        for proc, _ in pings:
+            proc.join()
+        moved = sum(int(i["cluster_keys_moved"]) for i in infos)
+        total = int(harness.parse_reply(harness.RespClient(cluster.ports[0]).call("DBSIZE")))
+        assert total == n, (total, n)
+        src = [t for ts in times[:3] for t in ts]
+        return {"moved": moved, "seconds": elapsed, "src_cpu": sum(cpu[:3]), "dst_cpu": cpu[3],
+                "src_max": max(src) * 1000, "src_p99": percentile(src, 0.99) * 1000,
+                "dst_max": max(times[3]) * 1000,
+                "dst_p99": percentile(times[3], 0.99) * 1000}
 
 
 def main():

@@ -18,6 +18,7 @@ Nothing is asserted. Run from the repository root after a Release build:
 """
 
 import argparse
+import contextlib
 import os
 import socket
 import subprocess
@@ -49,6 +50,21 @@ def load(port, n, value_size, prefix):
                    stdout=subprocess.DEVNULL, check=True)
 
 
+@contextlib.contextmanager
+def cluster_and_candidate(server, name):
+    """A started 3-node cluster (health-interval 500 ms) and a started 4th node outside it, ready to
+    join: yields (cluster, candidate node), stops both at the end."""
+    with harness.Cluster(server, 3, name=name,
+                         cluster_options={"health-interval": 500}) as cluster:
+        port = harness.free_port()
+        cand = harness.ClusterNode(server, port, harness.cluster_config(port, [port]),
+                                   name + "-candidate").start()
+        try:
+            yield cluster, cand
+        finally:
+            cand.cleanup()
+
+
 def wait_settled(ports, version, poll=0.01):
     """Waits until every node is at ring `version` with nothing migrating; their INFO cluster."""
     while True:
@@ -78,64 +94,50 @@ class Pinger(threading.Thread):
 
 
 def join_and_time(server, n, value_size, label, pinger=False):
-    with harness.Cluster(server, 3, name="bench-" + label,
-                         cluster_options={"health-interval": 500}) as cluster:
-        port = harness.free_port()
-        text = harness.cluster_config(port, [port])
-        cand = harness.ClusterNode(server, port, text, "bench-candidate").start()
-        try:
-            # Through node 1, relayed to the owners; DBSIZE on one node counts every node's keys.
-            load(cluster.ports[0], n, value_size, label)
-            total = int(call(cluster.ports[0], "DBSIZE"))
-            nodes = cluster.ports + [port]
-            p = Pinger(nodes) if pinger else None
-            if p:
-                p.start()
-            start = time.perf_counter()
-            call(cluster.ports[0], "CLUSTER", "JOIN", cand.address)
-            infos = wait_settled(nodes, 1)
-            elapsed = time.perf_counter() - start
-            moved = sum(int(i["cluster_keys_moved"]) for i in infos)
-            if p:
-                p.stop.set()
-                p.join()
-            return {"keys": total, "moved": moved, "seconds": elapsed,
-                    "worst_ping_ms": p.worst * 1000 if p else None}
-        finally:
-            cand.cleanup()
+    with cluster_and_candidate(server, "bench-" + label) as (cluster, cand):
+        # Through node 1, relayed to the owners; DBSIZE on one node counts every node's keys.
+        load(cluster.ports[0], n, value_size, label)
+        total = int(call(cluster.ports[0], "DBSIZE"))
+        nodes = cluster.ports + [cand.port]
+        p = Pinger(nodes) if pinger else None
+        if p:
+            p.start()
+        start = time.perf_counter()
+        call(cluster.ports[0], "CLUSTER", "JOIN", cand.address)
+        infos = wait_settled(nodes, 1)
+        elapsed = time.perf_counter() - start
+        moved = sum(int(i["cluster_keys_moved"]) for i in infos)
+        if p:
+            p.stop.set()
+            p.join()
+        return {"keys": total, "moved": moved, "seconds": elapsed,
+                "worst_ping_ms": p.worst * 1000 if p else None}
 
 
 def throughput_run(server, n, seconds, with_join):
     """ops/s of a steady SET load on node 1 over `seconds`, with or without a join in the middle,
     from the node's own total_commands_processed (redis-benchmark killed early prints nothing)."""
-    with harness.Cluster(server, 3, name="bench-load",
-                         cluster_options={"health-interval": 500}) as cluster:
-        port = harness.free_port()
-        cand = harness.ClusterNode(server, port, harness.cluster_config(port, [port]),
-                                   "bench-load-candidate").start()
-        try:
-            load(cluster.ports[0], n, 16, "load")
-            proc = subprocess.Popen(
-                ["redis-benchmark", "-p", str(cluster.ports[0]), "-c", "20", "-r", "1000000",
-                 "-n", "100000000", "-t", "set", "-q"], stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL)
-            time.sleep(1.0)
-            before = int(harness.info_fields(cluster.ports[0], "INFO", "stats")
-                         ["total_commands_processed"])
-            t0 = time.perf_counter()
-            if with_join:
-                call(cluster.ports[0], "CLUSTER", "JOIN", cand.address)
-                wait_settled(cluster.ports + [port], 1)
-            while time.perf_counter() - t0 < seconds:
-                time.sleep(0.05)
-            after = int(harness.info_fields(cluster.ports[0], "INFO", "stats")
-                        ["total_commands_processed"])
-            elapsed = time.perf_counter() - t0
-            proc.terminate()
-            proc.wait()
-            return (after - before) / elapsed, elapsed
-        finally:
-            cand.cleanup()
+    with cluster_and_candidate(server, "bench-load") as (cluster, cand):
+        load(cluster.ports[0], n, 16, "load")
+        proc = subprocess.Popen(
+            ["redis-benchmark", "-p", str(cluster.ports[0]), "-c", "20", "-r", "1000000",
+             "-n", "100000000", "-t", "set", "-q"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        before = int(harness.info_fields(cluster.ports[0], "INFO", "stats")
+                     ["total_commands_processed"])
+        t0 = time.perf_counter()
+        if with_join:
+            call(cluster.ports[0], "CLUSTER", "JOIN", cand.address)
+            wait_settled(cluster.ports + [cand.port], 1)
+        while time.perf_counter() - t0 < seconds:
+            time.sleep(0.05)
+        after = int(harness.info_fields(cluster.ports[0], "INFO", "stats")
+                    ["total_commands_processed"])
+        elapsed = time.perf_counter() - t0
+        proc.terminate()
+        proc.wait()
+        return (after - before) / elapsed, elapsed
 
 
 def main():

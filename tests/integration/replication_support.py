@@ -2,6 +2,7 @@
 health settings the failover bounds assume, writer threads that keep a model of every
 acknowledged write, and the checks of every key's copies and value against that model."""
 
+import contextlib
 import os
 import random
 import sys
@@ -243,6 +244,30 @@ def start_writers(model, ports, rng, stop, nkeys=200):
         w.start()
     return writers
 
+@contextlib.contextmanager
+def writing(model, ports, rng, nkeys=200):
+    """Writers (start_writers) through `ports`, recording in `model`, for the `with` block, which
+    gets them; after it, however it ends, they are stopped and joined."""
+    stop = threading.Event()
+    writers = start_writers(model, ports, rng, stop, nkeys)
+    try:
+        yield writers
+    finally:
+        stop_writers(stop, writers)
+
+def check_writable_again(report, label, whose, writers, t_fault, keys, limit=FAILOVER_LIMIT,
+                         detail=""):
+    """Prints how long after `t_fault` each of `writers` (one per survivor) first wrote one of
+    `keys` (`whose`, e.g. "the failed node's keys"), and checks that each did within `limit`
+    seconds. Returns those times (None: never)."""
+    firsts = first_success_after(writers, t_fault, keys)
+    print("    %s: writes to %s resumed after %s s through the survivors" % (
+        label, whose, ", ".join("-" if f is None else "%.2f" % f for f in firsts)), flush=True)
+    report.check(all(f is not None and f <= limit for f in firsts),
+                 "%s: %s are writable through every survivor within %.0f s" % (
+                     label, whose, limit), repr(firsts) + detail)
+    return firsts
+
 def kill_stream(port, primary):
     """Closes, on the replica at `port`, the stream connections it takes from `primary` (named
     repl-from-<primary>); returns how many there were."""
@@ -285,6 +310,16 @@ def first_success_after(writers, t_fault, keys):
         times = [end for start, end, k in list(w.successes) if start > t_fault and k in keys]
         out.append(min(times) - t_fault if times else None)
     return out
+
+def copies_of(port, keys):
+    """Each key's CLUSTER COPIES, asked through node `port`: the addresses of its copies, the
+    primary's first."""
+    return [[a.decode() for a in held]
+            for held in pipelined(port, [("CLUSTER", "COPIES", k) for k in keys])]
+
+def keys_held_by(port, names, addresses):
+    """The keys among `names` whose copies are `addresses` (the primary's first), in order."""
+    return [k for k, held in zip(names, copies_of(port, names)) if held == list(addresses)]
 
 def owners(port, keys):
     replies = pipelined(port, [("CLUSTER", "OWNER", k) for k in keys])

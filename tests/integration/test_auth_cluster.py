@@ -22,6 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import main_support  # noqa: E402
 
 PASSWORD = "pw-123"
 SECRET = "cluster secret 1"
@@ -356,10 +357,9 @@ def check_password_without_secret(report, binary):
                      repr(reply))
 
 
-def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_auth_cluster")
-    with harness.Cluster(args.server, 3, name="auth", configure=config()) as cluster:
+def check_cluster(report, binary):
+    """A cluster sharing the secret serves, and rogue handshakes leave it serving."""
+    with harness.Cluster(binary, 3, name="auth", configure=config()) as cluster:
         check_serving(report, cluster)
         check_rogue(report, cluster)
         # The rogue attempts marked nothing: the cluster still serves.
@@ -367,11 +367,12 @@ def main():
                      "rogue handshakes do not mark any member as refused")
         for node in cluster.nodes:
             harness.check_clean_exit(report, node)
-    check_replay(report, args.server)
-    check_wrong_secret(report, args.server)
-    check_different_ring(report, args.server)
-    check_password_without_secret(report, args.server)
-    report.finish()
+
+
+def main():
+    main_support.run_checks("test_auth_cluster", __doc__, check_cluster, check_replay,
+                            check_wrong_secret, check_different_ring,
+                            check_password_without_secret)
 
 
 if __name__ == "__main__":

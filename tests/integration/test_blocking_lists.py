@@ -15,24 +15,18 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from blocking import SETTLE, Observations, blocked_send, compare_with_redis, quiet  # noqa: E402
-from harness import encode_command  # noqa: E402
+from blocking import SETTLE, blocked_send, compare_with_redis, quiet  # noqa: E402
 
 
-def scenarios(port, report, label):
-    """Runs every scenario on the server at `port`; returns the observed replies in order."""
-    observed = Observations(port)
+def scenarios(observed, report, label):
+    """Plays every list scenario on the server `observed` records from, noting each reply in
+    `observed` in order; `label` names the server in the timing check."""
     note, client = observed.note, observed.client
-    with client() as admin:
-        admin.call("FLUSHALL")
-
+    with observed.flushed_admin() as admin:
         # Served by a later push, on the second of two keys.
-        with client() as a:
-            blocked_send(a, "BLPOP", "k1", "k2", "0")
-            note("blpop waits", quiet(a))
-            note("rpush", admin.call("RPUSH", "k2", "x", "y"))
-            note("blpop served", a.read())
-            note("rest", admin.call("LRANGE", "k2", "0", "-1"))
+        observed.served_later(admin, "blpop", ("BLPOP", "k1", "k2", "0"),
+                              ("RPUSH", "k2", "x", "y"))
+        note("rest", admin.call("LRANGE", "k2", "0", "-1"))
 
         # FIFO: three clients on one key, served in the order they blocked.
         with client() as a, client() as b, client() as c:
@@ -111,22 +105,15 @@ def scenarios(port, report, label):
         note("still there", admin.call("LRANGE", "gone", "0", "-1"))
 
         # Pipelined requests wait behind the blocked command, then run in order.
-        with client() as a:
-            a.send(encode_command("BLPOP", "p", "0") + encode_command("PING") +
-                   encode_command("LLEN", "p") + encode_command("RPUSH", "p", "own"))
-            note("pipeline waits", quiet(a, 0.2))
-            note("push p", admin.call("RPUSH", "p", "first"))
-            note("pipeline blpop", a.read())
-            note("pipeline ping", a.read())
-            note("pipeline llen", a.read())
-            note("pipeline rpush", a.read())
+        observed.pipelined_behind(
+            admin, [("BLPOP", "p", "0"), ("PING",), ("LLEN", "p"), ("RPUSH", "p", "own")],
+            ("RPUSH", "p", "first"))
 
         # Not a list: an error at once, not a wait.
         admin.call("SET", "str", "v")
         with client() as a:
             note("wrongtype", a.call("BLPOP", "nx", "str", "0"))
             note("negative", a.call("BLPOP", "nx", "-1"))
-    return observed.seen
 
 
 EXPECTED = {
@@ -146,10 +133,5 @@ EXPECTED = {
     "pipeline llen": b":0\r\n",
 }
 
-
-def main():
-    compare_with_redis("test_blocking_lists", __doc__, scenarios, EXPECTED)
-
-
 if __name__ == "__main__":
-    main()
+    compare_with_redis("test_blocking_lists", __doc__, scenarios, EXPECTED)

@@ -19,24 +19,18 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from blocking import Observations, blocked_send, compare_with_redis, quiet  # noqa: E402
+from blocking import blocked_send, compare_with_redis, quiet  # noqa: E402
 from harness import encode_command  # noqa: E402
 
 
-def scenarios(port, report, label):
-    """Runs every scenario on the server at `port`; returns the observed replies in order."""
-    observed = Observations(port)
+def scenarios(observed, report, label):
+    """Plays every stream scenario on the server `observed` records from."""
     note, client = observed.note, observed.client
-    with client() as admin:
-        admin.call("FLUSHALL")
-
+    with observed.flushed_admin() as admin:
         # '$' on a stream that has entries, served by the next XADD.
         admin.call("XADD", "s", "1-1", "f", "old")
-        with client() as a:
-            blocked_send(a, "XREAD", "BLOCK", "0", "STREAMS", "s", "$")
-            note("xread waits", quiet(a))
-            note("xadd", admin.call("XADD", "s", "2-1", "f", "new"))
-            note("xread served", a.read())
+        observed.served_later(admin, "xread", ("XREAD", "BLOCK", "0", "STREAMS", "s", "$"),
+                              ("XADD", "s", "2-1", "f", "new"))
 
         # Readers at different IDs: each one is judged alone.
         with client() as a, client() as b:
@@ -167,7 +161,6 @@ def scenarios(port, report, label):
         note("after disconnect", admin.call("XADD", "s2", "1-1", "f", "v"))
         note("not delivered", admin.call("XPENDING", "s2", "g"))
         note("ping", admin.call("PING"))
-    return observed.seen
 
 
 if __name__ == "__main__":

@@ -16,24 +16,17 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from blocking import SETTLE, Observations, blocked_send, compare_with_redis, quiet  # noqa: E402
-from harness import encode_command  # noqa: E402
+from blocking import SETTLE, blocked_send, compare_with_redis, quiet  # noqa: E402
 
 
-def scenarios(port, report, label):
-    """Runs every scenario on the server at `port`; returns the observed replies in order."""
-    observed = Observations(port)
+def scenarios(observed, report, label):
+    """Plays every sorted-set scenario (BZMPOP's last) on the server `observed` records from."""
     note, client = observed.note, observed.client
-    with client() as admin:
-        admin.call("FLUSHALL")
-
+    with observed.flushed_admin() as admin:
         # Served by a later ZADD, on the second of two keys.
-        with client() as a:
-            blocked_send(a, "BZPOPMIN", "z1", "z2", "0")
-            note("bzpopmin waits", quiet(a))
-            note("zadd", admin.call("ZADD", "z2", "2", "b", "1.5", "a"))
-            note("bzpopmin served", a.read())
-            note("rest", admin.call("ZRANGE", "z2", "0", "-1", "WITHSCORES"))
+        observed.served_later(admin, "bzpopmin", ("BZPOPMIN", "z1", "z2", "0"),
+                              ("ZADD", "z2", "2", "b", "1.5", "a"))
+        note("rest", admin.call("ZRANGE", "z2", "0", "-1", "WITHSCORES"))
 
         # FIFO: three clients on one key, served in the order they blocked.
         with client() as a, client() as b, client() as c:
@@ -84,15 +77,9 @@ def scenarios(port, report, label):
         note("still there", admin.call("ZRANGE", "gone", "0", "-1"))
 
         # Pipelined requests wait behind the blocked command, then run in order.
-        with client() as a:
-            a.send(encode_command("BZPOPMIN", "p", "0") + encode_command("PING") +
-                   encode_command("ZCARD", "p") + encode_command("ZADD", "p", "5", "own"))
-            note("pipeline waits", quiet(a, 0.2))
-            note("zadd p", admin.call("ZADD", "p", "1", "first"))
-            note("pipeline bzpopmin", a.read())
-            note("pipeline ping", a.read())
-            note("pipeline zcard", a.read())
-            note("pipeline zadd", a.read())
+        observed.pipelined_behind(
+            admin, [("BZPOPMIN", "p", "0"), ("PING",), ("ZCARD", "p"), ("ZADD", "p", "5", "own")],
+            ("ZADD", "p", "1", "first"))
 
         # Errors are answered at once, not waited on.
         admin.call("SET", "str", "v")
@@ -102,7 +89,6 @@ def scenarios(port, report, label):
             note("not a float", a.call("BZPOPMAX", "nx", "abc"))
             note("overflow", a.call("BZPOPMAX", "nx", "1e20"))
         bzmpop_scenarios(admin, client, note, report, label)
-    return observed.seen
 
 
 def bzmpop_scenarios(admin, client, note, report, label):
@@ -171,10 +157,5 @@ EXPECTED = {
     "bzmpop timeout": b"*-1\r\n",
 }
 
-
-def main():
-    compare_with_redis("test_blocking_zset", __doc__, scenarios, EXPECTED)
-
-
 if __name__ == "__main__":
-    main()
+    compare_with_redis("test_blocking_zset", __doc__, scenarios, EXPECTED)

@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from blocking import SETTLE, Observations, blocked_send, compare_with_redis, quiet  # noqa: E402
+from blocking import SETTLE, blocked_send, compare_with_redis, quiet  # noqa: E402
 from harness import encode_command  # noqa: E402
 
 SUBCOMMANDS = ["reply", "pause", "unpause", "no-evict", "unblock", "tracking", "caching",
@@ -261,14 +261,9 @@ def tracking(note, client):
         note("tracking figures after", tracking_figures(other.call("INFO", "everything")))
 
 
-def scenarios(port, report, label):
-    observed = Observations(port)
-    errors_and_docs(observed.note, observed.client)
-    client_reply(observed.note, observed.client)
-    unblock(observed.note, observed.client)
-    pause(observed.note, observed.client)
-    tracking(observed.note, observed.client)
-    return observed.seen
+def scenarios(observed, report, label):
+    for part in (errors_and_docs, client_reply, unblock, pause, tracking):
+        part(observed.note, observed.client)
 
 
 EXPECTED = {

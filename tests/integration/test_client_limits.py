@@ -9,6 +9,7 @@ import sys
 import time
 
 import harness
+import main_support
 
 BIG = 1024 * 1024
 
@@ -185,13 +186,8 @@ def check_timeout(report, binary):
 
 
 def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_client_limits")
-    check_maxclients(report, args.server)
-    check_request_limits(report, args.server)
-    check_output_limits(report, args.server)
-    check_timeout(report, args.server)
-    report.finish()
+    main_support.run_checks("test_client_limits", __doc__, check_maxclients,
+                            check_request_limits, check_output_limits, check_timeout)
 
 
 if __name__ == "__main__":

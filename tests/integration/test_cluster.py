@@ -558,15 +558,25 @@ def check_info(report, cluster, hash_name):
 # -- failures -----------------------------------------------------------------------------------
 
 
+def written_keys(report, cluster, prefix, faulty, fault):
+    """Two keys of each node's (named from `prefix`); the first of each written through node 1 as
+    "one", "two", "three", and node `faulty`'s (0-based) checked readable before `fault`. Returns
+    the written keys and the second key of each node."""
+    by_node = cs.keys_by_owner(cluster, prefix, 2)
+    keys, spare = [k for k, _ in by_node], [k for _, k in by_node]
+    values = ["one", "two", "three"]
+    with harness.RespClient(cluster.ports[0]) as c:
+        c.call("MSET", *[x for pair in zip(keys, values) for x in pair])
+        report.equal(c.call("GET", keys[faulty]), cs.bulk(values[faulty]),
+                     "node %d's key readable before %s" % (faulty + 1, fault))
+    return keys, spare
+
+
 def check_peer_failure(report, cluster):
     """kill -9 node 3: its keys fail promptly through the others, the rest keeps working; a
     restart of node 3 alone brings its keys back."""
     ports, addrs = cluster.ports, cluster.addresses
-    by_node = cs.keys_by_owner(cluster, "pf:", 2)
-    k1, k2, k3 = by_node[0][0], by_node[1][0], by_node[2][0]
-    with harness.RespClient(ports[0]) as c:
-        c.call("MSET", k1, "one", k2, "two", k3, "three")
-        report.equal(c.call("GET", k3), cs.bulk("three"), "node 3's key readable before the kill")
+    (k1, k2, k3), spare = written_keys(report, cluster, "pf:", 2, "the kill")
     cluster.kill(2)
     err = cs.unavailable(addrs[2])
     worst = 0.0
@@ -583,7 +593,7 @@ def check_peer_failure(report, cluster):
         with harness.RespClient(ports[n]) as c:
             report.equal(c.call("GET", k1), cs.bulk("one"), "node 1's key via node %d" % (n + 1))
             report.equal(c.call("GET", k2), cs.bulk("two"), "node 2's key via node %d" % (n + 1))
-            report.equal(c.call("SET", by_node[1][1], "x"), cs.OK,
+            report.equal(c.call("SET", spare[1], "x"), cs.OK,
                          "writes to live nodes work via node %d" % (n + 1))
             reply = c.call("MGET", k1, k3, k2)
             report.check(reply.startswith(err) and b"applied" not in reply,
@@ -599,7 +609,7 @@ def check_peer_failure(report, cluster):
                      "DEL across owners incl. node 3 says the other parts were applied",
                      repr(reply))
         report.equal(c.call("GET", k2), cs.NIL, "the live part of that DEL was applied")
-        reply = c.call("MSET", k1, "uno", by_node[2][1], "x")
+        reply = c.call("MSET", k1, "uno", spare[2], "x")
         report.check(reply.startswith(err) and reply.endswith(b"applied)\r\n"),
                      "MSET across owners incl. node 3 says the other parts were applied",
                      repr(reply))
@@ -658,11 +668,7 @@ def check_hung_peer(report, cluster):
     """SIGSTOP node 2 (request-timeout 1s): its keys fail with a timeout within ~1-2s, others
     answer meanwhile, pipelines keep order; SIGCONT and it recovers."""
     ports, addrs = cluster.ports, cluster.addresses
-    by_node = cs.keys_by_owner(cluster, "hp:", 2)
-    k1, k2, k3 = by_node[0][0], by_node[1][0], by_node[2][0]
-    with harness.RespClient(ports[0]) as c:
-        c.call("MSET", k1, "one", k2, "two", k3, "three")
-        report.equal(c.call("GET", k2), cs.bulk("two"), "node 2's key readable before SIGSTOP")
+    (k1, k2, k3), _ = written_keys(report, cluster, "hp:", 1, "SIGSTOP")
     cluster.kill(1, signal.SIGSTOP)
     err = cs.unavailable(addrs[1])
     try:
@@ -749,26 +755,19 @@ def main():
 
     print("3-node cluster, balanced ring, request-timeout 5s", flush=True)
     with harness.Cluster(args.server, 3, name="balanced") as cluster:
-        with cs.Section(report, "ownership"):
-            check_ownership(report, cluster, "balanced", 0.25)
-        with cs.Section(report, "pipelines"):
-            check_pipelines(report, cluster)
-        with cs.Section(report, "read-your-writes"):
-            check_read_your_writes(report, cluster)
-        with cs.Section(report, "multi-key across owners"):
-            check_multikey(report, cluster)
-        with cs.Section(report, "CROSSSLOT and hash tags"):
-            check_crossslot(report, cluster)
-        with cs.Section(report, "SCAN/KEYS/DBSIZE/FLUSH/RANDOMKEY"):
-            check_keyspace_wide(report, cluster)
-        with cs.Section(report, "RESP3 through the relay"):
-            check_resp3(report, cluster)
-        with cs.Section(report, "peer frames and their prefixes"):
-            check_peer_frames(report, cluster)
-        with cs.Section(report, "CLUSTER and INFO fields"):
-            check_info(report, cluster, "balanced")
-        with cs.Section(report, "killed peer and restart"):
-            check_peer_failure(report, cluster)
+        for name, check in [
+                ("ownership", lambda r, c: check_ownership(r, c, "balanced", 0.25)),
+                ("pipelines", check_pipelines),
+                ("read-your-writes", check_read_your_writes),
+                ("multi-key across owners", check_multikey),
+                ("CROSSSLOT and hash tags", check_crossslot),
+                ("SCAN/KEYS/DBSIZE/FLUSH/RANDOMKEY", check_keyspace_wide),
+                ("RESP3 through the relay", check_resp3),
+                ("peer frames and their prefixes", check_peer_frames),
+                ("CLUSTER and INFO fields", lambda r, c: check_info(r, c, "balanced")),
+                ("killed peer and restart", check_peer_failure)]:
+            with cs.Section(report, name):
+                check(report, cluster)
         cs.check_clean_exits(report, cluster)
 
     print("3-node cluster, crc32 ring, request-timeout 1s", flush=True)

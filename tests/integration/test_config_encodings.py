@@ -14,6 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import main_support  # noqa: E402
 from harness import RespClient  # noqa: E402
 
 NAMES = ["hash-max-listpack-entries", "hash-max-ziplist-entries", "hash-max-listpack-value",
@@ -65,14 +66,7 @@ def observe(port):
 
 
 def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_config_encodings")
-    with harness.ServerProcess(args.server, name="ringkv") as ours, \
-            harness.start_oracle() as oracle:
-        got, want = observe(ours.port), observe(oracle.port)
-        harness.compare_observations(report, got, want)
-        report.check(ours.alive(), "ringkv still running", ours.log())
-    report.finish()
+    main_support.run_checks("test_config_encodings", __doc__, main_support.oracle_check(observe))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+from test_protocol_errors import probe  # noqa: E402
 
 WARNING = "Possible SECURITY ATTACK detected"
 
@@ -31,12 +32,6 @@ CASES = [
     ("Host without colon is an unknown command", b"Host x\r\nPING\r\n"),
     ("POSTX is an unknown command", b"POSTX\r\nPING\r\n"),
 ]
-
-
-def probe(port, data):
-    with harness.RespClient(port) as c:
-        c.send(data)
-        return c.read_available(timeout=0.5)
 
 
 def check_cases(report, ports, label):

@@ -22,6 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import main_support  # noqa: E402
 from harness import RespClient  # noqa: E402
 
 
@@ -277,15 +278,8 @@ def persistence_test(report, binary):
 
 
 def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_databases")
-    with harness.ServerProcess(args.server, name="ringkv") as ours, \
-            harness.start_oracle() as redis:
-        got, want = scenarios(ours.port), scenarios(redis.port)
-        harness.compare_observations(report, got, want)
-        report.check(ours.alive(), "ringkv still running", ours.log())
-    persistence_test(report, args.server)
-    report.finish()
+    main_support.run_checks("test_databases", __doc__, main_support.oracle_check(scenarios),
+                            persistence_test)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import main_support  # noqa: E402
 from command_gen import CommandGen, atomic_keys  # noqa: E402
 
 CROSSSLOT = b"-CROSSSLOT Keys in request don't hash to the same node\r\n"
@@ -254,12 +255,7 @@ def main(argv=None, name="test_differential"):
     report = harness.Report(name)
     gen = CommandGen(rng)
 
-    if args.cluster:
-        ours = harness.Cluster(args.server, args.cluster, name="diff")
-        nodes = ours.nodes
-    else:
-        ours = harness.ServerProcess(args.server, name="ringkv")
-        nodes = [ours]
+    ours, nodes = main_support.server_or_cluster(args.server, args.cluster, "diff")
     with ours, harness.ServerProcess(harness.REDIS_SERVER, kind="redis", name="redis") as oracle:
         ports = [n.port for n in nodes]
         try:

@@ -13,12 +13,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import main_support  # noqa: E402
 import test_differential  # noqa: E402
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if "--cluster" not in args:
-        args += ["--cluster", "3"]
-    if "--count" not in args:
-        args += ["--count", str(harness.scaled(10000, minimum=1000))]
-    test_differential.main(args, name="test_differential_cluster")
+    main_support.run_in_cluster(test_differential.main, "test_differential_cluster",
+                                count=harness.scaled(10000, minimum=1000))

@@ -29,10 +29,8 @@ def pick_keys(port, primary):
     """(R1, keys): the first replica most of `primary`'s keys share, and up to KEYS of its keys
     with that first replica."""
     names = ["fa:%d" % i for i in range(3000)]
-    copies = repl.pipelined(port, [("CLUSTER", "COPIES", k) for k in names])
     by_first = {}
-    for key, c in zip(names, copies):
-        c = [a.decode() for a in c]
+    for key, c in zip(names, repl.copies_of(port, names)):
         if c[0] == primary:
             by_first.setdefault(c[1], []).append(key)
     r1 = max(by_first, key=lambda a: len(by_first[a]))
@@ -169,10 +167,8 @@ def check_slow_return(report, binary):
         ports = c.ports
         repl.settle(ports)
         primary, replica = c.nodes[0].address, c.nodes[1].address
-        names = ["fr:%d" % i for i in range(500)]
-        copies = repl.pipelined(ports[0], [("CLUSTER", "COPIES", k) for k in names])
-        keys = [k for k, cp in zip(names, copies)
-                if [a.decode() for a in cp] == [primary, replica]][:KEYS]
+        keys = repl.keys_held_by(ports[0], ["fr:%d" % i for i in range(500)],
+                                 [primary, replica])[:KEYS]
         r = repl.client(ports[0])
         for k in keys:
             r.set(k, "v1")

@@ -21,10 +21,10 @@ that recorded the other coordinator keeps the change, which commits.
     /usr/bin/python3 test_failover_coordinator.py --server build/ringkv-server [--seed N]
 """
 
+import contextlib
 import os
 import signal
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -75,9 +75,7 @@ def run_round(report, c, rng, fault, label, coord, victim):
     repl.settle(ports)
     survivors = [p for i, p in enumerate(ports) if i not in (victim, coord)]
     model = repl.Model()
-    stop = threading.Event()
-    writers = repl.start_writers(model, ports, rng, stop)
-    try:
+    with repl.writing(model, ports, rng) as writers:
         time.sleep(1.0)
         with model.lock:
             all_keys = sorted(model.sent)
@@ -103,14 +101,10 @@ def run_round(report, c, rng, fault, label, coord, victim):
         limits = (repl.FAILOVER_LIMIT, 2 * repl.FAILOVER_LIMIT)
         time.sleep(limits[1] + 1.0 - (time.monotonic() - t_fault))
         for who, keys, limit in zip(("victim", "coordinator"), failed_keys, limits):
-            firsts = repl.first_success_after(
-                [w for i, w in enumerate(writers) if i not in (victim, coord)], t_fault, keys)
-            print("    %s: writes to the %d keys of the %s resumed after %s s through the "
-                  "survivors" % (label, len(keys), who, ", ".join(
-                      "-" if f is None else "%.2f" % f for f in firsts)), flush=True)
-            report.check(all(f is not None and f <= limit for f in firsts),
-                         "%s: the %s's keys are writable through every survivor within %.0f s"
-                         % (label, who, limit), repr(firsts) + "\n" + c.logs())
+            repl.check_writable_again(
+                report, label, "the %d keys of the %s" % (len(keys), who),
+                [w for i, w in enumerate(writers) if i not in (victim, coord)], t_fault, keys,
+                limit, "\n" + c.logs())
         if fault == "continued":
             stale = repl.stale_reads(ports[coord], dict(model.acked), rng, seconds=1.0)
             report.check(not stale, "%s: reads through the continued coordinator never "
@@ -124,22 +118,23 @@ def run_round(report, c, rng, fault, label, coord, victim):
             c.restart(coord)
         c.restart(victim)
         time.sleep(0.5)
-    finally:
-        repl.stop_writers(stop, writers)
     repl.check_after_faults(report, ports, model, label, True, 3, keys_checked=300)
 
 
+@contextlib.contextmanager
 def written_cluster(binary, rng, name):
-    """A 5-member cluster (replication-factor 3, replica-acks 1) after a second of writes; returns
-    it started, with its writers' model and its ring version."""
+    """A 5-member cluster (replication-factor 3, replica-acks 1) after a second of writes, for the
+    `with` block: it gets the started cluster, its writers' model and its ring version, and the
+    cluster is cleaned up after it."""
     c = repl.durable_cluster(binary, 5, name, 3, 1).start()
-    repl.settle(c.ports)
-    model = repl.Model()
-    stop = threading.Event()
-    writers = repl.start_writers(model, c.ports, rng, stop)
-    time.sleep(1.0)
-    repl.stop_writers(stop, writers)
-    return c, model, int(repl.cluster_info(c.ports[0])["cluster_ring_version"])
+    try:
+        repl.settle(c.ports)
+        model = repl.Model()
+        with repl.writing(model, c.ports, rng):
+            time.sleep(1.0)
+        yield c, model, int(repl.cluster_info(c.ports[0])["cluster_ring_version"])
+    finally:
+        c.cleanup()
 
 
 def restart_with_pending(c, version, failed, records, restart):
@@ -161,8 +156,7 @@ def restart_with_pending(c, version, failed, records, restart):
 
 def check_two_coordinators(report, binary, rng):
     label = "a failover recorded with two coordinators"
-    c, model, version = written_cluster(binary, rng, "two-coordinators")
-    try:
+    with written_cluster(binary, rng, "two-coordinators") as (c, model, version):
         # A coordinates the failover of two members (replication-factor 3 keeps a copy of each
         # key); B took it over and holds A's record itself (its own prepare was refused once A
         # answered again), C holds B's. The two failed members stay down meanwhile.
@@ -180,14 +174,11 @@ def check_two_coordinators(report, binary, rng):
         for i in failed:
             c.restart(i)
         repl.check_after_faults(report, c.ports, model, label, True, 3)
-    finally:
-        c.cleanup()
 
 
 def check_minority_failover(report, binary, rng):
     label = "a failover of three members of five, taken up again"
-    c, model, version = written_cluster(binary, rng, "minority-failover")
-    try:
+    with written_cluster(binary, rng, "minority-failover") as (c, model, version):
         # Its coordinator A (restarted) and one more member B prepared it; the three members it
         # fails over answer, and their votes are not its to count: two votes of five can never
         # prepare it, so nobody committed it, and A aborts it rather than resume it forever.
@@ -202,8 +193,6 @@ def check_minority_failover(report, binary, rng):
         report.check(all(p is None for _, p in states), "%s: its coordinator aborts it" % label,
                      repr(states) + "\n" + c.logs())
         repl.check_after_faults(report, c.ports, model, label, True, 3)
-    finally:
-        c.cleanup()
 
 
 def check_other_change(report, port, sender, version):
@@ -237,8 +226,7 @@ def check_hopeless_resume(report, binary, rng):
     good, with the failed members' restores kept waiting behind it (test_nemesis --overlap,
     seed 4059)."""
     label = "a resumed failover whose failed members answer"
-    c, model, version = written_cluster(binary, rng, "hopeless-resume")
-    try:
+    with written_cluster(binary, rng, "hopeless-resume") as (c, model, version):
         order = sorted(range(5), key=lambda i: c.addresses[i])
         a, m, x, y = rng.sample(order, 4)
         records = {a: ["coordinator " + c.addresses[a]], m: ["coordinator " + c.addresses[a]]}
@@ -248,14 +236,11 @@ def check_hopeless_resume(report, binary, rng):
         report.check(all(p is None for _, p in states), "%s: it is aborted" % label,
                      repr(states) + "\n" + c.logs(tail=40))
         repl.check_after_faults(report, c.ports, model, label, True, 3)
-    finally:
-        c.cleanup()
 
 
 def check_stale_abort(report, binary, rng):
     label = "a late abort from a coordinator the members no longer follow"
-    c, model, version = written_cluster(binary, rng, "stale-abort")
-    try:
+    with written_cluster(binary, rng, "stale-abort") as (c, model, version):
         # B took the failover of X over from A, which was down; every member recorded B. A comes
         # back and aborts the change after its own rounds failed: a member must keep the change
         # (B may commit it; dropping it would give X its lease again). M starts alone first, so
@@ -283,8 +268,6 @@ def check_stale_abort(report, binary, rng):
         c.restart(x)
         repl.check_after_faults(report, c.ports, model, label, True, 3)
         check_fence_answers(report, c.ports[m], c.addresses[a])
-    finally:
-        c.cleanup()
 
 
 def check_fence_answers(report, port, sender):

@@ -11,7 +11,6 @@ copies, equal to the primary's.
 
 import os
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,10 +34,8 @@ def kill_each(report, binary, rng, n_nodes, rf, acks):
         for victim in order:
             label = "rf %d, kill -9 of node %d" % (rf, victim + 1)
             survivors = [p for i, p in enumerate(ports) if i != victim]
-            stop = threading.Event()
             # The same key names every round: the model carries over from one victim to the next.
-            writers = repl.start_writers(model, ports, rng, stop)
-            try:
+            with repl.writing(model, ports, rng) as writers:
                 time.sleep(1.0)
                 with model.lock:
                     all_keys = sorted(model.sent)
@@ -47,22 +44,15 @@ def kill_each(report, binary, rng, n_nodes, rf, acks):
                 t_fault = time.monotonic()
                 c.kill(victim)
                 time.sleep(repl.FAILOVER_LIMIT + 0.5)
-                firsts = repl.first_success_after(
+                firsts = repl.check_writable_again(
+                    report, label, "its %d keys" % len(victim_keys),
                     [w for i, w in enumerate(writers) if i != victim], t_fault, victim_keys)
-                print("    %s: writes to its %d keys resumed after %s s through the survivors" %
-                      (label, len(victim_keys),
-                       ", ".join("-" if f is None else "%.2f" % f for f in firsts)), flush=True)
                 times += [f for f in firsts if f is not None]
-                report.check(all(f is not None and f <= repl.FAILOVER_LIMIT for f in firsts),
-                             "%s: its keys are writable through every survivor within %.0f s" %
-                             (label, repl.FAILOVER_LIMIT), repr(firsts))
                 report.check(all(repl.cluster_info(p).get("cluster_failed") == "1"
                                  for p in survivors),
                              "%s: every survivor has it failed over" % label)
                 c.restart(victim)
                 time.sleep(0.5)
-            finally:
-                repl.stop_writers(stop, writers)
             repl.check_after_faults(report, ports, model, label, acks >= 1, rf)
     return times
 

@@ -22,6 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import main_support  # noqa: E402
 from harness import RespClient  # noqa: E402
 
 LIB = ("#!lua name=lib1\n"
@@ -369,19 +370,15 @@ def cluster_test(report, binary):
         report.check(all(n.alive() for n in cluster.nodes), "cluster alive", cluster.logs())
 
 
-def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_functions")
-    with harness.ServerProcess(args.server, name="ringkv") as ours, \
-            harness.start_oracle() as oracle:
-        got, want = observe(ours.port), observe(oracle.port)
-        harness.compare_observations(report, got, want)
+def against_redis(report, binary):
+    with main_support.beside_oracle(report, binary, observe) as (ours, oracle):
         dump_exchange(report, ours.port, oracle.port)
         busy_test(report, ours.port, oracle.port)
-        report.check(ours.alive(), "ringkv still running", ours.log())
-    persistence_test(report, args.server)
-    cluster_test(report, args.server)
-    report.finish()
+
+
+def main():
+    main_support.run_checks("test_functions", __doc__, against_redis, persistence_test,
+                            cluster_test)
 
 
 if __name__ == "__main__":

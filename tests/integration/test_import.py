@@ -26,6 +26,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import main_support  # noqa: E402
 import redis  # noqa: E402
 from test_dump_restore import deterministic, generate, snapshot, ttl_ok  # noqa: E402
 from test_rdb import add_streams  # noqa: E402
@@ -181,12 +182,8 @@ def test_errors(report, port):
 
 
 def main():
-    p = harness.arg_parser(__doc__)
-    p.add_argument("--seed", type=int)
-    p.add_argument("--keys", type=int, default=harness.scaled(20000))
-    args = p.parse_args()
-    rng, seed = harness.seeded_rng(args.seed)
-    report = harness.Report("test_import")
+    args, rng, seed, report = main_support.seeded_start("test_import", __doc__,
+                                                        keys=harness.scaled(20000))
     with harness.start_oracle("source-a") as a_proc, harness.start_oracle("source-b") as b_proc, \
             harness.Cluster(args.server, 3, extra="[persistence]\nappendonly = true\n") as cluster:
         a = redis.Redis(port=a_proc.port)

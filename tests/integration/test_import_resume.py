@@ -25,6 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import main_support  # noqa: E402
 import redis  # noqa: E402
 from test_dump_restore import generate  # noqa: E402
 from test_import import Writer, compare_all, import_fields, wait_caught_up  # noqa: E402
@@ -211,12 +212,8 @@ def check_target_killed(report, binary, rng, seed, keys, rf):
 
 
 def main():
-    p = harness.arg_parser(__doc__)
-    p.add_argument("--seed", type=int)
-    p.add_argument("--keys", type=int, default=harness.scaled(5000))
-    args = p.parse_args()
-    rng, seed = harness.seeded_rng(args.seed)
-    report = harness.Report("test_import_resume")
+    args, rng, seed, report = main_support.seeded_start("test_import_resume", __doc__,
+                                                        keys=harness.scaled(5000))
     check_runner_killed(report, args.server, rng, seed, args.keys)
     check_target_killed(report, args.server, rng, seed, args.keys, 1)
     check_target_killed(report, args.server, rng, seed, args.keys, 2)

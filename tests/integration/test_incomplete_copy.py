@@ -87,10 +87,8 @@ def stop_mid_copy(c, victim, hung, survivors):
     every key again; stops the victim as soon as a survivor's copy of its keys is incomplete.
     Returns the survivors whose copy was still incomplete then."""
     addr = c.nodes[victim].address
-    names = ["overrun:%d" % i for i in range(3000)]
-    copies = repl.pipelined(c.ports[victim], [("CLUSTER", "COPIES", k) for k in names])
-    ours = [k for k, held in zip(names, copies)
-            if [n.decode() for n in held] == [addr, c.nodes[hung].address]][:128]
+    ours = repl.keys_held_by(c.ports[victim], ["overrun:%d" % i for i in range(3000)],
+                             [addr, c.nodes[hung].address])[:128]
     repl.kill_stream(c.ports[hung], addr)
     c.kill(hung, signal.SIGSTOP)
     writes = socket.create_connection(("127.0.0.1", c.ports[victim]))
@@ -117,9 +115,7 @@ def one_round(report, binary, rng, label):
         victim = rng.randrange(3)
         survivors = [p for i, p in enumerate(ports) if i != victim]
         model = repl.Model()
-        stop = threading.Event()
-        writers = repl.start_writers(model, ports, rng, stop)
-        try:
+        with repl.writing(model, ports, rng):
             time.sleep(0.5)
             cut = []
             for attempt in range(6):
@@ -154,8 +150,6 @@ def one_round(report, binary, rng, label):
                 c.kill(victim)
                 c.restart(victim)
             time.sleep(1.0)
-        finally:
-            repl.stop_writers(stop, writers)
         repl.check_after_faults(report, ports, model, label, True, 2, keys_checked=300)
         check_bulk(report, ports, n_bulk, label)
         repl.check_copies(report, ports, ["bulk:%d" % i for i in range(0, n_bulk, 97)], 2,

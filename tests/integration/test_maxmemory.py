@@ -8,6 +8,7 @@ import sys
 import time
 
 import harness
+import main_support
 
 VALUE = "v" * 1000
 
@@ -290,13 +291,8 @@ def check_used_memory(report, binary, n=10000):
 
 
 def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_maxmemory")
-    check_oom_texts(report, args.server)
-    check_policies(report, args.server)
-    check_cluster(report, args.server)
-    check_used_memory(report, args.server)
-    report.finish()
+    main_support.run_checks("test_maxmemory", __doc__, check_oom_texts, check_policies,
+                            check_cluster, check_used_memory)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ Needs root and `ip`; without them the test is skipped (exit 77, which ctest repo
     sudo /usr/bin/python3 test_netns.py --server build/ringkv-server
 """
 
+import contextlib
 import ctypes
 import os
 import shutil
@@ -192,10 +193,8 @@ def check_cut_link(report, net, cluster, keys, owner):
     """Node 3's interface goes down under load through node 1, then comes back."""
     hosts, ports, addrs = cluster.hosts, cluster.ports, cluster.addresses
     cut = addrs[2]
-    load = pf.Load(ports[0], keys, threads=4, hang_limit=LATENCY_LIMIT + 2.0,
-                   host=hosts[0]).start()
-    poller = pf.Poller(ports[0], cut, hosts[0]).start()
-    try:
+    with pf.under_load(ports[0], keys, cut, hosts[0], threads=4,
+                       hang_limit=LATENCY_LIMIT + 2.0) as (load, poller):
         time.sleep(1.0)
         t_cut = time.monotonic()
         net.link(2, "down")
@@ -214,9 +213,6 @@ def check_cut_link(report, net, cluster, keys, owner):
             r for r in list(load.records) if r[0] > t_back and owner[r[2]] == cut
             and r[3] and r[3][:1] != b"-"], 10.0, step=0.1)
         time.sleep(1.5)
-    finally:
-        load.stop()
-        poller.stop()
     records = load.records
     report.check(len(records) > 500, "cut: the load generators ran", str(len(records)))
     t_down = poller.first("down", t_cut)
@@ -294,18 +290,19 @@ def check_delay(report, net, cluster, keys, owner):
                  "delay: state=up, times-down unchanged")
 
 
-def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_netns")
+@contextlib.contextmanager
+def namespaces(report):
+    """The test's network namespaces, created, with this process in the hub, for the `with` block
+    (which gets the Network); the test is skipped where it cannot have them (not root, no `ip`,
+    or creating them fails). After the block they are removed however it ends, and when it ended
+    normally none may be left. A SIGTERM (e.g. a ctest timeout) unwinds through it like an
+    exception."""
     if os.geteuid() != 0:
         report.skip("needs root to create network namespaces")
     if shutil.which("ip") is None:
         report.skip("needs the `ip` command (iproute2)")
-    binary = os.path.abspath(args.server)
     net = Network()
-    # A SIGTERM (e.g. a ctest timeout) unwinds through the finally below like an exception.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    cluster = None
     try:
         try:
             net.create()
@@ -316,17 +313,32 @@ def main():
             report.skip("cannot set up network namespaces: `%s` failed: %s" % (
                 " ".join(e.cmd), (e.stderr or "").strip()))
         net.enter_hub()
+        yield net
+    finally:
+        left = net.destroy()
+    report.equal(left + net.remaining(), [], "every namespace the test created is gone")
+
+
+def namespaced_cluster(binary, net, name, request_timeout, options):
+    """A 3-node cluster (not started) with a node in each of `net`'s node namespaces. Their
+    addresses are not loopback ones: without a password, protected mode would turn clients and
+    peers away, so it is off."""
+    return harness.Cluster(binary, 3, name=name, hosts=net.hosts, prefixes=net.prefixes(),
+                           request_timeout=request_timeout, cluster_options=options,
+                           extra="[security]\nprotected-mode = false\n")
+
+
+def main():
+    args = harness.arg_parser(__doc__).parse_args()
+    report = harness.Report("test_netns")
+    binary = os.path.abspath(args.server)
+    opts = {"health-interval": HEALTH_MS, "failure-limit": FAILURE_LIMIT}
+    with namespaces(report) as net, \
+            namespaced_cluster(binary, net, "netns", REQUEST_TIMEOUT_MS, opts) as cluster:
         print("3 nodes at %s in namespaces %s-n1..n3, client in %s; health-interval %d ms, "
               "failure-limit %d, request-timeout %d ms" % (
                   ", ".join(net.hosts), net.prefix, net.hub, HEALTH_MS, FAILURE_LIMIT,
                   REQUEST_TIMEOUT_MS), flush=True)
-        opts = {"health-interval": HEALTH_MS, "failure-limit": FAILURE_LIMIT}
-        # Non-loopback addresses: without a password, protected mode would turn clients and
-        # peers away.
-        cluster = harness.Cluster(binary, 3, name="netns", hosts=net.hosts,
-                                  prefixes=net.prefixes(), request_timeout=REQUEST_TIMEOUT_MS,
-                                  cluster_options=opts,
-                                  extra="[security]\nprotected-mode = false\n").start()
         keys = ["ns:%d" % i for i in range(2000)]
         owner = dict(zip(keys, owners(net.hosts[0], cluster.ports[0], keys)))
         with cs.Section(report, "relayed GET/SET across hosts"):
@@ -338,11 +350,6 @@ def main():
         for node in cluster.nodes:
             report.check(node.alive(), "%s still running" % node.name, node.log())
             harness.check_clean_exit(report, node)
-    finally:
-        if cluster is not None:
-            cluster.cleanup()
-        left = net.destroy()
-    report.equal(left + net.remaining(), [], "every namespace the test created is gone")
     report.finish()
 
 

@@ -20,9 +20,6 @@ Needs root and `ip` (skipped otherwise).
 
 import os
 import random
-import shutil
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -96,28 +93,10 @@ def main():
     args = p.parse_args()
     harness.seeded_rng(args.seed)
     report = harness.Report("test_partition")
-    if os.geteuid() != 0:
-        report.skip("needs root to create network namespaces")
-    if shutil.which("ip") is None:
-        report.skip("needs the `ip` command (iproute2)")
     binary = os.path.abspath(args.server)
-    net = ns.Network()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    cluster = None
-    try:
-        try:
-            net.create()
-        except subprocess.CalledProcessError as e:
-            net.destroy()
-            report.skip("cannot set up network namespaces: `%s` failed: %s" % (
-                " ".join(e.cmd), (e.stderr or "").strip()))
-        net.enter_hub()
-        opts = {"health-interval": HEALTH_MS, "failure-limit": FAILURE_LIMIT,
-                "replication-factor": 2}
-        cluster = harness.Cluster(binary, 3, name="partition", hosts=net.hosts,
-                                  prefixes=net.prefixes(), request_timeout=1000,
-                                  cluster_options=opts,
-                                  extra="[security]\nprotected-mode = false\n").start()
+    opts = {"health-interval": HEALTH_MS, "failure-limit": FAILURE_LIMIT, "replication-factor": 2}
+    with ns.namespaces(report) as net, \
+            ns.namespaced_cluster(binary, net, "partition", 1000, opts) as cluster:
         hosts, ports, addrs = cluster.hosts, cluster.ports, cluster.addresses
         keys = ["p:%d" % i for i in range(600)]
         owner = dict(zip(keys, ns.owners(hosts[0], ports[0], keys)))
@@ -259,11 +238,6 @@ def main():
                 explained = True
                 explain(bad[0][0], writers, t_cut - 0.1, t_heal)
                 print(cluster.logs(tail=6000), flush=True)
-    finally:
-        if cluster is not None:
-            cluster.cleanup()
-        left = net.destroy()
-    report.equal(left + net.remaining(), [], "every namespace the test created is gone")
     report.finish()
 
 

@@ -16,6 +16,7 @@ failure-limit 3, request-timeout 1 s):
     /usr/bin/python3 test_peer_failures.py --server build/ringkv-server
 """
 
+import contextlib
 import os
 import random
 import re
@@ -172,6 +173,19 @@ class Poller:
         return times[0] if times else None
 
 
+@contextlib.contextmanager
+def under_load(port, keys, watched, host="127.0.0.1", **load_options):
+    """A Load on `keys` and a Poller of peer `watched`'s state, both through node `port` (at
+    `host`), running for the `with` block, which gets (load, poller); both stop after it."""
+    load = Load(port, keys, host=host, **load_options).start()
+    poller = Poller(port, watched, host).start()
+    try:
+        yield load, poller
+    finally:
+        load.stop()
+        poller.stop()
+
+
 def rates(records, t0, t1, keep, errors_too=False):
     """Successful requests (answered ones, errors too, with `errors_too`) per second of the keys
     `keep` accepts, per WINDOW over [t0, t1)."""
@@ -274,11 +288,8 @@ def cluster_info(port):
 
 
 def check_kill_under_load(report, cluster, owner, keys):
-    ports, addrs = cluster.ports, cluster.addresses
-    dead = addrs[2]
-    load = Load(ports[0], keys).start()
-    poller = Poller(ports[0], dead).start()
-    try:
+    ports, dead = cluster.ports, cluster.addresses[2]
+    with under_load(ports[0], keys, dead) as (load, poller):
         time.sleep(1.5)
         t_kill = time.monotonic()
         cluster.kill(2)
@@ -295,9 +306,6 @@ def check_kill_under_load(report, cluster, owner, keys):
         wait_for(lambda: poller.first("up", t_restart), 5.0)
         t_up = poller.first("up", t_restart)
         time.sleep(1.5)
-    finally:
-        load.stop()
-        poller.stop()
     records = load.records
     report.check(len(records) > 1000, "kill: the load generators ran", str(len(records)))
 
@@ -381,11 +389,8 @@ def check_kill_under_load(report, cluster, owner, keys):
 
 
 def check_hung_under_load(report, cluster, owner, keys):
-    ports, addrs = cluster.ports, cluster.addresses
-    hung = addrs[1]
-    load = Load(ports[0], keys).start()
-    poller = Poller(ports[0], hung).start()
-    try:
+    ports, hung = cluster.ports, cluster.addresses[1]
+    with under_load(ports[0], keys, hung) as (load, poller):
         time.sleep(1.0)
         t_stop = time.monotonic()
         cluster.kill(1, signal.SIGSTOP)
@@ -399,9 +404,6 @@ def check_hung_under_load(report, cluster, owner, keys):
         wait_for(lambda: poller.first("up", t_cont), 5.0)
         t_up = poller.first("up", t_cont)
         time.sleep(1.0)
-    finally:
-        load.stop()
-        poller.stop()
     records = load.records
     t_down = poller.first("down", t_stop)
     detect = None if t_down is None else t_down - t_stop
@@ -467,9 +469,7 @@ def check_quick_return(report, binary):
         ports, dead = cluster.ports, cluster.addresses[1]
         keys = ["quick:%d" % i for i in range(1000)]
         owner = dict(zip(keys, cs.owners_of(ports[0], keys)))
-        load = Load(ports[0], keys, threads=2).start()
-        poller = Poller(ports[0], dead).start()
-        try:
+        with under_load(ports[0], keys, dead, threads=2) as (load, poller):
             time.sleep(0.5)
             t_kill = time.monotonic()
             cluster.kill(1)
@@ -480,9 +480,6 @@ def check_quick_return(report, binary):
             wait_for(lambda: poller.first("up", t_restart), 3.0)
             t_up = poller.first("up", t_restart)
             time.sleep(1.0)
-        finally:
-            load.stop()
-            poller.stop()
         report.check(t_down is not None and t_up is not None, "quick return: node 1 saw node 2 "
                      "go down and come back", repr(poller.changes))
         check_error_owners(report, load.records, owner, dead, "quick return")
@@ -517,9 +514,7 @@ def check_eject(report, cluster):
     replies = cs.pipeline(ports[0], [("SET", k, "before") for k in dead_keys + other_keys])
     report.equal(replies.count(cs.OK), 600, "eject: 600 keys written before the failure")
 
-    load = Load(ports[0], load_keys).start()
-    poller = Poller(ports[0], dead).start()
-    try:
+    with under_load(ports[0], load_keys, dead) as (load, poller):
         time.sleep(1.0)
         t_kill = time.monotonic()
         cluster.kill(dead_i)
@@ -544,9 +539,6 @@ def check_eject(report, cluster):
         back, back_took = wait_for(lambda: all(
             cluster_info(ports[i]).get("cluster_routing_members") == "5" for i in survivors), 5.0)
         time.sleep(0.5)
-    finally:
-        load.stop()
-        poller.stop()
     t_up = poller.first("up", t_restart)
 
     detect = None if t_down is None else t_down - t_kill

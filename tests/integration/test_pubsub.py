@@ -22,26 +22,13 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import main_support  # noqa: E402
+from blocking import SETTLE, call_n, quiet  # noqa: E402
 from harness import RespClient, encode_command  # noqa: E402
-
-SETTLE = 0.1
-
-
-def call_n(client, n, *args):
-    """Sends one command and returns the raw bytes of its next `n` replies."""
-    client.send(encode_command(*args))
-    return b"".join(client.read() for _ in range(n))
 
 
 def read_n(client, n):
     return b"".join(client.read() for _ in range(n))
-
-
-def quiet(client, timeout=SETTLE):
-    """True when nothing more arrives on `client` within `timeout`."""
-    data, closed = client.read_available(timeout)
-    client.sock.settimeout(10.0)
-    return data == b"" and not closed
 
 
 def confirmations(raw):
@@ -308,17 +295,13 @@ def slow_subscriber(server, report):
     slow.close()
 
 
-def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_pubsub")
-    with harness.ServerProcess(args.server, name="ringkv") as ours, \
-            harness.start_oracle() as redis:
-        got = scenarios(ours.port)
-        want = scenarios(redis.port)
-        harness.compare_observations(report, got, want)
+def against_redis(report, binary):
+    with main_support.beside_oracle(report, binary, scenarios) as (ours, _):
         slow_subscriber(ours, report)
-        report.check(ours.alive(), "ringkv still running", ours.log())
-    report.finish()
+
+
+def main():
+    main_support.run_checks("test_pubsub", __doc__, against_redis)
 
 
 if __name__ == "__main__":

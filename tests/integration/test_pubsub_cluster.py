@@ -18,21 +18,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+from blocking import SETTLE, call_n, quiet  # noqa: E402
 from harness import RespClient, encode_command  # noqa: E402
-
-SETTLE = 0.1
-
-
-def call_n(client, n, *args):
-    client.send(encode_command(*args))
-    return b"".join(client.read() for _ in range(n))
-
-
-def quiet(client, timeout=SETTLE):
-    """True when nothing more arrives on `client` within `timeout` (no duplicates)."""
-    data, closed = client.read_available(timeout)
-    client.sock.settimeout(10.0)
-    return data == b"" and not closed
 
 
 def confirm(kind, name, count):

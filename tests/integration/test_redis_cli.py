@@ -86,9 +86,8 @@ def check_pipe(report, ours):
 def main():
     args = harness.arg_parser(__doc__).parse_args()
     report = harness.Report("test_redis_cli")
-    with harness.ServerProcess(args.server, name="ringkv") as ours, harness.ServerProcess(
-        harness.REDIS_SERVER, kind="redis", name="redis"
-    ) as redis:
+    with harness.ServerProcess(args.server, name="ringkv") as ours, \
+            harness.start_oracle() as redis:
         check_outputs(report, ours, redis)
         check_pipe(report, ours)
         report.check(ours.alive(), "server still running", ours.log())

@@ -19,6 +19,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import main_support  # noqa: E402
 from harness import RespClient  # noqa: E402
 
 SETUP = [
@@ -160,18 +161,11 @@ def cluster_test(report, binary):
 
 
 def main():
-    args = harness.arg_parser(__doc__).parse_args()
-    report = harness.Report("test_sort")
     seed = random.randrange(1 << 30)
     print("seed: %d" % seed)
-    with harness.ServerProcess(args.server, name="ringkv") as ours, \
-            harness.start_oracle() as oracle:
-        got, want = observe(ours.port, random.Random(seed)), observe(oracle.port,
-                                                                      random.Random(seed))
-        harness.compare_observations(report, got, want)
-        report.check(ours.alive(), "ringkv still running", ours.log())
-    cluster_test(report, args.server)
-    report.finish()
+    # The same commands on both servers: a generator seeded alike for each.
+    same_commands = main_support.oracle_check(lambda port: observe(port, random.Random(seed)))
+    main_support.run_checks("test_sort", __doc__, same_commands, cluster_test)
 
 
 if __name__ == "__main__":

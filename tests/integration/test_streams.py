@@ -30,6 +30,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import main_support  # noqa: E402
 from command_gen_stream import STREAM_KEYS, StreamGen  # noqa: E402
 
 TIME_TOLERANCE = 5000  # ms
@@ -509,12 +510,7 @@ def main(argv=None, name="test_streams"):
     args = p.parse_args(argv)
     rng, _ = harness.seeded_rng(args.seed)
     report = harness.Report(name)
-    if args.cluster:
-        ours = harness.Cluster(args.server, args.cluster, name="streams")
-        nodes = ours.nodes
-    else:
-        ours = harness.ServerProcess(args.server, name="ringkv")
-        nodes = [ours]
+    ours, nodes = main_support.server_or_cluster(args.server, args.cluster, "streams")
     with ours, harness.start_oracle() as redis:
         ports = [n.port for n in nodes]
         pairs = []

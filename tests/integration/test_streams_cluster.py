@@ -10,10 +10,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import main_support  # noqa: E402
 import test_streams  # noqa: E402
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if "--cluster" not in args:
-        args += ["--cluster", "3"]
-    test_streams.main(args, name="test_streams_cluster")
+    main_support.run_in_cluster(test_streams.main, "test_streams_cluster")

@@ -11,10 +11,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import main_support  # noqa: E402
 import test_transactions  # noqa: E402
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if "--cluster" not in args:
-        args += ["--cluster", "3"]
-    test_transactions.main(args, name="test_transactions_cluster_diff")
+    main_support.run_in_cluster(test_transactions.main, "test_transactions_cluster_diff")

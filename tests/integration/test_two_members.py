@@ -26,6 +26,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import main_support  # noqa: E402
 import redis  # noqa: E402
 import replication_support as repl  # noqa: E402
 
@@ -158,11 +159,7 @@ def check_tie_breaker(report, binary, rng):
 
 
 def main():
-    p = harness.arg_parser(__doc__)
-    p.add_argument("--seed", type=int, default=None)
-    args = p.parse_args()
-    rng, _ = harness.seeded_rng(args.seed)
-    report = harness.Report("test_two_members")
+    args, rng, _, report = main_support.seeded_start("test_two_members", __doc__)
     print("two members, no tie-breaker", flush=True)
     check_without_tie_breaker(report, args.server)
     print("two members, member 1 the tie-breaker", flush=True)
