@@ -227,7 +227,8 @@ bool TlsChannel::send(std::string_view plain) {
 }
 
 void TlsChannel::close_notify() {
-  if (!established_) return;
+  // Not after a fatal error, where OpenSSL forbids SSL_shutdown.
+  if (!established_ || !error_.empty()) return;
   ERR_clear_error();
   SSL_shutdown(ssl_);
   ERR_clear_error();

@@ -73,8 +73,8 @@ class TlsChannel {
   bool receive(std::string_view bytes, std::string& plain);
   // Encrypts application data (kept until the handshake is done). False on a TLS error.
   bool send(std::string_view plain);
-  // Ends the session in order: its close_notify alert goes to output() (once established; a
-  // best effort, as the connection closes right after it).
+  // Ends the session in order: its close_notify alert goes to output() (once established and
+  // unless the session failed; a best effort, as the connection closes right after it).
   void close_notify();
   // Moves the bytes waiting to go to the network (records, alerts) to the end of `out`.
   void take_output(std::string& out);
