@@ -193,6 +193,9 @@ class DebugLink {
   // Appends what the client sent to `in`, waiting for it at most `idle_ms` (0: as long as it
   // takes); false when the connection closed, failed or nothing came in time.
   virtual bool read_some(std::string& in, int64_t idle_ms) = 0;
+  // Ends the connection, in order (a TLS session with its close_notify): a forked debugging
+  // copy's last act.
+  virtual void close() = 0;
 };
 
 class ClientSession {

@@ -80,4 +80,12 @@ bool DebugLink::read_some(std::string& in, int64_t idle_ms) {
   return true;
 }
 
+void DebugLink::close() {
+  if (tls_ != nullptr) {
+    tls_->close_notify();
+    send_tls_output();
+  }
+  ::close(fd_);
+}
+
 }  // namespace ringkv::server

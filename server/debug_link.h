@@ -21,6 +21,7 @@ class DebugLink final : public engine::DebugLink {
 
   void write_all(std::string_view data) override;
   bool read_some(std::string& in, int64_t idle_ms) override;
+  void close() override;
 
  private:
   // The socket's own bytes (TLS records on a TLS connection).

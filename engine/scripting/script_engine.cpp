@@ -291,8 +291,9 @@ void ScriptEngine::debug_eval(CommandContext& ctx, bool read_only, bool sync) {
   eval(ctx, false, read_only);
   if (!sync) {
     // The copy: the replies (this one and any before it) follow the session's end, and the
-    // copy is done.
+    // copy is done, closing the connection it carried on.
     debugger_.end(ctx.reply.buffer());
+    ctx.client->debug_link()->close();
     ::_exit(0);
   }
   debugger_.end();
