@@ -95,25 +95,26 @@ void Store::prefetch(std::span<const Lookahead> requests) const {
     hashes[i] = impl_->hash(requests[i].key);
     __builtin_prefetch(&t.slots[t.home(hashes[i])]);
   }
-  const Object* objects[kMaxKeys];
+  // The entry each request's home slot points to, when its tag matches.
+  const Entry* entries[kMaxKeys];
   size_t collections = 0;
   for (size_t i = 0; i < n; ++i) {
     const uint64_t s = t.slots[t.home(hashes[i])];
-    objects[i] = nullptr;
-    if (s == 0 || (s & kTagMask) != (hashes[i] & kTagMask)) continue;
-    __builtin_prefetch(slot_entry(s));
+    entries[i] = s != 0 && (s & kTagMask) == (hashes[i] & kTagMask) ? slot_entry(s) : nullptr;
+    if (entries[i] == nullptr) continue;
+    __builtin_prefetch(entries[i]);
     if (!requests[i].members[0].empty()) collections++;
   }
   if (collections == 0) return;
   // Requests with members: the entries of those (waited for now, as running them would) that
   // hold a collection, then the members' buckets in it, then the buckets' first nodes.
+  const Object* objects[kMaxKeys];
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t s = t.slots[t.home(hashes[i])];
-    if (requests[i].members[0].empty() || s == 0 || (s & kTagMask) != (hashes[i] & kTagMask)) {
-      continue;
-    }
-    const Entry* e = slot_entry(s);
-    if (e->type() != ValueType::kString && e->key() == requests[i].key) objects[i] = e->object();
+    const Entry* e = entries[i];
+    objects[i] = e != nullptr && !requests[i].members[0].empty() &&
+                         e->type() != ValueType::kString && e->key() == requests[i].key
+                     ? e->object()
+                     : nullptr;
   }
   for (const bool chain : {false, true}) {
     for (size_t i = 0; i < n; ++i) {
