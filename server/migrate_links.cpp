@@ -9,16 +9,16 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "server/blocking_socket.h"
 
 namespace ringkv::server {
 
@@ -34,12 +34,6 @@ std::string link_name(std::string_view host, std::string_view port) {
   name += ':';
   name += port;
   return name;
-}
-
-int64_t monotonic_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 // Waits until `fd` is ready for `events` or `timeout_ms` passes (Redis's aeWait).
@@ -77,29 +71,22 @@ int start_connect(std::string_view host, std::string_view port) {
 
 class MigrateLinks::Link : public engine::MigrateLink {
  public:
-  Link(int fd, std::unique_ptr<common::TlsChannel> tls) : fd_(fd), tls_(std::move(tls)) {}
+  Link(int fd, std::unique_ptr<common::TlsChannel> tls)
+      : fd_(fd), tls_(std::move(tls)), socket_(fd, tls_.get()) {}
   ~Link() override { ::close(fd_); }
 
   // With TLS: the handshake, done before anything is written, within `timeout_ms` (Redis's
   // blocking connect for a tls-cluster MIGRATE). False when it fails or times out.
   bool handshake(int64_t timeout_ms) {
-    const int64_t start = monotonic_ms();
-    if (!tls_->start()) return false;
-    while (!tls_->established()) {
-      if (!send_output(start, timeout_ms) || !fill(start, timeout_ms)) return false;
-    }
-    return send_output(start, timeout_ms);
+    return socket_.handshake(in_, BlockingSocket::Deadline::in(timeout_ms));
   }
 
   bool write(std::string_view data, int64_t timeout_ms) override {
-    const int64_t start = monotonic_ms();
-    if (!tls_) return send_all(data, start, timeout_ms);
-    if (!tls_->send(data)) return tls_failed();
-    return send_output(start, timeout_ms);
+    return socket_.write(data, BlockingSocket::Deadline::in(timeout_ms));
   }
 
   bool read_line(std::string& line, int64_t timeout_ms) override {
-    const int64_t start = monotonic_ms();
+    const auto deadline = BlockingSocket::Deadline::in(timeout_ms);
     for (;;) {
       // A line ends at its newline, or is cut after kMaxLine bytes (the rest is the next line)
       // as Redis's buffer cuts it.
@@ -111,74 +98,17 @@ class MigrateLinks::Link : public engine::MigrateLink {
         if (nl != std::string::npos && !line.empty() && line.back() == '\r') line.pop_back();
         return true;
       }
-      if (!fill(start, timeout_ms)) return false;
+      if (!socket_.read_some(in_, deadline)) return false;
     }
   }
 
   int64_t last_use_ms = 0;
 
  private:
-  bool send_all(std::string_view data, int64_t start, int64_t timeout_ms) const {
-    for (;;) {
-      const ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
-      if (n < 0 && errno != EAGAIN) return false;
-      if (n > 0) data.remove_prefix(static_cast<size_t>(n));
-      if (data.empty()) return true;
-      if (!waited(POLLOUT, start, timeout_ms)) return false;
-    }
-  }
-
-  // Sends what the TLS channel has for the network.
-  bool send_output(int64_t start, int64_t timeout_ms) {
-    std::string out;
-    tls_->take_output(out);
-    return out.empty() || send_all(out, start, timeout_ms);
-  }
-
-  // Reads what the target sent into in_ (decrypted with TLS, whose answers, a handshake's next
-  // message, go out at once). False on an error, the end of the stream or the timeout.
-  bool fill(int64_t start, int64_t timeout_ms) {
-    char buf[4096];
-    for (;;) {
-      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n > 0) {
-        const std::string_view got(buf, static_cast<size_t>(n));
-        if (!tls_) {
-          in_.append(got);
-          return true;
-        }
-        if (!tls_->receive(got, in_)) return tls_failed();
-        return send_output(start, timeout_ms);
-      }
-      if (n == 0) {
-        errno = ECONNRESET;  // the target closed the connection
-        return false;
-      }
-      if (errno != EAGAIN) return false;
-      if (!waited(POLLIN, start, timeout_ms)) return false;
-    }
-  }
-
-  bool tls_failed() const {
-    spdlog::debug("MIGRATE over TLS: {}", tls_->error().empty() ? "closed" : tls_->error());
-    errno = ECONNRESET;
-    return false;
-  }
-
-  // Waits for `events` (at least 10 ms, Redis's SYNCIO__RESOLUTION); false with ETIMEDOUT once
-  // `timeout_ms` since `start` has passed.
-  bool waited(short events, int64_t start, int64_t timeout_ms) const {
-    wait_for(fd_, events, std::max<int64_t>(timeout_ms - (monotonic_ms() - start), 10));
-    if (monotonic_ms() - start >= timeout_ms) {
-      errno = ETIMEDOUT;
-      return false;
-    }
-    return true;
-  }
-
   int fd_;
   std::unique_ptr<common::TlsChannel> tls_;  // null: plain TCP
-  std::string in_;                           // read and not yet taken as lines
+  BlockingSocket socket_;
+  std::string in_;  // read and not yet taken as lines
 };
 
 MigrateLinks::MigrateLinks() = default;
