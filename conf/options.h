@@ -107,12 +107,13 @@ struct PersistenceOptions {
   std::string appendfilename = "appendonly.aof";
   int64_t auto_aof_rewrite_percentage = 100;             // rewrite when grown by this % (0 = off)
   int64_t auto_aof_rewrite_min_size = 64 * 1024 * 1024;  // ... and at least this big (bytes)
-  bool aof_load_truncated = true;       // start with a truncated last record dropped (else refuse)
-  bool aof_use_rdb_preamble = true;     // a rewrite writes the data as an RDB, then commands follow
-  std::string save;                     // snapshot rules: "seconds changes ..." pairs; "" = none
-  std::string dbfilename = "dump.rdb";  // the RDB file inside dir
-  bool rdbcompression = true;           // LZF-compress strings over 20 bytes in RDB and DUMP
-  bool rdbchecksum = true;              // end RDB files with a CRC64 (else 8 zero bytes)
+  bool aof_load_truncated = true;    // start with a truncated last record dropped (else refuse)
+  bool aof_use_rdb_preamble = true;  // a rewrite writes the data as an RDB, then commands follow
+  std::string save;                  // snapshot rules: "seconds changes ..." pairs; "" = none
+  bool stop_writes_on_bgsave_error = true;  // with save rules, a failed BGSAVE refuses writes
+  std::string dbfilename = "dump.rdb";      // the RDB file inside dir
+  bool rdbcompression = true;               // LZF-compress strings over 20 bytes in RDB and DUMP
+  bool rdbchecksum = true;                  // end RDB files with a CRC64 (else 8 zero bytes)
 };
 
 // Parses a `save` value ("3600 1 300 100", or "" for none) into (seconds, changes) pairs, as

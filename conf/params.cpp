@@ -687,6 +687,11 @@ const std::vector<Row>& rows() {
                       "Snapshot rules: \"seconds changes ...\" pairs (BGSAVE after that many "
                       "changes within that many seconds); \"\" = none"},
                  Field<P, std::string>{kPersistence, &P::save}),
+        bool_row(Head{"persistence", "stop-writes-on-bgsave-error", "--stop-writes-on-bgsave-error",
+                      "stop-writes-on-bgsave-error", true,
+                      "While save rules are set and the last BGSAVE failed, write commands (and "
+                      "PING) answer -MISCONF until a SAVE or BGSAVE succeeds"},
+                 Field<P, bool>{kPersistence, &P::stop_writes_on_bgsave_error}),
         protected_in_redis(
             string_row(Head{"persistence", "dbfilename", "--dbfilename", "dbfilename", false,
                             "Name of the RDB file inside dir (SAVE, BGSAVE, loaded at start-up "

@@ -67,6 +67,11 @@ class AppendOnlyFile {
   // start (corruption, a refused truncation, I/O errors).
   bool load_and_open(const ReplayRunner& runner = {});
 
+  // The errno of the failed write that makes the file refuse writes (0: none): while the file
+  // is on and its last write failed (Redis's MISCONF for the append-only file).
+  int write_error() const {
+    return state_ != State::kOff && !writer_.last_write_ok() ? writer_.last_write_errno() : 0;
+  }
   // Whether the server should hand over records: the file is on, or a rewrite collects them.
   bool wants_records() const { return state_ != State::kOff || child_pid_ > 0; }
   // The database of the records fed next: a SELECT is recorded first when it is not the one of

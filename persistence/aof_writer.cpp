@@ -69,6 +69,7 @@ bool AofWriter::write_all(std::string_view data) {
                     std::strerror(errno));
     }
     last_write_ok_ = false;
+    last_write_errno_ = err;
     return false;
   }
   size_ += data.size();

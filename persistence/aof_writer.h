@@ -73,6 +73,8 @@ class AofWriter {
   uint64_t current_size() const { return size_; }
   size_t buffer_length() const { return buf_.size(); }
   bool last_write_ok() const { return last_write_ok_; }
+  // The errno of the last failed write (meaningful while !last_write_ok()).
+  int last_write_errno() const { return last_write_errno_; }
   uint64_t pending_fsyncs() const { return jobs_.pending(); }
   uint64_t delayed_fsyncs() const { return delayed_fsyncs_; }
 
@@ -90,6 +92,7 @@ class AofWriter {
   std::string buf_;
   uint64_t size_ = 0;
   bool last_write_ok_ = true;
+  int last_write_errno_ = 0;
   bool unsynced_ = false;  // written since the last fsync was queued
   uint64_t last_fsync_ms_ = 0;
   uint64_t delayed_fsyncs_ = 0;

@@ -102,6 +102,7 @@ std::string RdbSnapshots::save(int64_t now_unix_ms) {
   }
   changes_at_save_ = changes_;
   last_save_unix_ = now_unix_ms / 1000;
+  last_bgsave_ok_ = true;  // as Redis: writes refused after a failed BGSAVE are let in again
   spdlog::info("DB saved on disk: {} keys, {} bytes in {} us", stats.keys, stats.bytes,
                monotonic_us() - start);
   return {};

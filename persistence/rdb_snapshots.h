@@ -74,6 +74,8 @@ class RdbSnapshots {
   bool shutdown(bool force, bool nosave, int64_t now_unix_ms);
 
   int64_t last_save_unix() const { return last_save_unix_; }
+  // False from a failed BGSAVE until a SAVE or BGSAVE succeeds (stop-writes-on-bgsave-error).
+  bool last_bgsave_ok() const { return last_bgsave_ok_; }
   RdbInfo info(uint64_t now_ms) const;
   // The options a snapshot is written with now (for files and SYNC streams alike).
   RdbSaveOptions save_options(int64_t now_unix_ms) const;

@@ -34,6 +34,16 @@ inline constexpr std::string_view kScoreNaN = "ERR resulting score is not a numb
 inline constexpr std::string_view kIncrFloatNaN = "ERR increment would produce NaN or Infinity";
 inline constexpr std::string_view kMaxClients = "ERR max number of clients reached";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+// Write commands (and PING) while save rules are set and the last BGSAVE failed
+// (stop-writes-on-bgsave-error), or while writes to the append-only file fail (kMisconfAof
+// followed by the system's error text).
+inline constexpr std::string_view kMisconfRdb =
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "
+    "disk. Commands that may modify the data set are disabled, because this instance is "
+    "configured to report errors during writes if RDB snapshotting fails "
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB "
+    "error.";
+inline constexpr std::string_view kMisconfAof = "MISCONF Errors writing to the AOF file: ";
 // Any command but AUTH, HELLO, RESET, QUIT... before a client authenticated (requirepass).
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 // Written to a client from a non-loopback address, which is then closed, when protected mode is

@@ -225,6 +225,7 @@ class Server final : public engine::ServerControl,
                    protocol::ReplyWriter& reply) override;
   void script_busy(bool first) override;
   void script_end(bool was_busy) override;
+  std::string writes_refused() override;
   int debug_fork(engine::ClientSession* client) override;
   // Waits for the SCRIPT DEBUG copies that ended (or kills them all, at shutdown).
   void reap_debug_sessions(bool kill_them);
@@ -374,6 +375,15 @@ class Server final : public engine::ServerControl,
   // queue holds a denyoom command (-EXECABORT). Returns whether it answered.
   bool refused_for_memory(const engine::CommandSpec& spec, Connection* conn,
                           protocol::ReplyWriter& writer);
+  // Why writes are refused now (Redis's MISCONF text), or "": save rules are set, the last
+  // BGSAVE failed and stop-writes-on-bgsave-error is on; or the append-only file's last write
+  // failed.
+  std::string disk_error() const;
+  // Redis's check before a command while disk_error() is set: refuses a write command, PING, a
+  // write or PING queued in MULTI and an EXEC whose queue holds a write (-EXECABORT). Returns
+  // whether it answered.
+  bool refused_for_disk(const engine::CommandSpec& spec, Connection* conn,
+                        protocol::ReplyWriter& writer);
   // In MULTI: queues the command (+QUEUED) unless it runs at once (EXEC, DISCARD, MULTI, WATCH,
   // QUIT, RESET). Returns whether it was queued (or refused).
   bool queue_in_transaction(Connection& conn, const engine::CommandSpec& spec,

@@ -30,7 +30,7 @@ bool Server::queue_in_transaction(Connection& conn, const engine::CommandSpec& s
     return true;
   }
   // Queuing takes memory too: refused when over maxmemory, as Redis does.
-  if (refused_for_memory(spec, &conn, writer)) return true;
+  if (refused_for_memory(spec, &conn, writer) || refused_for_disk(spec, &conn, writer)) return true;
   tx.queued.emplace_back(argv.begin(), argv.end());
   tx.flags |= spec.flags;
   writer.queued();
@@ -108,34 +108,6 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
                                slot.fill(reply, true);
                              });
   tx.unwatched();
-  return true;
-}
-
-bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* conn,
-                                protocol::ReplyWriter& writer) {
-  // As Redis, nothing is evicted (nor refused for memory) while clients are paused.
-  if (eviction_limits_.maxmemory == 0 || clients_paused() ||
-      evictor_.enforce(dbs_.all(), eviction_limits_)) {
-    return false;
-  }
-  static const engine::CommandSpec* const kExec = engine::find_command("exec");
-  static const engine::CommandSpec* const kSpared[] = {kExec, engine::find_command("discard"),
-                                                       engine::find_command("quit"),
-                                                       engine::find_command("reset")};
-  const bool in_multi = conn != nullptr && conn->transaction().active;
-  const bool spared = std::find(std::begin(kSpared), std::end(kSpared), &spec) != std::end(kSpared);
-  const bool exec_grows =
-      &spec == kExec && in_multi && (conn->transaction().flags & engine::kDenyOom) != 0;
-  if (!(spec.flags & engine::kDenyOom) && !(in_multi && !spared) && !exec_grows) return false;
-  observed_.commands.of(spec).rejected_calls++;
-  if (&spec == kExec && in_multi) {
-    writer.error(std::string(protocol::err::kExecAbortBecause) + std::string(protocol::err::kOom));
-    conn->transaction().end();
-    unwatch_all(*conn);
-    return true;
-  }
-  writer.error(protocol::err::kOom);
-  if (conn != nullptr) transaction_refused(*conn);
   return true;
 }
 

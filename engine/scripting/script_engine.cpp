@@ -317,6 +317,16 @@ void ScriptEngine::run(CommandContext& ctx, const std::string& sha, const Script
 void ScriptEngine::call_script(CommandContext& ctx, lua_State* L, int nargs,
                                const std::string& name, uint32_t flags, bool read_only) {
   const bool function = L == fn_lua_;
+  // A script declared as one that may write (a shebang without no-writes, a function without
+  // it) does not start while the node refuses writes; one without a shebang fails at its first
+  // write instead (call_command).
+  if (!read_only && (flags & (kScriptNoWrites | kScriptCompat)) == 0) {
+    if (const std::string refusal = host_->writes_refused(); !refusal.empty()) {
+      lua_pop(L, nargs + 1);  // the function and its arguments
+      ctx.reply.error(refusal);
+      return;
+    }
+  }
   running_ = true;
   timed_out_ = false;
   kill_requested_ = false;
@@ -464,6 +474,12 @@ bool ScriptEngine::call_command(lua_State* L) {
   if (spec->flags & kNoscript) return fail("This Redis command is not allowed from script");
   if (spec->flags & kWrite) {
     if (read_only_) return fail("Write commands are not allowed from read-only scripts.");
+    // Once the script has written it goes on: it cannot be stopped half done.
+    if (!wrote_) {
+      if (const std::string refusal = host_->writes_refused(); !refusal.empty()) {
+        return fail("-" + refusal);
+      }
+    }
     wrote_ = true;
   }
   std::string out;

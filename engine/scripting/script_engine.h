@@ -41,6 +41,9 @@ class ScriptHost {
   // and then again every few thousand instructions: the server answers other clients (-BUSY,
   // SCRIPT KILL, SHUTDOWN NOSAVE). `first` is true on the first call of a script.
   virtual void script_busy(bool first) = 0;
+  // Why the node refuses writes now (the error reply's text, e.g. Redis's MISCONF), or "": a
+  // script that may write does not start, and its first write command fails.
+  virtual std::string writes_refused() { return {}; }
   // The script ended (its reply is written); `was_busy`: it had passed the busy threshold.
   virtual void script_end(bool was_busy) = 0;
   // SCRIPT DEBUG YES: `client`'s EVAL is debugged in a copy of the node, whose changes are

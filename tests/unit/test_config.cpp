@@ -484,6 +484,7 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "aof-load-truncated",
                                                "aof-use-rdb-preamble",
                                                "save",
+                                               "stop-writes-on-bgsave-error",
                                                "dbfilename",
                                                "rdbcompression",
                                                "rdbchecksum",

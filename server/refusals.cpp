@@ -1,0 +1,78 @@
+// Commands refused for the node's state before they run, as Redis refuses them: over maxmemory
+// (-OOM) and while the node cannot persist (-MISCONF, stop-writes-on-bgsave-error and failed
+// writes to the append-only file). A command queued in MULTI is checked as it is queued, and
+// EXEC again for what its queue holds.
+#include <algorithm>
+#include <cstring>
+
+#include "protocol/errors.h"
+#include "server/connection.h"
+#include "server/server.h"
+
+namespace ringkv::server {
+
+bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* conn,
+                                protocol::ReplyWriter& writer) {
+  // As Redis, nothing is evicted (nor refused for memory) while clients are paused.
+  if (eviction_limits_.maxmemory == 0 || clients_paused() ||
+      evictor_.enforce(dbs_.all(), eviction_limits_)) {
+    return false;
+  }
+  static const engine::CommandSpec* const kExec = engine::find_command("exec");
+  static const engine::CommandSpec* const kSpared[] = {kExec, engine::find_command("discard"),
+                                                       engine::find_command("quit"),
+                                                       engine::find_command("reset")};
+  const bool in_multi = conn != nullptr && conn->transaction().active;
+  const bool spared = std::find(std::begin(kSpared), std::end(kSpared), &spec) != std::end(kSpared);
+  const bool exec_grows =
+      &spec == kExec && in_multi && (conn->transaction().flags & engine::kDenyOom) != 0;
+  if (!(spec.flags & engine::kDenyOom) && !(in_multi && !spared) && !exec_grows) return false;
+  observed_.commands.of(spec).rejected_calls++;
+  if (&spec == kExec && in_multi) {
+    writer.error(std::string(protocol::err::kExecAbortBecause) + std::string(protocol::err::kOom));
+    conn->transaction().end();
+    unwatch_all(*conn);
+    return true;
+  }
+  writer.error(protocol::err::kOom);
+  if (conn != nullptr) transaction_refused(*conn);
+  return true;
+}
+
+std::string Server::disk_error() const {
+  if (config_.persistence.stop_writes_on_bgsave_error && !rdb_.last_bgsave_ok() &&
+      !config_.persistence.save.empty()) {
+    return std::string(protocol::err::kMisconfRdb);
+  }
+  if (const int error = aof_.write_error(); error != 0) {
+    return std::string(protocol::err::kMisconfAof) + std::strerror(error);
+  }
+  return {};
+}
+
+bool Server::refused_for_disk(const engine::CommandSpec& spec, Connection* conn,
+                              protocol::ReplyWriter& writer) {
+  static const engine::CommandSpec* const kExec = engine::find_command("exec");
+  static const engine::CommandSpec* const kPing = engine::find_command("ping");
+  const bool in_multi = conn != nullptr && conn->transaction().active;
+  const bool exec_writes =
+      &spec == kExec && in_multi && (conn->transaction().flags & engine::kWrite) != 0;
+  // PING too, so that a monitoring check sees the node cannot persist.
+  if (!(spec.flags & engine::kWrite) && &spec != kPing && !exec_writes) return false;
+  const std::string error = disk_error();
+  if (error.empty()) return false;
+  observed_.commands.of(spec).rejected_calls++;
+  if (exec_writes) {
+    writer.error(std::string(protocol::err::kExecAbortBecause) + error);
+    conn->transaction().end();
+    unwatch_all(*conn);
+    return true;
+  }
+  writer.error(error);
+  if (conn != nullptr) transaction_refused(*conn);
+  return true;
+}
+
+std::string Server::writes_refused() { return disk_error(); }
+
+}  // namespace ringkv::server

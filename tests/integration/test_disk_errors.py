@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Writes refused while the node cannot persist (stop-writes-on-bgsave-error), as redis-server 7.0.15
+refuses them: after a failed BGSAVE, with save rules set, every write command and PING answer
+-MISCONF; reads, scripts that write nothing and read-only transactions go on; a write queued in
+MULTI aborts the transaction; a successful SAVE or BGSAVE, no save rules, or
+stop-writes-on-bgsave-error no lets writes in again. A BGSAVE is made to fail the same way on both
+servers: a soft file-size limit (prlimit) under the snapshot's size kills the child with SIGXFSZ.
+
+In a cluster the node that would persist the write decides: a write relayed to a member whose
+last BGSAVE failed is refused there, the other members' keys are written, and that member's
+replication stream from its primary is still applied."""
+
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import time
+
+import harness
+import main_support
+import replication_support as rs
+
+# Bigger than the soft limit once in the snapshot, whatever compression does (random bytes).
+_BIG = random.Random(7).randbytes(3 * 1024 * 1024)
+_LIMIT = 1024 * 1024
+_MISCONF = (b"-MISCONF Redis is configured to save RDB snapshots, but it's currently unable to "
+            b"persist to disk. Commands that may modify the data set are disabled, because this "
+            b"instance is configured to report errors during writes if RDB snapshotting fails "
+            b"(stop-writes-on-bgsave-error option). Please check the Redis logs for details about "
+            b"the RDB error.\r\n")
+
+
+def set_file_limit(pid, soft):
+    """The process's soft limit on file sizes (its hard limit stays unlimited)."""
+    subprocess.run(["prlimit", "--pid", str(pid), "--fsize=%s:unlimited" % soft], check=True)
+
+
+def bgsave_done(port):
+    """Waits until no BGSAVE runs; returns rdb_last_bgsave_status."""
+    deadline = time.time() + 20 * harness.timeout_scale()
+    while time.time() < deadline:
+        fields = harness.info_fields(port, "INFO", "persistence")
+        if fields.get("rdb_bgsave_in_progress") == "0":
+            return fields.get("rdb_last_bgsave_status")
+        time.sleep(0.05)
+    return "bgsave still running"
+
+
+def fail_bgsave(pid, port):
+    """Makes the next BGSAVE fail (its file outgrows the limit); returns what is observed."""
+    set_file_limit(pid, _LIMIT)
+    with harness.RespClient(port) as c:
+        started = c.call("BGSAVE")
+    status = bgsave_done(port)
+    set_file_limit(pid, "unlimited")
+    return [("a failing BGSAVE starts", started), ("and fails", status)]
+
+
+_SCRIPTS = [
+    ("a script that writes nothing", ("EVAL", "return redis.call('GET', 'r')", "0")),
+    ("a script's write (redis.call)", ("EVAL", "return redis.call('SET', 'w', '1')", "0")),
+    ("a script's write (redis.pcall)", ("EVAL", "return redis.pcall('SET', 'w', '1')", "0")),
+    ("a script's write after a read",
+     ("EVAL", "redis.call('GET', 'r'); return redis.call('INCR', 'w')", "0")),
+    ("a shebang script that may write", ("EVAL", "#!lua\nreturn 1", "0")),
+    ("a no-writes shebang script", ("EVAL", "#!lua flags=no-writes\nreturn 1", "0")),
+    ("EVAL_RO", ("EVAL_RO", "return redis.call('GET', 'r')", "0")),
+    ("a function that may write", ("FCALL", "maywrite", "0")),
+    ("a no-writes function", ("FCALL", "readonly", "0")),
+    ("FCALL_RO", ("FCALL_RO", "readonly", "0")),
+    ("FUNCTION DELETE", ("FUNCTION", "DELETE", "nosuchlib")),
+]
+
+_LIBRARY = """#!lua name=disklib
+redis.register_function('maywrite', function() return redis.call('SET', 'fw', '1') end)
+redis.register_function{function_name='readonly', callback=function() return 1 end,
+                        flags={'no-writes'}}
+"""
+
+
+def observe(server):
+    """The whole scenario on one server (ringkv or redis-server): what each step answers."""
+    port = server.port
+    seen = []
+    with harness.RespClient(port) as c, harness.RespClient(port) as queued:
+        c.call("SET", "big", _BIG)
+        c.call("SET", "r", "read me")
+        c.call("FUNCTION", "LOAD", _LIBRARY)
+        seen.append(("no save rules: a failed BGSAVE", None))
+        seen += fail_bgsave(server.pid, port)
+        seen.append(("writes go on without save rules", c.call("SET", "a", "1")))
+        seen.append(("MULTI queues a write before", queued.call("MULTI")))
+        seen.append(("queued", queued.call("SET", "q", "1")))
+        seen.append(("save rules set", c.call("CONFIG", "SET", "save", "3600 1")))
+        seen.append(("status still err", bgsave_done(port)))
+        for step in [("SET", "a", "2"), ("PING",), ("PING", "hi"), ("GET", "a"), ("DEL", "a"),
+                     ("EXPIRE", "a", "10"), ("PUBLISH", "ch", "m"), ("FLUSHALL",), ("ECHO", "x"),
+                     ("EXISTS", "a"), ("SAVE", "x")]:
+            seen.append((" ".join(step), c.call(*step)))
+        for note, step in _SCRIPTS:
+            seen.append((note, c.call(*step)))
+        seen.append(("EXEC of a write queued before", queued.call("EXEC")))
+        seen.append(("MULTI", c.call("MULTI")))
+        seen.append(("a write queued now", c.call("SET", "a", "3")))
+        seen.append(("a read queued", c.call("GET", "a")))
+        seen.append(("EXEC aborts", c.call("EXEC")))
+        seen.append(("MULTI again", c.call("MULTI")))
+        seen.append(("PING queued", c.call("PING")))
+        seen.append(("EXEC after PING", c.call("EXEC")))
+        seen.append(("a read-only MULTI", c.call("MULTI")))
+        seen.append(("GET queued", c.call("GET", "r")))
+        seen.append(("EXEC runs", c.call("EXEC")))
+        seen.append(("CONFIG GET", c.call("CONFIG", "GET", "stop-writes-on-bgsave-error")))
+        seen.append(("CONFIG SET bad", c.call("CONFIG", "SET", "stop-writes-on-bgsave-error",
+                                              "maybe")))
+        seen.append(("off", c.call("CONFIG", "SET", "stop-writes-on-bgsave-error", "no")))
+        seen.append(("writes go on", c.call("SET", "a", "4")))
+        seen.append(("on", c.call("CONFIG", "SET", "stop-writes-on-bgsave-error", "yes")))
+        seen.append(("refused again", c.call("SET", "a", "5")))
+        seen.append(("save rules off", c.call("CONFIG", "SET", "save", "")))
+        seen.append(("writes go on", c.call("SET", "a", "6")))
+        seen.append(("save rules on", c.call("CONFIG", "SET", "save", "3600 1")))
+        seen.append(("refused again", c.call("INCR", "n")))
+        seen.append(("SAVE", c.call("SAVE")))
+        seen.append(("a successful SAVE clears it", bgsave_done(port)))
+        seen.append(("writes go on", c.call("SET", "a", "7")))
+        seen += fail_bgsave(server.pid, port)
+        seen.append(("refused", c.call("SET", "a", "8")))
+        seen.append(("a BGSAVE", c.call("BGSAVE")))
+        seen.append(("that succeeds", bgsave_done(port)))
+        seen.append(("clears it", c.call("SET", "a", "9")))
+        seen.append(("what was written", c.call("MGET", "a", "q", "w", "fw", "n")))
+        seen.append(("CONFIG SET save off", c.call("CONFIG", "SET", "save", "")))
+    return seen
+
+
+def check_single(report, binary):
+    with harness.ServerProcess(binary, name="ringkv") as ours, harness.start_oracle() as oracle:
+        harness.compare_observations(report, observe(ours), observe(oracle))
+        report.check(ours.alive(), "ringkv still running", ours.log())
+
+
+def aof_status(port, want, seconds=15):
+    """Waits until INFO's aof_last_write_status is `want`; returns the last one seen."""
+    deadline = time.time() + seconds * harness.timeout_scale()
+    status = None
+    while time.time() < deadline:
+        status = harness.info_fields(port, "INFO", "persistence").get("aof_last_write_status")
+        if status == want:
+            break
+        time.sleep(0.05)
+    return status
+
+
+def observe_full_disk(binary):
+    """The append-only file on a 1 MB tmpfs that a big write fills, then grown back: what each
+    step answers, on ringkv (`binary`) or redis-server."""
+    mount_point = tempfile.mkdtemp(prefix="ringkv-it-full-")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mount_point], check=True)
+    seen = []
+    try:
+        kind = "redis" if harness.is_redis_binary(binary) else "ringkv"
+        extra = ["--appendonly", "yes", "--appendfsync", "everysec", "--dir", mount_point]
+        with harness.ServerProcess(binary, kind=kind, name=kind, extra_args=extra) as server:
+            with harness.RespClient(server.port) as c:
+                seen.append(("a small write", c.call("SET", "small", "v")))
+                seen.append(("a write the disk has no room for", c.call("SET", "big", _BIG[:2 << 20])))
+                seen.append(("the file's writes fail", aof_status(server.port, "err")))
+                for step in [("SET", "a", "1"), ("PING",), ("INCR", "n"), ("GET", "small"),
+                             ("EXISTS", "big"), ("EVAL", "return redis.call('DEL', 'small')", "0")]:
+                    seen.append((" ".join(step), c.call(*step)))
+                subprocess.run(["mount", "-o", "remount,size=64m", mount_point], check=True)
+                seen.append(("room again: the retry succeeds", aof_status(server.port, "ok")))
+                seen.append(("writes go on", c.call("SET", "a", "2")))
+                seen.append(("PING", c.call("PING")))
+                seen.append(("what was written", c.call("MGET", "small", "a")))
+                seen.append(("the big value", c.call("STRLEN", "big")))
+    finally:
+        subprocess.run(["umount", "-l", mount_point], check=False)
+        shutil.rmtree(mount_point, ignore_errors=True)
+    return seen
+
+
+def can_mount_tmpfs():
+    """Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN)."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        return False
+    probe = tempfile.mkdtemp(prefix="ringkv-it-probe-")
+    try:
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", probe],
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            return False
+        subprocess.run(["umount", probe], check=False)
+        return True
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+
+
+def check_full_disk(report, binary):
+    if not can_mount_tmpfs():
+        print("  skipped: a full disk needs a tmpfs mount (root with CAP_SYS_ADMIN)")
+        return
+    harness.compare_observations(report, observe_full_disk(binary),
+                                 observe_full_disk(harness.REDIS_SERVER))
+
+
+def check_cluster(report, binary):
+    """Three members, replication-factor 2; the second's BGSAVE fails."""
+    with harness.Cluster(binary, 3, name="disk-errors",
+                         cluster_options={"replication-factor": 2}) as cluster:
+        ports, addresses = cluster.ports, cluster.addresses
+        names = ["de:%d" % i for i in range(300)]
+        copies = rs.copies_of(ports[0], names)
+        primary_there = [k for k, held in zip(names, copies) if held[0] == addresses[1]]
+        replica_there = [k for k, held in zip(names, copies)
+                         if held[0] != addresses[1] and addresses[1] in held]
+        elsewhere = [k for k, held in zip(names, copies) if addresses[1] not in held]
+        with harness.RespClient(ports[1]) as c:
+            c.call("SET", primary_there[0], _BIG)
+            report.equal(c.call("CONFIG", "SET", "save", "3600 1"), b"+OK\r\n", "save rules set")
+        report.equal(fail_bgsave(cluster.nodes[1].pid, ports[1])[1][1], "err",
+                     "the second member's BGSAVE fails")
+        misconf = _MISCONF
+        with harness.RespClient(ports[0]) as c:
+            report.equal(c.call("SET", primary_there[1], "x"), misconf,
+                         "a write relayed to the member that cannot persist is refused there")
+            report.equal(c.call("SET", elsewhere[0], "x"), b"+OK\r\n",
+                         "the other members' keys are written")
+            report.equal(c.call("SET", replica_there[0], "copied"), b"+OK\r\n",
+                         "a key that member holds a copy of is written by its primary")
+            report.equal(c.call("PING"), b"+PONG\r\n", "the first member answers PING")
+        with harness.RespClient(ports[1]) as c:
+            report.equal(c.call("PING"), misconf, "the member that cannot persist refuses PING")
+            report.equal(c.call("GET", primary_there[1]), b"$-1\r\n", "and serves reads")
+        session = rs.PeerSession(ports[1])
+        deadline = time.time() + 10 * harness.timeout_scale()
+        while session.call("GET", replica_there[0]) != b"copied" and time.time() < deadline:
+            time.sleep(0.05)
+        report.equal(session.call("GET", replica_there[0]), b"copied",
+                     "its primary's stream is still applied there")
+        session.close()
+        with harness.RespClient(ports[1]) as c:
+            report.equal(c.call("CONFIG", "SET", "save", ""), b"+OK\r\n", "save rules off")
+        with harness.RespClient(ports[0]) as c:
+            report.equal(c.call("SET", primary_there[1], "x"), b"+OK\r\n",
+                         "then that member's keys are written again")
+        report.check(all(n.alive() for n in cluster.nodes), "every member still runs",
+                     cluster.logs())
+
+
+def main():
+    main_support.run_checks("disk_errors", __doc__, check_single, check_full_disk, check_cluster)
+
+
+if __name__ == "__main__":
+    main()
