@@ -49,7 +49,8 @@ Cluster::Cluster(uv_loop_t* loop, const conf::ClusterOptions& options, std::stri
                          const auto t = static_cast<uint64_t>(options_.connect_timeout_ms);
                          return make_link(peer(address), LinkOptions{t, 0, t});
                        },
-                       [this](const std::string& address) { return peer(address).up; }},
+                       [this](const std::string& address) { return peer(address).up; },
+                       [this](const std::string& address) { return peer(address).last_seen_ms; }},
       self_, static_cast<size_t>(options_.replication_factor),
       static_cast<size_t>(options_.repl_backlog_size),
       static_cast<uint64_t>(options_.repl_batch_ms));

@@ -25,8 +25,6 @@ constexpr uint64_t kTickMs = 10;
 // A replica that leaves this much unacknowledged is dropped (it copies again once it is back),
 // as Redis's client-output-buffer-limit for replicas.
 constexpr uint64_t kMaxUnackedBytes = 256ull << 20;
-// A ring change does not wait for a replica that acknowledged nothing for this long.
-constexpr uint64_t kStalledAckMs = 1000;
 // Frames a full copy may have outstanding before it waits for acknowledgements.
 constexpr uint64_t kSnapshotWindow = 2048;
 constexpr uint64_t kSnapshotWindowBytes = 8ull << 20;
@@ -731,55 +729,6 @@ void Replication::tick() {
   }
   // Asks replicas that went quiet for the offset of their last frames.
   flush();
-}
-
-std::vector<ReplicaStatus> Replication::replicas() const {
-  std::vector<ReplicaStatus> out;
-  const uint64_t now = started_ ? uv_now(env_.loop) : 0;
-  for (const auto& [address, s] : streams_) {
-    ReplicaStatus r;
-    r.address = address;
-    r.state = s->state == Stream::State::kOnline  ? (s->synced && !s->gaining ? "online" : "sync")
-              : s->state == Stream::State::kHello ? "connecting"
-                                                  : "disconnected";
-    r.offset = s->next - 1;
-    r.acked = s->acked;
-    r.lag_ms = s->acked + 1 < s->next && now > s->last_ack_ms ? now - s->last_ack_ms : 0;
-    r.full_syncs = s->full_syncs;
-    r.partial_syncs = s->partial_syncs;
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
-uint64_t Replication::unacknowledged() const {
-  // A stream copying keys sends until its copy ends (its replica copies again anyway if the ring
-  // changes meanwhile), one that is not online has its replica copy in full when it reconnects,
-  // and one whose replica acknowledged nothing for a while is not waited for either (its frames
-  // are refused once the replica's ring changed, and it copies in full).
-  const uint64_t now = started_ ? uv_now(env_.loop) : 0;
-  uint64_t n = 0;
-  for (const auto& [address, s] : streams_) {
-    if (s->state == Stream::State::kOnline && !s->snapshot &&
-        now < s->last_ack_ms + kStalledAckMs) {
-      n += s->next - 1 - s->acked;
-    }
-  }
-  return n;
-}
-
-uint64_t Replication::total_offset() const {
-  uint64_t total = 0;
-  for (const auto& [address, s] : streams_) total += s->next - 1;
-  return total;
-}
-
-uint64_t Replication::backlog_held() const {
-  uint64_t total = 0;
-  for (const auto* streams : {&streams_, &parked_}) {
-    for (const auto& [address, s] : *streams) total += s->backlog.bytes();
-  }
-  return total;
 }
 
 }  // namespace ringkv::cluster

@@ -133,6 +133,8 @@ class Replication {
     std::function<std::unique_ptr<PeerLink>(const std::string& address)> make_link;
     // Whether health checks see the member up.
     std::function<bool(const std::string& address)> peer_up;
+    // Loop time of the member's last answered health check (0: none yet).
+    std::function<uint64_t(const std::string& address)> last_heard_ms;
   };
 
   // `batch_ms`: how long frames nothing waits for may queue before they are written.
@@ -308,6 +310,12 @@ class Replication {
   std::optional<ResumePoint> copy_of_removed(std::string_view primary) const;
 
   std::vector<ReplicaStatus> replicas() const;
+  // min-replicas-to-write: how many replicas of `keys` (the fewest over the keys this node is
+  // the primary of) have a complete copy, are online, and lag at most `max_lag_s` seconds (as
+  // Redis counts them: whole seconds since their last acknowledgement of frames outstanding, or
+  // since they last answered a health check, whichever is longer); without such keys
+  // (FLUSHALL, EXEC), how many of this node's streams are so (at most factor - 1).
+  size_t good_replicas(std::span<const std::string_view> keys, uint64_t max_lag_s) const;
   std::vector<SourceStatus> sources() const;
   // Offset totals for INFO replication (frames sent over every stream).
   uint64_t total_offset() const;
@@ -352,6 +360,8 @@ class Replication {
   // complete request. Adds its offset to the open ticket.
   void append(Stream& s, std::string_view bytes);
   void write_frame(Stream& s, uint64_t offset, std::string_view bytes);
+  // Milliseconds the replica of `s` is behind at loop time `now` (0: it has every frame).
+  static uint64_t lag_ms(const Stream& s, uint64_t now);
   // HELLO of `primary` under `version` to a copy a ring change made complete
   // (copies_delivered): the +CONTINUE reply when the stream is the one that copy was complete
   // for up to the ring change (or new, made under the new ring), else "" (the copy follows).

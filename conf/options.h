@@ -81,6 +81,10 @@ struct ClusterOptions {
   int64_t replica_acks = 0;                 // replicas that must have a write before its reply
   int64_t repl_backlog_size = 1024 * 1024;  // bytes kept per replica for a partial resync
   int64_t repl_batch_ms = 0;                // how long frames nothing waits for may queue
+  // Writes are refused (-NOREPLICAS) while fewer of their keys' replicas than this are online
+  // with a lag of at most min_replicas_max_lag seconds (0 in either: no check), as in Redis.
+  int64_t min_replicas_to_write = 0;
+  int64_t min_replicas_max_lag = 10;
   // A member whose vote counts twice while the members are even in number, so that one half of
   // an even split (one of two members) is a majority: failover without a third member. The same
   // on every member. "" = none.

@@ -641,6 +641,23 @@ const std::vector<Row>& rows() {
                      "many milliseconds after the first of them, in one write: less CPU, more "
                      "writes a failover may lose (0 = at the end of each loop iteration)"},
                 Field<C, int64_t>{kCluster, &C::repl_batch_ms}, 0, 100),
+        int_row(Head{"cluster", "min-replicas-to-write", "--min-replicas-to-write",
+                     "min-replicas-to-write", true,
+                     "Refuse a write (-NOREPLICAS) while fewer of its keys' replicas than this are "
+                     "online within min-replicas-max-lag (0 = never; a node without replicas "
+                     "refuses every write from 1 on)"},
+                Field<C, int64_t>{kCluster, &C::min_replicas_to_write}, 0, kIntMax),
+        int_row(Head{"cluster", "min-slaves-to-write", "--min-slaves-to-write",
+                     "min-slaves-to-write", true, "Alias of min-replicas-to-write"},
+                Field<C, int64_t>{kCluster, &C::min_replicas_to_write}, 0, kIntMax),
+        int_row(Head{"cluster", "min-replicas-max-lag", "--min-replicas-max-lag",
+                     "min-replicas-max-lag", true,
+                     "Seconds a replica may go without acknowledging the writes sent to it and "
+                     "still count for min-replicas-to-write (0 = no check)"},
+                Field<C, int64_t>{kCluster, &C::min_replicas_max_lag}, 0, kIntMax),
+        int_row(Head{"cluster", "min-slaves-max-lag", "--min-slaves-max-lag", "min-slaves-max-lag",
+                     true, "Alias of min-replicas-max-lag"},
+                Field<C, int64_t>{kCluster, &C::min_replicas_max_lag}, 0, kIntMax),
         string_row(Head{"cluster", "tie-breaker", "--tie-breaker", "", false,
                         "A member (host:port) whose vote counts twice while the members are "
                         "even in number: with 2 members it may fail the other over (the same on "

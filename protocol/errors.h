@@ -44,6 +44,8 @@ inline constexpr std::string_view kMisconfRdb =
     "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB "
     "error.";
 inline constexpr std::string_view kMisconfAof = "MISCONF Errors writing to the AOF file: ";
+// A write while fewer good replicas than min-replicas-to-write have its keys.
+inline constexpr std::string_view kNoGoodReplicas = "NOREPLICAS Not enough good replicas to write.";
 // Any command but AUTH, HELLO, RESET, QUIT... before a client authenticated (requirepass).
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 // Written to a client from a non-loopback address, which is then closed, when protected mode is

@@ -312,7 +312,7 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   const uint64_t start_us = unix_now_us();
   dbs_.set_now(static_cast<int64_t>(start_us / 1000));
   if (origin.checks_memory() && refused_for_memory(spec, conn, writer)) return Outcome::kDone;
-  if (origin.checks_disk() && refused_for_disk(spec, conn, writer)) return Outcome::kDone;
+  if (origin.checks_writes() && refused_writes(spec, argv, conn, writer)) return Outcome::kDone;
   // Key events, WATCH and records of this command are its database's (a script's commands run
   // nested inside EVAL's, a transaction's inside EXEC's: the outer command's is put back).
   const int db = origin.database();

@@ -84,9 +84,10 @@ struct Origin {
     return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kMigration ||
            kind == Kind::kPart;
   }
-  // Writes are refused while the node cannot persist them (stop-writes-on-bgsave-error): those
-  // of clients, here or relayed; a primary's stream, migration and replay are applied.
-  bool checks_disk() const {
+  // Writes are refused while the node cannot persist them (stop-writes-on-bgsave-error) or too
+  // few replicas would have them (min-replicas-to-write): those of clients, here or relayed; a
+  // primary's stream, migration and replay are applied.
+  bool checks_writes() const {
     return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kPart;
   }
   // A blocking command that finds nothing may wait (else it answers as timed out).

@@ -1,10 +1,12 @@
 // Commands refused for the node's state before they run, as Redis refuses them: over maxmemory
-// (-OOM) and while the node cannot persist (-MISCONF, stop-writes-on-bgsave-error and failed
-// writes to the append-only file). A command queued in MULTI is checked as it is queued, and
-// EXEC again for what its queue holds.
+// (-OOM), while the node cannot persist (-MISCONF, stop-writes-on-bgsave-error and failed
+// writes to the append-only file) and while too few replicas would have the write
+// (-NOREPLICAS, min-replicas-to-write). A command queued in MULTI is checked as it is queued,
+// and EXEC again for what its queue holds.
 #include <algorithm>
 #include <cstring>
 
+#include "cluster/cluster.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 #include "server/server.h"
@@ -50,16 +52,37 @@ std::string Server::disk_error() const {
   return {};
 }
 
-bool Server::refused_for_disk(const engine::CommandSpec& spec, Connection* conn,
-                              protocol::ReplyWriter& writer) {
+std::string Server::replicas_refusal(const engine::CommandSpec& spec,
+                                     std::span<const std::string_view> argv) const {
+  const conf::ClusterOptions& c = config_.cluster;
+  if (c.min_replicas_to_write == 0 || c.min_replicas_max_lag == 0) return {};
+  size_t good = 0;
+  if (replicating()) {
+    std::vector<size_t> positions;
+    engine::key_positions(spec, argv, positions);
+    std::vector<std::string_view> keys;
+    keys.reserve(positions.size());
+    for (size_t p : positions) keys.push_back(argv[p]);
+    good =
+        cluster_->replication().good_replicas(keys, static_cast<uint64_t>(c.min_replicas_max_lag));
+  }
+  if (good >= static_cast<uint64_t>(c.min_replicas_to_write)) return {};
+  return std::string(protocol::err::kNoGoodReplicas);
+}
+
+bool Server::refused_writes(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                            Connection* conn, protocol::ReplyWriter& writer) {
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
   static const engine::CommandSpec* const kPing = engine::find_command("ping");
   const bool in_multi = conn != nullptr && conn->transaction().active;
   const bool exec_writes =
       &spec == kExec && in_multi && (conn->transaction().flags & engine::kWrite) != 0;
-  // PING too, so that a monitoring check sees the node cannot persist.
-  if (!(spec.flags & engine::kWrite) && &spec != kPing && !exec_writes) return false;
-  const std::string error = disk_error();
+  const bool write = (spec.flags & engine::kWrite) != 0 || exec_writes;
+  // PING too while the node cannot persist, so that a monitoring check sees it.
+  if (!write && &spec != kPing) return false;
+  std::string error = disk_error();
+  // EXEC counts this node's replicas whatever the keys its queue writes (as Redis, node-wide).
+  if (error.empty() && write) error = replicas_refusal(spec, exec_writes ? argv.first(1) : argv);
   if (error.empty()) return false;
   observed_.commands.of(spec).rejected_calls++;
   if (exec_writes) {
@@ -73,6 +96,10 @@ bool Server::refused_for_disk(const engine::CommandSpec& spec, Connection* conn,
   return true;
 }
 
-std::string Server::writes_refused() { return disk_error(); }
+std::string Server::writes_refused(const engine::CommandSpec& spec,
+                                   std::span<const std::string_view> argv) {
+  std::string error = disk_error();
+  return error.empty() ? replicas_refusal(spec, argv) : error;
+}
 
 }  // namespace ringkv::server

@@ -316,10 +316,21 @@ std::string Server::replication_info() const {
     out += value;
     out += "\r\n";
   };
+  // As Redis, while min-replicas-to-write is on: the replicas that count for it (this node's
+  // streams, whatever the keys).
+  auto good_replicas_field = [this](auto& field) {
+    const conf::ClusterOptions& c = config_.cluster;
+    if (c.min_replicas_to_write == 0 || c.min_replicas_max_lag == 0) return;
+    const size_t good = replicating() ? cluster_->replication().good_replicas(
+                                            {}, static_cast<uint64_t>(c.min_replicas_max_lag))
+                                      : 0;
+    field("min_slaves_good_slaves", std::to_string(good));
+  };
   if (!replicating()) {
     // A master without replicas, as Redis reports one: no stream offset, no backlog.
     field("role", "master");
     field("connected_slaves", "0");
+    good_replicas_field(field);
     field("master_failover_state", "no-failover");
     field("master_replid", run_id_);
     field("master_replid2", std::string(40, '0'));
@@ -341,6 +352,7 @@ std::string Server::replication_info() const {
   // it holds are listed after them.
   field("role", "master");
   field("connected_slaves", std::to_string(online));
+  good_replicas_field(field);
   for (size_t i = 0; i < replicas.size(); ++i) {
     const cluster::ReplicaStatus& r = replicas[i];
     const size_t colon = r.address.rfind(':');

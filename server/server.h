@@ -225,7 +225,8 @@ class Server final : public engine::ServerControl,
                    protocol::ReplyWriter& reply) override;
   void script_busy(bool first) override;
   void script_end(bool was_busy) override;
-  std::string writes_refused() override;
+  std::string writes_refused(const engine::CommandSpec& spec,
+                             std::span<const std::string_view> argv) override;
   int debug_fork(engine::ClientSession* client) override;
   // Waits for the SCRIPT DEBUG copies that ended (or kills them all, at shutdown).
   void reap_debug_sessions(bool kill_them);
@@ -379,11 +380,16 @@ class Server final : public engine::ServerControl,
   // BGSAVE failed and stop-writes-on-bgsave-error is on; or the append-only file's last write
   // failed.
   std::string disk_error() const;
-  // Redis's check before a command while disk_error() is set: refuses a write command, PING, a
-  // write or PING queued in MULTI and an EXEC whose queue holds a write (-EXECABORT). Returns
-  // whether it answered.
-  bool refused_for_disk(const engine::CommandSpec& spec, Connection* conn,
-                        protocol::ReplyWriter& writer);
+  // Why a write of `argv` is refused for want of replicas (Redis's NOREPLICAS text), or "":
+  // min-replicas-to-write and min-replicas-max-lag are set and fewer good replicas have its keys
+  // (Replication::good_replicas; none on a node without replicas).
+  std::string replicas_refusal(const engine::CommandSpec& spec,
+                               std::span<const std::string_view> argv) const;
+  // Redis's checks before a command: while disk_error() is set, refuses a write command or
+  // PING; then a write replicas_refusal() refuses. In MULTI, what it queues is checked so; an
+  // EXEC whose queue holds a write is refused (-EXECABORT). Returns whether it answered.
+  bool refused_writes(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
+                      Connection* conn, protocol::ReplyWriter& writer);
   // In MULTI: queues the command (+QUEUED) unless it runs at once (EXEC, DISCARD, MULTI, WATCH,
   // QUIT, RESET). Returns whether it was queued (or refused).
   bool queue_in_transaction(Connection& conn, const engine::CommandSpec& spec,

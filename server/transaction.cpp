@@ -30,7 +30,9 @@ bool Server::queue_in_transaction(Connection& conn, const engine::CommandSpec& s
     return true;
   }
   // Queuing takes memory too: refused when over maxmemory, as Redis does.
-  if (refused_for_memory(spec, &conn, writer) || refused_for_disk(spec, &conn, writer)) return true;
+  if (refused_for_memory(spec, &conn, writer) || refused_writes(spec, argv, &conn, writer)) {
+    return true;
+  }
   tx.queued.emplace_back(argv.begin(), argv.end());
   tx.flags |= spec.flags;
   writer.queued();

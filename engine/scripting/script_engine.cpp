@@ -320,8 +320,8 @@ void ScriptEngine::call_script(CommandContext& ctx, lua_State* L, int nargs,
   // A script declared as one that may write (a shebang without no-writes, a function without
   // it) does not start while the node refuses writes; one without a shebang fails at its first
   // write instead (call_command).
-  if (!read_only && (flags & (kScriptNoWrites | kScriptCompat)) == 0) {
-    if (const std::string refusal = host_->writes_refused(); !refusal.empty()) {
+  if (!read_only && (flags & (kScriptNoWrites | kScriptCompat)) == 0 && ctx.spec != nullptr) {
+    if (const std::string refusal = host_->writes_refused(*ctx.spec, ctx.argv); !refusal.empty()) {
       lua_pop(L, nargs + 1);  // the function and its arguments
       ctx.reply.error(refusal);
       return;
@@ -476,7 +476,7 @@ bool ScriptEngine::call_command(lua_State* L) {
     if (read_only_) return fail("Write commands are not allowed from read-only scripts.");
     // Once the script has written it goes on: it cannot be stopped half done.
     if (!wrote_) {
-      if (const std::string refusal = host_->writes_refused(); !refusal.empty()) {
+      if (const std::string refusal = host_->writes_refused(*spec, argv); !refusal.empty()) {
         return fail("-" + refusal);
       }
     }

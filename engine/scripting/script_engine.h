@@ -41,9 +41,13 @@ class ScriptHost {
   // and then again every few thousand instructions: the server answers other clients (-BUSY,
   // SCRIPT KILL, SHUTDOWN NOSAVE). `first` is true on the first call of a script.
   virtual void script_busy(bool first) = 0;
-  // Why the node refuses writes now (the error reply's text, e.g. Redis's MISCONF), or "": a
-  // script that may write does not start, and its first write command fails.
-  virtual std::string writes_refused() { return {}; }
+  // Why the node refuses the write `argv` now (the error reply's text: Redis's MISCONF or
+  // NOREPLICAS), or "". Asked with the EVAL or FCALL of a script that may write, which then does
+  // not start, and with the first write command of a script.
+  virtual std::string writes_refused(const CommandSpec& /*spec*/,
+                                     std::span<const std::string_view> /*argv*/) {
+    return {};
+  }
   // The script ended (its reply is written); `was_busy`: it had passed the busy threshold.
   virtual void script_end(bool was_busy) = 0;
   // SCRIPT DEBUG YES: `client`'s EVAL is debugged in a copy of the node, whose changes are

@@ -1,18 +1,28 @@
 #!/usr/bin/env python3
-"""Writes refused while the node cannot persist (stop-writes-on-bgsave-error), as redis-server 7.0.15
-refuses them: after a failed BGSAVE, with save rules set, every write command and PING answer
--MISCONF; reads, scripts that write nothing and read-only transactions go on; a write queued in
-MULTI aborts the transaction; a successful SAVE or BGSAVE, no save rules, or
-stop-writes-on-bgsave-error no lets writes in again. A BGSAVE is made to fail the same way on both
-servers: a soft file-size limit (prlimit) under the snapshot's size kills the child with SIGXFSZ.
+"""Writes refused as redis-server 7.0.15 refuses them, step by step against it.
+
+While the node cannot persist (stop-writes-on-bgsave-error): after a failed BGSAVE, with save
+rules set, every write command and PING answer -MISCONF; reads, scripts that write nothing and
+read-only transactions go on; a write queued in MULTI aborts the transaction; a successful SAVE
+or BGSAVE, no save rules, or stop-writes-on-bgsave-error no lets writes in again. A BGSAVE is made
+to fail the same way on both servers: a soft file-size limit (prlimit) under the snapshot's size
+kills the child with SIGXFSZ. An append-only file on a full tmpfs gives the AOF's MISCONF.
+
+While too few replicas would have the write (min-replicas-to-write, min-replicas-max-lag):
+-NOREPLICAS, on a node without replicas for every write, as redis-server without replicas.
 
 In a cluster the node that would persist the write decides: a write relayed to a member whose
 last BGSAVE failed is refused there, the other members' keys are written, and that member's
-replication stream from its primary is still applied."""
+replication stream from its primary is still applied. With replication-factor 2 and
+min-replicas-to-write 1, a write is refused once its key's replica has been silent (SIGSTOP)
+longer than min-replicas-max-lag, other keys' writes go on, and the replica's return lets them
+in again."""
 
+import hashlib
 import os
 import random
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -79,6 +89,19 @@ redis.register_function{function_name='readonly', callback=function() return 1 e
 """
 
 
+def while_refused(c, queued, steps):
+    """While writes are refused: what each of `steps`, each script of _SCRIPTS, the EXEC of
+    `queued`'s transaction (a write queued before) and a transaction that queues a write answer."""
+    seen = [(" ".join(step), c.call(*step)) for step in steps]
+    seen += [(note, c.call(*step)) for note, step in _SCRIPTS]
+    seen.append(("EXEC of a write queued before", queued.call("EXEC")))
+    seen.append(("MULTI", c.call("MULTI")))
+    seen.append(("a write queued now", c.call("SET", "a", "3")))
+    seen.append(("a read queued", c.call("GET", "a")))
+    seen.append(("EXEC aborts", c.call("EXEC")))
+    return seen
+
+
 def observe(server):
     """The whole scenario on one server (ringkv or redis-server): what each step answers."""
     port = server.port
@@ -94,17 +117,10 @@ def observe(server):
         seen.append(("queued", queued.call("SET", "q", "1")))
         seen.append(("save rules set", c.call("CONFIG", "SET", "save", "3600 1")))
         seen.append(("status still err", bgsave_done(port)))
-        for step in [("SET", "a", "2"), ("PING",), ("PING", "hi"), ("GET", "a"), ("DEL", "a"),
-                     ("EXPIRE", "a", "10"), ("PUBLISH", "ch", "m"), ("FLUSHALL",), ("ECHO", "x"),
-                     ("EXISTS", "a"), ("SAVE", "x")]:
-            seen.append((" ".join(step), c.call(*step)))
-        for note, step in _SCRIPTS:
-            seen.append((note, c.call(*step)))
-        seen.append(("EXEC of a write queued before", queued.call("EXEC")))
-        seen.append(("MULTI", c.call("MULTI")))
-        seen.append(("a write queued now", c.call("SET", "a", "3")))
-        seen.append(("a read queued", c.call("GET", "a")))
-        seen.append(("EXEC aborts", c.call("EXEC")))
+        seen += while_refused(c, queued, [
+            ("SET", "a", "2"), ("PING",), ("PING", "hi"), ("GET", "a"), ("DEL", "a"),
+            ("EXPIRE", "a", "10"), ("PUBLISH", "ch", "m"), ("FLUSHALL",), ("ECHO", "x"),
+            ("EXISTS", "a"), ("SAVE", "x")])
         seen.append(("MULTI again", c.call("MULTI")))
         seen.append(("PING queued", c.call("PING")))
         seen.append(("EXEC after PING", c.call("EXEC")))
@@ -135,22 +151,31 @@ def observe(server):
     return seen
 
 
-def check_single(report, binary):
-    with harness.ServerProcess(binary, name="ringkv") as ours, harness.start_oracle() as oracle:
-        harness.compare_observations(report, observe(ours), observe(oracle))
-        report.check(ours.alive(), "ringkv still running", ours.log())
+def beside_oracle(observe):
+    """A check: `observe(server)` on ringkv and on redis-server sees the same (it is given the
+    ServerProcess: some steps act on the process)."""
+    def check(report, binary):
+        with harness.ServerProcess(binary, name="ringkv") as ours, \
+                harness.start_oracle() as oracle:
+            harness.compare_observations(report, observe(ours), observe(oracle))
+            report.check(ours.alive(), "ringkv still running", ours.log())
+    return check
 
 
-def aof_status(port, want, seconds=15):
-    """Waits until INFO's aof_last_write_status is `want`; returns the last one seen."""
+def wait_for(what, want, seconds=15):
+    """Polls `what()` until it returns `want`; returns the last value."""
     deadline = time.time() + seconds * harness.timeout_scale()
-    status = None
-    while time.time() < deadline:
-        status = harness.info_fields(port, "INFO", "persistence").get("aof_last_write_status")
-        if status == want:
-            break
+    got = what()
+    while got != want and time.time() < deadline:
         time.sleep(0.05)
-    return status
+        got = what()
+    return got
+
+
+def aof_status(port, want):
+    """Waits until INFO's aof_last_write_status is `want`; returns the last one seen."""
+    return wait_for(lambda: harness.info_fields(port, "INFO", "persistence").get(
+        "aof_last_write_status"), want)
 
 
 def observe_full_disk(binary):
@@ -249,8 +274,119 @@ def check_cluster(report, binary):
                      cluster.logs())
 
 
+_NOREPLICAS = b"-NOREPLICAS Not enough good replicas to write.\r\n"
+
+
+def config_pairs(c, pattern):
+    """CONFIG GET `pattern` as sorted (name, value) pairs (the servers order them differently)."""
+    reply = harness.parse_reply(c.call("CONFIG", "GET", pattern))
+    return sorted(zip(reply[::2], reply[1::2]))
+
+
+def replication_line(port, name):
+    """One line of INFO replication (None when absent)."""
+    return harness.info_fields(port, "INFO", "replication").get(name)
+
+
+def observe_replicas(server):
+    """min-replicas-to-write on a server without replicas: what each step answers."""
+    port = server.port
+    seen = []
+    with harness.RespClient(port) as c, harness.RespClient(port) as queued:
+        c.call("SET", "r", "read me")
+        c.call("FUNCTION", "LOAD", _LIBRARY)
+        seen.append(("CONFIG GET min-replicas-*", config_pairs(c, "min-replicas-*")))
+        seen.append(("CONFIG GET min-slaves-*", config_pairs(c, "min-slaves-*")))
+        seen.append(("no good-replicas line while off",
+                     replication_line(port, "min_slaves_good_slaves")))
+        seen.append(("MULTI queues a write before", queued.call("MULTI")))
+        seen.append(("queued", queued.call("SET", "q", "1")))
+        seen.append(("on", c.call("CONFIG", "SET", "min-replicas-to-write", "1")))
+        seen.append(("the good-replicas line", replication_line(port, "min_slaves_good_slaves")))
+        seen += while_refused(c, queued, [
+            ("SET", "a", "1"), ("PING",), ("GET", "r"), ("DEL", "r"), ("FLUSHALL",),
+            ("PUBLISH", "ch", "m"), ("INCR", "n")])
+        seen.append(("a read-only MULTI", c.call("MULTI")))
+        seen.append(("PING queued", c.call("PING")))
+        seen.append(("EXEC runs", c.call("EXEC")))
+        seen.append(("CONFIG SET bad", c.call("CONFIG", "SET", "min-replicas-to-write", "-1")))
+        seen.append(("CONFIG SET bad lag", c.call("CONFIG", "SET", "min-replicas-max-lag", "x")))
+        seen.append(("lag 0: no check", c.call("CONFIG", "SET", "min-replicas-max-lag", "0")))
+        seen.append(("no good-replicas line", replication_line(port, "min_slaves_good_slaves")))
+        seen.append(("writes go on", c.call("SET", "a", "4")))
+        seen.append(("lag back", c.call("CONFIG", "SET", "min-slaves-max-lag", "10")))
+        seen.append(("refused again", c.call("SET", "a", "5")))
+        seen.append(("off through the old name", c.call("CONFIG", "SET", "min-slaves-to-write", "0")))
+        seen.append(("CONFIG GET", config_pairs(c, "min-*")))
+        seen.append(("writes go on", c.call("SET", "a", "6")))
+        seen.append(("what was written", c.call("MGET", "a", "q", "w", "fw", "n", "r")))
+    return seen
+
+
+def check_replicas_cluster(report, binary):
+    """Three members, replication-factor 2, min-replicas-to-write 1 and a lag of 2 s; health
+    checks slow enough that the stopped member is not failed over meanwhile."""
+    options = {"replication-factor": 2, "health-interval": 500, "failure-limit": 1000}
+    with harness.Cluster(binary, 3, name="min-replicas", cluster_options=options) as cluster:
+        ports, addresses = cluster.ports, cluster.addresses
+        names = ["mr:%d" % i for i in range(300)]
+        rs.settle(ports)
+        copies = rs.copies_of(ports[0], names)
+        on_third = next(k for k, held in zip(names, copies) if held == addresses[:3:2])
+        on_second = next(k for k, held in zip(names, copies) if held == addresses[:2])
+        for port in ports:
+            with harness.RespClient(port) as c:
+                c.call("CONFIG", "SET", "min-replicas-to-write", "1")
+                c.call("CONFIG", "SET", "min-replicas-max-lag", "2")
+        with harness.RespClient(ports[0]) as c:
+            report.equal(c.call("SET", on_third, "v1"), b"+OK\r\n",
+                         "with its replica online a write is taken")
+            report.equal(c.call("SET", on_second, "v1"), b"+OK\r\n", "another key's too")
+        report.equal(replication_line(ports[0], "min_slaves_good_slaves"), "1",
+                     "INFO counts the good replicas (at most replication-factor - 1)")
+        with harness.RespClient(ports[0]) as c:
+            c.call("CONFIG", "SET", "min-replicas-to-write", "2")
+            report.equal(c.call("SET", on_third, "v0"), _NOREPLICAS,
+                         "more replicas asked for than a key has: its writes are refused")
+            c.call("CONFIG", "SET", "min-replicas-to-write", "1")
+        cluster.kill(2, signal.SIGSTOP)
+        try:
+            def write_on_third():
+                with harness.RespClient(ports[0]) as c:
+                    return c.call("SET", on_third, "v2")
+            report.equal(wait_for(write_on_third, _NOREPLICAS), _NOREPLICAS,
+                         "once its replica is silent past the lag, a write is refused")
+            with harness.RespClient(ports[0]) as c:
+                report.equal(c.call("SET", on_second, "v2"), b"+OK\r\n",
+                             "a key whose replica answers is written")
+                report.equal(c.call("EVAL", "return redis.call('SET', KEYS[1], 'v3')", "1",
+                                    on_third), _NOREPLICAS[:-2] + b" script: " +
+                             b"%s, on @user_script:1.\r\n" % _sha1(
+                                 b"return redis.call('SET', KEYS[1], 'v3')"),
+                             "a script's write to it too")
+        finally:
+            cluster.kill(2, signal.SIGCONT)
+        def write_again():
+            with harness.RespClient(ports[0]) as c:
+                return c.call("SET", on_third, "v4")
+        report.equal(wait_for(write_again, b"+OK\r\n"), b"+OK\r\n",
+                     "the replica back, its keys are written again")
+        with harness.RespClient(ports[0]) as c:
+            report.equal(c.call("MGET", on_third, on_second),
+                         b"*2\r\n$2\r\nv4\r\n$2\r\nv2\r\n",
+                         "no refused write was applied")
+        report.check(all(n.alive() for n in cluster.nodes), "every member still runs",
+                     cluster.logs())
+
+
+def _sha1(body):
+    return hashlib.sha1(body).hexdigest().encode()
+
+
 def main():
-    main_support.run_checks("disk_errors", __doc__, check_single, check_full_disk, check_cluster)
+    main_support.run_checks("write_refusals", __doc__, beside_oracle(observe), check_full_disk,
+                            check_cluster, beside_oracle(observe_replicas),
+                            check_replicas_cluster)
 
 
 if __name__ == "__main__":
