@@ -182,6 +182,11 @@ struct MemoryOptions {
   // and how many nodes at each end stay uncompressed (0 = no compression).
   int64_t list_max_listpack_size = -2;
   int64_t list_compress_depth = 0;
+  // A HyperLogLog's sparse form turns dense past this many bytes; a stream node takes no more
+  // entries past these bytes (0: 1 GB) or entries (0: no limit).
+  int64_t hll_sparse_max_bytes = 3000;
+  int64_t stream_node_max_bytes = 4096;
+  int64_t stream_node_max_entries = 100;
 };
 
 // Logging through spdlog, and the logs and measurements of commands (Redis's names).

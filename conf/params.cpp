@@ -586,6 +586,19 @@ const std::vector<Row>& rows() {
         int_row(Head{"memory", "set-max-intset-entries", "--set-max-intset-entries",
                      "set-max-intset-entries", true, "Most integers a set keeps as an intset"},
                 Field<M, int64_t>{kMemory, &M::set_max_intset_entries}, 0, kInt64Max),
+        size_row(
+            Head{"memory", "hll-sparse-max-bytes", "--hll-sparse-max-bytes", "hll-sparse-max-bytes",
+                 true, "Bytes past which a HyperLogLog's sparse form turns dense"},
+            Field<M, int64_t>{kMemory, &M::hll_sparse_max_bytes}, 0),
+        size_row(Head{"memory", "stream-node-max-bytes", "--stream-node-max-bytes",
+                      "stream-node-max-bytes", true,
+                      "Bytes past which a stream starts a new node (0 = 1 GB)"},
+                 Field<M, int64_t>{kMemory, &M::stream_node_max_bytes}, 0),
+        int_row(Head{"memory", "stream-node-max-entries", "--stream-node-max-entries",
+                     "stream-node-max-entries", true,
+                     "Entries, deleted ones included, past which a stream starts a new node (0 = "
+                     "no limit)"},
+                Field<M, int64_t>{kMemory, &M::stream_node_max_entries}, 0, kInt64Max),
         string_row(Head{"cluster", "self", "--self", "", false,
                         "This node's host:port on the ring (empty = bind:port; set, with no peers: "
                         "may be joined)"},

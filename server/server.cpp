@@ -751,6 +751,9 @@ void Server::apply_memory_config() {
   limits.set_max_intset_entries = static_cast<size_t>(opts.set_max_intset_entries);
   limits.list_max_listpack_size = static_cast<int>(opts.list_max_listpack_size);
   limits.list_compress_depth = static_cast<int>(opts.list_compress_depth);
+  limits.hll_sparse_max_bytes = static_cast<size_t>(opts.hll_sparse_max_bytes);
+  limits.stream_node_max_bytes = static_cast<size_t>(opts.stream_node_max_bytes);
+  limits.stream_node_max_entries = opts.stream_node_max_entries;
   const engine::EvictionPolicy policy = engine::parse_eviction_policy(opts.maxmemory_policy)
                                             .value_or(engine::EvictionPolicy::kNoEviction);
   // Pooled candidates were scored under the old policy.

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "engine/commands/string_ops.h"
+#include "engine/types/encoding_limits.h"
 #include "engine/types/hyperloglog.h"
 #include "engine/types/hyperloglog_ops.h"
 #include "protocol/errors.h"
@@ -32,7 +33,8 @@ std::string printable_subcommand(std::string_view arg) {
 
 void cmd_pfadd(CommandContext& ctx) {
   bool modified = false;
-  auto updated = pf_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2), modified);
+  auto updated = pf_add(ctx.store, ctx.argv[1], ctx.argv.subspan(2), modified,
+                        encoding_limits().hll_sparse_max_bytes);
   // Elements added before a corrupt part of the sketch was found stay added. Redis does not log
   // them; ringkv logs the command so that replaying it reproduces the same bytes.
   if (modified) {
@@ -58,7 +60,7 @@ void cmd_pfcount(CommandContext& ctx) {
 }
 
 void cmd_pfmerge(CommandContext& ctx) {
-  auto merged = pf_merge(ctx.store, ctx.argv.subspan(1));
+  auto merged = pf_merge(ctx.store, ctx.argv.subspan(1), encoding_limits().hll_sparse_max_bytes);
   if (!merged) {
     ctx.reply.error(merged.error());
     return;

@@ -5,6 +5,7 @@
 
 #include "engine/commands/handler_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/types/encoding_limits.h"
 #include "protocol/errors.h"
 
 namespace ringkv::engine {
@@ -143,8 +144,9 @@ bool add_trim_args_or_reply(CommandContext& ctx, bool xadd, AddTrimArgs& out) {
       return false;
     }
   } else if (out.trim.approx) {
-    // 100 * stream-node-max-entries by default.
-    out.trim.limit = 100 * kStreamNodeMaxEntries;
+    // 100 nodes' worth by default, kept within 10 000 (no entry limit) and 1 000 000.
+    const int64_t entries = encoding_limits().stream_node_max_entries;
+    out.trim.limit = entries <= 0 ? 10000 : entries > 10000 ? 1000000 : 100 * entries;
   } else {
     out.trim.limit = 0;
   }

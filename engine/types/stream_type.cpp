@@ -6,6 +6,7 @@
 #include <array>
 
 #include "engine/rdb/rdb_format.h"
+#include "engine/types/encoding_limits.h"
 
 namespace ringkv::engine {
 
@@ -215,8 +216,14 @@ void StreamObject::append(StreamID id, std::span<const std::string_view> fields_
   StreamNode* node = nullptr;
   if (!nodes_.empty()) {
     StreamNode& tail = std::prev(nodes_.end())->second;
-    const bool full = tail.bytes + total_len >= kStreamNodeMaxBytes ||
-                      tail.live + tail.deleted >= kStreamNodeMaxEntries;
+    const EncodingLimits& limits = encoding_limits();
+    const size_t max_bytes =
+        limits.stream_node_max_bytes == 0 || limits.stream_node_max_bytes > kStreamNodeBytesCap
+            ? kStreamNodeBytesCap
+            : limits.stream_node_max_bytes;
+    const bool full = tail.bytes + total_len >= max_bytes ||
+                      (limits.stream_node_max_entries != 0 &&
+                       tail.live + tail.deleted >= limits.stream_node_max_entries);
     if (!full) {
       node = &tail;
     } else {

@@ -4,11 +4,11 @@
 // radix tree: a master entry (the fields of the node's first entry, live and deleted counts)
 // and the entries appended after it, deleted ones staying behind as tombstones until their node
 // empties. Nodes fill and split exactly as Redis 7.0.15 fills its listpacks
-// (stream-node-max-bytes 4096, stream-node-max-entries 100), each node keeping the byte size its
-// listpack would have, so that approximate trimming (which removes whole nodes only), XINFO's
-// radix-tree figures and DUMP payloads all come out as Redis's. A node packs its entries in one
-// buffer (see StreamNode), fewer bytes than Redis's listpack, trimmed to its size once the node
-// is full.
+// (stream-node-max-bytes and stream-node-max-entries, 4096 and 100 by default), each node keeping
+// the byte size its listpack would have, so that approximate trimming (which removes whole nodes
+// only), XINFO's radix-tree figures and DUMP payloads all come out as Redis's. A node packs its
+// entries in one buffer (see StreamNode), fewer bytes than Redis's listpack, trimmed to its size
+// once the node is full.
 //
 // Consumer groups (stream_group.h) hang off the stream by name, in name order.
 #pragma once
@@ -32,8 +32,8 @@
 namespace ringkv::engine {
 
 // Redis 7.0.15's defaults for stream-node-max-bytes and stream-node-max-entries.
-inline constexpr size_t kStreamNodeMaxBytes = 4096;
-inline constexpr int64_t kStreamNodeMaxEntries = 100;
+// The most bytes a node's listpack may reach, whatever stream-node-max-bytes says (1 GB).
+inline constexpr size_t kStreamNodeBytesCap = size_t{1} << 30;
 
 // Entry flags as Redis stores them in a node.
 inline constexpr uint8_t kStreamItemDeleted = 1;
