@@ -340,6 +340,9 @@ class Replication {
   // under the new ring) instead of copying anything.
   void copies_delivered(uint64_t version, const std::vector<std::string>& before);
   uint64_t backlog_bytes() const { return backlog_limit_; }
+  // repl-backlog-size changed (CONFIG SET): each stream's backlog keeps this many bytes from its
+  // next frame on.
+  void set_backlog_bytes(size_t bytes) { backlog_limit_ = bytes; }
 
  private:
   struct Stream;

@@ -280,6 +280,26 @@ inline Row immutable_in_redis(Row row) {
   return row;
 }
 
+// A size whose smaller values are raised to `floor` rather than refused, as Redis raises
+// repl-backlog-size to 16 KB: CONFIG GET then shows the raised value.
+template <typename G>
+Row raised_to(Row row, Field<G, int64_t> field, int64_t floor) {
+  auto raise = [=](Config& c, Reason why) {
+    if (why.empty() && field(c) < floor) field(c) = floor;
+    return why;
+  };
+  row.from_text = [=, inner = row.from_text](Config& c, std::string_view text) {
+    return raise(c, inner(c, text));
+  };
+  row.from_redis = [=, inner = row.from_redis](Config& c, std::string_view text) {
+    return raise(c, inner(c, text));
+  };
+  row.from_toml = [=, inner = row.from_toml](Config& c, const toml::node& node) {
+    return raise(c, inner(c, node));
+  };
+  return row;
+}
+
 // The [tls] rows (and tls-port's, which sits in [server]), in table order.
 std::vector<Row> tls_rows();
 Row tls_port_row();

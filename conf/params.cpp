@@ -645,10 +645,13 @@ const std::vector<Row>& rows() {
                      "Replicas that must have a write before it is acknowledged (0 = "
                      "asynchronous); at most replication-factor - 1"},
                 Field<C, int64_t>{kCluster, &C::replica_acks}, 0, 15),
-        size_row(Head{"cluster", "repl-backlog-size", "--repl-backlog-size", "", false,
-                      "Bytes of writes kept per replica so that a short disconnection resumes "
-                      "instead of copying everything again (bytes, or 1mb...)"},
-                 Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 16 * 1024),
+        raised_to(size_row(Head{"cluster", "repl-backlog-size", "--repl-backlog-size",
+                                "repl-backlog-size", true,
+                                "Bytes of writes kept per replica so that a short disconnection "
+                                "resumes instead of copying everything again (bytes, or 1mb...; "
+                                "less than 16kb is raised to it)"},
+                           Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 1),
+                  Field<C, int64_t>{kCluster, &C::repl_backlog_size}, 16 * 1024),
         int_row(Head{"cluster", "repl-batch-ms", "--repl-batch-ms", "", false,
                      "Writes no client waits for on a replica (replica-acks 0) go to it this "
                      "many milliseconds after the first of them, in one write: less CPU, more "

@@ -337,7 +337,7 @@ std::string Server::replication_info() const {
     field("master_repl_offset", "0");
     field("second_repl_offset", "-1");
     field("repl_backlog_active", "0");
-    field("repl_backlog_size", "1048576");
+    field("repl_backlog_size", std::to_string(config_.cluster.repl_backlog_size));
     field("repl_backlog_first_byte_offset", "0");
     field("repl_backlog_histlen", "0");
     return out;

@@ -736,6 +736,10 @@ void Server::apply_runtime_config() {
   spdlog::set_level(spdlog::level::from_str(config_.log.level));
   engine::rdb::set_compression(config_.persistence.rdbcompression);
   apply_memory_config();
+  if (cluster_) {
+    cluster_->replication().set_backlog_bytes(
+        static_cast<size_t>(config_.cluster.repl_backlog_size));
+  }
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   scripts_->debugger().set_idle_limit_ms(config_.server.timeout * 1000);
   clients_.for_each([](Connection& conn) { conn.apply_limits(); });

@@ -320,6 +320,13 @@ def observe_replicas(server):
         seen.append(("CONFIG GET", config_pairs(c, "min-*")))
         seen.append(("writes go on", c.call("SET", "a", "6")))
         seen.append(("what was written", c.call("MGET", "a", "q", "w", "fw", "n", "r")))
+        # The backlog's size, another replication setting.
+        seen.append(("CONFIG GET repl-backlog-size", config_pairs(c, "repl-backlog-size")))
+        for value in ["1000", "0", "-5", "x", "2mb"]:
+            seen.append(("CONFIG SET repl-backlog-size " + value,
+                         c.call("CONFIG", "SET", "repl-backlog-size", value)))
+            seen.append(("then CONFIG GET", config_pairs(c, "repl-backlog-size")))
+            seen.append(("and INFO", replication_line(port, "repl_backlog_size")))
     return seen
 
 
@@ -344,6 +351,11 @@ def check_replicas_cluster(report, binary):
             report.equal(c.call("SET", on_second, "v1"), b"+OK\r\n", "another key's too")
         report.equal(replication_line(ports[0], "min_slaves_good_slaves"), "1",
                      "INFO counts the good replicas (at most replication-factor - 1)")
+        with harness.RespClient(ports[0]) as c:
+            report.equal(c.call("CONFIG", "SET", "repl-backlog-size", "64kb"), b"+OK\r\n",
+                         "the backlog's size set at run time")
+        report.equal(replication_line(ports[0], "repl_backlog_size"), "65536",
+                     "INFO shows the backlog's new size")
         with harness.RespClient(ports[0]) as c:
             c.call("CONFIG", "SET", "min-replicas-to-write", "2")
             report.equal(c.call("SET", on_third, "v0"), _NOREPLICAS,

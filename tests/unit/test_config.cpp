@@ -478,6 +478,7 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "hll-sparse-max-bytes",
                                                "stream-node-max-bytes",
                                                "stream-node-max-entries",
+                                               "repl-backlog-size",
                                                "min-replicas-to-write",
                                                "min-slaves-to-write",
                                                "min-replicas-max-lag",
