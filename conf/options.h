@@ -131,6 +131,9 @@ struct SecurityOptions {
   bool protected_mode = true;    // without a password, refuse non-loopback clients
   std::string aclfile;           // ACL users file for ACL LOAD/SAVE, loaded at start; "" = none
   int64_t acllog_max_len = 128;  // entries the ACL LOG keeps
+  // The channels a new user (or selector, or a user's reset) starts with: "resetchannels" (none)
+  // or "allchannels".
+  std::string acl_pubsub_default = "resetchannels";
   // rename-command: original name → new name ("" disables the command).
   std::vector<std::pair<std::string, std::string>> rename_command;
   // Who may run DEBUG: "no" (nobody, Redis 7.0's default), "yes", or "local" (loopback clients).

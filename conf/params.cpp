@@ -747,6 +747,12 @@ const std::vector<Row>& rows() {
         int_row(Head{"security", "acllog-max-len", "--acllog-max-len", "acllog-max-len", true,
                      "Entries the ACL LOG keeps"},
                 Field<Sec, int64_t>{kSecurity, &Sec::acllog_max_len}, 0, kInt64Max),
+        enum_row(Head{"security", "acl-pubsub-default", "--acl-pubsub-default",
+                      "acl-pubsub-default", true,
+                      "Channels a new user, selector or reset user starts with: resetchannels "
+                      "(none) or allchannels"},
+                 Field<Sec, std::string>{kSecurity, &Sec::acl_pubsub_default},
+                 {"allchannels", "resetchannels"}, {}),
         bool_row(Head{"security", "protected-mode", "--protected-mode", "protected-mode", true,
                       "Without a password, refuse clients from non-loopback addresses"},
                  Field<Sec, bool>{kSecurity, &Sec::protected_mode}),

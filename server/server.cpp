@@ -46,6 +46,7 @@ Server::Server(conf::Config config)
   watchers_.resize(static_cast<size_t>(dbs_.count()));
   apply_memory_config();
   users_.set_default_password(config_.security.requirepass);
+  apply_acl_config();
   engine::rdb::set_compression(config_.persistence.rdbcompression);
   aof_.set_preamble_options([this] { return rdb_.save_options(unix_now_ms()); });
   scripts_ = std::make_unique<engine::ScriptEngine>(this);
@@ -736,6 +737,7 @@ void Server::apply_runtime_config() {
   spdlog::set_level(spdlog::level::from_str(config_.log.level));
   engine::rdb::set_compression(config_.persistence.rdbcompression);
   apply_memory_config();
+  apply_acl_config();
   if (cluster_) {
     cluster_->replication().set_backlog_bytes(
         static_cast<size_t>(config_.cluster.repl_backlog_size));
@@ -743,6 +745,10 @@ void Server::apply_runtime_config() {
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   scripts_->debugger().set_idle_limit_ms(config_.server.timeout * 1000);
   clients_.for_each([](Connection& conn) { conn.apply_limits(); });
+}
+
+void Server::apply_acl_config() {
+  engine::acl::pubsub_default_all() = config_.security.acl_pubsub_default == "allchannels";
 }
 
 void Server::apply_memory_config() {

@@ -369,6 +369,8 @@ class Server final : public engine::ServerControl,
   // Closes the last handles once shutdown has begun and every client is gone.
   void maybe_finish_shutdown();
   void apply_runtime_config();
+  // acl-pubsub-default, for the users and selectors made from now on.
+  void apply_acl_config();
   // Derives the eviction limits and the store's access tracking from the memory options.
   void apply_memory_config();
   // Redis's maxmemory check before a command: evicts keys while over maxmemory; when still

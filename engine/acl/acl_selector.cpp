@@ -132,7 +132,13 @@ ChannelArgs channel_arguments(const CommandSpec& spec, size_t argc) {
   return {};
 }
 
-Selector::Selector(bool root) : root_(root), allowed_(command_count() + 1, false) {}
+bool& pubsub_default_all() {
+  static bool all = false;
+  return all;
+}
+
+Selector::Selector(bool root)
+    : root_(root), all_channels_(pubsub_default_all()), allowed_(command_count() + 1, false) {}
 
 void Selector::set_bit(size_t id, bool value) {
   allowed_[id] = value;

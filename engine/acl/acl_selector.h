@@ -64,6 +64,11 @@ struct ChannelArgs {
 };
 ChannelArgs channel_arguments(const CommandSpec& spec, size_t argc);
 
+// acl-pubsub-default: whether a selector made from now on (a new user's, a "(...)" selector, a
+// user's "reset") starts with every channel (allchannels) or none (resetchannels, Redis 7's
+// default). One setting per process, as Redis's.
+bool& pubsub_default_all();
+
 class Selector {
  public:
   explicit Selector(bool root);

@@ -112,6 +112,7 @@ RuleError User::apply(std::string_view op) {
                                   "sanitize-payload", "clearselectors", "-@all"}) {
       apply(rule);
     }
+    if (pubsub_default_all()) apply("allchannels");
   } else {
     return selectors_[0].apply(op);
   }

@@ -151,6 +151,25 @@ def check_rules(report, ports):
             p.call("ACL", "DELUSER", "r%d" % i)
 
 
+def check_pubsub_default(report, ports):
+    """acl-pubsub-default: the channels of users, selectors and resets made from then on."""
+    with Pair(report, ports, "acl-pubsub-default") as p:
+        p.call("CONFIG", "GET", "acl-pubsub-default")
+        p.call("CONFIG", "SET", "acl-pubsub-default", "maybe")
+        p.call("CONFIG", "SET", "acl-pubsub-default", "allchannels")
+        p.call("CONFIG", "GET", "acl-pubsub-default")
+        p.call("ACL", "SETUSER", "pd1")
+        p.call("ACL", "SETUSER", "pd2", "on", "(+get ~k)")
+        p.call("ACL", "SETUSER", "pd3", "resetchannels", "&c")
+        p.call("ACL", "SETUSER", "pd3", "reset")
+        p.call("ACL", "GETUSER", "pd2", normalize=norm_value)
+        p.call("CONFIG", "SET", "acl-pubsub-default", "resetchannels")
+        p.call("ACL", "SETUSER", "pd4", "(+set)")
+        p.call("ACL", "SETUSER", "pd1", "reset")
+        p.call("ACL", "LIST", normalize=norm_value)
+        p.call("ACL", "DELUSER", "pd1", "pd2", "pd3", "pd4")
+
+
 def check_permissions(report, ports):
     with Pair(report, ports, "admin") as admin:
         admin.call("ACL", "LOG", "RESET")
@@ -388,6 +407,7 @@ def main():
                 KNOWN.add(info[0].decode())
                 KNOWN.update(sub[0].decode() for sub in info[9])
         check_rules(report, ports)
+        check_pubsub_default(report, ports)
         check_permissions(report, ports)
         check_auth(report, ports)
         check_introspection(report, ports)

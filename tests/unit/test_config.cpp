@@ -499,6 +499,7 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "requirepass",
                                                "aclfile",
                                                "acllog-max-len",
+                                               "acl-pubsub-default",
                                                "protected-mode",
                                                "enable-debug-command",
                                                "loglevel",
