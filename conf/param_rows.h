@@ -300,6 +300,23 @@ Row raised_to(Row row, Field<G, int64_t> field, int64_t floor) {
   return row;
 }
 
+// `text` without the spaces at its ends.
+inline std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// The cluster's addresses (params_peers.cpp): the peer list's row (host:port strings or
+// {addr, weight} tables in TOML, "host:port[=weight],..." on the command line), and `self`'s
+// check (empty, or host:port).
+Row peers_row(const Head& h);
+Reason check_self(std::string_view text);
+
 // The [tls] rows (and tls-port's, which sits in [server]), in table order.
 std::vector<Row> tls_rows();
 Row tls_port_row();

@@ -192,6 +192,24 @@ void Server::invalidate_readers(std::string_view key) {
   }
 }
 
+void Server::limit_tracking_table() {
+  const auto limit = static_cast<size_t>(config_.server.tracking_table_max_keys);
+  if (limit == 0 || tracking_.keys() <= limit) {
+    tracking_effort_ = 0;
+    return;
+  }
+  // The invalidations reach every reader at once, the client about to run a command included.
+  const uint64_t running = running_client_;
+  running_client_ = 0;
+  for (uint64_t effort = 100 * (tracking_effort_ + 1); effort > 0 && tracking_.keys() > limit;
+       --effort) {
+    const std::string key = tracking_.some_key();
+    invalidate_readers(key);
+  }
+  running_client_ = running;
+  tracking_effort_ = tracking_.keys() > limit ? tracking_effort_ + 1 : 0;
+}
+
 void Server::track_remote_reads(Connection& conn, const engine::CommandSpec& spec,
                                 std::span<const std::string_view> argv,
                                 const cluster::Route& route) {

@@ -71,6 +71,7 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
   const LockCheck check = lock_check(conn, argv, writer);
   if (check != LockCheck::kRun) return check == LockCheck::kAnswered;
   stats_.total_commands_processed++;
+  limit_tracking_table();
   running_client_ = conn.id();
   run(Origin::client(conn), argv, writer);
   running_client_ = 0;

@@ -539,6 +539,7 @@ void Server::cron() {
   if (script_busy_) return;
   uint64_t now = uv_now(loop_);
   dbs_.set_now(unix_now_ms());
+  limit_tracking_table();
   // Like Redis: active expiry may use up to 25% of each cron period, shared by the databases
   // (taken in turn from where the last cycle stopped).
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);

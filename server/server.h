@@ -467,6 +467,10 @@ class Server final : public engine::ServerControl,
   void tracking_key_changed(std::string_view key);
   // The invalidations of this node's own readers of `key` (default mode).
   void invalidate_readers(std::string_view key);
+  // tracking-table-max-keys, checked before each client command and by the cron, as Redis
+  // does: while the table remembers more keys, keys are invalidated for their readers as if
+  // written — at most 100 per call, 100 more each call that ends still over the limit.
+  void limit_tracking_table();
   // In a cluster: a tracking client's read relayed to peers remembers its keys here, and tells
   // each peer owner, on the client's link ahead of the read, to report their next change
   // (RINGKV.TRACK); an owner reports it with RINGKV.INVALIDATE. tracking_frame() answers both
@@ -675,6 +679,7 @@ class Server final : public engine::ServerControl,
   // CLIENT TRACKING: the keys read and the prefixes listened to; the client whose request is
   // running (its own invalidations wait for its reply: the keys, or nullopt for a flush).
   TrackingTable tracking_;
+  uint64_t tracking_effort_ = 0;  // calls of limit_tracking_table() that ended over the limit
   // Keys peers' tracking clients read here, with the addresses of those peers.
   StringMap<std::set<std::string>> peer_readers_;
   uint64_t running_client_ = 0;

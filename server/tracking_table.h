@@ -24,6 +24,8 @@ class TrackingTable {
   // Every key is forgotten (FLUSHALL, FLUSHDB).
   void forget_all_keys() { readers_.clear(); }
   size_t keys() const { return readers_.size(); }
+  // One of the keys remembered (which one is unspecified); the table must not be empty.
+  const std::string& some_key() const { return readers_.begin()->first; }
   // The (key, client) pairs remembered (INFO's tracking_total_items).
   size_t items() const;
 

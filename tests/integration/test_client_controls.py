@@ -5,7 +5,8 @@ XREAD, CLIENT PAUSE WRITE/ALL with concurrent clients (reads run, writes, script
 wait; UNPAUSE or the timeout releases them), CLIENT TRACKING in default mode (RESP3 pushes,
 NOLOOP, OPTIN/OPTOUT with CLIENT CACHING, REDIRECT to a RESP2 subscriber of
 __redis__:invalidate, a broken redirect), BCAST with prefixes, FLUSHALL's null invalidation,
-CLIENT GETREDIR/TRACKINGINFO, the options' error texts, and COMMAND INFO/DOCS of the rows.
+CLIENT GETREDIR/TRACKINGINFO, tracking-table-max-keys (keys invalidated past it), the options'
+error texts, and COMMAND INFO/DOCS of the rows.
 
     /usr/bin/python3 test_client_controls.py --server build/ringkv-server
 """
@@ -261,8 +262,32 @@ def tracking(note, client):
         note("tracking figures after", tracking_figures(other.call("INFO", "everything")))
 
 
+def tracking_limit(note, client):
+    """tracking-table-max-keys: reads past the limit invalidate remembered keys for their readers
+    (which keys is each server's own choice: their names are masked)."""
+    with client() as t, client() as admin:
+        admin.call("FLUSHALL")
+        t.call("HELLO", "3")
+        t.call("CLIENT", "TRACKING", "on")
+        note("limit get", admin.call("CONFIG", "GET", "tracking-table-max-keys"))
+        note("limit set", admin.call("CONFIG", "SET", "tracking-table-max-keys", "2"))
+        stream = b"".join(t.call("GET", "lim%d" % i) for i in range(1, 6))
+        time.sleep(0.5)  # the cron trims what the last read added
+        stream += t.read_available(0.3)[0]
+        names = re.findall(rb"\$4\r\n(lim\d)\r\n", stream)
+        note("limit pushes and replies", re.sub(rb"lim\d", b"limX", stream))
+        note("limit: each key invalidated once", sorted(set(names)) == sorted(names))
+        note("limit figures", tracking_figures(admin.call("INFO", "everything")))
+        note("limit bad", admin.call("CONFIG", "SET", "tracking-table-max-keys", "-1"))
+        note("no limit", admin.call("CONFIG", "SET", "tracking-table-max-keys", "0"))
+        for i in range(6, 9):
+            t.call("GET", "lim%d" % i)
+        note("no limit figures", tracking_figures(admin.call("INFO", "everything")))
+        admin.call("CONFIG", "SET", "tracking-table-max-keys", "1000000")
+
+
 def scenarios(observed, report, label):
-    for part in (errors_and_docs, client_reply, unblock, pause, tracking):
+    for part in (errors_and_docs, client_reply, unblock, pause, tracking, tracking_limit):
         part(observed.note, observed.client)
 
 

@@ -447,6 +447,7 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "timeout",
                                                "tcp-keepalive",
                                                "tcp-backlog",
+                                               "tracking-table-max-keys",
                                                "pidfile",
                                                "unixsocket",
                                                "unixsocketperm",
