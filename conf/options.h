@@ -190,6 +190,12 @@ struct MemoryOptions {
   // A HyperLogLog's sparse form turns dense past this many bytes; a stream node takes no more
   // entries past these bytes (0: 1 GB) or entries (0: no limit).
   int64_t hll_sparse_max_bytes = 3000;
+  // Deletions that free big values in the background, as UNLINK does (Redis's lazyfree-lazy-*).
+  bool lazyfree_lazy_user_del = false;    // DEL
+  bool lazyfree_lazy_user_flush = false;  // FLUSHALL / FLUSHDB without SYNC or ASYNC
+  bool lazyfree_lazy_server_del = false;  // values a write replaces (SET over a key, RENAME...)
+  bool lazyfree_lazy_expire = false;      // keys whose TTL passed
+  bool lazyfree_lazy_eviction = false;    // keys maxmemory evicts
   int64_t stream_node_max_bytes = 4096;
   int64_t stream_node_max_entries = 100;
 };

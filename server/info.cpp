@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/version.h"
+#include "engine/keyspace/lazy_free.h"
 #include "server/connection.h"
 #include "server/server.h"
 
@@ -369,8 +370,9 @@ void Server::info_memory(std::string& out) {
   field(out, "mem_aof_buffer", aof.buffer_length);
   field(out, "mem_allocator", "libc");
   field(out, "active_defrag_running", "0");
-  field(out, "lazyfree_pending_objects", "0");
-  field(out, "lazyfreed_objects", "0");
+  const engine::LazyFreeStats& lazy = engine::lazy_free_stats();
+  field(out, "lazyfree_pending_objects", std::to_string(lazy.pending.load()));
+  field(out, "lazyfreed_objects", std::to_string(lazy.freed.load()));
 }
 
 void Server::info_stats(std::string& out, uint64_t now_ms) {

@@ -17,6 +17,7 @@
 #include "common/secret.h"
 #include "engine/commands/pubsub.h"
 #include "engine/commands/string_ops.h"
+#include "engine/keyspace/lazy_free.h"
 #include "engine/rdb/rdb_format.h"
 #include "engine/types/encoding_limits.h"
 #include "protocol/errors.h"
@@ -765,6 +766,9 @@ void Server::apply_memory_config() {
   limits.hll_sparse_max_bytes = static_cast<size_t>(opts.hll_sparse_max_bytes);
   limits.stream_node_max_bytes = static_cast<size_t>(opts.stream_node_max_bytes);
   limits.stream_node_max_entries = opts.stream_node_max_entries;
+  engine::lazy_free_settings() = {opts.lazyfree_lazy_user_del, opts.lazyfree_lazy_user_flush,
+                                  opts.lazyfree_lazy_server_del, opts.lazyfree_lazy_expire,
+                                  opts.lazyfree_lazy_eviction};
   const engine::EvictionPolicy policy = engine::parse_eviction_policy(opts.maxmemory_policy)
                                             .value_or(engine::EvictionPolicy::kNoEviction);
   // Pooled candidates were scored under the old policy.

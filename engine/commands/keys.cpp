@@ -18,6 +18,7 @@
 #include "engine/commands/handler_args.h"
 #include "engine/commands/scan_args.h"
 #include "engine/commands/string_ops.h"
+#include "engine/keyspace/lazy_free.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/object.h"
 #include "protocol/errors.h"
@@ -108,9 +109,12 @@ void reply_ttl(CommandContext& ctx, bool in_ms, bool absolute) {
 }  // namespace
 
 void cmd_del(CommandContext& ctx) {
+  // UNLINK frees big values in the background; DEL too under lazyfree-lazy-user-del.
+  const bool lazy =
+      ctx.spec == nullptr || ctx.spec->name == "unlink" || lazy_free_settings().user_del;
   int64_t deleted = 0;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
-    if (ctx.store.erase(ctx.argv[i])) {
+    if (ctx.store.erase(ctx.argv[i], lazy)) {
       ++deleted;
       ctx.key_modified(ctx.argv[i]);
       ctx.notify(common::kNotifyGeneric, "del", ctx.argv[i]);

@@ -15,6 +15,7 @@
 #include "engine/commands/scan_args.h"
 #include "engine/commands/string_ops.h"
 #include "engine/keyspace/databases.h"
+#include "engine/keyspace/lazy_free.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/object.h"
 #include "protocol/errors.h"
@@ -131,12 +132,13 @@ namespace {
 
 // FLUSHALL's and FLUSHDB's option; false (having replied) when it is not one.
 bool flush_mode_or_reply(CommandContext& ctx, bool& async) {
-  // Without an option Redis flushes synchronously (lazyfree-lazy-user-flush defaults to no).
-  async = false;
-  if (ctx.argv.size() == 2 && equals_ignore_case(ctx.argv[1], "async")) {
-    async = true;
-  } else if (!(ctx.argv.size() == 1 ||
-               (ctx.argv.size() == 2 && equals_ignore_case(ctx.argv[1], "sync")))) {
+  // Without an option, as lazyfree-lazy-user-flush says (no by default: synchronously).
+  if (ctx.argv.size() == 1) {
+    async = lazy_free_settings().user_flush;
+  } else if (ctx.argv.size() == 2 && (equals_ignore_case(ctx.argv[1], "async") ||
+                                      equals_ignore_case(ctx.argv[1], "sync"))) {
+    async = equals_ignore_case(ctx.argv[1], "async");
+  } else {
     ctx.reply.error(err::kSyntax);
     return false;
   }
@@ -153,7 +155,7 @@ void flush_store(CommandContext& ctx, Store& store, bool async) {
   store.for_each([&](const Entry& e) {
     if (ctx.acts_on(e.key())) own.emplace_back(e.key());
   });
-  for (const std::string& key : own) store.erase(key);
+  for (const std::string& key : own) store.erase(key, async);
 }
 
 }  // namespace

@@ -58,6 +58,7 @@ class Entry {
 
  private:
   friend class Store;
+  friend void free_entry(Entry* e, bool lazy);  // lazy_free.h
 
   // Where the variable parts of a block live.
   struct Layout {

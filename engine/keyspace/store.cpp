@@ -50,7 +50,7 @@ const Entry* Store::lookup(std::string_view key) {
   Impl::Found f = impl_->find(key, impl_->hash(key));
   if (f.entry != nullptr && impl_->expired(f.table->slots[f.pos])) {
     report_expired(f.entry->key());
-    impl_->remove_at(*f.table, f.pos);
+    impl_->remove_at(*f.table, f.pos, lazy_free_settings().expire);
     ++stats_.expired_keys;
     impl_->maybe_shrink();
     f = {};
@@ -203,11 +203,11 @@ const Entry* Store::put_object(std::string_view key, std::unique_ptr<Object> obj
 
 void Store::object_resized(size_t before, size_t after) { impl_->used += after - before; }
 
-bool Store::erase(std::string_view key) {
+bool Store::erase(std::string_view key, bool lazy) {
   impl_->step();
   const size_t before = size();
   Impl::Found f = impl_->find_live(key, impl_->hash(key));
-  if (f.entry != nullptr) impl_->remove_at(*f.table, f.pos);
+  if (f.entry != nullptr) impl_->remove_at(*f.table, f.pos, lazy);
   if (size() != before) impl_->maybe_shrink();
   return f.entry != nullptr;
 }
@@ -387,7 +387,7 @@ const Entry* Store::random_entry() {
     }
     if (deleted < kRandomMaxExpiredDeletes) {
       report_expired(slot_entry(s)->key());
-      impl_->remove_at(*t, pos);
+      impl_->remove_at(*t, pos, lazy_free_settings().expire);
       ++stats_.expired_keys;
       ++deleted;
     }
@@ -401,8 +401,10 @@ void Store::clear(bool async) {
   Impl::Table tables[2] = {impl_->main, impl_->old};
   impl_->main = Impl::Table{};
   impl_->old = Impl::Table{};
-  if (async && keys >= kAsyncClearMinKeys) {
-    reclaimer().submit([tables] {
+  if (async) {
+    // Every key counts as freed lazily, however few (as Redis counts a database's).
+    objects_pending(keys);
+    reclaimer().submit([tables, keys] {
       for (const Impl::Table& t : tables) {
         if (t.slots == nullptr) continue;
         Impl::free_entries(t.slots, t.cap);
@@ -410,6 +412,7 @@ void Store::clear(bool async) {
       }
       // Give the freed pages back to the system: glibc keeps them otherwise.
       malloc_trim(0);
+      objects_freed(keys);
     });
   } else {
     for (Impl::Table& t : tables) impl_->free_all(t);
@@ -450,7 +453,7 @@ size_t Store::active_expire_cycle(int64_t budget_us) {
         if (now_ms_ > at) {
           // The backward shift may pull a later key into this slot: look at it again.
           report_expired(slot_entry(s)->key());
-          im.remove_at(t, im.expire_cursor);
+          im.remove_at(t, im.expire_cursor, lazy_free_settings().expire);
           ++expired;
           continue;
         }
@@ -511,7 +514,7 @@ bool Store::evict(std::string_view key, bool volatile_only) {
   Impl::Found f = impl_->find(key, impl_->hash(key));
   if (f.entry == nullptr || (volatile_only && !f.entry->has_expire())) return false;
   if (eviction_listener_) eviction_listener_(f.entry->key());
-  impl_->remove_at(*f.table, f.pos);
+  impl_->remove_at(*f.table, f.pos, lazy_free_settings().eviction);
   ++stats_.evicted_keys;
   impl_->maybe_shrink();
   return true;

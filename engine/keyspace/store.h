@@ -117,8 +117,9 @@ class Store {
   // Accounts a change of an object's memory() during a write (called by ObjectWrite).
   void object_resized(size_t before, size_t after);
 
-  // Removes a key. Returns true if it existed (and was not expired).
-  bool erase(std::string_view key);
+  // Removes a key. Returns true if it existed (and was not expired). `lazy`: a big value is
+  // freed in the background (UNLINK; lazy_free.h).
+  bool erase(std::string_view key, bool lazy = false);
 
   // Sets an absolute expiry on an existing key (a time in the past deletes it, as Redis does
   // for EXPIRE with a past time). Returns false when the key does not exist.

@@ -47,8 +47,6 @@ constexpr uint64_t kExpireAcceptableStalePct = 10;
 constexpr int kRandomAttempts = 1000;
 constexpr int kRandomProbes = 64;
 constexpr int kRandomMaxExpiredDeletes = 100;
-// FLUSHALL ASYNC frees small keyspaces at once, as Redis's lazyfree effort threshold does.
-constexpr size_t kAsyncClearMinKeys = 64;
 
 // One random seed per process, so hash flooding cannot be precomputed.
 uint64_t process_seed() {
@@ -182,7 +180,7 @@ struct Store::Impl {
     Found f = find(key, h);
     if (f.entry != nullptr && expired(f.table->slots[f.pos])) {
       owner->report_expired(f.entry->key());
-      remove_at(*f.table, f.pos);
+      remove_at(*f.table, f.pos, lazy_free_settings().expire);
       ++owner->stats_.expired_keys;
       return {};
     }
@@ -218,7 +216,8 @@ struct Store::Impl {
           prev->object() == e->object()) {
         prev->detach_object();
       }
-      Entry::destroy(prev);
+      // A value a write replaces (SET over a key, RENAME's destination...).
+      free_entry(prev, lazy_free_settings().server_del);
     }
     const bool was_volatile = slot_volatile(s);
     const bool is_volatile = e->has_expire();
@@ -227,12 +226,13 @@ struct Store::Impl {
   }
 
   // Deletes the entry at pos and closes the gap by shifting later run members back.
-  void remove_at(Table& t, size_t pos) {
+  // `lazy`: a big value may be freed in the background (lazy_free.h).
+  void remove_at(Table& t, size_t pos, bool lazy = false) {
     const uint64_t s = t.slots[pos];
     Entry* e = slot_entry(s);
     if (slot_volatile(s)) --volatile_count;
     used -= footprint(e);
-    Entry::destroy(e);
+    free_entry(e, lazy);
     --t.count;
     size_t hole = pos;
     for (size_t i = t.next(pos);; i = t.next(i)) {
@@ -326,7 +326,7 @@ struct Store::Impl {
           owner->report_expired(e->key());
           --volatile_count;
           used -= footprint(e);
-          Entry::destroy(e);
+          free_entry(e, lazy_free_settings().expire);
           ++owner->stats_.expired_keys;
         } else {
           place(main, s, hash(e->key()));

@@ -47,6 +47,7 @@ class HashObject final : public Object {
 
   Encoding encoding() const { return encoding_; }
   std::string_view encoding_name() const override;
+  size_t free_effort() const override { return encoding_ == Encoding::kHashtable ? count_ : 1; }
   size_t size() const override { return count_; }
   size_t memory() const override;
   std::unique_ptr<Object> clone() const override;

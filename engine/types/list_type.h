@@ -45,6 +45,7 @@ class ListObject final : public Object {
   ~ListObject() override;
 
   std::string_view encoding_name() const override { return "quicklist"; }
+  size_t free_effort() const override { return nnodes_; }
   size_t size() const override { return count_; }
   size_t memory() const override;
   std::unique_ptr<Object> clone() const override;

@@ -44,6 +44,9 @@ class Object {
   // otherwise (a stream stays when its last entry goes, as in Redis).
   virtual size_t size() const = 0;
   virtual bool erase_when_empty() const { return true; }
+  // The allocations freeing it takes, as Redis's lazyfreeGetFreeEffort counts them: a freed
+  // value past 64 is freed on a background thread when the deletion may be lazy (UNLINK...).
+  virtual size_t free_effort() const { return 1; }
   // Bytes this object holds on the heap, itself included, as the allocator accounts them.
   virtual size_t memory() const = 0;
   // A deep copy (COPY).

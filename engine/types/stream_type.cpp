@@ -374,6 +374,12 @@ int64_t StreamObject::trim(const StreamTrim& t) {
   return deleted;
 }
 
+size_t StreamObject::free_effort() const {
+  size_t effort = rax_node_count();
+  if (!groups_.empty()) effort += groups_.size() * (1 + groups_.begin()->second->pel().size());
+  return effort;
+}
+
 size_t StreamObject::rax_node_count() const {
   if (nodes_.empty()) return 1;
   std::vector<RaxKey> keys;

@@ -139,6 +139,8 @@ class StreamObject final : public Object {
   ~StreamObject() override;
 
   std::string_view encoding_name() const override { return "stream"; }
+  // Its nodes, and each group with as many pending entries as the first one has.
+  size_t free_effort() const override;
   size_t size() const override { return static_cast<size_t>(length_); }
   bool erase_when_empty() const override { return false; }
   size_t memory() const override;

@@ -12,6 +12,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "engine/keyspace/lazy_free.h"
+#include "engine/keyspace/slot_arrays.h"
 #include "engine/keyspace/store.h"
 #include "engine/types/set_type.h"
 
@@ -545,6 +547,34 @@ TEST_CASE("clear drops everything, synchronously or on another thread") {
     CHECK(s.lookup("after")->string_value() == "clear");
     CHECK(s.size() == 1);
   }
+}
+
+TEST_CASE("a lazy erase frees a value past 64 allocations on the reclaimer thread") {
+  ringkv::engine::LazyFreeStats& stats = ringkv::engine::lazy_free_stats();
+  Store s;
+  const size_t baseline = s.used_memory();
+  auto set_of = [](int members) {
+    auto set = std::make_unique<SetObject>();
+    for (int i = 0; i < members; ++i) set->add("m" + std::to_string(i));
+    return set;
+  };
+  s.put_object("big", set_of(65));
+  s.put_object("small", set_of(64));
+  s.put_object("kept", set_of(1000));
+  ringkv::engine::reclaimer().drain();
+  const uint64_t freed = stats.freed;
+  CHECK(s.erase("small", true));
+  CHECK(s.erase("kept", false));
+  ringkv::engine::reclaimer().drain();
+  CHECK(stats.freed == freed);  // 64 allocations, and a deletion that is not lazy: at once
+  CHECK(s.erase("big", true));
+  CHECK(s.lookup("big") == nullptr);
+  // Accounted at once, whenever the thread frees it.
+  CHECK(s.used_memory() <= baseline + 64);
+  CHECK(s.used_memory() + 64 >= baseline);
+  ringkv::engine::reclaimer().drain();
+  CHECK(stats.freed == freed + 1);
+  CHECK(stats.pending == 0);
 }
 
 TEST_CASE("used_memory counts entries and tables and returns to baseline") {
