@@ -72,6 +72,11 @@ std::string Server::replicas_refusal(const engine::CommandSpec& spec,
 
 bool Server::refused_writes(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                             Connection* conn, protocol::ReplyWriter& writer) {
+  // The common case, checked first: nothing can refuse a write now.
+  if (rdb_.last_bgsave_ok() && aof_.write_error() == 0 &&
+      config_.cluster.min_replicas_to_write == 0) {
+    return false;
+  }
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
   static const engine::CommandSpec* const kPing = engine::find_command("ping");
   const bool in_multi = conn != nullptr && conn->transaction().active;
