@@ -33,7 +33,11 @@ struct ServerOptions {
   int64_t tcp_backlog = 511;       // connections the listener queues before they are accepted
   // Keys CLIENT TRACKING remembers readers of; past it, keys are invalidated (0 = no limit).
   int64_t tracking_table_max_keys = 1000000;
-  std::string pidfile;         // file the server writes its process id to ("" = none)
+  std::string pidfile;  // file the server writes its process id to ("" = none)
+  // What SIGTERM and SIGINT do: "default" (shut down as SHUTDOWN does: save when save rules are
+  // set, stay up when that fails) or SHUTDOWN's flags among save/nosave, now, force.
+  std::string shutdown_on_sigterm = "default";
+  std::string shutdown_on_sigint = "default";
   std::string unixsocket;      // path of a Unix domain socket clients may connect to ("" = none)
   int64_t unixsocketperm = 0;  // that socket file's permission bits (0 = as the umask leaves them)
   int64_t proto_max_bulk_len = 512 * 1024 * 1024;  // longest bulk string a client may send (bytes)

@@ -258,6 +258,58 @@ Row rename_row(const Head& h) {
   return row;
 }
 
+// shutdown-on-sigterm/-sigint: "default", or SHUTDOWN's flags among save/nosave, now and force
+// in any order; kept (and shown) in Redis's order, "default" when none is given.
+Row shutdown_flags_row(const Head& h, Field<ServerOptions, std::string> field) {
+  Row row = make_row(h);
+  static constexpr std::string_view kNames[] = {"default", "save", "nosave", "now", "force"};
+  auto parse = [](std::string_view text, std::string& out) -> Reason {
+    bool seen[std::size(kNames)] = {};
+    if (trim(text).empty()) {
+      return "argument(s) must be one of the following: default, save, nosave, now, force";
+    }
+    while (!trim(text).empty()) {
+      text = trim(text);
+      const size_t space = text.find(' ');
+      const std::string w = lower(text.substr(0, space));
+      text = space == std::string_view::npos ? std::string_view() : text.substr(space);
+      const auto* it = std::find(std::begin(kNames), std::end(kNames), w);
+      if (it == std::end(kNames)) {
+        return "argument(s) must be one of the following: default, save, nosave, now, force";
+      }
+      seen[it - std::begin(kNames)] = true;
+    }
+    if (seen[1] && seen[2]) return "shutdown options SAVE and NOSAVE can't be used simultaneously";
+    out.clear();
+    for (size_t i = 1; i < std::size(kNames); ++i) {
+      if (seen[i]) out += (out.empty() ? "" : " ") + std::string(kNames[i]);
+    }
+    if (out.empty()) out = "default";
+    return {};
+  };
+  row.from_redis = [=](Config& c, std::string_view text) -> Reason {
+    std::string value;
+    if (Reason why = parse(text, value); !why.empty()) return why;
+    field(c) = value;
+    return {};
+  };
+  row.from_text = [=](Config& c, std::string_view text) -> Reason {
+    std::string value;
+    if (Reason why = parse(text, value); !why.empty()) {
+      return why + ", got " + quote_text(text);
+    }
+    field(c) = value;
+    return {};
+  };
+  row.from_toml = [=, from_text = row.from_text](Config& c, const toml::node& node) -> Reason {
+    if (!node.is_string()) return "expected a string, got " + type_name(node);
+    return from_text(c, node.as_string()->get());
+  };
+  row.to_text = [=](const Config& c) { return field(c); };
+  row.to_toml = [=](const Config& c) { return toml_quote(field(c)); };
+  return row;
+}
+
 Row protected_in_redis(Row row) {
   row.protected_in_redis = true;
   return row;
@@ -349,6 +401,17 @@ const std::vector<Row>& rows() {
                      "Keys client-side caching (CLIENT TRACKING) remembers readers of; past it, "
                      "keys are invalidated for their readers as if written (0 = no limit)"},
                 Field<S, int64_t>{kServer, &S::tracking_table_max_keys}, 0, kInt64Max),
+        shutdown_flags_row(
+            Head{"server", "shutdown-on-sigterm", "--shutdown-on-sigterm", "shutdown-on-sigterm",
+                 true,
+                 "What SIGTERM does: default (as SHUTDOWN: save when save rules are set, stay up "
+                 "if that fails) or SHUTDOWN's flags: save or nosave, now, force (exit whatever "
+                 "fails)"},
+            Field<S, std::string>{kServer, &S::shutdown_on_sigterm}),
+        shutdown_flags_row(
+            Head{"server", "shutdown-on-sigint", "--shutdown-on-sigint", "shutdown-on-sigint", true,
+                 "What SIGINT does (as shutdown-on-sigterm)"},
+            Field<S, std::string>{kServer, &S::shutdown_on_sigint}),
         immutable_in_redis(string_row(
             Head{"server", "pidfile", "--pidfile", "pidfile", false,
                  "File the server writes its process id to once it listens, and removes when it "

@@ -24,12 +24,7 @@
 #include "server/connection.h"
 
 namespace ringkv::server {
-namespace {
-
-// Time the shutdown waits for clients to take their last replies before closing them anyway.
-constexpr uint64_t kShutdownGraceMs = 5000;
-
-}  // namespace
+namespace {}  // namespace
 
 int64_t Server::unix_now_ms() {
   using namespace std::chrono;
@@ -609,63 +604,6 @@ void Server::cron() {
     last_ops_sample_count_ = stats_.total_commands_processed;
     last_input_sample_ = stats_.total_net_input_bytes;
     last_output_sample_ = stats_.total_net_output_bytes;
-  }
-}
-
-void Server::on_signal(uv_signal_t* handle, int signum) {
-  auto* self = static_cast<Server*>(handle->data);
-  spdlog::warn("received {}, scheduling shutdown", signum == SIGINT ? "SIGINT" : "SIGTERM");
-  self->begin_shutdown();
-}
-
-void Server::shutdown() { begin_shutdown(); }
-
-void Server::begin_shutdown() {
-  if (shutting_down_) return;
-  shutting_down_ = true;
-  // SHUTDOWN (or a signal) while a script is busy: the script stops, written or not.
-  if (scripts_->running()) scripts_->kill(true);
-  reap_debug_sessions(true);
-  spdlog::info("shutting down: no new connections, flushing {} client(s)", clients_.size());
-  close_listeners();
-  uv_close(reinterpret_cast<uv_handle_t*>(&sigint_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t*>(&sigterm_), nullptr);
-  for (auto& source : imports_) {
-    // Recorded as running: the next start resumes it.
-    if (source->state() != ImportSource::State::kStopped) source->stop(false);
-  }
-  if (cluster_) cluster_->stop();
-  if (migration_) migration_->stop();
-  if (replica_sync_) replica_sync_->stop();
-  aof_.shutdown(uv_now(loop_));
-  // A signal saves as SHUTDOWN without arguments does: when save rules are set.
-  if (!shutdown_save_done_) save_before_shutdown(false, false);
-  clients_.for_each([](Connection& conn) { conn.close_when_flushed(); });
-  // Clients that do not take their last replies are closed after a grace period.
-  uv_timer_stop(&cron_timer_);
-  uv_timer_start(
-      &cron_timer_,
-      [](uv_timer_t* t) {
-        auto* s = static_cast<Server*>(t->data);
-        s->clients_.for_each([](Connection& conn) { conn.close(); });
-        uv_close(reinterpret_cast<uv_handle_t*>(t), nullptr);
-      },
-      kShutdownGraceMs, 0);
-  maybe_finish_shutdown();
-}
-
-void Server::maybe_finish_shutdown() {
-  if (!shutting_down_ || !clients_.empty() || shutdown_finished_) return;
-  shutdown_finished_ = true;
-  // The last handles: with them closed the loop runs out of work and run() returns.
-  uv_close(reinterpret_cast<uv_handle_t*>(&flush_check_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t*>(&block_timer_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t*>(&pause_timer_), nullptr);
-  uv_close(reinterpret_cast<uv_handle_t*>(&lock_timer_), nullptr);
-  input_task_->stop();
-  end_syncs();
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&cron_timer_))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&cron_timer_), nullptr);
   }
 }
 

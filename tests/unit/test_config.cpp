@@ -448,6 +448,8 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "tcp-keepalive",
                                                "tcp-backlog",
                                                "tracking-table-max-keys",
+                                               "shutdown-on-sigterm",
+                                               "shutdown-on-sigint",
                                                "pidfile",
                                                "unixsocket",
                                                "unixsocketperm",
