@@ -83,8 +83,10 @@ bool Server::refused_writes(const engine::CommandSpec& spec, std::span<const std
   const bool exec_writes =
       &spec == kExec && in_multi && (conn->transaction().flags & engine::kWrite) != 0;
   const bool write = (spec.flags & engine::kWrite) != 0 || exec_writes;
-  // PING too while the node cannot persist, so that a monitoring check sees it.
-  if (!write && &spec != kPing) return false;
+  // A client's PING too while the node cannot persist, so that a monitoring check sees it; not a
+  // peer's health check, which would fail the node over for it.
+  const bool client_ping = &spec == kPing && conn != nullptr && !conn->is_peer();
+  if (!write && !client_ping) return false;
   std::string error = disk_error();
   // EXEC counts this node's replicas whatever the keys its queue writes (as Redis, node-wide).
   if (error.empty() && write) error = replicas_refusal(spec, exec_writes ? argv.first(1) : argv);

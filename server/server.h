@@ -387,9 +387,10 @@ class Server final : public engine::ServerControl,
   // (Replication::good_replicas; none on a node without replicas).
   std::string replicas_refusal(const engine::CommandSpec& spec,
                                std::span<const std::string_view> argv) const;
-  // Redis's checks before a command: while disk_error() is set, refuses a write command or
-  // PING; then a write replicas_refusal() refuses. In MULTI, what it queues is checked so; an
-  // EXEC whose queue holds a write is refused (-EXECABORT). Returns whether it answered.
+  // Redis's checks before a command: while disk_error() is set, refuses a write command or a
+  // client's PING (a peer's health check is answered); then a write replicas_refusal() refuses. In
+  // MULTI, what it queues is checked so; an EXEC whose queue holds a write is refused (-EXECABORT).
+  // Returns whether it answered.
   bool refused_writes(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                       Connection* conn, protocol::ReplyWriter& writer);
   // In MULTI: queues the command (+QUEUED) unless it runs at once (EXEC, DISCARD, MULTI, WATCH,

@@ -231,9 +231,10 @@ def check_full_disk(report, binary):
 
 
 def check_cluster(report, binary):
-    """Three members, replication-factor 2; the second's BGSAVE fails."""
-    with harness.Cluster(binary, 3, name="disk-errors",
-                         cluster_options={"replication-factor": 2}) as cluster:
+    """Three members, replication-factor 2; the second's BGSAVE fails. Its peers' health checks
+    (PING) are still answered: it is not failed over for refusing writes."""
+    options = {"replication-factor": 2, "health-interval": 100, "failure-limit": 3}
+    with harness.Cluster(binary, 3, name="disk-errors", cluster_options=options) as cluster:
         ports, addresses = cluster.ports, cluster.addresses
         names = ["de:%d" % i for i in range(300)]
         copies = rs.copies_of(ports[0], names)
@@ -258,6 +259,12 @@ def check_cluster(report, binary):
         with harness.RespClient(ports[1]) as c:
             report.equal(c.call("PING"), misconf, "the member that cannot persist refuses PING")
             report.equal(c.call("GET", primary_there[1]), b"$-1\r\n", "and serves reads")
+        time.sleep(1.0)  # ten health intervals: a member whose pings failed would be down
+        report.equal(rs.cluster_info(ports[0]).get("cluster_state"), "ok",
+                     "its peers still see every member up")
+        with harness.RespClient(ports[0]) as c:
+            report.equal(c.call("SET", primary_there[1], "x"), misconf,
+                         "so its keys' writes are still refused by it, not failed over")
         session = rs.PeerSession(ports[1])
         deadline = time.time() + 10 * harness.timeout_scale()
         while session.call("GET", replica_there[0]) != b"copied" and time.time() < deadline:
