@@ -14,6 +14,7 @@
 
 #include "common/random.h"
 #include "engine/keyspace/access.h"
+#include "engine/keyspace/lazy_free.h"
 #include "engine/keyspace/slot_arrays.h"
 #include "engine/keyspace/store.h"
 #include "engine/keyspace/wyhash.h"
