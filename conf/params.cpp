@@ -293,13 +293,10 @@ Row shutdown_flags_row(const Head& h, Field<ServerOptions, std::string> field) {
     field(c) = value;
     return {};
   };
-  row.from_text = [=](Config& c, std::string_view text) -> Reason {
-    std::string value;
-    if (Reason why = parse(text, value); !why.empty()) {
-      return why + ", got " + quote_text(text);
-    }
-    field(c) = value;
-    return {};
+  // Files and flags: the same, with the value named.
+  row.from_text = [from_redis = row.from_redis](Config& c, std::string_view text) -> Reason {
+    Reason why = from_redis(c, text);
+    return why.empty() ? why : why + ", got " + quote_text(text);
   };
   row.from_toml = [=, from_text = row.from_text](Config& c, const toml::node& node) -> Reason {
     if (!node.is_string()) return "expected a string, got " + type_name(node);

@@ -29,14 +29,20 @@ bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* con
   const bool exec_grows =
       &spec == kExec && in_multi && (conn->transaction().flags & engine::kDenyOom) != 0;
   if (!(spec.flags & engine::kDenyOom) && !(in_multi && !spared) && !exec_grows) return false;
+  return refuse_before_run(spec, conn, &spec == kExec && in_multi, protocol::err::kOom, writer);
+}
+
+bool Server::refuse_before_run(const engine::CommandSpec& spec, Connection* conn, bool exec,
+                               std::string_view error, protocol::ReplyWriter& writer) {
   observed_.commands.of(spec).rejected_calls++;
-  if (&spec == kExec && in_multi) {
-    writer.error(std::string(protocol::err::kExecAbortBecause) + std::string(protocol::err::kOom));
+  if (exec) {
+    // EXEC refused: the transaction is discarded, as Redis's execCommandAbort does.
+    writer.error(std::string(protocol::err::kExecAbortBecause) + std::string(error));
     conn->transaction().end();
     unwatch_all(*conn);
     return true;
   }
-  writer.error(protocol::err::kOom);
+  writer.error(error);
   if (conn != nullptr) transaction_refused(*conn);
   return true;
 }
@@ -52,21 +58,22 @@ std::string Server::disk_error() const {
   return {};
 }
 
+size_t Server::good_replicas(std::span<const std::string_view> keys) const {
+  if (!replicating()) return 0;
+  return cluster_->replication().good_replicas(
+      keys, static_cast<uint64_t>(config_.cluster.min_replicas_max_lag));
+}
+
 std::string Server::replicas_refusal(const engine::CommandSpec& spec,
                                      std::span<const std::string_view> argv) const {
-  const conf::ClusterOptions& c = config_.cluster;
-  if (c.min_replicas_to_write == 0 || c.min_replicas_max_lag == 0) return {};
-  size_t good = 0;
-  if (replicating()) {
-    std::vector<size_t> positions;
-    engine::key_positions(spec, argv, positions);
-    std::vector<std::string_view> keys;
-    keys.reserve(positions.size());
-    for (size_t p : positions) keys.push_back(argv[p]);
-    good =
-        cluster_->replication().good_replicas(keys, static_cast<uint64_t>(c.min_replicas_max_lag));
-  }
-  if (good >= static_cast<uint64_t>(c.min_replicas_to_write)) return {};
+  if (!min_replicas_on()) return {};
+  std::vector<size_t> positions;
+  engine::key_positions(spec, argv, positions);
+  std::vector<std::string_view> keys;
+  keys.reserve(positions.size());
+  for (size_t p : positions) keys.push_back(argv[p]);
+  if (good_replicas(keys) >= static_cast<uint64_t>(config_.cluster.min_replicas_to_write))
+    return {};
   return std::string(protocol::err::kNoGoodReplicas);
 }
 
@@ -91,16 +98,7 @@ bool Server::refused_writes(const engine::CommandSpec& spec, std::span<const std
   // EXEC counts this node's replicas whatever the keys its queue writes (as Redis, node-wide).
   if (error.empty() && write) error = replicas_refusal(spec, exec_writes ? argv.first(1) : argv);
   if (error.empty()) return false;
-  observed_.commands.of(spec).rejected_calls++;
-  if (exec_writes) {
-    writer.error(std::string(protocol::err::kExecAbortBecause) + error);
-    conn->transaction().end();
-    unwatch_all(*conn);
-    return true;
-  }
-  writer.error(error);
-  if (conn != nullptr) transaction_refused(*conn);
-  return true;
+  return refuse_before_run(spec, conn, exec_writes, error, writer);
 }
 
 std::string Server::writes_refused(const engine::CommandSpec& spec,

@@ -319,12 +319,7 @@ std::string Server::replication_info() const {
   // As Redis, while min-replicas-to-write is on: the replicas that count for it (this node's
   // streams, whatever the keys).
   auto good_replicas_field = [this](auto& field) {
-    const conf::ClusterOptions& c = config_.cluster;
-    if (c.min_replicas_to_write == 0 || c.min_replicas_max_lag == 0) return;
-    const size_t good = replicating() ? cluster_->replication().good_replicas(
-                                            {}, static_cast<uint64_t>(c.min_replicas_max_lag))
-                                      : 0;
-    field("min_slaves_good_slaves", std::to_string(good));
+    if (min_replicas_on()) field("min_slaves_good_slaves", std::to_string(good_replicas({})));
   };
   if (!replicating()) {
     // A master without replicas, as Redis reports one: no stream offset, no backlog.

@@ -382,6 +382,16 @@ class Server final : public engine::ServerControl,
   // BGSAVE failed and stop-writes-on-bgsave-error is on; or the append-only file's last write
   // failed.
   std::string disk_error() const;
+  // Answers `error` for a command refused before it ran (counted as a rejected call): in MULTI
+  // the transaction is flagged, and a refused EXEC (`exec`) discards it with -EXECABORT.
+  bool refuse_before_run(const engine::CommandSpec& spec, Connection* conn, bool exec,
+                         std::string_view error, protocol::ReplyWriter& writer);
+  // min-replicas-to-write is on (both it and min-replicas-max-lag non-zero, as Redis reads them).
+  bool min_replicas_on() const {
+    return config_.cluster.min_replicas_to_write != 0 && config_.cluster.min_replicas_max_lag != 0;
+  }
+  // The good replicas of `keys` (Replication::good_replicas; none without replication).
+  size_t good_replicas(std::span<const std::string_view> keys) const;
   // Why a write of `argv` is refused for want of replicas (Redis's NOREPLICAS text), or "":
   // min-replicas-to-write and min-replicas-max-lag are set and fewer good replicas have its keys
   // (Replication::good_replicas; none on a node without replicas).
