@@ -189,8 +189,8 @@ std::string TxnSession::lock_frame(const Member& m, bool wait) const {
       wait ? std::to_string(deadline_ms_ > now + 1 ? deadline_ms_ - now : 1) : "0";
   // Long enough for the other participants' lock waits and the RUN to come.
   const std::string lease = std::to_string(2 * cluster_.options_.request_timeout_ms + 1000);
-  std::vector<std::string_view> argv{"RINGKV.TXN", "LOCK", wait_ms, lease,
-                                     m.part.deny_oom ? "1" : "0"};
+  const std::string checks = std::to_string(m.part.refusal_checks());
+  std::vector<std::string_view> argv{"RINGKV.TXN", "LOCK", wait_ms, lease, checks};
   for (const std::string& k : m.part.keys) argv.push_back(k);
   std::string f;
   append_frame(f, argv);
@@ -264,7 +264,7 @@ void TxnSession::try_at_once() {
       continue;
     }
     std::string answer;
-    cluster_.txn_host_->lock_here(client_id_, m.part.keys, watches_, m.part.deny_oom, 0,
+    cluster_.txn_host_->lock_here(client_id_, m.part.keys, watches_, m.part.refusal_checks(), 0,
                                   [&answer](std::string_view reply) { answer.assign(reply); });
     if (answer == kTxnBusy) return lock_in_order();
     if (answer != kTxnLocked) return on_locked(i, answer, nullptr);
@@ -351,7 +351,7 @@ void TxnSession::lock_from(size_t i) {
     if (m.part.keys.empty() && !watches_) return on_locked(i, kTxnLocked, nullptr);
     const uint64_t now = uv_now(cluster_.loop_);
     const uint64_t generation = generation_;
-    cluster_.txn_host_->lock_here(client_id_, m.part.keys, watches_, m.part.deny_oom,
+    cluster_.txn_host_->lock_here(client_id_, m.part.keys, watches_, m.part.refusal_checks(),
                                   deadline_ms_ > now + 1 ? deadline_ms_ - now : 1,
                                   [self, i, generation](std::string_view reply) {
                                     if (generation == self->generation_)

@@ -4,8 +4,10 @@
 //
 //   lock     each participant, one after the other in address order (so two transactions never
 //            wait for each other in a cycle), locks its part's keys and the client's WATCHed keys
-//            there, checks those WATCHes and its maxmemory:
-//              RINGKV.TXN LOCK <wait-ms> <lease-ms> <denyoom 0|1> <key>...
+//            there, checks those WATCHes, and refuses the part as a command of its own would be
+//            refused there — its maxmemory when the part may grow memory (checks bit 1), its
+//            persistence and min-replicas-to-write when it writes (bit 2):
+//              RINGKV.TXN LOCK <wait-ms> <lease-ms> <checks 0-3> <key>...
 //                → +OK | +WATCHED | +BUSY | -error (nothing locked)
 //            a participant waits at most wait-ms for keys other transactions hold (0: it answers
 //            BUSY at once); it drops its locks by itself when no RUN or RELEASE came within
@@ -56,11 +58,12 @@ class TxnHost {
  public:
   virtual ~TxnHost() = default;
   // Locks `keys` here for the transaction of client `client_id` (with `watches`, its WATCHed
-  // keys here too, whose WATCHes it checks then drops) and checks maxmemory (with `deny_oom`);
+  // keys here too, whose WATCHes it checks then drops) after checking what would refuse the part
+  // (see TxnPart::refusal_checks: maxmemory, then for a write the persistence and replicas);
   // `done` gets kTxnLocked, kTxnWatched or an error reply, at once or once the keys are free (at
   // most `wait_ms` later).
   virtual void lock_here(uint64_t client_id, std::vector<std::string> keys, bool watches,
-                         bool deny_oom, uint64_t wait_ms,
+                         unsigned checks, uint64_t wait_ms,
                          std::function<void(std::string_view reply)> done) = 0;
   // Runs `commands` here for the client as one block (recorded as MULTI ... EXEC); returns the
   // array of their replies in `resp`.
@@ -73,10 +76,17 @@ class TxnHost {
 
 // One participant's share of a transaction.
 struct TxnPart {
-  size_t node = 0;                                 // index in the routing ring
-  std::vector<std::string> keys;                   // locked there before anything runs
-  bool deny_oom = false;                           // a command may grow memory (maxmemory check)
+  size_t node = 0;                // index in the routing ring
+  std::vector<std::string> keys;  // locked there before anything runs
+  bool deny_oom = false;          // a command may grow memory (maxmemory check)
+  bool writes = false;            // a command writes (persistence and min-replicas-to-write checks)
   std::vector<std::vector<std::string>> commands;  // run there as one block
+  // What the participant checks before it locks: bit 1 maxmemory, bit 2 the write checks.
+  static constexpr unsigned kCheckMemory = 1;
+  static constexpr unsigned kCheckWrites = 2;
+  unsigned refusal_checks() const {
+    return (deny_oom ? kCheckMemory : 0) | (writes ? kCheckWrites : 0);
+  }
 };
 
 struct TxnOutcome {

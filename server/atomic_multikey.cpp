@@ -97,7 +97,10 @@ bool Server::relay_atomic(Connection& conn, const engine::CommandSpec& spec,
     for (size_t p = 0; p < parts.size(); ++p) {
       if (parts[p].node == node) return p;
     }
-    parts.push_back(cluster::TxnPart{node, {}, (spec.flags & engine::kDenyOom) != 0, {}});
+    cluster::TxnPart& part = parts.emplace_back();
+    part.node = node;
+    part.deny_oom = (spec.flags & engine::kDenyOom) != 0;
+    part.writes = (spec.flags & engine::kWrite) != 0;
     return parts.size() - 1;
   };
   // MSETNX: the key-value pairs per owner; RENAME, RENAMENX, COPY: the source's part, then the

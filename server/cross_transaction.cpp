@@ -90,7 +90,7 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
     for (size_t p = 0; p < parts.size(); ++p) {
       if (parts[p].node == node) return p;
     }
-    parts.push_back(cluster::TxnPart{node, {}, false, {}});
+    parts.emplace_back().node = node;
     positions.emplace_back();
     return parts.size() - 1;
   };
@@ -108,6 +108,7 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
     std::string error;
     if (const engine::CommandSpec* spec = engine::resolve_command(argv, error)) {
       if (spec->flags & engine::kDenyOom) part.deny_oom = true;
+      if (spec->flags & engine::kWrite) part.writes = true;
       for (size_t pos : engine::key_positions(*spec, argv)) part.keys.push_back(args[pos]);
     }
     const int selected = db_after_block({args});
@@ -167,12 +168,12 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
 }
 
 void Server::lock_here(uint64_t client_id, std::vector<std::string> keys, bool watches,
-                       bool deny_oom, uint64_t wait_ms,
+                       unsigned checks, uint64_t wait_ms,
                        std::function<void(std::string_view reply)> done) {
   Connection* conn = find_client(client_id);
   if (conn == nullptr) return done("-ERR client closed\r\n");
-  if (deny_oom && over_maxmemory()) {
-    return done(reply_line("-", protocol::err::kOom));
+  if (const std::string error = part_refusal(checks, keys); !error.empty()) {
+    return done(reply_line("-", error));
   }
   if (watches) {
     // A cluster has database 0 only: locks are by key name.
@@ -244,8 +245,11 @@ bool Server::txn_frame(Connection& conn, std::span<const std::string_view> args,
     if (!cluster_->lease_valid()) {
       return refuse_frame("CLUSTERDOWN this node cannot reach a majority of the cluster's members");
     }
-    if (args[3] == "1" && over_maxmemory()) return refuse_frame(protocol::err::kOom);
     std::vector<std::string> keys(args.begin() + 4, args.end());
+    const std::optional<uint64_t> checks = common::parse_unsigned(args[3]);
+    if (const std::string error = part_refusal(checks.value_or(0), keys); !error.empty()) {
+      return refuse_frame(error);
+    }
     for (const auto& [db, key] : conn.transaction().watched) keys.push_back(key);
     if (!locks_.try_lock(conn.id(), keys)) {
       if (*wait == 0) {

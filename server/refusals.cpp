@@ -2,11 +2,14 @@
 // (-OOM), while the node cannot persist (-MISCONF, stop-writes-on-bgsave-error and failed
 // writes to the append-only file) and while too few replicas would have the write
 // (-NOREPLICAS, min-replicas-to-write). A command queued in MULTI is checked as it is queued,
-// and EXEC again for what its queue holds.
+// and EXEC again for what its queue holds; a cross-node transaction's part, where it runs.
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "cluster/cluster.h"
+#include "cluster/cross_txn.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 #include "server/server.h"
@@ -72,9 +75,26 @@ std::string Server::replicas_refusal(const engine::CommandSpec& spec,
   std::vector<std::string_view> keys;
   keys.reserve(positions.size());
   for (size_t p : positions) keys.push_back(argv[p]);
-  if (good_replicas(keys) >= static_cast<uint64_t>(config_.cluster.min_replicas_to_write))
+  return replicas_refusal(keys);
+}
+
+std::string Server::replicas_refusal(std::span<const std::string_view> keys) const {
+  if (!min_replicas_on() ||
+      good_replicas(keys) >= static_cast<uint64_t>(config_.cluster.min_replicas_to_write)) {
     return {};
+  }
   return std::string(protocol::err::kNoGoodReplicas);
+}
+
+std::string Server::part_refusal(unsigned checks, std::span<const std::string> keys) {
+  if ((checks & cluster::TxnPart::kCheckMemory) != 0 && over_maxmemory()) {
+    return std::string(protocol::err::kOom);
+  }
+  if ((checks & cluster::TxnPart::kCheckWrites) == 0) return {};
+  std::string error = disk_error();
+  if (!error.empty() || !min_replicas_on()) return error;
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  return replicas_refusal(views);
 }
 
 bool Server::refused_writes(const engine::CommandSpec& spec, std::span<const std::string_view> argv,

@@ -270,7 +270,7 @@ class Server final : public engine::ServerControl,
 
   // cluster::TxnHost (cross_transaction.cpp): this node's part of a cross-node transaction it
   // coordinates.
-  void lock_here(uint64_t client_id, std::vector<std::string> keys, bool watches, bool deny_oom,
+  void lock_here(uint64_t client_id, std::vector<std::string> keys, bool watches, unsigned checks,
                  uint64_t wait_ms, std::function<void(std::string_view reply)> done) override;
   std::string run_here(uint64_t client_id, const std::vector<std::vector<std::string>>& commands,
                        protocol::RespVersion resp) override;
@@ -397,6 +397,11 @@ class Server final : public engine::ServerControl,
   // (Replication::good_replicas; none on a node without replicas).
   std::string replicas_refusal(const engine::CommandSpec& spec,
                                std::span<const std::string_view> argv) const;
+  std::string replicas_refusal(std::span<const std::string_view> keys) const;
+  // This node's part of a cross-node transaction (its keys), refused as its commands would be
+  // here (cluster::TxnPart::refusal_checks): over maxmemory (-OOM) when it may grow memory; when
+  // it writes, while disk_error() is set or replicas_refusal() refuses its keys. "" to go on.
+  std::string part_refusal(unsigned checks, std::span<const std::string> keys);
   // Redis's checks before a command: while disk_error() is set, refuses a write command or a
   // client's PING (a peer's health check is answered); then a write replicas_refusal() refuses. In
   // MULTI, what it queues is checked so; an EXEC whose queue holds a write is refused (-EXECABORT).

@@ -16,7 +16,9 @@ last BGSAVE failed is refused there, the other members' keys are written, and th
 replication stream from its primary is still applied. With replication-factor 2 and
 min-replicas-to-write 1, a write is refused once its key's replica has been silent (SIGSTOP)
 longer than min-replicas-max-lag, other keys' writes go on, and the replica's return lets them
-in again."""
+in again. A transaction across members (and an atomic multi-key MSET) that writes a key of the
+refusing member is refused as a whole at EXEC by that member, though the member the client uses
+queued it, and nothing of it runs; one that only reads there runs."""
 
 import hashlib
 import os
@@ -230,10 +232,32 @@ def check_full_disk(report, binary):
                                  observe_full_disk(harness.REDIS_SERVER))
 
 
+def check_transactions_across(report, port, refusing, others, abort, who):
+    """Through the member at `port`, transactions over the key `refusing` (whose member refuses
+    writes) and `others` (whose members take them): a write there aborts the whole transaction
+    with that member's refusal (EXECABORT), and nothing of it runs; one that only reads there
+    runs."""
+    with harness.RespClient(port) as c:
+        before = c.call("MGET", others[0], refusing)
+        held = c.call("GET", refusing)
+        queued = [c.call("MULTI"), c.call("SET", others[0], "t"), c.call("SET", refusing, "t")]
+        report.equal(queued, [b"+OK\r\n", b"+QUEUED\r\n", b"+QUEUED\r\n"],
+                     "a transaction across members queues a write to " + who)
+        report.equal(c.call("EXEC"), abort, "its EXEC is refused as a whole, with the refusal of "
+                     + who)
+        report.equal(c.call("MGET", others[0], refusing), before, "and nothing of it ran")
+        c.call("MULTI")
+        c.call("GET", refusing)
+        c.call("SET", others[1], "r")
+        report.equal(c.call("EXEC"), b"*2\r\n" + held + b"+OK\r\n",
+                     "a transaction that only reads the keys of " + who + " runs")
+
+
 def check_cluster(report, binary):
     """Three members, replication-factor 2; the second's BGSAVE fails. Its peers' health checks
     (PING) are still answered: it is not failed over for refusing writes."""
-    options = {"replication-factor": 2, "health-interval": 100, "failure-limit": 3}
+    options = {"replication-factor": 2, "health-interval": 100, "failure-limit": 3,
+               "atomic-multikey": True}
     with harness.Cluster(binary, 3, name="disk-errors", cluster_options=options) as cluster:
         ports, addresses = cluster.ports, cluster.addresses
         names = ["de:%d" % i for i in range(300)]
@@ -256,6 +280,16 @@ def check_cluster(report, binary):
             report.equal(c.call("SET", replica_there[0], "copied"), b"+OK\r\n",
                          "a key that member holds a copy of is written by its primary")
             report.equal(c.call("PING"), b"+PONG\r\n", "the first member answers PING")
+        check_transactions_across(report, ports[0], primary_there[2], elsewhere[1:3],
+                                  b"-EXECABORT Transaction discarded because of: " + misconf[1:],
+                                  "the member that cannot persist")
+        with harness.RespClient(ports[0]) as c:
+            report.equal(c.call("MSET", elsewhere[3], "m", primary_there[3], "m"), misconf,
+                         "an atomic MSET over that member's key and others is refused")
+            report.equal(c.call("MGET", elsewhere[3], primary_there[3]),
+                         b"*2\r\n$-1\r\n$-1\r\n", "as a whole")
+            report.equal(c.call("MSET", elsewhere[3], "m", elsewhere[4], "m"), b"+OK\r\n",
+                         "one over other members' keys is taken")
         with harness.RespClient(ports[1]) as c:
             report.equal(c.call("PING"), misconf, "the member that cannot persist refuses PING")
             report.equal(c.call("GET", primary_there[1]), b"$-1\r\n", "and serves reads")
@@ -348,6 +382,7 @@ def check_replicas_cluster(report, binary):
         copies = rs.copies_of(ports[0], names)
         on_third = next(k for k, held in zip(names, copies) if held == addresses[:3:2])
         on_second = next(k for k, held in zip(names, copies) if held == addresses[:2])
+        from_second = [k for k, held in zip(names, copies) if held == addresses[1::-1]][:2]
         for port in ports:
             with harness.RespClient(port) as c:
                 c.call("CONFIG", "SET", "min-replicas-to-write", "1")
@@ -383,6 +418,10 @@ def check_replicas_cluster(report, binary):
                              b"%s, on @user_script:1.\r\n" % _sha1(
                                  b"return redis.call('SET', KEYS[1], 'v3')"),
                              "a script's write to it too")
+            # Through the second member, which queues it: the first refuses at EXEC.
+            check_transactions_across(report, ports[1], on_third, from_second,
+                                      b"-EXECABORT Transaction discarded because of: "
+                                      + _NOREPLICAS[1:], "the member without a good replica")
         finally:
             cluster.kill(2, signal.SIGCONT)
         def write_again():
