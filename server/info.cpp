@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/clock.h"
 #include "common/version.h"
 #include "engine/keyspace/lazy_free.h"
 #include "server/connection.h"
@@ -396,9 +397,20 @@ void Server::info_stats(std::string& out, uint64_t now_ms) {
   field(out, "sync_partial_ok", "0");
   field(out, "sync_partial_err", sync_partial_err_);
   field(out, "expired_keys", ss.expired_keys);
+  char stale[32];
+  std::snprintf(stale, sizeof stale, "%.2f", stats_.expired_stale_perc * 100);
+  field(out, "expired_stale_perc", stale);
+  field(out, "expired_time_cap_reached_count", stats_.expired_time_cap_reached_count);
   field(out, "expire_cycle_cpu_milliseconds", ss.expire_cycle_cpu_us / 1000);
   field(out, "evicted_keys", ss.evicted_keys);
   field(out, "evicted_clients", "0");
+  const uint64_t exceeded_us =
+      stats_.eviction_exceeded_since_us == 0
+          ? 0
+          : static_cast<uint64_t>(common::monotonic_us() - stats_.eviction_exceeded_since_us);
+  field(out, "total_eviction_exceeded_time",
+        (stats_.eviction_exceeded_total_us + exceeded_us) / 1000);
+  field(out, "current_eviction_exceeded_time", exceeded_us / 1000);
   field(out, "keyspace_hits", ss.keyspace_hits);
   field(out, "keyspace_misses", ss.keyspace_misses);
   field(out, "pubsub_channels", pubsub_.channel_total());

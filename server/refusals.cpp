@@ -10,6 +10,7 @@
 
 #include "cluster/cluster.h"
 #include "cluster/cross_txn.h"
+#include "common/clock.h"
 #include "protocol/errors.h"
 #include "server/connection.h"
 #include "server/server.h"
@@ -19,10 +20,18 @@ namespace ringkv::server {
 bool Server::refused_for_memory(const engine::CommandSpec& spec, Connection* conn,
                                 protocol::ReplyWriter& writer) {
   // As Redis, nothing is evicted (nor refused for memory) while clients are paused.
-  if (eviction_limits_.maxmemory == 0 || clients_paused() ||
-      evictor_.enforce(dbs_.all(), eviction_limits_)) {
-    return false;
+  if (eviction_limits_.maxmemory == 0 || clients_paused()) return false;
+  const bool under = evictor_.enforce(dbs_.all(), eviction_limits_);
+  // As Redis times it: from the first check that could not get under maxmemory to the next that
+  // is under it.
+  if (!under && stats_.eviction_exceeded_since_us == 0) {
+    stats_.eviction_exceeded_since_us = common::monotonic_us();
+  } else if (under && stats_.eviction_exceeded_since_us != 0) {
+    stats_.eviction_exceeded_total_us +=
+        static_cast<uint64_t>(common::monotonic_us() - stats_.eviction_exceeded_since_us);
+    stats_.eviction_exceeded_since_us = 0;
   }
+  if (under) return false;
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
   static const engine::CommandSpec* const kSpared[] = {kExec, engine::find_command("discard"),
                                                        engine::find_command("quit"),

@@ -222,8 +222,7 @@ int Server::serve() {
   // back (a one-member ring holds its lease at once and releases held clients).
   uv_timer_init(loop_, &cron_timer_);
   cron_timer_.data = this;
-  uint64_t period = 1000 / static_cast<uint64_t>(std::max<int64_t>(1, config_.server.hz));
-  uv_timer_start(&cron_timer_, on_cron, period, period);
+  uv_timer_start(&cron_timer_, on_cron, cron_period_ms(), cron_period_ms());
 
   uv_timer_init(loop_, &block_timer_);
   block_timer_.data = this;
@@ -543,14 +542,29 @@ void Server::cron() {
   if (active_expire_ && !clients_paused()) {
     const uint64_t start_us = unix_now_us();
     const int64_t budget_us = period_us / 4;
+    engine::Store::ExpireCycle all;
     for (int i = 0; i < dbs_.count(); ++i) {
       const int db = static_cast<int>(expire_db_++ % static_cast<uint32_t>(dbs_.count()));
       const auto spent = static_cast<int64_t>(unix_now_us() - start_us);
-      if (spent >= budget_us) break;
+      if (spent >= budget_us) {
+        all.time_cap = true;
+        break;
+      }
       events_db_ = db;
-      dbs_[db].active_expire_cycle(budget_us - spent);
+      const engine::Store::ExpireCycle cycle = dbs_[db].active_expire_cycle(budget_us - spent);
+      all.expired += cycle.expired;
+      all.sampled += cycle.sampled;
+      if (cycle.time_cap) {
+        all.time_cap = true;
+        break;
+      }
     }
     events_db_ = 0;
+    // Redis's running estimates: the stale share weighs each cycle 5%.
+    const double stale =
+        all.sampled > 0 ? static_cast<double>(all.expired) / static_cast<double>(all.sampled) : 0.0;
+    stats_.expired_stale_perc = stale * 0.05 + stats_.expired_stale_perc * 0.95;
+    if (all.time_cap) stats_.expired_time_cap_reached_count++;
     const uint64_t end_us = unix_now_us();
     observed_.latency.add_if_needed(
         "expire-cycle", static_cast<int64_t>((end_us - std::min(start_us, end_us)) / 1000),
@@ -685,6 +699,11 @@ void Server::apply_runtime_config() {
   scripts_->set_busy_threshold_ms(config_.server.busy_reply_threshold);
   scripts_->debugger().set_idle_limit_ms(config_.server.timeout * 1000);
   clients_.for_each([](Connection& conn) { conn.apply_limits(); });
+  // hz: the cron runs at the new rate from now on (Redis's next serverCron is due 1000/hz ms
+  // after the last).
+  if (const uint64_t period = cron_period_ms(); uv_timer_get_repeat(&cron_timer_) != period) {
+    uv_timer_start(&cron_timer_, on_cron, period, period);
+  }
 }
 
 void Server::apply_acl_config() {

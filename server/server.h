@@ -58,6 +58,14 @@ struct ServerStats {
   uint64_t total_error_replies = 0;
   uint64_t total_reads_processed = 0;
   uint64_t total_writes_processed = 0;
+  // Redis's estimate of the keys with a TTL that expired but are not deleted yet: each active
+  // expiry cycle's share of expired keys among those it sampled, weighing 5% (0 to 1).
+  double expired_stale_perc = 0;
+  uint64_t expired_time_cap_reached_count = 0;  // active expiry cycles stopped by their budget
+  // While eviction cannot bring used memory under maxmemory: since when (monotonic µs; 0 = it
+  // is under), and how long the earlier such spans lasted.
+  int64_t eviction_exceeded_since_us = 0;
+  uint64_t eviction_exceeded_total_us = 0;
 };
 
 // What became of a command: answered (or handed to a peer, or queued), or waiting for its keys.
@@ -605,6 +613,10 @@ class Server final : public engine::ServerControl,
   // The TLS context new TLS connections and peer links use; rebuilt by CONFIG SET of tls-*.
   std::shared_ptr<const common::TlsContext> tls_context_;
   uv_timer_t cron_timer_;
+  // The cron's period: 1000 / hz ms.
+  uint64_t cron_period_ms() const {
+    return 1000 / static_cast<uint64_t>(std::max<int64_t>(1, config_.server.hz));
+  }
   uv_signal_t sigint_;
   uv_signal_t sigterm_;
   uv_check_t flush_check_;

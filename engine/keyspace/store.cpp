@@ -424,11 +424,11 @@ void Store::clear(bool async) {
   avg_ttl_ms_ = 0;
 }
 
-size_t Store::active_expire_cycle(int64_t budget_us) {
-  if (loading_) return 0;
+Store::ExpireCycle Store::active_expire_cycle(int64_t budget_us) {
+  ExpireCycle cycle;
+  if (loading_) return cycle;
   const auto start = std::chrono::steady_clock::now();
   Impl& im = *impl_;
-  const uint64_t expired_before = stats_.expired_keys;
   size_t walked = 0;
   // Keys in a draining table are expired as they move, so draining helps here too.
   if (im.rehashing()) im.migrate(kTimedStepSlots);
@@ -464,19 +464,24 @@ size_t Store::active_expire_cycle(int64_t budget_us) {
     }
     walked += checked;
     stats_.expired_keys += expired;
+    cycle.expired += expired;
+    cycle.sampled += sampled;
     if (ttl_samples > 0) {
       // Redis's running estimate: 2% weight for each new sample average.
       const int64_t avg = ttl_sum / ttl_samples;
       if (avg_ttl_ms_ == 0) avg_ttl_ms_ = avg;
       avg_ttl_ms_ = (avg_ttl_ms_ / 50) * 49 + (avg / 50);
     }
-    if (elapsed_us(start) >= budget_us) break;
+    if (elapsed_us(start) >= budget_us) {
+      cycle.time_cap = true;
+      break;
+    }
     const bool few_expired = sampled > 0 && expired * 100 <= kExpireAcceptableStalePct * sampled;
     if (few_expired || walked >= t.cap) break;
   }
   im.maybe_shrink();
   stats_.expire_cycle_cpu_us += static_cast<uint64_t>(elapsed_us(start));
-  return static_cast<size_t>(stats_.expired_keys - expired_before);
+  return cycle;
 }
 
 bool Store::rehash_step(int64_t budget_us) {

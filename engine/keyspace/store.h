@@ -160,8 +160,13 @@ class Store {
   void clear(bool async);
 
   // Active expiry: deletes expired keys, sampling like Redis, until `budget_us` of CPU is used or
-  // few expired keys remain. Returns keys deleted. Called from a timer.
-  size_t active_expire_cycle(int64_t budget_us);
+  // few expired keys remain. Called from a timer.
+  struct ExpireCycle {
+    size_t expired = 0;     // keys deleted
+    size_t sampled = 0;     // keys with a TTL looked at (the deleted ones among them)
+    bool time_cap = false;  // stopped because the budget ran out
+  };
+  ExpireCycle active_expire_cycle(int64_t budget_us);
   // Advances an in-progress resize by roughly `budget_us` of work (timer step). true if more
   // work remains.
   bool rehash_step(int64_t budget_us);

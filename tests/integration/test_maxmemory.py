@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """maxmemory and eviction: which keys each maxmemory-policy evicts, the OOM refusals (byte for
-byte against redis-server, MULTI/EXEC included), evicted_keys, WATCH seeing an eviction, OBJECT
+byte against redis-server, MULTI/EXEC included), how long memory stayed over the limit (INFO's
+eviction exceeded times, against redis-server's), evicted_keys, WATCH seeing an eviction, OBJECT
 FREQ/IDLETIME under LFU, relayed writes evicting on the node that owns the key in a 3-node
 cluster, and used_memory against the process's RSS growth for datasets of every type."""
 
@@ -110,6 +111,47 @@ def check_oom_texts(report, binary):
         ratio = float(info.get("mem_fragmentation_ratio", "0"))
         report.check(abs(ratio - int(info["used_memory_rss"]) / int(info["used_memory"])) < 0.1,
                      "INFO mem_fragmentation_ratio is RSS over used_memory (%.2f)" % ratio)
+
+
+def exceeded_times(port):
+    """INFO's total_eviction_exceeded_time and current_eviction_exceeded_time (ms)."""
+    info = harness.info_fields(port, "INFO", "stats")
+    return (int(info["total_eviction_exceeded_time"]),
+            int(info["current_eviction_exceeded_time"]))
+
+
+def check_exceeded_time(report, binary):
+    """How long used memory stayed over maxmemory, timed as redis-server times it: from the first
+    command that found it over and could not evict enough (noeviction) to the first that finds it
+    under, the INFO command included; CONFIG RESETSTAT clears it. Both servers take the same
+    steps; the times are compared within the steps' own timing."""
+    seen = {}
+    with harness.ServerProcess(binary, name="ringkv") as srv, harness.start_oracle() as oracle:
+        for name, port in (("ringkv", srv.port), ("redis", oracle.port)):
+            steps = []
+            with harness.RespClient(port) as c:
+                steps.append(exceeded_times(port))
+                c.call("SET", "k", "v")
+                c.call("CONFIG", "SET", "maxmemory", "1")
+                began = time.monotonic()
+                steps.append(c.call("SET", "k2", "v")[:4])
+                time.sleep(0.6)
+                over = exceeded_times(port)
+                c.call("CONFIG", "SET", "maxmemory", "10gb")
+                spent = (time.monotonic() - began) * 1000
+                after = exceeded_times(port)
+                steps.append(c.call("SET", "k3", "v"))
+                steps.append(exceeded_times(port) == after)
+                c.call("CONFIG", "RESETSTAT")
+                steps.append(exceeded_times(port))
+                c.call("CONFIG", "SET", "maxmemory", "0")
+            report.check(500 <= over[1] <= spent + 50 and over[0] == over[1],
+                         "%s: over the limit, current_eviction_exceeded_time counts (%s, %.0f ms "
+                         "spent)" % (name, over, spent))
+            report.check(after[1] == 0 and 500 <= after[0] <= spent + 50,
+                         "%s: back under it, the span is added to the total (%s)" % (name, after))
+            seen[name] = steps
+    report.equal(seen["ringkv"], seen["redis"], "the eviction-time steps match redis")
 
 
 def check_policies(report, binary):
@@ -291,8 +333,8 @@ def check_used_memory(report, binary, n=10000):
 
 
 def main():
-    main_support.run_checks("test_maxmemory", __doc__, check_oom_texts, check_policies,
-                            check_cluster, check_used_memory)
+    main_support.run_checks("test_maxmemory", __doc__, check_oom_texts, check_exceeded_time,
+                            check_policies, check_cluster, check_used_memory)
 
 
 if __name__ == "__main__":

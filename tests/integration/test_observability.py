@@ -48,9 +48,6 @@ INFO_LEFT_OUT = {
     "current_cow_peak", "current_cow_size", "current_cow_size_age", "current_fork_perc",
     "current_save_keys_processed", "current_save_keys_total", "aof_last_cow_size",
     "rdb_last_cow_size",
-    # Estimates of Redis's own expiry and eviction loops, which ringkv's do not compute.
-    "expired_stale_perc", "expired_time_cap_reached_count", "total_eviction_exceeded_time",
-    "current_eviction_exceeded_time",
     # Redis's reply buffer resizing, which ringkv's connections do not have.
     "reply_buffer_shrinks", "reply_buffer_expands",
 }
@@ -535,6 +532,75 @@ def check_tools(report, ours, theirs):
         report.check(b"Sam" in c.call("MEMORY", "DOCTOR"), "MEMORY DOCTOR answers")
 
 
+def expiry_estimates(port):
+    info = harness.info_fields(port, "INFO", "stats")
+    return (float(info["expired_stale_perc"]), int(info["expired_time_cap_reached_count"]),
+            int(info["expired_keys"]))
+
+
+# The database the expiring keys go to (the other checks' keys are in database 0).
+_EXPIRY_DB = 9
+
+
+def keys_held(port):
+    db = harness.info_fields(port, "INFO", "keyspace").get("db%d" % _EXPIRY_DB, "keys=0")
+    return int(db.split(",")[0].split("=")[1])
+
+
+def load_expiring(port, count, ttl_ms):
+    with harness.RespClient(port) as c:
+        c.call("SELECT", str(_EXPIRY_DB))
+        for start in range(0, count, 5000):
+            batch = [("SET", "ex:%d" % i, "v", "PX", str(ttl_ms))
+                     for i in range(start, min(count, start + 5000))]
+            c.send(b"".join(harness.encode_command(*cmd) for cmd in batch))
+            for _ in batch:
+                c.read()
+
+
+def check_expiry_estimates(report, ours, theirs):
+    """INFO's estimates of Redis's active expiry loop, beside redis-server's given the same keys:
+    expired_stale_perc (the share of sampled keys found expired, a running average) rises while
+    cycles find expired keys and falls once none are left; expired_time_cap_reached_count counts
+    the cycles whose time budget (25% of a cron period: 0.5 ms at hz 500) ran out before the
+    expired keys were deleted. CONFIG SET hz takes effect at once (the cycles run 500 times a
+    second), as the time both servers take to delete the same expired keys shows."""
+    seen, cleared = {}, {}
+    for name, port in (("ringkv", ours.port), ("redis", theirs.port)):
+        with harness.RespClient(port) as c:
+            c.call("CONFIG", "RESETSTAT")
+            fresh = expiry_estimates(port)
+            load_expiring(port, 5000, 100)
+            time.sleep(0.6)
+            rising = expiry_estimates(port)
+            time.sleep(3.0)  # 30 cycles at hz 10 finding nothing: 0.95^30 of the peak is left
+            falling = expiry_estimates(port)
+            c.call("CONFIG", "SET", "hz", "500")
+            load_expiring(port, 50000, 50)
+            loaded = time.monotonic()
+            deadline = loaded + 20
+            while keys_held(port) > 0 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            cleared[name] = time.monotonic() - loaded
+            capped = expiry_estimates(port)
+            c.call("CONFIG", "SET", "hz", "10")
+        report.equal(fresh, (0.0, 0, 0), "%s: no estimates after CONFIG RESETSTAT" % name)
+        report.check(rising[0] > 1 and rising[2] == 5000,
+                     "%s: the stale share rises while cycles delete expired keys (%s)"
+                     % (name, rising,))
+        report.check(falling[0] < rising[0] / 2,
+                     "%s: and falls once none are left (%s)" % (name, falling,))
+        report.check(capped[1] > 0 and capped[2] == 55000,
+                     "%s: cycles stopped by their budget are counted (%s)" % (name, capped,))
+        seen[name] = (fresh, rising[2], capped[2])
+    report.equal(seen["ringkv"], seen["redis"], "expiry estimates: the same steps as redis")
+    # CONFIG SET hz changes how often the cycle runs, not only its budget: at hz 10 the 0.5 ms
+    # budgets would take a second for these keys.
+    report.check(cleared["ringkv"] <= 3 * cleared["redis"] + 0.3,
+                 "at hz 500 the expired keys are deleted about as soon as redis deletes them "
+                 "(%.2f s, redis %.2f s)" % (cleared["ringkv"], cleared["redis"]))
+
+
 def check_config_rewrite(report, binary):
     directory = tempfile.mkdtemp(prefix="ringkv-it-rewrite-")
     path = os.path.join(directory, "node.toml")
@@ -699,6 +765,7 @@ def main():
         check_slowlog(report, ours, theirs)
         check_latency(report, ours)
         check_rates_after_resetstat(report, ours, theirs)
+        check_expiry_estimates(report, ours, theirs)
         check_tools(report, ours, theirs)
         check_config_rewrite(report, args.server)
         check_lolwut(report, ours, theirs, rng)

@@ -510,10 +510,18 @@ TEST_CASE("active expiry deletes expired keys within its budget") {
   s.active_expire_cycle(1000);
   CHECK(s.avg_ttl_ms() > 0);
   s.set_now(kNow + 2000);
-  size_t deleted = 0;
+  // A budget spent at once stops the cycle after its first sample (Redis's time cap).
+  const Store::ExpireCycle capped = s.active_expire_cycle(0);
+  CHECK(capped.time_cap);
+  CHECK(capped.sampled > 0);
+  size_t deleted = capped.expired;
+  size_t sampled = capped.sampled;
   for (int round = 0; round < 10'000 && s.size() > 20'000; ++round) {
-    deleted += s.active_expire_cycle(2000);
+    const Store::ExpireCycle cycle = s.active_expire_cycle(2000);
+    deleted += cycle.expired;
+    sampled += cycle.sampled;
   }
+  CHECK(sampled >= deleted);
   // The cycle stops once few sampled keys are expired, so a handful may wait for lazy expiry.
   CHECK(deleted > 9'900);
   CHECK(s.stats().expired_keys == deleted);
@@ -525,7 +533,10 @@ TEST_CASE("active expiry deletes expired keys within its budget") {
   s.clear(false);
   s.active_expire_cycle(1000);
   CHECK(s.avg_ttl_ms() == 0);
-  CHECK(s.active_expire_cycle(1000) == 0);
+  const Store::ExpireCycle empty = s.active_expire_cycle(1000);
+  CHECK(empty.expired == 0);
+  CHECK(empty.sampled == 0);
+  CHECK(!empty.time_cap);
 }
 
 TEST_CASE("clear drops everything, synchronously or on another thread") {
