@@ -541,10 +541,14 @@ void Connection::process_input() {
   const int64_t start = common::monotonic_us();
   // The turn's input time so far, and this call's added to it however the call ends.
   const int64_t turn_before = server_.turn_input_us();
+  server_.forget_command_end();
   struct Account {
     Server& server;
     int64_t start;
-    ~Account() { server.turn_input_us() += common::monotonic_us() - start; }
+    ~Account() {
+      server.turn_input_us() += common::monotonic_us() - start;
+      server.forget_command_end();
+    }
   } account{server_, start};
   size_t ran = 0;
   size_t unchecked_bytes = 0;

@@ -83,6 +83,8 @@ void Server::observe(const Origin& origin, const engine::CommandSpec& spec,
   if (origin.kind == Origin::Kind::kReplay || origin.kind == Origin::Kind::kPart) return;
   const uint64_t end_us = unix_now_us();
   const uint64_t usec = end_us > start_us ? end_us - start_us : 0;
+  // The next command of the same input starts now.
+  if (origin.is_request()) last_end_us_ = end_us;
   const conf::LogOptions& opts = config_.log;
   observed_.commands.record(spec, usec, failed, opts.latency_tracking);
   if (!monitors_.empty() && monitored_after_run(spec)) feed_monitors(origin, spec, argv, end_us);

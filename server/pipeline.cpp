@@ -309,8 +309,9 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
       return Outcome::kDone;
     }
   }
-  // One clock reading gives the stores their time and the command its start.
-  const uint64_t start_us = unix_now_us();
+  // One clock reading gives the stores their time and the command its start (the end of the
+  // command before it in the same input, when there is one).
+  const uint64_t start_us = command_start_us();
   dbs_.set_now(static_cast<int64_t>(start_us / 1000));
   if (origin.checks_memory() && refused_for_memory(spec, conn, writer)) return Outcome::kDone;
   if (origin.checks_writes() && refused_writes(spec, argv, conn, writer)) return Outcome::kDone;
@@ -408,7 +409,7 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
     track_remote_reads(conn, spec, argv, route);
   }
   Connection::ReplySlot slot = conn.reserve_reply();
-  const uint64_t start_us = unix_now_us();
+  const uint64_t start_us = command_start_us();
   dbs_.set_now(static_cast<int64_t>(start_us / 1000));
   // The node the client used shows the command to its monitors as it hands it on (the owner
   // shows it again when it runs it).

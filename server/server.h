@@ -128,6 +128,9 @@ class Server final : public engine::ServerControl,
   // own share, so that three peers copying keys here cannot make one turn 3 × a share long.
   int64_t& turn_input_us() { return turn_input_us_; }
   static constexpr int64_t kTurnInputBudgetUs = 3000;
+  // A connection's input starts or ends (or is put off): the next command's start is read from
+  // the clock again (see command_start_us).
+  void forget_command_end() { last_end_us_ = 0; }
   bool turn_input_spent() const { return turn_input_us_ > kTurnInputBudgetUs; }
 
   // Append-only file records wait to be written: replies of this iteration must not leave
@@ -623,6 +626,15 @@ class Server final : public engine::ServerControl,
   std::vector<Connection*> dirty_;        // connections with replies to write this iteration
   std::vector<uint64_t> deferred_input_;  // connections whose input goes on next turn
   int64_t turn_input_us_ = 0;
+  // The clock reading that ended the last command of a connection's input (0: none since the
+  // input ended): the next command read from that input starts then, so that a pipeline of
+  // commands reads the clock once per command rather than twice.
+  uint64_t last_end_us_ = 0;
+  uint64_t command_start_us() {
+    const uint64_t start = last_end_us_ != 0 ? last_end_us_ : unix_now_us();
+    last_end_us_ = 0;
+    return start;
+  }
   std::unique_ptr<IdleTask> input_task_;
   bool shutting_down_ = false;
   // The copies of the node running forked SCRIPT DEBUG sessions: reaped by the cron, killed at
