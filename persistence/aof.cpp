@@ -215,12 +215,15 @@ RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   }
-  pid_t pid =
-      fork_rewrite_child(dbs_.all(), options_.dir,
-                         options_.aof_use_rdb_preamble ? &preamble : nullptr, preamble.functions);
+  const int info_fd = child_info_.open(dbs_.size());
+  pid_t pid = fork_rewrite_child(dbs_.all(), options_.dir,
+                                 options_.aof_use_rdb_preamble ? &preamble : nullptr,
+                                 preamble.functions, info_fd);
   latest_fork_usec_ = monotonic_us() - start;
   child_started_ms_ = now_ms;
+  child_info_.forked();
   if (pid < 0) {
+    child_info_.finish();
     spdlog::error("can't rewrite the append-only file in the background: fork: {}",
                   std::strerror(errno));
     rewrite_failed(now_ms);
@@ -241,6 +244,7 @@ RewriteStart AppendOnlyFile::start_rewrite(uint64_t now_ms) {
 void AppendOnlyFile::collect_child(uint64_t now_ms) {
   const ChildStatus child = poll_child(child_pid_);
   if (child.running) return;
+  child_info_.finish();
   if (!child.ok) {
     if (child.signal != 0) {
       spdlog::warn("background AOF rewrite terminated by signal {}", child.signal);
@@ -344,6 +348,7 @@ void AppendOnlyFile::rewrite_failed(uint64_t now_ms) {
 void AppendOnlyFile::kill_child() {
   if (child_pid_ <= 0) return;
   persistence::kill_child(child_pid_);
+  child_info_.finish();
   unlink(temp_rewrite_path(child_dir_, child_pid_).c_str());
   spdlog::info("killed the AOF rewrite child {}", child_pid_);
   child_pid_ = -1;
@@ -408,6 +413,9 @@ AofInfo AppendOnlyFile::info(uint64_t now_ms) const {
   i.latest_fork_usec = latest_fork_usec_;
   i.total_forks = total_forks_;
   i.last_fork_ms = child_started_ms_;
+  child_info_.poll();
+  i.child = child_info_.figures(common::unix_ms());
+  i.last_cow_size = child_info_.last_cow_size();
   return i;
 }
 

@@ -17,6 +17,7 @@
 #include "conf/options.h"
 #include "persistence/aof_loader.h"
 #include "persistence/aof_writer.h"
+#include "persistence/child_info.h"
 #include "persistence/rdb_writer.h"
 
 namespace ringkv::engine {
@@ -45,7 +46,9 @@ struct AofInfo {
   // INFO stats:
   uint64_t latest_fork_usec = 0;
   uint64_t total_forks = 0;
-  uint64_t last_fork_ms = 0;  // loop time of the latest fork
+  uint64_t last_fork_ms = 0;   // loop time of the latest fork
+  ChildFigures child;          // the rewrite child's progress while it runs
+  uint64_t last_cow_size = 0;  // what the last rewrite child that succeeded copied on write
 };
 
 // BGREWRITEAOF's outcome.
@@ -149,6 +152,8 @@ class AppendOnlyFile {
   bool transaction_opened_ = false;  // MULTI was fed for the current transaction
 
   pid_t child_pid_ = -1;
+  // Its reports (read when INFO asks, hence mutable).
+  mutable ChildInfo child_info_;
   std::string child_dir_;
   uint64_t child_started_ms_ = 0;
   std::string rewrite_buffer_;  // records fed while the child runs

@@ -24,12 +24,15 @@ std::string temp_rewrite_path(const std::string& dir, pid_t pid) {
 }
 
 pid_t fork_rewrite_child(std::span<engine::Store* const> dbs, const std::string& dir,
-                         const RdbSaveOptions* preamble, std::span<const std::string> functions) {
+                         const RdbSaveOptions* preamble, std::span<const std::string> functions,
+                         int info_fd) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   // The child: no event loop, no logger, no destructors; only the snapshot, then _exit.
-  detach_forked_child();
-  std::string error = write_snapshot(dbs, temp_rewrite_path(dir, getpid()), preamble, functions);
+  detach_forked_child({info_fd});
+  ChildReporter reporter(info_fd);
+  std::string error =
+      write_snapshot(dbs, temp_rewrite_path(dir, getpid()), preamble, functions, &reporter);
   if (!error.empty()) {
     error = "AOF rewrite child: " + error + "\n";
     (void)!::write(STDERR_FILENO, error.data(), error.size());
@@ -38,14 +41,22 @@ pid_t fork_rewrite_child(std::span<engine::Store* const> dbs, const std::string&
 }
 
 std::string write_snapshot(std::span<engine::Store* const> dbs, const std::string& path,
-                           const RdbSaveOptions* preamble, std::span<const std::string> functions) {
+                           const RdbSaveOptions* preamble, std::span<const std::string> functions,
+                           ChildReporter* reporter) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return errno_text("can't create", path);
   bool ok = true;
+  RdbWriteStats written;
   if (preamble != nullptr) {
     RdbSaveOptions options = *preamble;
     options.aof_preamble = true;
-    ok = write_rdb(dbs, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); });
+    ok = write_rdb(
+        dbs, options,
+        [fd, reporter, &written](std::string_view chunk) {
+          if (reporter != nullptr) reporter->progress(written.keys);
+          return write_fully(fd, chunk);
+        },
+        &written);
   } else {
     std::string buf;
     buf.reserve(kRewriteChunkBytes + kRewriteChunkBytes / 4);
@@ -64,7 +75,9 @@ std::string write_snapshot(std::span<engine::Store* const> dbs, const std::strin
       dbs[db]->for_each([&](const engine::Entry& entry) {
         if (!ok) return;
         engine::append_key_commands(entry, buf);
+        written.keys++;
         if (buf.size() >= kRewriteChunkBytes) {
+          if (reporter != nullptr) reporter->progress(written.keys);
           ok = write_fully(fd, buf);
           buf.clear();
         }
@@ -79,6 +92,7 @@ std::string write_snapshot(std::span<engine::Store* const> dbs, const std::strin
     error = errno_text("can't fsync", path);
   }
   ::close(fd);
+  if (error.empty() && reporter != nullptr) reporter->done(written.keys);
   return error;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "persistence/child_info.h"
 #include "persistence/rdb_writer.h"
 
 namespace ringkv::engine {
@@ -27,16 +28,19 @@ std::string temp_rewrite_path(const std::string& dir, pid_t pid);
 // With `preamble` (aof-use-rdb-preamble) the keys are written as an RDB, else as commands.
 // `functions`: the function libraries' code, written as FUNCTION LOAD commands when there is no
 // preamble (a preamble carries its options' own).
+// Its progress goes to `info_fd` (ChildInfo::open; -1 for none).
 pid_t fork_rewrite_child(std::span<engine::Store* const> dbs, const std::string& dir,
                          const RdbSaveOptions* preamble = nullptr,
-                         std::span<const std::string> functions = {});
+                         std::span<const std::string> functions = {}, int info_fd = -1);
 
 // Writes every key of the databases `dbs` to `path` (truncated first) and fsyncs it: as an RDB
 // preamble with `preamble`, else as the commands recreating them (each database's after a
 // SELECT of its number; the libraries of `functions` first). Returns an empty string or the error.
+// A forked child reports its progress to `reporter`.
 std::string write_snapshot(std::span<engine::Store* const> dbs, const std::string& path,
                            const RdbSaveOptions* preamble = nullptr,
-                           std::span<const std::string> functions = {});
+                           std::span<const std::string> functions = {},
+                           ChildReporter* reporter = nullptr);
 // The same for one store, written as database 0.
 inline std::string write_snapshot(engine::Store& store, const std::string& path,
                                   const RdbSaveOptions* preamble = nullptr) {

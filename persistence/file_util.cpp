@@ -5,10 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 
 namespace ringkv::persistence {
 
@@ -40,14 +42,20 @@ void fsync_directory_of(const std::string& path) {
   }
 }
 
-void detach_forked_child(int keep) {
+void detach_forked_child(std::initializer_list<int> keep) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (keep < 3) {
-    close_range(3, ~0U, 0);
-    return;
+  std::vector<int> kept;
+  for (int fd : keep) {
+    if (fd >= 3) kept.push_back(fd);
   }
-  if (keep > 3) close_range(3, static_cast<unsigned>(keep - 1), 0);
-  close_range(static_cast<unsigned>(keep + 1), ~0U, 0);
+  std::sort(kept.begin(), kept.end());
+  unsigned from = 3;  // the first descriptor not closed yet
+  for (int fd : kept) {
+    const auto k = static_cast<unsigned>(fd);
+    if (k > from) close_range(from, k - 1, 0);
+    from = std::max(from, k + 1);
+  }
+  close_range(from, ~0U, 0);
 }
 
 ChildStatus poll_child(pid_t pid) {

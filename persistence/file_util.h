@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -23,8 +24,8 @@ void fsync_directory_of(const std::string& path);
 
 // In a forked child: closes every descriptor inherited from the server (listening and client
 // sockets would stay open, the port bound, until the child exits, even if the server died)
-// except `keep` (-1 for none), and asks to be killed when the server dies.
-void detach_forked_child(int keep = -1);
+// except those of `keep` (negative ones name none), and asks to be killed when the server dies.
+void detach_forked_child(std::initializer_list<int> keep = {});
 
 // What became of a forked child (rewrite, save, snapshot stream).
 struct ChildStatus {

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "persistence/child_info.h"
 #include "persistence/rdb_writer.h"
 
 namespace ringkv::engine {
@@ -20,9 +21,11 @@ namespace ringkv::persistence {
 std::string temp_rdb_path(const std::string& dir, pid_t pid);
 
 // Writes the databases `dbs` to temp_rdb_path(dir of `path`, this process), fsyncs it and renames
-// it to `path`. Returns an empty string or the error (the temporary file is then removed).
+// it to `path`. Returns an empty string or the error (the temporary file is then removed). A
+// forked child reports its progress to `reporter`.
 std::string save_rdb_file(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
-                          const std::string& path, RdbWriteStats* stats = nullptr);
+                          const std::string& path, RdbWriteStats* stats = nullptr,
+                          ChildReporter* reporter = nullptr);
 // The same for one store, saved as database 0.
 inline std::string save_rdb_file(engine::Store& store, const RdbSaveOptions& options,
                                  const std::string& path, RdbWriteStats* stats = nullptr) {
@@ -30,10 +33,11 @@ inline std::string save_rdb_file(engine::Store& store, const RdbSaveOptions& opt
   return save_rdb_file(one, options, path, stats);
 }
 
-// Forks a child that runs save_rdb_file and exits with status 0 on success. Returns the child's
-// pid, or -1 when fork failed (errno set).
+// Forks a child that runs save_rdb_file and exits with status 0 on success, reporting its
+// progress on `info_fd` (ChildInfo::open; -1 for none). Returns the child's pid, or -1 when fork
+// failed (errno set).
 pid_t fork_rdb_file_child(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
-                          const std::string& path);
+                          const std::string& path, int info_fd = -1);
 
 // Forks a child that writes the databases `dbs` as an RDB stream into `fd` (a pipe's write end) and
 // exits with status 0 once all of it was written. The parent keeps `fd` open: close it after the

@@ -114,9 +114,12 @@ BgsaveStart RdbSnapshots::bgsave(uint64_t now_ms, int64_t now_unix_ms) {
   std::filesystem::create_directories(options_.dir, ec);
   last_try_unix_ = now_unix_ms / 1000;
   const uint64_t start = monotonic_us();
-  const pid_t pid = fork_rdb_file_child(dbs_.all(), save_options(now_unix_ms), path());
+  const int info_fd = child_info_.open(dbs_.size());
+  const pid_t pid = fork_rdb_file_child(dbs_.all(), save_options(now_unix_ms), path(), info_fd);
   latest_fork_usec_ = monotonic_us() - start;
+  child_info_.forked();
   if (pid < 0) {
+    child_info_.finish();
     last_bgsave_ok_ = false;
     spdlog::error("can't save in background: fork: {}", std::strerror(errno));
     return BgsaveStart::kForkFailed;
@@ -157,6 +160,7 @@ void RdbSnapshots::cron(uint64_t now_ms, int64_t now_unix_ms, bool other_child) 
 void RdbSnapshots::collect_child(uint64_t now_ms, int64_t now_unix_ms) {
   const ChildStatus child = poll_child(child_pid_);
   if (child.running) return;
+  child_info_.finish();
   const bool ok = child.ok;
   last_bgsave_time_sec_ = static_cast<int64_t>((now_ms - child_started_ms_) / 1000);
   last_bgsave_ok_ = ok;
@@ -179,6 +183,7 @@ void RdbSnapshots::collect_child(uint64_t now_ms, int64_t now_unix_ms) {
 void RdbSnapshots::kill_child() {
   if (child_pid_ <= 0) return;
   persistence::kill_child(child_pid_);
+  child_info_.finish();
   unlink(child_path_.c_str());
   spdlog::info("killed the background saving child {}", child_pid_);
   child_pid_ = -1;
@@ -209,6 +214,9 @@ RdbInfo RdbSnapshots::info(uint64_t now_ms) const {
   i.latest_fork_usec = latest_fork_usec_;
   i.forks = forks_;
   i.last_fork_ms = child_started_ms_;
+  child_info_.poll();
+  i.child = child_info_.figures(common::unix_ms());
+  i.last_cow_size = child_info_.last_cow_size();
   return i;
 }
 

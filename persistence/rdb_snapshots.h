@@ -13,6 +13,7 @@
 
 #include "conf/options.h"
 #include "engine/keyspace/databases.h"
+#include "persistence/child_info.h"
 #include "persistence/rdb_writer.h"
 
 namespace ringkv::engine {
@@ -34,7 +35,9 @@ struct RdbInfo {
   uint64_t last_load_keys_loaded = 0;
   uint64_t latest_fork_usec = 0;
   uint64_t forks = 0;
-  uint64_t last_fork_ms = 0;  // loop time of the latest fork
+  uint64_t last_fork_ms = 0;   // loop time of the latest fork
+  ChildFigures child;          // the BGSAVE child's progress while it runs
+  uint64_t last_cow_size = 0;  // what the last BGSAVE child that succeeded copied on write
 };
 
 enum class BgsaveStart { kStarted, kAlreadyRunning, kForkFailed };
@@ -106,6 +109,8 @@ class RdbSnapshots {
   uint64_t last_load_keys_loaded_ = 0;
   uint64_t last_load_keys_expired_ = 0;
   pid_t child_pid_ = -1;
+  // Its reports (read when INFO asks, hence mutable).
+  mutable ChildInfo child_info_;
   std::string child_path_;  // the temporary file the child writes
   uint64_t child_started_ms_ = 0;
   bool bgsave_scheduled_ = false;

@@ -117,6 +117,8 @@ bool write_rdb(std::span<engine::Store* const> dbs, const RdbSaveOptions& option
       }
       engine::encode_key_value(e, buf);
       ++keys;
+      // Counted as written so far (a child's progress reports read it as chunks go out).
+      if (stats != nullptr) stats->keys = keys;
       out.maybe_flush();
     });
   }

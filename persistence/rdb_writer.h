@@ -52,7 +52,8 @@ struct RdbWriteStats {
 // Writes every live key of the databases `dbs` (by number, each after its SELECTDB) as a
 // complete RDB stream into `sink`. The store must not
 // change meanwhile (a forked child's frozen copy, or a store nothing else touches). Returns false
-// when the sink refused a chunk.
+// when the sink refused a chunk. `stats` counts the keys written so far as it goes (the sink may
+// read it), and holds the totals at the end.
 bool write_rdb(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
                const RdbSink& sink, RdbWriteStats* stats = nullptr);
 // The same for one store, written as database 0.

@@ -196,6 +196,17 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "async_loading", "0");
     rdb_.set_changes(changes_);
     const persistence::RdbInfo rdb = rdb_.info(now_ms);
+    const persistence::AofInfo aof = aof_.info(now_ms);
+    // The running child's progress (one runs at a time, as in Redis).
+    const persistence::ChildFigures& child = rdb.bgsave_in_progress ? rdb.child : aof.child;
+    field(out, "current_cow_peak", child.cow_peak);
+    field(out, "current_cow_size", child.cow_size);
+    field(out, "current_cow_size_age", child.cow_size_age_s);
+    char perc[32];
+    std::snprintf(perc, sizeof perc, "%.2f", child.fork_perc);
+    field(out, "current_fork_perc", perc);
+    field(out, "current_save_keys_processed", child.keys_processed);
+    field(out, "current_save_keys_total", child.keys_total);
     field(out, "rdb_changes_since_last_save", rdb.changes_since_last_save);
     field(out, "rdb_bgsave_in_progress", int64_t{rdb.bgsave_in_progress});
     field(out, "rdb_last_save_time", rdb.last_save_time);
@@ -203,9 +214,9 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "rdb_last_bgsave_time_sec", rdb.last_bgsave_time_sec);
     field(out, "rdb_current_bgsave_time_sec", rdb.current_bgsave_time_sec);
     field(out, "rdb_saves", rdb.saves);
+    field(out, "rdb_last_cow_size", rdb.last_cow_size);
     field(out, "rdb_last_load_keys_expired", rdb.last_load_keys_expired);
     field(out, "rdb_last_load_keys_loaded", rdb.last_load_keys_loaded);
-    const persistence::AofInfo aof = aof_.info(now_ms);
     field(out, "aof_enabled", int64_t{aof.enabled});
     field(out, "aof_rewrite_in_progress", int64_t{aof.rewrite_in_progress});
     field(out, "aof_rewrite_scheduled", int64_t{aof.rewrite_scheduled});
@@ -215,6 +226,7 @@ std::string Server::info(std::span<const std::string_view> sections) {
     field(out, "aof_rewrites", aof.rewrites);
     field(out, "aof_rewrites_consecutive_failures", aof.rewrites_consecutive_failures);
     field(out, "aof_last_write_status", aof.last_write_ok ? "ok" : "err");
+    field(out, "aof_last_cow_size", aof.last_cow_size);
     field(out, "module_fork_in_progress", "0");
     field(out, "module_fork_last_cow_size", "0");
     if (aof.enabled) {

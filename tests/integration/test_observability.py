@@ -44,10 +44,6 @@ NEW_COMMANDS = ["slowlog", "latency", "memory", "monitor", "debug", "config|rewr
 
 # INFO fields redis-server 7.0.15 has that ringkv leaves out, and why (the README repeats it).
 INFO_LEFT_OUT = {
-    # What a child process copied on write: ringkv's rewrite child does not measure it.
-    "current_cow_peak", "current_cow_size", "current_cow_size_age", "current_fork_perc",
-    "current_save_keys_processed", "current_save_keys_total", "aof_last_cow_size",
-    "rdb_last_cow_size",
     # Redis's reply buffer resizing, which ringkv's connections do not have.
     "reply_buffer_shrinks", "reply_buffer_expands",
 }

@@ -11,6 +11,9 @@
    reason, and never answers a client.
 4. Commands: BGSAVE, SAVE, LASTSAVE, the INFO persistence rdb_* fields, save rules (CONFIG SET
    save), SHUTDOWN SAVE / NOSAVE, SIGTERM with rules, errors byte for byte against redis-server.
+   What the BGSAVE and BGREWRITEAOF children report while the server keeps writing (the keys
+   written, the memory copied on write: INFO's current_cow_*, current_save_keys_*,
+   current_fork_perc, rdb_last_cow_size, aof_last_cow_size), beside redis-server's.
 5. The append-only file's RDB preamble: BGREWRITEAOF writes the keys as an RDB, the writes after
    it follow as commands; redis-check-aof accepts the file; a kill -9 and restart loads both;
    with aof-use-rdb-preamble no the rewrite is commands only.
@@ -386,6 +389,82 @@ def test_preamble(report, binary, good):
                              "the log counts the preamble's keys", log[-800:])
 
 
+_CHILD_FIELDS = ("current_cow_peak", "current_cow_size", "current_cow_size_age", "current_fork_perc",
+                 "current_save_keys_processed", "current_save_keys_total")
+
+
+def child_fields(port):
+    info = harness.info_fields(port, "INFO", "persistence")
+    return {name: float(info[name]) for name in _CHILD_FIELDS + (
+        "rdb_last_cow_size", "aof_last_cow_size", "rdb_bgsave_in_progress",
+        "aof_rewrite_in_progress")}
+
+
+def watch_child(c, port, busy, keys, rng):
+    """Overwrites keys while the child that `busy` names runs; returns every INFO sample."""
+    samples = []
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        sample = child_fields(port)
+        samples.append(sample)
+        if not sample[busy]:
+            break
+        batch = [("SET", "cow:%d" % rng.randrange(keys), "w" * 100) for _ in range(2000)]
+        c.send(b"".join(harness.encode_command(*cmd) for cmd in batch))
+        for _ in batch:
+            c.read()
+    return samples
+
+
+def test_fork_progress(report, binary):
+    """What a BGSAVE and a BGREWRITEAOF child report while they run, beside redis-server given
+    the same steps: the keys they wrote of the keys there were at the fork (current_save_keys_*,
+    current_fork_perc) and the memory copied on write while the server kept writing
+    (current_cow_*), all back to 0 once the child is done; then rdb_last_cow_size and
+    aof_last_cow_size. The sizes are each server's own; what is compared is their shape."""
+    keys = 400000
+    seen = {}
+    with harness.start_oracle() as theirs, \
+            harness.ServerProcess(binary, name="fork-progress", extra_args=["--dir", "."]) as ours:
+        for name, port in (("ringkv", ours.port), ("redis", theirs.port)):
+            rng = random.Random(3)
+            with harness.RespClient(port) as c:
+                for start in range(0, keys, 10000):
+                    batch = [("SET", "cow:%d" % i, rng.randbytes(100))
+                             for i in range(start, start + 10000)]
+                    c.send(b"".join(harness.encode_command(*cmd) for cmd in batch))
+                    for _ in batch:
+                        c.read()
+                before = child_fields(port)
+                steps = {}
+                for command, busy, last in (("BGSAVE", "rdb_bgsave_in_progress", "rdb_last_cow_size"),
+                                            ("BGREWRITEAOF", "aof_rewrite_in_progress",
+                                             "aof_last_cow_size")):
+                    c.call(command)
+                    samples = watch_child(c, port, busy, keys, rng)
+                    running = [s for s in samples if s[busy]]
+                    after = samples[-1]
+                    steps[command] = {
+                        "seen running": bool(running),
+                        "keys at the fork": {s["current_save_keys_total"] for s in running
+                                             if s["current_save_keys_total"]},
+                        "progress within 0-100%": all(
+                            0 <= s["current_fork_perc"] <= 100 and s["current_save_keys_processed"]
+                            <= s["current_save_keys_total"] for s in running),
+                        "peak at least the size": all(s["current_cow_peak"] >= s["current_cow_size"]
+                                                      for s in running),
+                        "back to 0 after": all(after[f] == 0 for f in _CHILD_FIELDS),
+                        # Measured at the end, after the writes made while it ran.
+                        "last size": after[last] > 0,
+                    }
+            seen[name] = (all(before[f] == 0 for f in _CHILD_FIELDS), before["rdb_last_cow_size"],
+                          steps)
+    report.equal(seen["ringkv"], seen["redis"], "fork progress: what the children report "
+                 "(%s)" % (seen["ringkv"],))
+    report.equal(seen["ringkv"][2]["BGSAVE"]["keys at the fork"], {float(keys)},
+                 "fork progress: a BGSAVE child counts the keys there were at the fork")
+
+
 def main():
     p = harness.arg_parser(__doc__)
     p.add_argument("--seed", type=int)
@@ -400,6 +479,7 @@ def main():
     finally:
         shutil.rmtree(os.path.dirname(good), ignore_errors=True)
     test_commands(report, args.server)
+    test_fork_progress(report, args.server)
     test_cluster_snapshot(report, args.server)
     report.finish()
 

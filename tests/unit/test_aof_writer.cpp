@@ -20,6 +20,7 @@
 #include "persistence/aof_loader.h"
 #include "persistence/aof_rewrite.h"
 #include "persistence/aof_writer.h"
+#include "persistence/child_info.h"
 #include "store_dump.h"
 
 namespace {
@@ -156,6 +157,39 @@ TEST_CASE("a forked rewrite child writes a file that loads back the same store")
   auto r = ringkv::persistence::load_aof(temp, loaded_dbs);
   CHECK(r.status == ringkv::persistence::LoadResult::Status::kOk);
   CHECK(ringkv::test::dump_store(loaded) == ringkv::test::dump_store(store));
+}
+
+TEST_CASE("a rewrite child reports its progress and what it copied on write") {
+  ringkv::test::ScratchDir dir;
+  ringkv::engine::Databases store_dbs(16);
+  ringkv::engine::Store& store = store_dbs[0];
+  for (int i = 0; i < 3000; ++i) {
+    store.set_string("n" + std::to_string(i), std::string(100, 'x'),
+                     ringkv::engine::Expiry::none());
+  }
+  ringkv::persistence::ChildInfo info;
+  const int fd = info.open(store_dbs.size());
+  REQUIRE(fd >= 0);
+  pid_t pid =
+      ringkv::persistence::fork_rewrite_child(store_dbs.all(), dir.file(""), nullptr, {}, fd);
+  REQUIRE(pid > 0);
+  info.forked();
+  CHECK(info.running());
+  CHECK(info.figures(0).keys_total == 3000);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WEXITSTATUS(status) == 0);
+  info.poll();
+  // Its last report: every key written.
+  const ringkv::persistence::ChildFigures done = info.figures(0);
+  CHECK(done.keys_processed == 3000);
+  CHECK(done.fork_perc == doctest::Approx(100.0));
+  info.finish();
+  CHECK(!info.running());
+  CHECK(info.figures(0).keys_total == 0);
+  // Nothing written meanwhile, but the child's own stack and buffers are private.
+  CHECK(info.last_cow_size() > 0);
+  unlink(ringkv::persistence::temp_rewrite_path(dir.file(""), pid).c_str());
 }
 
 TEST_CASE("a transaction's records are wrapped in MULTI/EXEC only when it wrote") {
