@@ -420,9 +420,12 @@ class Server final : public engine::ServerControl,
   bool refused_writes(const engine::CommandSpec& spec, std::span<const std::string_view> argv,
                       Connection* conn, protocol::ReplyWriter& writer);
   // In MULTI: queues the command (+QUEUED) unless it runs at once (EXEC, DISCARD, MULTI, WATCH,
-  // QUIT, RESET). Returns whether it was queued (or refused).
+  // QUIT, RESET). Returns whether it was queued (or refused). Refused as Redis refuses it: over
+  // maxmemory, and with `runs_here` (its keys are this node's, or it has none) as a write this
+  // node cannot persist or replicate (refused_writes; another member's write is refused there).
   bool queue_in_transaction(Connection& conn, const engine::CommandSpec& spec,
-                            std::span<const std::string_view> argv, protocol::ReplyWriter& writer);
+                            std::span<const std::string_view> argv, protocol::ReplyWriter& writer,
+                            bool runs_here = true);
   // A command was refused before it could be queued: the transaction will abort.
   void transaction_refused(Connection& conn);
   // In a cluster: pins a transaction (and its WATCHes) to the one node its keys live on,

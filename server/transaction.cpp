@@ -20,7 +20,7 @@ constexpr std::string_view kWatchInMulti = "ERR WATCH inside MULTI is not allowe
 
 bool Server::queue_in_transaction(Connection& conn, const engine::CommandSpec& spec,
                                   std::span<const std::string_view> argv,
-                                  protocol::ReplyWriter& writer) {
+                                  protocol::ReplyWriter& writer, bool runs_here) {
   Transaction& tx = conn.transaction();
   if (!tx.active) return false;
   if (spec.flags & engine::kRunsInMulti) return false;
@@ -29,8 +29,10 @@ bool Server::queue_in_transaction(Connection& conn, const engine::CommandSpec& s
     tx.aborted = true;
     return true;
   }
-  // Queuing takes memory too: refused when over maxmemory, as Redis does.
-  if (refused_for_memory(spec, &conn, writer) || refused_writes(spec, argv, &conn, writer)) {
+  // Queuing takes memory too: refused when over maxmemory, as Redis does. A write this node
+  // would not run (its keys are another member's) is for that member to refuse, at EXEC.
+  if (refused_for_memory(spec, &conn, writer) ||
+      (runs_here && refused_writes(spec, argv, &conn, writer))) {
     return true;
   }
   tx.queued.emplace_back(argv.begin(), argv.end());
@@ -54,7 +56,9 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
       return true;
     }
     const size_t queued = tx.queued.size();
-    queue_in_transaction(conn, spec, argv, writer);
+    const size_t self = cluster_->router().self();
+    queue_in_transaction(conn, spec, argv, writer,
+                         route.node == hashring::HashRing::kNoNode || route.node == self);
     if (tx.queued.size() > queued) {
       tx.queued_nodes.push_back(route.node);
       tx.touch(route.node, false, cluster_->routing_epoch());

@@ -18,7 +18,8 @@ min-replicas-to-write 1, a write is refused once its key's replica has been sile
 longer than min-replicas-max-lag, other keys' writes go on, and the replica's return lets them
 in again. A transaction across members (and an atomic multi-key MSET) that writes a key of the
 refusing member is refused as a whole at EXEC by that member, though the member the client uses
-queued it, and nothing of it runs; one that only reads there runs."""
+queued it, and nothing of it runs; one that only reads there runs. The refusing member's own
+clients' writes of other members' keys are taken, in MULTI too."""
 
 import hashlib
 import os
@@ -293,6 +294,25 @@ def check_cluster(report, binary):
         with harness.RespClient(ports[1]) as c:
             report.equal(c.call("PING"), misconf, "the member that cannot persist refuses PING")
             report.equal(c.call("GET", primary_there[1]), b"$-1\r\n", "and serves reads")
+            # Its clients' writes of other members' keys go on, in MULTI too: queued there, they
+            # are refused only by a member that cannot take them.
+            report.equal(c.call("SET", elsewhere[5], "via"), b"+OK\r\n",
+                         "a write through it of another member's key is taken")
+            queued = [c.call("MULTI"), c.call("SET", elsewhere[5], "q"),
+                      c.call("SET", elsewhere[6], "q"), c.call("SET", primary_there[4], "q")]
+            report.equal(queued, [b"+OK\r\n", b"+QUEUED\r\n", b"+QUEUED\r\n", misconf],
+                         "in MULTI through it, other members' writes are queued, its own refused")
+            # As redis-server's EXEC of a queue holding writes while it cannot persist.
+            report.equal(c.call("EXEC"),
+                         b"-EXECABORT Transaction discarded because of: " + misconf[1:],
+                         "and EXEC aborts")
+            c.call("MULTI")
+            c.call("SET", elsewhere[5], "q")
+            c.call("SET", elsewhere[6], "q")
+            report.equal(c.call("EXEC"), b"*2\r\n+OK\r\n+OK\r\n",
+                         "a transaction through it of other members' writes runs")
+            report.equal(c.call("MGET", elsewhere[5], elsewhere[6]),
+                         b"*2\r\n$1\r\nq\r\n$1\r\nq\r\n", "and wrote")
         time.sleep(1.0)  # ten health intervals: a member whose pings failed would be down
         report.equal(rs.cluster_info(ports[0]).get("cluster_state"), "ok",
                      "its peers still see every member up")
