@@ -120,7 +120,7 @@ void Replication::flush() {
   bool left = false;
   for (auto& [address, s] : streams_) {
     if (!s->link) continue;
-    const bool urgent = awaited(*s);
+    const bool urgent = draining_ || awaited(*s);
     bool asked = false;
     if (s->state == Stream::State::kOnline && s->sent > s->asked &&
         s->link->state() == PeerLink::State::kReady &&

@@ -321,8 +321,12 @@ class Replication {
   uint64_t total_offset() const;
   // Bytes the streams' backlogs hold (parked streams' too), for INFO memory.
   uint64_t backlog_held() const;
-  // Frames sent to replicas whose streams are online and not copying, not acknowledged yet.
-  uint64_t unacknowledged() const;
+  // Frames sent to replicas whose streams are online and not copying, not acknowledged yet (by a
+  // replica that acknowledged something within the last second, unless `stalled_too`).
+  uint64_t unacknowledged(bool stalled_too = false) const;
+  // A shutdown waits for the replicas (shutdown-timeout): while `on`, every stream asks its
+  // replica to acknowledge what it sent at once, as a waiting write would.
+  void set_draining(bool on) { draining_ = on; }
 
   // A ring change that delivers copies (Cluster::change_delivers_copies; change_copies.cpp).
   // The primary's side, at its flush: RINGKV.REPL DRAINED <version> on every stream — the
@@ -455,6 +459,7 @@ class Replication {
   static void write_queued(Stream& s);
   bool started_ = false;
   bool streams_held_ = false;
+  bool draining_ = false;
   std::vector<size_t> scratch_;
   std::vector<size_t> first_scratch_;
   std::vector<size_t> key_scratch_;

@@ -68,16 +68,17 @@ std::vector<ReplicaStatus> Replication::replicas() const {
   return out;
 }
 
-uint64_t Replication::unacknowledged() const {
+uint64_t Replication::unacknowledged(bool stalled_too) const {
   // A stream copying keys sends until its copy ends (its replica copies again anyway if the ring
   // changes meanwhile), one that is not online has its replica copy in full when it reconnects,
-  // and one whose replica acknowledged nothing for a while is not waited for either (its frames
-  // are refused once the replica's ring changed, and it copies in full).
+  // and one whose replica acknowledged nothing for a while is not waited for either unless
+  // `stalled_too` (its frames are refused once the replica's ring changed, and it copies in
+  // full).
   const uint64_t now = started_ ? uv_now(env_.loop) : 0;
   uint64_t n = 0;
   for (const auto& [address, s] : streams_) {
     if (s->state == Stream::State::kOnline && !s->snapshot &&
-        now < s->last_ack_ms + kStalledAckMs) {
+        (stalled_too || now < s->last_ack_ms + kStalledAckMs)) {
       n += s->next - 1 - s->acked;
     }
   }

@@ -37,6 +37,7 @@ struct ServerOptions {
   // What SIGTERM and SIGINT do: "default" (shut down as SHUTDOWN does: save when save rules are
   // set, stay up when that fails) or SHUTDOWN's flags among save/nosave, now, force.
   std::string shutdown_on_sigterm = "default";
+  int64_t shutdown_timeout = 10;
   std::string shutdown_on_sigint = "default";
   std::string unixsocket;      // path of a Unix domain socket clients may connect to ("" = none)
   int64_t unixsocketperm = 0;  // that socket file's permission bits (0 = as the umask leaves them)

@@ -398,6 +398,10 @@ const std::vector<Row>& rows() {
                      "Keys client-side caching (CLIENT TRACKING) remembers readers of; past it, "
                      "keys are invalidated for their readers as if written (0 = no limit)"},
                 Field<S, int64_t>{kServer, &S::tracking_table_max_keys}, 0, kInt64Max),
+        int_row(Head{"server", "shutdown-timeout", "--shutdown-timeout", "shutdown-timeout", true,
+                     "Seconds a shutdown (SHUTDOWN without NOW, or a signal) waits, writes paused, "
+                     "for the replicas of this node's keys to have every write (0 = no wait)"},
+                Field<S, int64_t>{kServer, &S::shutdown_timeout}, 0, kIntMax),
         shutdown_flags_row(
             Head{"server", "shutdown-on-sigterm", "--shutdown-on-sigterm", "shutdown-on-sigterm",
                  true,

@@ -358,6 +358,17 @@ class ServerControl {
   // SHUTDOWN's save step, before shutdown(): saves the RDB file when `save` (SHUTDOWN SAVE), or
   // when save rules are set and not `nosave`. False when a wanted save failed.
   virtual bool save_before_shutdown(bool /*save*/, bool /*nosave*/) { return true; }
+  // SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT] (checked): answers through ctx, possibly
+  // later. Without replicas to wait for: ABORT has nothing to abort; else the save step, and
+  // shutdown() unless a wanted save failed (without FORCE).
+  struct ShutdownFlags {
+    bool save = false;
+    bool nosave = false;
+    bool now = false;
+    bool force = false;
+    bool abort = false;
+  };
+  virtual void shutdown_command(CommandContext& ctx, const ShutdownFlags& flags);
   // REPLCONF, and SYNC/PSYNC (`psync`): a tool asks for a snapshot of this node.
   virtual void replconf(CommandContext& ctx);
   virtual void sync(CommandContext& ctx, bool psync);

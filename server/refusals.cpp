@@ -101,6 +101,7 @@ std::string Server::part_refusal(unsigned checks, std::span<const std::string> k
   }
   if ((checks & cluster::TxnPart::kCheckWrites) == 0) return {};
   std::string error = disk_error();
+  if (error.empty() && shutdown_wait_) error = kShuttingDownError;
   if (!error.empty() || !min_replicas_on()) return error;
   const std::vector<std::string_view> views(keys.begin(), keys.end());
   return replicas_refusal(views);
@@ -110,7 +111,7 @@ bool Server::refused_writes(const engine::CommandSpec& spec, std::span<const std
                             Connection* conn, protocol::ReplyWriter& writer) {
   // The common case, checked first: nothing can refuse a write now.
   if (rdb_.last_bgsave_ok() && aof_.write_error() == 0 &&
-      config_.cluster.min_replicas_to_write == 0) {
+      config_.cluster.min_replicas_to_write == 0 && !shutdown_wait_) {
     return false;
   }
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
@@ -124,6 +125,7 @@ bool Server::refused_writes(const engine::CommandSpec& spec, std::span<const std
   const bool client_ping = &spec == kPing && conn != nullptr && !conn->is_peer();
   if (!write && !client_ping) return false;
   std::string error = disk_error();
+  if (error.empty() && write && shutdown_wait_) error = kShuttingDownError;
   // EXEC counts this node's replicas whatever the keys its queue writes (as Redis, node-wide).
   if (error.empty() && write) error = replicas_refusal(spec, exec_writes ? argv.first(1) : argv);
   if (error.empty()) return false;
@@ -133,6 +135,7 @@ bool Server::refused_writes(const engine::CommandSpec& spec, std::span<const std
 std::string Server::writes_refused(const engine::CommandSpec& spec,
                                    std::span<const std::string_view> argv) {
   std::string error = disk_error();
+  if (error.empty() && shutdown_wait_) error = kShuttingDownError;
   return error.empty() ? replicas_refusal(spec, argv) : error;
 }
 

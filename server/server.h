@@ -40,6 +40,7 @@
 #include "server/pubsub.h"
 #include "server/replica_sync.h"
 #include "server/shard_interests.h"
+#include "server/shutdown_wait.h"
 #include "server/snapshot_sync.h"
 #include "server/string_map.h"
 #include "server/tracking_table.h"
@@ -174,6 +175,7 @@ class Server final : public engine::ServerControl,
   void save_snapshot(protocol::ReplyWriter& reply) override;
   void background_save(bool schedule, protocol::ReplyWriter& reply) override;
   bool save_before_shutdown(bool save, bool nosave) override;
+  void shutdown_command(engine::CommandContext& ctx, const ShutdownFlags& flags) override;
   // snapshot_sync.cpp
   void replconf(engine::CommandContext& ctx) override;
   void sync(engine::CommandContext& ctx, bool psync) override;
@@ -377,6 +379,12 @@ class Server final : public engine::ServerControl,
   void resume_syncs();
   void end_syncs();
   void begin_shutdown();
+  // shutdown-timeout (see ShutdownWait): starts waiting (false when nothing is to be waited for);
+  // the cron's check; the shutdown going on with the wait's flags; the wait's end.
+  bool start_shutdown_wait(const ShutdownFlags& flags);
+  void check_shutdown_wait();
+  void finish_shutdown_wait();
+  void end_shutdown_wait(bool exiting);
   // Closes the last handles once shutdown has begun and every client is gone.
   void maybe_finish_shutdown();
   void apply_runtime_config();
@@ -660,6 +668,7 @@ class Server final : public engine::ServerControl,
   persistence::RdbSnapshots rdb_{dbs_, config_.persistence, config_.memory};
   // SHUTDOWN decided whether to save (save_before_shutdown): the shutdown itself does not again.
   bool shutdown_save_done_ = false;
+  std::optional<ShutdownWait> shutdown_wait_;
   // Snapshots on their way to tools, by client id (snapshot_sync.cpp).
   std::unordered_map<uint64_t, std::unique_ptr<SyncTransfer>> syncs_;
   uv_timer_t sync_timer_;

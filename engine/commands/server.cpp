@@ -214,40 +214,43 @@ static void cmd_sync(CommandContext& ctx) { ctx.server->sync(ctx, false); }
 static void cmd_psync(CommandContext& ctx) { ctx.server->sync(ctx, true); }
 
 static void cmd_shutdown(CommandContext& ctx) {
-  bool nosave = false, save = false, flagged = false, abort = false, force = false;
+  ServerControl::ShutdownFlags f;
+  bool flagged = false;
   for (size_t i = 1; i < ctx.argv.size(); ++i) {
     std::string_view opt = ctx.argv[i];
     if (equals_ignore_case(opt, "nosave")) {
-      nosave = flagged = true;
+      f.nosave = flagged = true;
     } else if (equals_ignore_case(opt, "save")) {
-      save = flagged = true;
+      f.save = flagged = true;
     } else if (equals_ignore_case(opt, "now")) {
-      flagged = true;
+      f.now = flagged = true;
     } else if (equals_ignore_case(opt, "force")) {
-      force = flagged = true;
+      f.force = flagged = true;
     } else if (equals_ignore_case(opt, "abort")) {
-      abort = true;
+      f.abort = true;
     } else {
       ctx.reply.error(protocol::err::kSyntax);
       return;
     }
   }
-  if ((abort && flagged) || (nosave && save)) {
+  if ((f.abort && flagged) || (f.nosave && f.save)) {
     ctx.reply.error(protocol::err::kSyntax);
     return;
   }
-  if (abort) {
-    // ringkv never waits for replicas, and saves synchronously, so there is no pending shutdown
-    // to abort.
+  ctx.server->shutdown_command(ctx, f);
+}
+
+void ServerControl::shutdown_command(CommandContext& ctx, const ShutdownFlags& flags) {
+  if (flags.abort) {
     ctx.reply.error("ERR No shutdown in progress.");
     return;
   }
   // As Redis: a failed save stops the shutdown, unless FORCE.
-  if (!ctx.server->save_before_shutdown(save, nosave) && !force) {
+  if (!save_before_shutdown(flags.save, flags.nosave) && !flags.force) {
     ctx.reply.error("ERR Errors trying to SHUTDOWN. Check logs.");
     return;
   }
-  ctx.server->shutdown();
+  shutdown();
 }
 
 // The table rows of this family, in the order COMMAND lists them (command_table.cpp

@@ -448,6 +448,7 @@ TEST_CASE("CONFIG GET values are formatted as Redis prints them") {
                                                "tcp-keepalive",
                                                "tcp-backlog",
                                                "tracking-table-max-keys",
+                                               "shutdown-timeout",
                                                "shutdown-on-sigterm",
                                                "shutdown-on-sigint",
                                                "pidfile",
