@@ -530,7 +530,11 @@ void Server::trim_freed_memory() {
 void Server::on_cron(uv_timer_t* timer) { static_cast<Server*>(timer->data)->cron(); }
 
 void Server::cron() {
-  if (shutdown_wait_) check_shutdown_wait();
+  if (shutdown_wait_) {
+    check_shutdown_wait();
+    // The wait ended in the shutdown: nothing more of the cron runs (the files are closed).
+    if (shutting_down_) return;
+  }
   // A busy script runs the loop for other clients' sake only: no expiry or rehash under it.
   if (script_busy_) return;
   uint64_t now = uv_now(loop_);

@@ -70,8 +70,9 @@ bool Server::start_shutdown_wait(const ShutdownFlags& flags) {
   w.deadline_ms = unix_now_ms() + config_.server.shutdown_timeout * 1000;
   w.pause_until_ms = pause_until_ms_;
   w.pause_all = pause_all_;
-  // Clients' writes wait; the replicas are asked for their offsets at once, frame after frame.
-  pause_clients(w.deadline_ms, false);
+  // Clients' writes wait (past the deadline: the cron ends the wait first, whatever the timers'
+  // order); the replicas are asked for their offsets at once, frame after frame.
+  pause_clients(w.deadline_ms + 1000, false);
   cluster_->replication().set_draining(true);
   spdlog::info("Waiting for replicas before shutting down ({} frames not acknowledged).",
                cluster_->replication().unacknowledged(true));

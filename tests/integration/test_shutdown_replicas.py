@@ -8,7 +8,8 @@ waits for its lagging replicas).
    under CLIENT PAUSE WRITE), reads are served, a write a peer relays to it gets -TRYAGAIN;
    SHUTDOWN ABORT ends the wait (+OK), the waiting SHUTDOWN gets Redis's error, the held write
    runs and the node stays up. SHUTDOWN again waits shutdown-timeout (4 s) and then exits;
-   SHUTDOWN NOW exits at once; without replicas behind, SHUTDOWN exits at once, as before.
+   SHUTDOWN NOW exits at once; without replicas behind, SHUTDOWN exits at once, as before;
+   SIGTERM waits as SHUTDOWN does, then exits with status 0.
 2. Under load (3 members, replication-factor 2, replica-acks 0, health checks that fail a member
    over in under a second): writers on the two other members keep versions of their keys,
    remembering each acknowledged one, while one member is shut down (SHUTDOWN NOSAVE); once it
@@ -63,6 +64,13 @@ def second_to_third(cluster, prefix):
     names = ["%s:%d" % (prefix, i) for i in range(300)]
     copies = rs.copies_of(cluster.ports[0], names)
     return [k for k, held in zip(names, copies) if held == cluster.addresses[1:3]]
+
+
+def first_to_third(cluster, prefix):
+    """A key whose primary is the first member and whose replica is the third."""
+    names = ["%s:%d" % (prefix, i) for i in range(300)]
+    copies = rs.copies_of(cluster.ports[0], names)
+    return next(k for k, held in zip(names, copies) if held == cluster.addresses[0:3:2])
 
 
 # Health checks too slow to fail a stopped member over during the test.
@@ -131,6 +139,17 @@ def check_wait(report, binary):
             # (Without NOW it would wait the default shutdown-timeout, 10 s.)
             report.check(exited_within(cluster.nodes[1], 10) and time.monotonic() - began < 5,
                          "SHUTDOWN NOW exits without waiting")
+            # SIGTERM waits as SHUTDOWN does, then exits cleanly.
+            with harness.RespClient(ports[0]) as c:
+                c.call("CONFIG", "SET", "shutdown-timeout", "2")
+                c.call("SET", first_to_third(cluster, "st"), "unacknowledged")
+            began = time.monotonic()
+            cluster.nodes[0].proc.send_signal(signal.SIGTERM)
+            report.check(not exited_within(cluster.nodes[0], 0.5), "SIGTERM waits for the replica")
+            report.check(exited_within(cluster.nodes[0], 10) and time.monotonic() - began >= 1.8,
+                         "then exits once shutdown-timeout is up (%.2f s)"
+                         % (time.monotonic() - began))
+            report.equal(cluster.nodes[0].proc.wait(5), 0, "with status 0")
         finally:
             cluster.kill(2, signal.SIGCONT)
 
