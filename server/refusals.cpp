@@ -70,6 +70,12 @@ std::string Server::disk_error() const {
   return {};
 }
 
+std::string Server::writes_stopped() const {
+  std::string error = disk_error();
+  if (error.empty() && shutdown_wait_) error = kShuttingDownError;
+  return error;
+}
+
 size_t Server::good_replicas(std::span<const std::string_view> keys) const {
   if (!replicating()) return 0;
   return cluster_->replication().good_replicas(
@@ -100,8 +106,7 @@ std::string Server::part_refusal(unsigned checks, std::span<const std::string> k
     return std::string(protocol::err::kOom);
   }
   if ((checks & cluster::TxnPart::kCheckWrites) == 0) return {};
-  std::string error = disk_error();
-  if (error.empty() && shutdown_wait_) error = kShuttingDownError;
+  std::string error = writes_stopped();
   if (!error.empty() || !min_replicas_on()) return error;
   const std::vector<std::string_view> views(keys.begin(), keys.end());
   return replicas_refusal(views);
@@ -124,8 +129,8 @@ bool Server::refused_writes(const engine::CommandSpec& spec, std::span<const std
   // peer's health check, which would fail the node over for it.
   const bool client_ping = &spec == kPing && conn != nullptr && !conn->is_peer();
   if (!write && !client_ping) return false;
-  std::string error = disk_error();
-  if (error.empty() && write && shutdown_wait_) error = kShuttingDownError;
+  // A client's PING is refused only while the node cannot persist.
+  std::string error = write ? writes_stopped() : disk_error();
   // EXEC counts this node's replicas whatever the keys its queue writes (as Redis, node-wide).
   if (error.empty() && write) error = replicas_refusal(spec, exec_writes ? argv.first(1) : argv);
   if (error.empty()) return false;
@@ -134,8 +139,7 @@ bool Server::refused_writes(const engine::CommandSpec& spec, std::span<const std
 
 std::string Server::writes_refused(const engine::CommandSpec& spec,
                                    std::span<const std::string_view> argv) {
-  std::string error = disk_error();
-  if (error.empty() && shutdown_wait_) error = kShuttingDownError;
+  std::string error = writes_stopped();
   return error.empty() ? replicas_refusal(spec, argv) : error;
 }
 

@@ -401,6 +401,9 @@ class Server final : public engine::ServerControl,
   // BGSAVE failed and stop-writes-on-bgsave-error is on; or the append-only file's last write
   // failed.
   std::string disk_error() const;
+  // Why this node takes no write now whatever its keys: disk_error(), else a shutdown waiting for
+  // its replicas (kShuttingDownError). "" when writes go on.
+  std::string writes_stopped() const;
   // Answers `error` for a command refused before it ran (counted as a rejected call): in MULTI
   // the transaction is flagged, and a refused EXEC (`exec`) discards it with -EXECABORT.
   bool refuse_before_run(const engine::CommandSpec& spec, Connection* conn, bool exec,
