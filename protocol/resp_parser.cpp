@@ -55,6 +55,46 @@ int hex_digit_value(char c) {
   return c - 'A' + 10;
 }
 
+// The multibulk request at the start of `in` when it is there whole and plain, as nearly every
+// request is: "*N\r" and each "$len\r" with 1 to 9 digits and no leading zero, each followed by
+// the byte Redis skips, N from 1 to `max_args`, each len at most `max_bulk` and its bytes (and
+// the two after them) in. Calls `on_arg(index, view)` for each argument and returns the request's
+// length; 0 for anything else, which the incremental parser rules on. What it reads, Redis reads
+// the same way (string2ll of the same digits, the same bytes skipped).
+template <typename OnArg>
+size_t scan_plain_request(std::span<const char> in, int64_t max_args, size_t max_bulk,
+                          OnArg&& on_arg) {
+  const char* const data = in.data();
+  const size_t size = in.size();
+  size_t pos = 0;
+  // "<lead><digits>\r" and one more byte at `pos`: its number, `pos` moved past them.
+  auto header = [&](char lead, uint64_t& n) {
+    if (pos >= size || data[pos] != lead) return false;
+    const size_t digits = pos + 1;
+    size_t p = digits;
+    n = 0;
+    for (; p < size && p - digits < 10; ++p) {
+      const auto digit = static_cast<unsigned>(static_cast<unsigned char>(data[p]) - '0');
+      if (digit > 9) break;
+      n = n * 10 + digit;
+    }
+    const size_t len = p - digits;
+    if (len == 0 || len > 9 || (len > 1 && data[digits] == '0')) return false;
+    if (p + 1 >= size || data[p] != '\r') return false;
+    pos = p + 2;
+    return true;
+  };
+  uint64_t count = 0;
+  if (!header('*', count) || count == 0 || count > static_cast<uint64_t>(max_args)) return 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t len = 0;
+    if (!header('$', len) || len > max_bulk || size - pos < len + 2) return 0;
+    on_arg(i, std::string_view(data + pos, len));
+    pos += len + 2;
+  }
+  return pos;
+}
+
 }  // namespace
 
 ParseResult RespParser::parse(std::span<const char> in, std::vector<std::string_view>& argv) {
@@ -68,6 +108,13 @@ ParseResult RespParser::parse(std::span<const char> in, std::vector<std::string_
     constexpr size_t kKeepArgs = 1024;
     if (args_.capacity() > kKeepArgs) std::vector<ArgRef>().swap(args_);
     if (inline_args_.size() > kKeepArgs) inline_args_.resize(kKeepArgs);
+    if (in[0] == '*' && !unauthenticated_) {
+      const size_t consumed =
+          scan_plain_request(in, limits_.max_multibulk_len, limits_.max_bulk_len,
+                             [&](uint64_t, std::string_view arg) { argv.push_back(arg); });
+      if (consumed != 0) return {ParseStatus::kComplete, consumed, {}};
+      argv.clear();
+    }
     in_request_ = true;
     multibulk_ = in[0] == '*';
   }
@@ -342,31 +389,10 @@ ParseResult RespParser::split_inline(std::span<const char> line,
 
 size_t peek_request(std::span<const char> in, std::span<std::string_view> args) {
   constexpr int64_t kMaxPeekedArgs = 64;
-  const char* p = in.data();
-  const char* const end = p + in.size();
   std::fill(args.begin(), args.end(), std::string_view());
-  // "<lead><digits>\r\n" at p: its number, p moved past it; -1 when it is not that.
-  auto header = [&](char lead) -> int64_t {
-    if (p == end || *p != lead) return -1;
-    ++p;
-    int64_t n = 0;
-    const char* digits = p;
-    while (p != end && *p >= '0' && *p <= '9' && p - digits < 18) n = n * 10 + (*p++ - '0');
-    if (p == digits || end - p < 2 || p[0] != '\r' || p[1] != '\n') return -1;
-    p += 2;
-    return n;
-  };
-  const int64_t argc = header('*');
-  if (argc <= 0 || argc > kMaxPeekedArgs) return 0;
-  for (int64_t i = 0; i < argc; ++i) {
-    const int64_t len = header('$');
-    if (len < 0 || end - p < len + 2) return 0;
-    if (i >= 1 && static_cast<size_t>(i) <= args.size()) {
-      args[i - 1] = std::string_view(p, static_cast<size_t>(len));
-    }
-    p += len + 2;
-  }
-  return static_cast<size_t>(p - in.data());
+  return scan_plain_request(in, kMaxPeekedArgs, SIZE_MAX, [&](uint64_t i, std::string_view arg) {
+    if (i >= 1 && i <= args.size()) args[i - 1] = arg;
+  });
 }
 
 }  // namespace ringkv::protocol

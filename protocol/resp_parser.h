@@ -39,8 +39,8 @@ struct ParseResult {
 // Looks ahead without parsing: the length of the complete multibulk request at the start of
 // `in`, with its arguments after the command's name in `args` (args[0] is most commands' first
 // key; empty views where it has fewer) — or 0 when what starts `in` is incomplete, inline,
-// malformed or over 64 arguments (the parser decides those). For hints only (prefetching):
-// nothing is checked against limits.
+// malformed, over 64 arguments or has a number of over 9 digits (the parser decides those). For
+// hints only (prefetching): nothing is checked against limits.
 size_t peek_request(std::span<const char> in, std::span<std::string_view> args);
 
 class RespParser {
