@@ -55,46 +55,6 @@ int hex_digit_value(char c) {
   return c - 'A' + 10;
 }
 
-// The multibulk request at the start of `in` when it is there whole and plain, as nearly every
-// request is: "*N\r" and each "$len\r" with 1 to 9 digits and no leading zero, each followed by
-// the byte Redis skips, N from 1 to `max_args`, each len at most `max_bulk` and its bytes (and
-// the two after them) in. Calls `on_arg(index, view)` for each argument and returns the request's
-// length; 0 for anything else, which the incremental parser rules on. What it reads, Redis reads
-// the same way (string2ll of the same digits, the same bytes skipped).
-template <typename OnArg>
-size_t scan_plain_request(std::span<const char> in, int64_t max_args, size_t max_bulk,
-                          OnArg&& on_arg) {
-  const char* const data = in.data();
-  const size_t size = in.size();
-  size_t pos = 0;
-  // "<lead><digits>\r" and one more byte at `pos`: its number, `pos` moved past them.
-  auto header = [&](char lead, uint64_t& n) {
-    if (pos >= size || data[pos] != lead) return false;
-    const size_t digits = pos + 1;
-    size_t p = digits;
-    n = 0;
-    for (; p < size && p - digits < 10; ++p) {
-      const auto digit = static_cast<unsigned>(static_cast<unsigned char>(data[p]) - '0');
-      if (digit > 9) break;
-      n = n * 10 + digit;
-    }
-    const size_t len = p - digits;
-    if (len == 0 || len > 9 || (len > 1 && data[digits] == '0')) return false;
-    if (p + 1 >= size || data[p] != '\r') return false;
-    pos = p + 2;
-    return true;
-  };
-  uint64_t count = 0;
-  if (!header('*', count) || count == 0 || count > static_cast<uint64_t>(max_args)) return 0;
-  for (uint64_t i = 0; i < count; ++i) {
-    uint64_t len = 0;
-    if (!header('$', len) || len > max_bulk || size - pos < len + 2) return 0;
-    on_arg(i, std::string_view(data + pos, len));
-    pos += len + 2;
-  }
-  return pos;
-}
-
 }  // namespace
 
 ParseResult RespParser::parse(std::span<const char> in, std::vector<std::string_view>& argv) {
@@ -108,12 +68,10 @@ ParseResult RespParser::parse(std::span<const char> in, std::vector<std::string_
     constexpr size_t kKeepArgs = 1024;
     if (args_.capacity() > kKeepArgs) std::vector<ArgRef>().swap(args_);
     if (inline_args_.size() > kKeepArgs) inline_args_.resize(kKeepArgs);
-    if (in[0] == '*' && !unauthenticated_) {
-      const size_t consumed =
-          scan_plain_request(in, limits_.max_multibulk_len, limits_.max_bulk_len,
-                             [&](uint64_t, std::string_view arg) { argv.push_back(arg); });
-      if (consumed != 0) return {ParseStatus::kComplete, consumed, {}};
-      argv.clear();
+    if (!unauthenticated_) {
+      if (const size_t consumed = scan_plain_request(in, limits_, argv)) {
+        return {ParseStatus::kComplete, consumed, {}};
+      }
     }
     in_request_ = true;
     multibulk_ = in[0] == '*';
@@ -387,12 +345,41 @@ ParseResult RespParser::split_inline(std::span<const char> line,
   return complete(line, argv, consumed);
 }
 
-size_t peek_request(std::span<const char> in, std::span<std::string_view> args) {
-  constexpr int64_t kMaxPeekedArgs = 64;
-  std::fill(args.begin(), args.end(), std::string_view());
-  return scan_plain_request(in, kMaxPeekedArgs, SIZE_MAX, [&](uint64_t i, std::string_view arg) {
-    if (i >= 1 && i <= args.size()) args[i - 1] = arg;
-  });
+size_t scan_plain_request(std::span<const char> in, const ParseLimits& limits,
+                          std::vector<std::string_view>& argv) {
+  const char* const data = in.data();
+  const size_t size = in.size();
+  size_t pos = 0;
+  // "<lead><digits>\r" and one more byte at `pos`: its number, `pos` moved past them.
+  auto header = [&](char lead, uint64_t& n) {
+    if (pos >= size || data[pos] != lead) return false;
+    const size_t digits = pos + 1;
+    size_t p = digits;
+    n = 0;
+    for (; p < size && p - digits < 10; ++p) {
+      const auto digit = static_cast<unsigned>(static_cast<unsigned char>(data[p]) - '0');
+      if (digit > 9) break;
+      n = n * 10 + digit;
+    }
+    const size_t len = p - digits;
+    if (len == 0 || len > 9 || (len > 1 && data[digits] == '0')) return false;
+    if (p + 1 >= size || data[p] != '\r') return false;
+    pos = p + 2;
+    return true;
+  };
+  const size_t before = argv.size();
+  uint64_t count = 0;
+  bool plain = header('*', count) && count > 0 &&
+               count <= static_cast<uint64_t>(std::max<int64_t>(0, limits.max_multibulk_len));
+  for (uint64_t i = 0; plain && i < count; ++i) {
+    uint64_t len = 0;
+    plain = header('$', len) && len <= limits.max_bulk_len && size - pos >= len + 2;
+    if (plain) argv.emplace_back(data + pos, len);
+    pos += len + 2;
+  }
+  if (plain) return pos;
+  argv.resize(before);
+  return 0;
 }
 
 }  // namespace ringkv::protocol

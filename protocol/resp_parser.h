@@ -36,12 +36,16 @@ struct ParseResult {
   std::string_view error;
 };
 
-// Looks ahead without parsing: the length of the complete multibulk request at the start of
-// `in`, with its arguments after the command's name in `args` (args[0] is most commands' first
-// key; empty views where it has fewer) — or 0 when what starts `in` is incomplete, inline,
-// malformed, over 64 arguments or has a number of over 9 digits (the parser decides those). For
-// hints only (prefetching): nothing is checked against limits.
-size_t peek_request(std::span<const char> in, std::span<std::string_view> args);
+// The multibulk request at the start of `in` when it is there whole and plain, as nearly every
+// request is: "*N\r" and each "$len\r" with 1 to 9 digits and no leading zero, each followed by
+// the byte Redis skips, N from 1 to limits.max_multibulk_len, each len at most
+// limits.max_bulk_len, and every argument's bytes (and the two after them) in. Appends its
+// arguments to `argv` and returns its length; else returns 0 with `argv` as it was, and the
+// parser rules on the request (incomplete, empty, inline, a long or malformed number, a limit
+// exceeded) as Redis does. Whatever it reads, RespParser reads the same way (without the
+// unauthenticated limits, which it does not apply).
+size_t scan_plain_request(std::span<const char> in, const ParseLimits& limits,
+                          std::vector<std::string_view>& argv);
 
 class RespParser {
  public:
@@ -64,8 +68,10 @@ class RespParser {
   void reset();
 
   void set_limits(const ParseLimits& limits) { limits_ = limits; }
+  const ParseLimits& limits() const { return limits_; }
   // Applies the unauthenticated limits (kUnauthMax*) to the requests that follow, or lifts them.
   void set_unauthenticated(bool yes) { unauthenticated_ = yes; }
+  bool unauthenticated() const { return unauthenticated_; }
 
  private:
   // One argument of the request being parsed: a range of the input, or (owned) the index of an

@@ -28,18 +28,6 @@ constexpr size_t kMaxPendingOutput = 64ull * 1024 * 1024;
 constexpr size_t kLargeOutputBuffer = 256 * 1024;
 // Stop reading from a client with this many replies still waiting for peers.
 constexpr size_t kMaxPendingReplies = 64 * 1024;
-// A connection with much input runs at most this long per loop turn (checked every 64
-// requests), then goes on in the next one: one peer's burst of copies, or one client's deep
-// pipeline, does not hold up everyone else.
-constexpr int64_t kInputBudgetUs = 2000;
-// All connections together run at most Server::kTurnInputBudgetUs of input per turn: input
-// that arrives once the turn has run that long waits for the next turn, where deferred
-// connections go first, in order (see Server's input task). A client's PING waits for about one
-// such turn, not for every busy peer link's share of it.
-//
-// Both budgets are checked every 64 requests, or sooner once this much input has run since the
-// last check: 64 big requests (a ring change's 100 KB RESTOREs) are many milliseconds of work.
-constexpr size_t kInputCheckBytes = 64 * 1024;
 
 std::string format_address(const sockaddr_storage& ss) {
   char host[INET6_ADDRSTRLEN] = {0};
@@ -359,6 +347,7 @@ void Connection::update_reading() {
 }
 
 void Connection::apply_limits() {
+  ahead_.clear();  // read under the old limits
   parser_.set_limits(protocol::ParseLimits{
       .max_bulk_len = static_cast<size_t>(server_.config().server.proto_max_bulk_len)});
 }
@@ -535,99 +524,6 @@ bool Connection::query_buffer_over_limit() const {
   const auto limit = static_cast<size_t>(server_.config().server.client_query_buffer_limit);
   // A bulk declared bigger than the limit could never be accepted whole: refuse it now.
   return rend_ - rstart_ + parser_.pending_bulk_hint() > limit;
-}
-
-void Connection::process_input() {
-  const int64_t start = common::monotonic_us();
-  // The turn's input time so far, and this call's added to it however the call ends.
-  const int64_t turn_before = server_.turn_input_us();
-  server_.forget_command_end();
-  struct Account {
-    Server& server;
-    int64_t start;
-    ~Account() {
-      server.turn_input_us() += common::monotonic_us() - start;
-      server.forget_command_end();
-    }
-  } account{server_, start};
-  size_t ran = 0;
-  size_t unchecked_bytes = 0;
-  while (rstart_ < rend_ && !close_when_flushed_ && !closing_ && !blocked_ && !held_ &&
-         !output_backlogged()) {
-    if (((++ran & 63) == 0 || unchecked_bytes >= kInputCheckBytes) && [&] {
-          unchecked_bytes = 0;
-          const int64_t spent = common::monotonic_us() - start;
-          return spent > kInputBudgetUs || turn_before + spent > Server::kTurnInputBudgetUs;
-        }()) {
-      defer_input();
-      return;
-    }
-    // Each request is read with the limits of the client's state after the previous one (AUTH).
-    parser_.set_unauthenticated(server_.auth_required(*this));
-    std::span<const char> input(rbuf_.data() + rstart_, rend_ - rstart_);
-    protocol::ParseResult r = parser_.parse(input, argv_);
-    if (r.status == protocol::ParseStatus::kIncomplete) {
-      if (query_buffer_over_limit()) {
-        spdlog::warn("Closing client that reached max query buffer length: {}", info_line());
-        close();
-      }
-      return;
-    }
-    if (r.status == protocol::ParseStatus::kError) {
-      spdlog::warn("closing client id={} addr={}: {}", id_, peer_addr_, r.error);
-      reply_writer().error(r.error);
-      close_when_flushed();
-      return;
-    }
-    if (prefetched_ == 0) prefetched_ = prefetch_ahead(r.consumed);
-    prefetched_--;
-    if (argv_.empty()) {
-      rstart_ += r.consumed;
-      continue;
-    }
-    // CLIENT REPLY OFF or SKIP: the request runs, its reply goes nowhere.
-    dropping_ = reply_off_ || skip_this_;
-    if (dropping_) {
-      discard_.clear();
-      writer_.set_buffer(discard_);
-    }
-    const bool executed = server_.execute(*this, argv_, dropping_ ? writer_ : reply_writer());
-    dropping_ = false;
-    if (!executed) {
-      prefetched_ = 0;
-      hold();  // parsed again after resume()
-      return;
-    }
-    skip_this_ = skip_next_;
-    skip_next_ = false;
-    rstart_ += r.consumed;
-    unchecked_bytes += r.consumed;
-    if (!enforce_output_limits()) return;
-    if (close_after_reply_) {
-      close_when_flushed();
-      return;
-    }
-  }
-}
-
-size_t Connection::prefetch_ahead(size_t parsed) {
-  // Enough to cover a typical pipeline's batch; a longer one is looked at again once these ran.
-  constexpr size_t kAhead = 16;
-  engine::Store::Lookahead ahead[kAhead];
-  auto arg = [&](size_t i) { return argv_.size() > i ? argv_[i] : std::string_view(); };
-  ahead[0] = {arg(1), {arg(2), arg(3), arg(4)}};
-  size_t n = 1;
-  size_t at = rstart_ + parsed;
-  while (n < kAhead) {
-    std::string_view args[4];
-    const size_t len = protocol::peek_request({rbuf_.data() + at, rend_ - at}, args);
-    if (len == 0) break;
-    at += len;
-    ahead[n++] = {args[0], {args[1], args[2], args[3]}};
-  }
-  // A lone request gains nothing: its lookup would wait for the same memory right away.
-  if (n >= 2) server_.dbs()[db_].prefetch({ahead, n});
-  return n;
 }
 
 void Connection::flush() {

@@ -261,10 +261,13 @@ class Connection final : public engine::ClientSession {
   void process_input();
   // Stops reading and leaves the buffered input for the server's input task (next loop turn).
   void defer_input();
-  // Prefetches the keys of the request just parsed (its `parsed` bytes at rstart_, its
-  // arguments in argv_) and of the complete requests after it (a pipelined batch); returns how
-  // many requests it looked at (1 when none follows: a lone request is left alone).
-  size_t prefetch_ahead(size_t parsed);
+  // Reads the complete plain requests after the one just parsed (its `parsed` bytes at rstart_,
+  // its arguments in argv_) — a pipelined batch, read once into ahead_ — and prefetches the keys
+  // of them all (not of a lone request).
+  void prefetch_ahead(size_t parsed);
+  // The next request of the batch into argv_: its length, or 0 when the batch is used up or no
+  // longer read as the parser would now (the client is no longer authenticated).
+  size_t take_ahead();
   // Unsent output is over the back-pressure threshold: read and run nothing more for now.
   bool output_backlogged() const;
   // The unparsed input, with the rest of a bulk it declares, exceeds client-query-buffer-limit.
@@ -306,9 +309,13 @@ class Connection final : public engine::ClientSession {
   const engine::CommandSpec* last_command_ = nullptr;
 
   std::vector<char> rbuf_;
-  size_t rstart_ = 0;      // first unparsed byte
-  size_t rend_ = 0;        // end of received bytes
-  size_t prefetched_ = 0;  // requests from rstart_ on whose keys prefetch_ahead() looked at
+  size_t rstart_ = 0;  // first unparsed byte
+  size_t rend_ = 0;    // end of received bytes
+  // The batch prefetch_ahead() read: each request's length and the end of its arguments in
+  // ahead_args_ (views into rbuf_, dropped when process_input() returns or the limits change).
+  std::vector<std::pair<size_t, size_t>> ahead_;
+  std::vector<std::string_view> ahead_args_;
+  size_t ahead_next_ = 0;  // the next request of ahead_ to run
   protocol::RespParser parser_;
   std::vector<std::string_view> argv_;
 

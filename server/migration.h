@@ -23,6 +23,7 @@
 
 #include "cluster/membership.h"
 #include "cluster/peer_link.h"
+#include "cluster/replication.h"
 #include "engine/commands/key_commands.h"
 #include "hashring/hash_ring.h"
 #include "server/idle_task.h"

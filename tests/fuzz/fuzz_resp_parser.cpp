@@ -1,7 +1,8 @@
 // libFuzzer target for RespParser: feeds arbitrary bytes in random chunks (moving the buffer
 // now and then, as a connection's read buffer does) and checks the result equals parsing the
 // same bytes in one go: same requests, same consumed counts, same final error or incompleteness;
-// and that peek_request, the look-ahead for prefetching, agrees with the parser.
+// and that scan_plain_request, the parser's fast path, agrees with the parser.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -47,19 +48,30 @@ Outcome parse_in_one_go(std::string_view stream, const ParseLimits& limits) {
   std::vector<std::string_view> argv;
   size_t offset = 0;
   while (true) {
-    // The look-ahead used for prefetching agrees with the parser wherever it answers: the same
-    // length and first arguments, or a request the parser refuses under its limits.
-    std::string_view peeked[3];
-    const size_t peeked_len = ringkv::protocol::peek_request(stream.substr(offset), peeked);
+    // The plain-request scan (the parser's fast path, and the connection's read of a pipelined
+    // batch) agrees with the parser wherever it answers: the same length and arguments.
+    std::vector<std::string_view> scanned;
+    const size_t scanned_len =
+        ringkv::protocol::scan_plain_request(stream.substr(offset), limits, scanned);
     ParseResult r = parser.parse(stream.substr(offset), argv);
-    if (peeked_len != 0) {
-      check(r.status != ParseStatus::kIncomplete);
-      if (r.status == ParseStatus::kComplete) {
-        check(peeked_len == r.consumed);
-        for (size_t i = 0; i < 3; ++i) {
-          check(peeked[i] == (argv.size() > i + 1 ? argv[i + 1] : std::string_view()));
-        }
+    if (scanned_len != 0) {
+      check(r.status == ParseStatus::kComplete && scanned_len == r.consumed && scanned == argv);
+      // The incremental parser alone (an unauthenticated client's, which never takes the fast
+      // path) reads the same, where the unauthenticated limits allow the request.
+      const bool small = std::all_of(scanned.begin(), scanned.end(), [](std::string_view a) {
+        return a.size() <= static_cast<size_t>(ringkv::protocol::kUnauthMaxBulkLen);
+      });
+      if (small &&
+          scanned.size() <= static_cast<size_t>(ringkv::protocol::kUnauthMaxMultibulkLen)) {
+        RespParser general(limits);
+        general.set_unauthenticated(true);
+        std::vector<std::string_view> general_argv;
+        const ParseResult g = general.parse(stream.substr(offset), general_argv);
+        check(g.status == ParseStatus::kComplete && g.consumed == scanned_len &&
+              general_argv == scanned);
       }
+    } else {
+      check(scanned.empty());
     }
     if (r.status != ParseStatus::kComplete) {
       check(r.consumed == 0);

@@ -198,6 +198,20 @@ def check_unauthenticated_limits(report, ports):
                 c.send(harness.encode_command(*command) + harness.encode_command("PING"))
                 seen.append(c.read_available(timeout=0.5))
         report.equal(seen[0], seen[1], "before AUTH, %s: same reply and close" % label)
+    # Pipelined in one write, each request is read with the limits of the client's state after
+    # the one before: AUTH lifts them for the request that follows, RESET brings them back.
+    eleven = harness.encode_command("MSET", *(("k", "v") * 5))
+    for label, before in (("after a pipelined AUTH", []),
+                          ("after a pipelined RESET", [("AUTH", PASSWORD), ("PING",)])):
+        seen = []
+        for port in ports:
+            with harness.RespClient(port) as c:
+                for command in before:
+                    c.call(*command)
+                first = ("AUTH", PASSWORD) if not before else ("RESET",)
+                c.send(harness.encode_command(*first) + eleven + harness.encode_command("PING"))
+                seen.append(c.read_available(timeout=0.5))
+        report.equal(seen[0], seen[1], "11 arguments %s: same replies (and close)" % label)
     with Pair(report, *ports, "limits after AUTH") as p:
         p.call("AUTH", PASSWORD)
         p.call("MSET", *(("k", "v") * 5))

@@ -132,8 +132,8 @@ TEST_CASE("append_request writes what the parser reads back, after what the buff
   CHECK(empty == "*0\r\n");
 }
 
-TEST_CASE("peek_request finds each complete multibulk request's length and first arguments") {
-  using ringkv::protocol::peek_request;
+TEST_CASE("scan_plain_request reads each whole plain request as the parser does") {
+  using ringkv::protocol::scan_plain_request;
   const std::string pipeline =
       "*3\r\n$3\r\nSET\r\n$2\r\nk1\r\n$1\r\nv\r\n*1\r\n$4\r\nPING\r\n"
       "*5\r\n$4\r\nSADD\r\n$1\r\ns\r\n$2\r\nm1\r\n$2\r\nm2\r\n$2\r\nm3\r\n"
@@ -144,34 +144,46 @@ TEST_CASE("peek_request finds each complete multibulk request's length and first
   size_t offset = 0;
   std::vector<std::string> seen;
   for (;;) {
-    std::string_view args[3] = {"unset", "unset", "unset"};
-    const size_t len = peek_request(std::span(pipeline).subspan(offset), args);
+    std::vector<std::string_view> scanned = {"before"};
+    const size_t len = scan_plain_request(std::span(pipeline).subspan(offset), {}, scanned);
     ParseResult r = parser.parse(std::span(pipeline).subspan(offset), argv);
     if (len == 0) {
       CHECK(r.status == ParseStatus::kIncomplete);
+      CHECK(scanned == std::vector<std::string_view>{"before"});
       break;
     }
     REQUIRE(r.status == ParseStatus::kComplete);
     CHECK(len == r.consumed);
-    for (size_t i = 0; i < 3; ++i) {
-      CHECK(args[i] == (argv.size() > i + 1 ? argv[i + 1] : std::string_view()));
-    }
-    seen.push_back(std::string(args[0]) + "|" + std::string(args[1]) + "|" + std::string(args[2]));
+    REQUIRE(scanned.size() == argv.size() + 1);
+    CHECK(std::equal(argv.begin(), argv.end(), scanned.begin() + 1));
+    seen.push_back(std::string(argv[0]) + "|" + std::to_string(argv.size()));
     offset += len;
   }
-  CHECK(seen == std::vector<std::string>{"k1|v|", "||", "s|m1|m2", "||"});
-  // Whatever the parser decides on its own: inline, empty, negative, malformed or long requests,
-  // and every cut of a complete request.
+  CHECK(seen == std::vector<std::string>{"SET|3", "PING|1", "SADD|5", "GET|2"});
+  // What it leaves to the parser: inline, empty, negative, malformed, long or over-limit
+  // requests, numbers with a leading zero or over 9 digits, and every cut of a complete request.
+  ParseLimits small;
+  small.max_bulk_len = 3;
+  small.max_multibulk_len = 2;
   for (const std::string& in :
-       {"PING\r\n"s, "*0\r\n"s, "*-1\r\n"s, "*1\r\n$x\r\n"s, "*1\r\n$-1\r\n"s, "*65\r\n"s,
-        "*99999999999999999999\r\n"s, "$3\r\nGET\r\n"s}) {
-    std::string_view args[1];
-    CHECK_MESSAGE(peek_request(bytes(in), args) == 0, in);
+       {"PING\r\n"s, "*0\r\n"s, "*-1\r\n"s, "*1\r\n$x\r\n"s, "*1\r\n$-1\r\n"s,
+        "*99999999999999999999\r\n"s, "$3\r\nGET\r\n"s, "*01\r\n$1\r\na\r\n"s,
+        "*1\r\n$01\r\na\r\n"s, "*1\r\n$0000000001\r\na\r\n"s, "*1\r\n$1 \r\na\r\n"s,
+        "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n"s, "*1\r\n$4\r\nabcd\r\n"s}) {
+    std::vector<std::string_view> scanned;
+    CHECK_MESSAGE(scan_plain_request(bytes(in), small, scanned) == 0, in);
+    CHECK(scanned.empty());
   }
+  // Within the limits, the byte after each '\r' and the two after each bulk are not looked at,
+  // as Redis skips them.
+  const std::string loose = "*2\rx$1\ryaXY$3\r\nabc\r\n";
+  std::vector<std::string_view> scanned;
+  CHECK(scan_plain_request(bytes(loose), small, scanned) == loose.size());
+  CHECK(scanned == std::vector<std::string_view>{"a", "abc"});
   const std::string one = "*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n";
   for (size_t cut = 0; cut < one.size(); ++cut) {
-    std::string_view args[2];
-    CHECK(peek_request(std::span(one).first(cut), args) == 0);
+    std::vector<std::string_view> none;
+    CHECK(scan_plain_request(std::span(one).first(cut), {}, none) == 0);
   }
 }
 
