@@ -9,6 +9,7 @@
 #include "engine/commands/key_commands.h"
 #include "engine/keyspace/store.h"
 #include "persistence/file_util.h"
+#include "persistence/rdb_file.h"
 #include "protocol/request_writer.h"
 
 namespace ringkv::persistence {
@@ -47,16 +48,11 @@ std::string write_snapshot(std::span<engine::Store* const> dbs, const std::strin
   if (fd < 0) return errno_text("can't create", path);
   bool ok = true;
   RdbWriteStats written;
+  const RdbSink sink = reporting_sink(fd, reporter, written.keys);
   if (preamble != nullptr) {
     RdbSaveOptions options = *preamble;
     options.aof_preamble = true;
-    ok = write_rdb(
-        dbs, options,
-        [fd, reporter, &written](std::string_view chunk) {
-          if (reporter != nullptr) reporter->progress(written.keys);
-          return write_fully(fd, chunk);
-        },
-        &written);
+    ok = write_rdb(dbs, options, sink, &written);
   } else {
     std::string buf;
     buf.reserve(kRewriteChunkBytes + kRewriteChunkBytes / 4);
@@ -77,13 +73,12 @@ std::string write_snapshot(std::span<engine::Store* const> dbs, const std::strin
         engine::append_key_commands(entry, buf);
         written.keys++;
         if (buf.size() >= kRewriteChunkBytes) {
-          if (reporter != nullptr) reporter->progress(written.keys);
-          ok = write_fully(fd, buf);
+          ok = sink(buf);
           buf.clear();
         }
       });
     }
-    if (ok) ok = write_fully(fd, buf);
+    if (ok) ok = sink(buf);
   }
   std::string error;
   if (!ok) {

@@ -27,6 +27,13 @@ std::string temp_rdb_path(const std::string& dir, pid_t pid) {
   return dir + "/temp-" + std::to_string(pid) + ".rdb";
 }
 
+RdbSink reporting_sink(int fd, ChildReporter* reporter, const uint64_t& keys) {
+  return [fd, reporter, &keys](std::string_view chunk) {
+    if (reporter != nullptr) reporter->progress(keys);
+    return write_fully(fd, chunk);
+  };
+}
+
 std::string save_rdb_file(std::span<engine::Store* const> dbs, const RdbSaveOptions& options,
                           const std::string& path, RdbWriteStats* stats, ChildReporter* reporter) {
   const std::string temp = temp_rdb_path(directory_of(path), getpid());
@@ -34,13 +41,7 @@ std::string save_rdb_file(std::span<engine::Store* const> dbs, const RdbSaveOpti
   if (fd < 0) return errno_text("can't create", temp);
   std::string error;
   RdbWriteStats written;
-  if (!write_rdb(
-          dbs, options,
-          [fd, reporter, &written](std::string_view chunk) {
-            if (reporter != nullptr) reporter->progress(written.keys);
-            return write_fully(fd, chunk);
-          },
-          &written)) {
+  if (!write_rdb(dbs, options, reporting_sink(fd, reporter, written.keys), &written)) {
     error = errno_text("can't write", temp);
   } else if (fsync(fd) != 0) {
     error = errno_text("can't fsync", temp);
@@ -74,8 +75,8 @@ pid_t fork_rdb_stream_child(std::span<engine::Store* const> dbs, const RdbSaveOp
   pid_t pid = fork();
   if (pid != 0) return pid;
   detach_forked_child({fd});
-  const bool ok =
-      write_rdb(dbs, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); });
+  const uint64_t unreported = 0;
+  const bool ok = write_rdb(dbs, options, reporting_sink(fd, nullptr, unreported));
   exit_child(ok ? std::string() : errno_text("can't write to", "the snapshot pipe"),
              "RDB snapshot child");
 }

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <span>
 #include <string>
 
@@ -19,6 +20,10 @@ namespace ringkv::persistence {
 
 // dir/temp-<pid>.rdb: where process `pid` writes before the rename (Redis's name).
 std::string temp_rdb_path(const std::string& dir, pid_t pid);
+
+// A sink that writes each chunk to `fd`, first reporting to `reporter` (when there is one) the
+// keys `keys` counts as written so far: a forked child's file output.
+RdbSink reporting_sink(int fd, ChildReporter* reporter, const uint64_t& keys);
 
 // Writes the databases `dbs` to temp_rdb_path(dir of `path`, this process), fsyncs it and renames
 // it to `path`. Returns an empty string or the error (the temporary file is then removed). A
