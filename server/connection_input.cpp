@@ -2,6 +2,9 @@
 // and its keys prefetched, each run in turn within the loop turn's input budget.
 #include <spdlog/spdlog.h>
 
+#include <string_view>
+#include <vector>
+
 #include "common/clock.h"
 #include "protocol/resp_parser.h"
 #include "server/connection.h"
@@ -107,6 +110,9 @@ void Connection::prefetch_ahead(size_t parsed) {
   ahead_.clear();
   ahead_args_.clear();
   ahead_next_ = 0;
+  // A batch of huge requests should not pin its arguments' memory for the connection's life.
+  constexpr size_t kKeepArgs = 1024;
+  if (ahead_args_.capacity() > kKeepArgs) std::vector<std::string_view>().swap(ahead_args_);
   if (parser_.unauthenticated()) return;  // the parser applies limits the scan does not
   engine::Store::Lookahead look[kAhead];
   auto arg = [](std::span<const std::string_view> argv, size_t i) {
