@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -265,9 +266,10 @@ class Connection final : public engine::ClientSession {
   // its arguments in argv_) — a pipelined batch, read once into ahead_ — and prefetches the keys
   // of them all (not of a lone request).
   void prefetch_ahead(size_t parsed);
-  // The next request of the batch into argv_: its length, or 0 when the batch is used up or no
-  // longer read as the parser would now (the client is no longer authenticated).
-  size_t take_ahead();
+  // The next request of the batch: its length, with `argv` its arguments (views into ahead_args_,
+  // valid until the next prefetch_ahead), or 0 when the batch is used up or no longer read as
+  // the parser would now (the client is no longer authenticated).
+  size_t take_ahead(std::span<const std::string_view>& argv);
   // Unsent output is over the back-pressure threshold: read and run nothing more for now.
   bool output_backlogged() const;
   // The unparsed input, with the rest of a bulk it declares, exceeds client-query-buffer-limit.

@@ -2,6 +2,7 @@
 // and its keys prefetched, each run in turn within the loop turn's input budget.
 #include <spdlog/spdlog.h>
 
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -57,10 +58,12 @@ void Connection::process_input() {
     }
     // Each request is read with the limits of the client's state after the previous one (AUTH).
     parser_.set_unauthenticated(server_.auth_required(*this));
-    protocol::ParseResult r{protocol::ParseStatus::kComplete, take_ahead(), {}};
+    std::span<const std::string_view> argv;
+    protocol::ParseResult r{protocol::ParseStatus::kComplete, take_ahead(argv), {}};
     if (r.consumed == 0) {
       r = parser_.parse({rbuf_.data() + rstart_, rend_ - rstart_}, argv_);
       if (r.status == protocol::ParseStatus::kComplete) prefetch_ahead(r.consumed);
+      argv = argv_;
     }
     if (r.status == protocol::ParseStatus::kIncomplete) {
       if (query_buffer_over_limit()) {
@@ -75,7 +78,7 @@ void Connection::process_input() {
       close_when_flushed();
       return;
     }
-    if (argv_.empty()) {
+    if (argv.empty()) {
       rstart_ += r.consumed;
       continue;
     }
@@ -85,7 +88,7 @@ void Connection::process_input() {
       discard_.clear();
       writer_.set_buffer(discard_);
     }
-    const bool executed = server_.execute(*this, argv_, dropping_ ? writer_ : reply_writer());
+    const bool executed = server_.execute(*this, argv, dropping_ ? writer_ : reply_writer());
     dropping_ = false;
     if (!executed) {
       ahead_.clear();
@@ -135,15 +138,14 @@ void Connection::prefetch_ahead(size_t parsed) {
   if (!ahead_.empty()) server_.dbs()[db_].prefetch({look, ahead_.size() + 1});
 }
 
-size_t Connection::take_ahead() {
+size_t Connection::take_ahead(std::span<const std::string_view>& argv) {
   if (ahead_next_ >= ahead_.size() || parser_.unauthenticated()) {
     ahead_.clear();
     return 0;
   }
   const size_t first = ahead_next_ == 0 ? 0 : ahead_[ahead_next_ - 1].second;
   const auto [len, end] = ahead_[ahead_next_++];
-  argv_.assign(ahead_args_.begin() + static_cast<ptrdiff_t>(first),
-               ahead_args_.begin() + static_cast<ptrdiff_t>(end));
+  argv = std::span<const std::string_view>(ahead_args_).subspan(first, end - first);
   return len;
 }
 
