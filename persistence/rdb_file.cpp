@@ -75,8 +75,8 @@ pid_t fork_rdb_stream_child(std::span<engine::Store* const> dbs, const RdbSaveOp
   pid_t pid = fork();
   if (pid != 0) return pid;
   detach_forked_child({fd});
-  const uint64_t unreported = 0;
-  const bool ok = write_rdb(dbs, options, reporting_sink(fd, nullptr, unreported));
+  const bool ok =
+      write_rdb(dbs, options, [fd](std::string_view chunk) { return write_fully(fd, chunk); });
   exit_child(ok ? std::string() : errno_text("can't write to", "the snapshot pipe"),
              "RDB snapshot child");
 }

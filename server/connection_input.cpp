@@ -91,7 +91,6 @@ void Connection::process_input() {
     const bool executed = server_.execute(*this, argv, dropping_ ? writer_ : reply_writer());
     dropping_ = false;
     if (!executed) {
-      ahead_.clear();
       hold();  // parsed again after resume()
       return;
     }
@@ -139,10 +138,8 @@ void Connection::prefetch_ahead(size_t parsed) {
 }
 
 size_t Connection::take_ahead(std::span<const std::string_view>& argv) {
-  if (ahead_next_ >= ahead_.size() || parser_.unauthenticated()) {
-    ahead_.clear();
-    return 0;
-  }
+  // A request the batch cannot give is parsed, and the batch read again after it.
+  if (ahead_next_ >= ahead_.size() || parser_.unauthenticated()) return 0;
   const size_t first = ahead_next_ == 0 ? 0 : ahead_[ahead_next_ - 1].second;
   const auto [len, end] = ahead_[ahead_next_++];
   argv = std::span<const std::string_view>(ahead_args_).subspan(first, end - first);

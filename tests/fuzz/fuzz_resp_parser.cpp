@@ -49,30 +49,27 @@ Outcome parse_in_one_go(std::string_view stream, const ParseLimits& limits) {
   size_t offset = 0;
   while (true) {
     // The plain-request scan (the parser's fast path, and the connection's read of a pipelined
-    // batch) agrees with the parser wherever it answers: the same length and arguments.
+    // batch) reads a request as the incremental parser alone does (an unauthenticated client's,
+    // which never takes the fast path), where the unauthenticated limits allow the request; and
+    // when it does not answer, it leaves the arguments as they were.
     std::vector<std::string_view> scanned;
     const size_t scanned_len =
         ringkv::protocol::scan_plain_request(stream.substr(offset), limits, scanned);
-    ParseResult r = parser.parse(stream.substr(offset), argv);
-    if (scanned_len != 0) {
-      check(r.status == ParseStatus::kComplete && scanned_len == r.consumed && scanned == argv);
-      // The incremental parser alone (an unauthenticated client's, which never takes the fast
-      // path) reads the same, where the unauthenticated limits allow the request.
-      const bool small = std::all_of(scanned.begin(), scanned.end(), [](std::string_view a) {
-        return a.size() <= static_cast<size_t>(ringkv::protocol::kUnauthMaxBulkLen);
-      });
-      if (small &&
-          scanned.size() <= static_cast<size_t>(ringkv::protocol::kUnauthMaxMultibulkLen)) {
-        RespParser general(limits);
-        general.set_unauthenticated(true);
-        std::vector<std::string_view> general_argv;
-        const ParseResult g = general.parse(stream.substr(offset), general_argv);
-        check(g.status == ParseStatus::kComplete && g.consumed == scanned_len &&
-              general_argv == scanned);
-      }
-    } else {
+    const bool small = std::all_of(scanned.begin(), scanned.end(), [](std::string_view a) {
+      return a.size() <= static_cast<size_t>(ringkv::protocol::kUnauthMaxBulkLen);
+    });
+    if (scanned_len == 0) {
       check(scanned.empty());
+    } else if (small &&
+               scanned.size() <= static_cast<size_t>(ringkv::protocol::kUnauthMaxMultibulkLen)) {
+      RespParser incremental(limits);
+      incremental.set_unauthenticated(true);
+      std::vector<std::string_view> incremental_argv;
+      const ParseResult g = incremental.parse(stream.substr(offset), incremental_argv);
+      check(g.status == ParseStatus::kComplete && g.consumed == scanned_len &&
+            incremental_argv == scanned);
     }
+    ParseResult r = parser.parse(stream.substr(offset), argv);
     if (r.status != ParseStatus::kComplete) {
       check(r.consumed == 0);
       outcome.last = r.status;

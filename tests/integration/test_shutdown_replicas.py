@@ -58,19 +58,12 @@ def exited_within(node, seconds):
     return False
 
 
-def second_to_third(cluster, prefix):
-    """Keys whose primary is the second member and whose replica is the third."""
-    rs.settle(cluster.ports)
+def copied_keys(cluster, prefix, primary, replica):
+    """Keys whose primary is member `primary` and whose replica is member `replica` (indexes)."""
     names = ["%s:%d" % (prefix, i) for i in range(300)]
     copies = rs.copies_of(cluster.ports[0], names)
-    return [k for k, held in zip(names, copies) if held == cluster.addresses[1:3]]
-
-
-def first_to_third(cluster, prefix):
-    """A key whose primary is the first member and whose replica is the third."""
-    names = ["%s:%d" % (prefix, i) for i in range(300)]
-    copies = rs.copies_of(cluster.ports[0], names)
-    return next(k for k, held in zip(names, copies) if held == cluster.addresses[0:3:2])
+    held = [cluster.addresses[primary], cluster.addresses[replica]]
+    return [k for k, copy in zip(names, copies) if copy == held]
 
 
 # Health checks too slow to fail a stopped member over during the test.
@@ -80,7 +73,8 @@ _SLOW_HEALTH = {"replication-factor": 2, "health-interval": 500, "failure-limit"
 def check_wait(report, binary):
     with harness.Cluster(binary, 3, name="shutdown-wait", cluster_options=_SLOW_HEALTH) as cluster:
         ports = cluster.ports
-        behind = second_to_third(cluster, "sw")
+        rs.settle(cluster.ports)
+        behind = copied_keys(cluster, "sw", 1, 2)
         with harness.RespClient(ports[1]) as c:
             report.equal(c.call("CONFIG", "SET", "shutdown-timeout", "4"), b"+OK\r\n",
                          "shutdown-timeout set at run time")
@@ -129,7 +123,8 @@ def check_wait(report, binary):
     # NOW: no wait whatever the replicas.
     with harness.Cluster(binary, 3, name="shutdown-now", cluster_options=_SLOW_HEALTH) as cluster:
         ports = cluster.ports
-        behind = second_to_third(cluster, "sn")
+        rs.settle(cluster.ports)
+        behind = copied_keys(cluster, "sn", 1, 2)
         cluster.kill(2, signal.SIGSTOP)
         try:
             with harness.RespClient(ports[1]) as c:
@@ -142,7 +137,7 @@ def check_wait(report, binary):
             # SIGTERM waits as SHUTDOWN does, then exits cleanly.
             with harness.RespClient(ports[0]) as c:
                 c.call("CONFIG", "SET", "shutdown-timeout", "2")
-                c.call("SET", first_to_third(cluster, "st"), "unacknowledged")
+                c.call("SET", copied_keys(cluster, "st", 0, 2)[0], "unacknowledged")
             began = time.monotonic()
             cluster.nodes[0].proc.send_signal(signal.SIGTERM)
             report.check(not exited_within(cluster.nodes[0], 0.5), "SIGTERM waits for the replica")

@@ -138,8 +138,10 @@ TEST_CASE("scan_plain_request reads each whole plain request as the parser does"
       "*3\r\n$3\r\nSET\r\n$2\r\nk1\r\n$1\r\nv\r\n*1\r\n$4\r\nPING\r\n"
       "*5\r\n$4\r\nSADD\r\n$1\r\ns\r\n$2\r\nm1\r\n$2\r\nm2\r\n$2\r\nm3\r\n"
       "*2\r\n$3\r\nGET\r\n$0\r\n\r\n*2\r\n$3\r\nGET\r\n$2\r\nk";
-  // It agrees with the parser on every complete request, and stops at the incomplete one.
+  // It agrees with the incremental parser alone (an unauthenticated client's never takes the
+  // fast path) on every complete request, and stops at the incomplete one.
   RespParser parser;
+  parser.set_unauthenticated(true);
   std::vector<std::string_view> argv;
   size_t offset = 0;
   std::vector<std::string> seen;
@@ -180,6 +182,11 @@ TEST_CASE("scan_plain_request reads each whole plain request as the parser does"
   std::vector<std::string_view> scanned;
   CHECK(scan_plain_request(bytes(loose), small, scanned) == loose.size());
   CHECK(scanned == std::vector<std::string_view>{"a", "abc"});
+  RespParser incremental(small);
+  incremental.set_unauthenticated(true);
+  std::vector<std::string_view> incremental_argv;
+  CHECK(incremental.parse(bytes(loose), incremental_argv).consumed == loose.size());
+  CHECK(incremental_argv == scanned);
   const std::string one = "*2\r\n$3\r\nGET\r\n$3\r\nkey\r\n";
   for (size_t cut = 0; cut < one.size(); ++cut) {
     std::vector<std::string_view> none;
