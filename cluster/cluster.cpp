@@ -334,13 +334,10 @@ void Cluster::execute(const Route& route, const engine::CommandSpec& spec,
   const ReplyMerge::Kind kind = spec.merge;
   if (route.kind == RouteKind::kSplit) {
     split_++;
-    const size_t first = static_cast<size_t>(spec.first_key());
     auto m =
         std::make_shared<ReplyMerge>(kind, write, resp, route.fragments.size(), std::move(done));
     for (size_t i = 0; i < route.fragments.size(); ++i) {
-      std::vector<size_t> positions;
-      for (size_t g : route.fragments[i].groups) positions.push_back((g - first) / route.key_step);
-      m->set_positions(i, std::move(positions));
+      m->set_positions(i, fragment_positions(spec, route, route.fragments[i]));
     }
     for (size_t i = 0; i < route.fragments.size(); ++i) {
       send_to(route.fragments[i].node, spec, argv, &route.fragments[i].groups, route.key_step,

@@ -590,8 +590,9 @@ bool split_array(std::string_view reply, std::vector<std::string_view>& elements
 }
 
 std::string interleave_replies(const std::vector<std::string>& part_replies,
-                               const std::vector<std::vector<size_t>>& positions, size_t total) {
-  std::vector<std::string_view> slots(total);
+                               const std::vector<std::vector<size_t>>& positions, size_t total,
+                               const FragmentMerge& merge) {
+  std::vector<std::vector<std::pair<size_t, std::string_view>>> slots(total);
   std::vector<std::string_view> elements;
   for (size_t p = 0; p < part_replies.size(); ++p) {
     if (!split_array(part_replies[p], elements) || elements.size() != positions[p].size()) {
@@ -599,13 +600,17 @@ std::string interleave_replies(const std::vector<std::string>& part_replies,
     }
     for (size_t i = 0; i < elements.size(); ++i) {
       if (positions[p][i] >= total) return {};
-      slots[positions[p][i]] = elements[i];
+      slots[positions[p][i]].emplace_back(p, elements[i]);
     }
   }
   std::string out = "*" + std::to_string(total) + "\r\n";
-  for (std::string_view s : slots) {
-    if (s.empty()) return {};
-    out.append(s);
+  for (size_t i = 0; i < total; ++i) {
+    if (slots[i].empty() || (slots[i].size() > 1 && !merge)) return {};
+    if (slots[i].size() == 1) {
+      out.append(slots[i][0].second);
+    } else {
+      out.append(merge(i, slots[i]));
+    }
   }
   return out;
 }

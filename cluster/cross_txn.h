@@ -37,8 +37,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cluster/link_error.h"
@@ -188,10 +190,17 @@ class TxnSession : public std::enable_shared_from_this<TxnSession> {
   size_t running_ = 0;  // RUNs outstanding in commit_rest
 };
 
+// The replies of the parts that ran fragments of one command (a split MGET, DEL...) inside a
+// transaction, as (part, reply) in part order; returns the command's one reply.
+using FragmentMerge = std::function<std::string(
+    size_t position, std::span<const std::pair<size_t, std::string_view>>)>;
+
 // The array reply of a MULTI ... EXEC from its parts' arrays: part p's i-th reply goes to
-// position positions[p][i]. Empty when a part's reply is not an array of its commands' replies.
+// position positions[p][i]. A position several parts answer is a split command's: `merge` makes
+// its reply. Empty when a part's reply is not an array of its commands' replies.
 std::string interleave_replies(const std::vector<std::string>& part_replies,
-                               const std::vector<std::vector<size_t>>& positions, size_t total);
+                               const std::vector<std::vector<size_t>>& positions, size_t total,
+                               const FragmentMerge& merge = {});
 
 // Splits a complete array reply into its elements' bytes (views into `reply`); false when it is
 // not an array.

@@ -73,4 +73,22 @@ Route Router::route_keys(const std::vector<size_t>& keys,
   return r;
 }
 
+std::vector<std::string> fragment_command(std::span<const std::string_view> argv,
+                                          const Route& route, const Fragment& fragment) {
+  std::vector<std::string> command{std::string(argv[0])};
+  for (size_t g : fragment.groups) {
+    for (size_t k = 0; k < route.key_step; ++k) command.emplace_back(argv[g + k]);
+  }
+  return command;
+}
+
+std::vector<size_t> fragment_positions(const engine::CommandSpec& spec, const Route& route,
+                                       const Fragment& fragment) {
+  const size_t first = static_cast<size_t>(spec.first_key());
+  std::vector<size_t> positions;
+  positions.reserve(fragment.groups.size());
+  for (size_t g : fragment.groups) positions.push_back((g - first) / route.key_step);
+  return positions;
+}
+
 }  // namespace ringkv::cluster

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -59,5 +60,14 @@ class Router {
   const hashring::HashRing* ring_;
   size_t self_;
 };
+
+// A kSplit fragment's command: argv[0], then each of its key groups.
+std::vector<std::string> fragment_command(std::span<const std::string_view> argv,
+                                          const Route& route, const Fragment& fragment);
+
+// Where a kSplit fragment's keys stand among the command's keys (0 for the first key): the
+// positions of its values in a merged MGET reply (ReplyMerge::set_positions).
+std::vector<size_t> fragment_positions(const engine::CommandSpec& spec, const Route& route,
+                                       const Fragment& fragment);
 
 }  // namespace ringkv::cluster

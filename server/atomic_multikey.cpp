@@ -109,12 +109,8 @@ bool Server::relay_atomic(Connection& conn, const engine::CommandSpec& spec,
   if (route.kind == cluster::RouteKind::kSplit) {
     for (const cluster::Fragment& f : route.fragments) {
       cluster::TxnPart& part = parts[part_of(f.node)];
-      std::vector<std::string> command{std::string(argv[0])};
-      for (size_t g : f.groups) {
-        part.keys.emplace_back(argv[g]);
-        for (size_t k = 0; k < route.key_step; ++k) command.emplace_back(argv[g + k]);
-      }
-      part.commands.push_back(std::move(command));
+      for (size_t g : f.groups) part.keys.emplace_back(argv[g]);
+      part.commands.push_back(cluster::fragment_command(argv, route, f));
     }
   } else if (&spec == kMsetnx) {
     for (size_t i = 1; i + 1 < argv.size(); i += 2) {
@@ -150,17 +146,14 @@ bool Server::relay_atomic(Connection& conn, const engine::CommandSpec& spec,
 
   if (route.kind == cluster::RouteKind::kSplit) {
     // One RUN per owner under every lock; the split's merge makes one reply of them.
-    const size_t first = static_cast<size_t>(spec.first_key());
     auto merge =
         std::make_shared<cluster::ReplyMerge>(spec.merge, (spec.flags & engine::kWrite) != 0, resp,
                                               route.fragments.size(), [a](std::string_view reply) {
                                                 auto f = std::move(a->finish);
                                                 if (f) f(reply);
                                               });
-    for (size_t i = 0; i < route.fragments.size(); ++i) {
-      std::vector<size_t> positions;
-      for (size_t g : route.fragments[i].groups) positions.push_back((g - first) / route.key_step);
-      merge->set_positions(part_of(route.fragments[i].node), std::move(positions));
+    for (const cluster::Fragment& f : route.fragments) {
+      merge->set_positions(part_of(f.node), cluster::fragment_positions(spec, route, f));
     }
     a->session->execute([a, merge, refused](cluster::TxnOutcome o) {
       if (o.kind != cluster::TxnOutcome::kCommitted) {

@@ -6,7 +6,10 @@
 // other command on a locked key.
 #include <spdlog/spdlog.h>
 
+#include <map>
+
 #include "cluster/cluster.h"
+#include "cluster/merge.h"
 #include "common/numbers.h"
 #include "engine/scripting/script_engine.h"
 #include "protocol/errors.h"
@@ -99,26 +102,56 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
   // commands) moves the commands after it, which then carry RINGKV.DB n (see run_block; a part
   // keeps the database its last command named, so every command after a SELECT names one).
   int db = -1;
+  // A command split per owner: its fragments run in their nodes' parts and their replies are
+  // merged at its position, as the split merges them outside a transaction.
+  struct Split {
+    const engine::CommandSpec* spec = nullptr;
+    std::vector<std::pair<size_t, std::vector<size_t>>> fragments;  // node, value positions
+  };
+  std::map<size_t, Split> splits;
   for (size_t i = 0; i < total; ++i) {
-    // Keyless commands (PING, ECHO, CLIENT...) run here, for this client.
-    const size_t node = tx.queued_nodes[i] == Transaction::kNoNode ? self : tx.queued_nodes[i];
-    cluster::TxnPart& part = parts[part_of(node)];
     std::vector<std::string>& args = tx.queued[i];
     const std::vector<std::string_view> argv(args.begin(), args.end());
     std::string error;
-    if (const engine::CommandSpec* spec = engine::resolve_command(argv, error)) {
-      if (spec->flags & engine::kDenyOom) part.deny_oom = true;
-      if (spec->flags & engine::kWrite) part.writes = true;
-      for (size_t pos : engine::key_positions(*spec, argv)) part.keys.push_back(args[pos]);
+    const engine::CommandSpec* spec = engine::resolve_command(argv, error);
+    // Each piece: a node and what runs there. Keyless commands (PING, ECHO, CLIENT...) run
+    // here, for this client.
+    std::vector<std::pair<size_t, std::vector<std::string>>> pieces;
+    const cluster::Route route = tx.queued_nodes[i] == Transaction::kSplit && spec != nullptr
+                                     ? cluster_->router().route(*spec, argv)
+                                     : cluster::Route{};
+    if (route.kind == cluster::RouteKind::kSplit) {
+      Split& split = splits[i];
+      split.spec = spec;
+      for (const cluster::Fragment& f : route.fragments) {
+        split.fragments.emplace_back(f.node, cluster::fragment_positions(*spec, route, f));
+        pieces.emplace_back(f.node, cluster::fragment_command(argv, route, f));
+      }
+    } else {
+      const size_t node =
+          tx.queued_nodes[i] == Transaction::kNoNode || tx.queued_nodes[i] == Transaction::kSplit
+              ? self
+              : tx.queued_nodes[i];
+      pieces.emplace_back(node, std::move(args));
     }
-    const int selected = db_after_block({args});
-    if (selected >= 0) {
-      db = selected;
-    } else if (db >= 0) {
-      args.insert(args.begin(), {std::string(cluster::kDbPrefix), std::to_string(db)});
+    for (auto& [node, command] : pieces) {
+      const size_t p = part_of(node);
+      cluster::TxnPart& part = parts[p];
+      if (spec != nullptr) {
+        if (spec->flags & engine::kDenyOom) part.deny_oom = true;
+        if (spec->flags & engine::kWrite) part.writes = true;
+        const std::vector<std::string_view> piece(command.begin(), command.end());
+        for (size_t pos : engine::key_positions(*spec, piece)) part.keys.push_back(command[pos]);
+      }
+      const int selected = db_after_block({command});
+      if (selected >= 0) {
+        db = selected;
+      } else if (db >= 0) {
+        command.insert(command.begin(), {std::string(cluster::kDbPrefix), std::to_string(db)});
+      }
+      positions[p].push_back(i);
+      part.commands.push_back(std::move(command));
     }
-    positions[part_of(node)].push_back(i);
-    part.commands.push_back(std::move(args));
   }
   // Every node with a WATCH takes part, to check it under its locks (the participant adds the
   // keys it watches to what it locks).
@@ -130,14 +163,33 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
   const uint64_t id = conn.id();
   const protocol::RespVersion resp = writer.version();
   const bool watched = !tx.watch_nodes.empty();
+  std::vector<size_t> part_nodes;
+  for (const cluster::TxnPart& part : parts) part_nodes.push_back(part.node);
+  auto merge = [splits = std::move(splits), part_nodes = std::move(part_nodes), resp](
+                   size_t position,
+                   std::span<const std::pair<size_t, std::string_view>> replies) -> std::string {
+    const auto it = splits.find(position);
+    if (it == splits.end()) return cluster::error_reply("ERR malformed transaction reply");
+    const Split& split = it->second;
+    std::string out;
+    cluster::ReplyMerge m(split.spec->merge, (split.spec->flags & engine::kWrite) != 0, resp,
+                          replies.size(), [&out](std::string_view merged) { out = merged; });
+    for (size_t k = 0; k < replies.size(); ++k) {
+      for (const auto& [node, values] : split.fragments) {
+        if (node == part_nodes[replies[k].first]) m.set_positions(k, values);
+      }
+    }
+    for (size_t k = 0; k < replies.size(); ++k) m.part_done(k, true, replies[k].second);
+    return out;
+  };
   auto session = cluster_->begin_transaction(id, std::move(parts), resp, conn.db(), true);
-  session->execute([this, id, slot, resp, watched, positions = std::move(positions),
-                    total](cluster::TxnOutcome outcome) {
+  session->execute([this, id, slot, resp, watched, positions = std::move(positions), total,
+                    merge = std::move(merge)](cluster::TxnOutcome outcome) {
     std::string reply;
     protocol::ReplyWriter w(reply, resp);
     switch (outcome.kind) {
       case cluster::TxnOutcome::kCommitted:
-        reply = cluster::interleave_replies(outcome.replies, positions, total);
+        reply = cluster::interleave_replies(outcome.replies, positions, total, merge);
         if (reply.empty()) w.error("ERR malformed transaction reply from a peer");
         break;
       case cluster::TxnOutcome::kWatched:

@@ -48,20 +48,27 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   static const engine::CommandSpec* const kExec = engine::find_command("exec");
   Transaction& tx = conn.transaction();
   if (tx.active && !(spec.flags & engine::kRunsInMulti)) {
-    // Each command needs its keys on one node; the transaction may span several.
+    // The transaction may span several nodes, and so may a command that is split per owner
+    // (MGET, MSET, DEL, UNLINK, EXISTS, TOUCH): its fragments run in their owners' parts. Any
+    // other command needs its keys on one node.
     const cluster::Route route = cluster_->router().route(spec, argv);
-    if (route.spans_nodes()) {
+    const bool split = route.kind == cluster::RouteKind::kSplit;
+    if (route.spans_nodes() && !split) {
       writer.error(cluster::kCrossSlotError);
       transaction_refused(conn);
       return true;
     }
     const size_t queued = tx.queued.size();
     const size_t self = cluster_->router().self();
-    queue_in_transaction(conn, spec, argv, writer,
-                         route.node == hashring::HashRing::kNoNode || route.node == self);
+    queue_in_transaction(
+        conn, spec, argv, writer,
+        !split && (route.node == hashring::HashRing::kNoNode || route.node == self));
     if (tx.queued.size() > queued) {
-      tx.queued_nodes.push_back(route.node);
-      tx.touch(route.node, false, cluster_->routing_epoch());
+      tx.queued_nodes.push_back(split ? Transaction::kSplit : route.node);
+      if (!split) tx.touch(route.node, false, cluster_->routing_epoch());
+      for (const cluster::Fragment& f : route.fragments) {
+        tx.touch(f.node, false, cluster_->routing_epoch());
+      }
     }
     return true;
   }

@@ -21,6 +21,8 @@ struct Transaction {
   // In a cluster: the nodes (indexes in the routing ring) the transaction touches. One node:
   // the whole block runs there (relayed whole to a peer); several: a cross-node transaction.
   static constexpr size_t kNoNode = static_cast<size_t>(-1);
+  // A command split per owner at EXEC (MGET, MSET, DEL... over several nodes).
+  static constexpr size_t kSplit = static_cast<size_t>(-2);
   std::vector<size_t> queued_nodes;   // per queued command: its keys' node, kNoNode if keyless
   std::vector<size_t> command_nodes;  // the distinct nodes of the queued commands
   std::vector<size_t> watch_nodes;    // the distinct nodes of the WATCHed keys
@@ -35,7 +37,7 @@ struct Transaction {
   // Notes that a queued command (`watch` false) or a WATCH touches `node` under routing epoch
   // `current`.
   void touch(size_t node, bool watch, uint64_t current) {
-    if (node == kNoNode) return;
+    if (node == kNoNode || node == kSplit) return;
     if (command_nodes.empty() && watch_nodes.empty()) epoch = current;
     add(watch ? watch_nodes : command_nodes, node);
   }

@@ -7,8 +7,9 @@ see some parts of a write applied and others not.
       INCRBY by 2); readers run MULTI GET a GET b GET c EXEC and atomic MGET a b c (all equal),
       and plain GETs one after the other (a value read later is never smaller than one read
       before: the writes only grow, so seeing a new a and then an old b would show);
-  value group d, e, f: writers run atomic MSET d x e x f x with fresh x; readers run MGET d e f
-      and MULTI GET d GET e GET f EXEC (all equal).
+  value group d, e, f: writers run atomic MSET d x e x f x with fresh x, alone or inside
+      MULTI ... EXEC (where it is split over the three nodes' parts); readers run MGET d e f
+      (alone and inside MULTI), and MULTI GET d GET e GET f EXEC (all equal).
 
 Each seed picks new keys (so other nodes come first in the lock order) and new nodes for every
 client. At the end the counters equal the number of committed increments.
@@ -77,7 +78,12 @@ def run_seed(report, cluster, seed, seconds):
                     stats["increments"] += by
             else:
                 x = str(wr.getrandbits(48))
-                got = pipelined(c, ["MSET"] + [a for k in values for a in (k, x)])[0]
+                mset = ["MSET"] + [a for k in values for a in (k, x)]
+                if wr.random() < 0.5:
+                    got = pipelined(c, mset)[0]
+                else:
+                    got = pipelined(c, ["MULTI"], mset, ["EXEC"])[-1]
+                    got = got[0] if isinstance(got, list) and len(got) == 1 else got
                 if got != b"OK":
                     note("errors", "mset: %r" % (got,))
                     continue
@@ -89,7 +95,7 @@ def run_seed(report, cluster, seed, seconds):
         rr = random.Random(rseed)
         c = RespClient(port)
         while time.time() < stop:
-            choice = rr.randrange(5)
+            choice = rr.randrange(7)
             if choice == 0:
                 got = pipelined(c, ["MULTI"], *[["GET", k] for k in counters], ["EXEC"])[-1]
                 what, group = "MULTI GET counters", got
@@ -100,6 +106,12 @@ def run_seed(report, cluster, seed, seconds):
             elif choice == 3:
                 got = pipelined(c, ["MULTI"], *[["GET", k] for k in values], ["EXEC"])[-1]
                 what, group = "MULTI GET values", got
+            elif choice in (5, 6):
+                # MGET inside MULTI: split over the nodes' parts of the transaction.
+                keys = counters if choice == 5 else values
+                got = pipelined(c, ["MULTI"], ["MGET"] + keys, ["EXEC"])[-1]
+                what = "MULTI MGET " + ("counters" if choice == 5 else "values")
+                group = got[0] if isinstance(got, list) and len(got) == 1 else got
             else:
                 # Plain GETs one at a time, each waiting for the last: never going down.
                 order = counters[:]

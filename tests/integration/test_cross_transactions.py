@@ -1,8 +1,9 @@
 """Transactions across nodes of a 3-node cluster, with real clients: redis-py's default
 pipeline() (MULTI ... EXEC) and its transaction() WATCH/retry helper through every node with keys
 on every owner, node-redis's multi() (Debian's node-redis), EXEC arrays with per-command errors
-compared byte for byte with redis-server's, WATCH of keys on several nodes, a command whose own
-keys span nodes refused at queue time (CROSSSLOT, EXECABORT), each participant's append-only
+compared byte for byte with redis-server's (MGET, MSET, DEL, UNLINK, EXISTS and TOUCH over
+several nodes included: split over the nodes' parts), WATCH of keys on several nodes, any other
+command whose own keys span nodes refused at queue time (CROSSSLOT, EXECABORT), each participant's append-only
 file recording its part inside MULTI/EXEC, lock waits that end with TRYAGAIN after
 request-timeout while a participant is stopped (SIGSTOP) during a commit, and a participant
 killed (SIGKILL) while transactions commit.
@@ -91,6 +92,20 @@ def check_redis_py(report, cluster):
     report.check(isinstance(got[1], redis.ResponseError) and isinstance(got[3], redis.ResponseError),
                  "INCR of a non-integer and LPUSH of a string fail inside the array", repr(got))
     report.equal(r.get(keys[2]), b"y", "the part on the other node was applied")
+    r.close()
+    # Multi-key commands over all three nodes inside the pipeline's transaction.
+    r = redis.Redis(port=cluster.ports[2])
+    p = r.pipeline()
+    p.mset({k: "m-%s" % k for k in keys[:6]})
+    p.mget(keys)
+    p.exists(*keys)
+    p.delete(*keys[3:])
+    p.mget(keys[:6])
+    got = p.execute()
+    report.equal(got, [True, [("m-%s" % k).encode() for k in keys[:6]] + [b"2-%d" % i
+                                                                         for i in range(6, 10)],
+                       10, 7, [("m-%s" % k).encode() for k in keys[:3]] + [None] * 3],
+                 "MSET, MGET, EXISTS and DEL over three nodes inside pipeline()")
     r.close()
 
 
@@ -192,6 +207,11 @@ def check_against_redis(report, cluster, oracle):
          ["HGETALL", k[3]], ["ZADD", k[2], "1", "m"], ["EXPIRE", k[0], "100"], ["TTL", k[0]]],
         [["DEL", k[0]], ["GET", k[0]], ["INCRBYFLOAT", k[1], "1.5"], ["SMEMBERS", k[2]],
          ["XADD", k[5], "1-1", "f", "v"], ["XLEN", k[5]], ["TYPE", k[4]], ["OBJECT", "ENCODING", k[3]]],
+        # Multi-key commands over keys of every node: split over the nodes' parts.
+        [["MSET", k[0], "a", k[1], "b", k[2], "c", k[3], "d"], ["LPUSH", k[4], "l"],
+         ["MGET", k[3], k[4], k[5], k[0], k[2], k[1]], ["EXISTS", k[0], k[5], k[1], k[0], k[4]],
+         ["TOUCH", k[5], k[4], k[3]], ["DEL", k[1], k[5], k[2]], ["MGET", k[2], k[3], k[1]],
+         ["UNLINK", k[3], k[4], k[0]], ["EXISTS", k[0], k[1], k[2], k[3], k[4], k[5]]],
     ]
     for proto in (2, 3):
         with RespClient(oracle.port) as theirs:

@@ -2,7 +2,10 @@
 // any shape (nested arrays, errors, nulls, RESP3 maps) land at their commands' positions.
 #include <doctest/doctest.h>
 
+#include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cluster/cross_txn.h"
@@ -40,4 +43,21 @@ TEST_CASE("interleave_replies refuses a part that does not match its commands") 
   CHECK(interleave_replies({"*1\r\n+OK\r\n"}, {{3}}, 2).empty());
   // A position no part fills.
   CHECK(interleave_replies({"*1\r\n+OK\r\n"}, {{0}}, 2).empty());
+}
+
+TEST_CASE("interleave_replies merges the fragments of a split command at its position") {
+  // Position 1 is answered by parts 0 and 2 (a split command), the others by one part each.
+  const std::vector<std::string> parts{"*2\r\n+OK\r\n:2\r\n", "*1\r\n$1\r\nv\r\n", "*1\r\n:3\r\n"};
+  const std::vector<std::vector<size_t>> positions{{0, 1}, {2}, {1}};
+  std::vector<std::pair<size_t, std::string>> seen;
+  auto merge = [&](size_t position,
+                   std::span<const std::pair<size_t, std::string_view>> fragments) {
+    CHECK(position == 1);
+    for (const auto& [part, reply] : fragments) seen.emplace_back(part, std::string(reply));
+    return std::string(":5\r\n");
+  };
+  CHECK(interleave_replies(parts, positions, 3, merge) == "*3\r\n+OK\r\n:5\r\n$1\r\nv\r\n");
+  CHECK(seen == std::vector<std::pair<size_t, std::string>>{{0, ":2\r\n"}, {2, ":3\r\n"}});
+  // Without a merge, a position answered twice is malformed.
+  CHECK(interleave_replies(parts, positions, 3).empty());
 }

@@ -10,6 +10,8 @@
 #include "engine/command.h"
 #include "hashring/hash_ring.h"
 
+using ringkv::cluster::fragment_command;
+using ringkv::cluster::fragment_positions;
 using ringkv::cluster::Route;
 using ringkv::cluster::RouteKind;
 using ringkv::cluster::Router;
@@ -95,6 +97,28 @@ TEST_CASE("splittable commands split per owner, keeping key groups in order") {
   for (std::string_view cmd : {"DEL", "UNLINK", "EXISTS", "TOUCH"}) {
     CHECK(route(r, {cmd, "1", "3"}).kind == RouteKind::kSplit);
   }
+}
+
+TEST_CASE("a split fragment's command and the positions of its keys among the command's") {
+  HashRing ring = classic_ring();
+  Router r(ring, ring.index_of("2"));
+  std::string error;
+  const std::vector<std::string_view> mget{"MGET", "1", "3", "5", "11", "13"};
+  const Route m = route(r, mget);
+  const auto* mget_spec = ringkv::engine::resolve_command(mget, error);
+  REQUIRE(mget_spec != nullptr);
+  CHECK(fragment_command(mget, m, m.fragments[0]) == std::vector<std::string>{"MGET", "1", "11"});
+  CHECK(fragment_positions(*mget_spec, m, m.fragments[0]) == std::vector<size_t>{0, 3});
+  CHECK(fragment_positions(*mget_spec, m, m.fragments[1]) == std::vector<size_t>{1, 4});
+  const std::vector<std::string_view> mset{"MSET", "1", "a", "3", "b", "11", "c"};
+  const Route ms = route(r, mset);
+  const auto* mset_spec = ringkv::engine::resolve_command(mset, error);
+  REQUIRE(mset_spec != nullptr);
+  CHECK(fragment_command(mset, ms, ms.fragments[0]) ==
+        std::vector<std::string>{"MSET", "1", "a", "11", "c"});
+  CHECK(fragment_positions(*mset_spec, ms, ms.fragments[0]) == std::vector<size_t>{0, 2});
+  CHECK(fragment_command(mset, ms, ms.fragments[1]) == std::vector<std::string>{"MSET", "3", "b"});
+  CHECK(fragment_positions(*mset_spec, ms, ms.fragments[1]) == std::vector<size_t>{1});
 }
 
 TEST_CASE("atomic multi-key commands across owners are CROSSSLOT") {
