@@ -14,6 +14,8 @@ send MULTI blocks), 50 connections, each batch timed from its first byte to its 
              transactions existed)
   mset off   MSET of 10 keys spread over the three nodes, split per owner (atomic-multikey off)
   mset on    the same MSET as one cross-node transaction (atomic-multikey on)
+  multi mset MULTI, the same MSET, EXEC (atomic-multikey off: inside MULTI the MSET is split
+             over the nodes' parts of one cross-node transaction)
 
 Cases alternate round by round so machine drift hits them alike; the best round of each is kept.
 Prints a markdown table: batches per second, p50 and p99 latency, and the ratios cross/tagged
@@ -123,6 +125,9 @@ def main():
         for label, cluster in (("mset off", off), ("mset on", on)):
             cases.append((label, cluster, script(
                 args.clients, lambda c: [["MSET"] + [w for k in mset[c] for w in (k, "xxx")]])))
+        cases.append(("multi mset", off, script(
+            args.clients,
+            lambda c: [["MULTI"], ["MSET"] + [w for k in mset[c] for w in (k, "xxx")], ["EXEC"]])))
         best = {}
         for r in range(args.rounds):
             for name, cluster, text in cases:
@@ -147,8 +152,8 @@ def main():
             rps, p50, p99, cpu = best[name]
             if name.startswith("cross"):
                 ratio = "%.2f of tagged" % (rps / best[name.replace("cross", "tagged")][0])
-            elif name == "mset on":
-                ratio = "%.2f of off" % (rps / best["mset off"][0])
+            elif name in ("mset on", "multi mset"):
+                ratio = "%.2f of mset off" % (rps / best["mset off"][0])
             else:
                 ratio = ""
             print("| %s | %.0f | %.2f | %.2f | %.0f | %s |" % (name, rps, p50, p99, cpu, ratio))
