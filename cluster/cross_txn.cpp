@@ -16,8 +16,7 @@ namespace {
 constexpr size_t kIdleTransactionLinks = 64;
 
 void append_frame(std::string& f, std::span<const std::string_view> argv) {
-  protocol::append_request_header(f, argv.size());
-  for (std::string_view a : argv) protocol::append_request_bulk(f, a);
+  protocol::append_request(f, argv);
 }
 
 std::string error_text(std::string_view reply) {
@@ -119,6 +118,7 @@ std::shared_ptr<TxnSession> Cluster::begin_transaction(uint64_t client_id,
 TxnSession::TxnSession(Cluster& cluster, uint64_t client_id, std::vector<TxnPart> parts,
                        protocol::RespVersion resp, int db, bool watches)
     : cluster_(cluster), client_id_(client_id), resp_(resp), db_(db), watches_(watches) {
+  members_.reserve(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
     auto m = std::make_unique<Member>();
     m->given = i;
@@ -592,24 +592,36 @@ bool split_array(std::string_view reply, std::vector<std::string_view>& elements
 std::string interleave_replies(const std::vector<std::string>& part_replies,
                                const std::vector<std::vector<size_t>>& positions, size_t total,
                                const FragmentMerge& merge) {
-  std::vector<std::vector<std::pair<size_t, std::string_view>>> slots(total);
+  // Each position's replies, in part order: its run of `flat`, from first[position].
+  if (part_replies.size() > positions.size()) return {};
+  std::vector<size_t> first(total + 1, 0);
+  for (size_t p = 0; p < part_replies.size(); ++p) {
+    for (size_t q : positions[p]) {
+      if (q >= total) return {};
+      first[q + 1]++;
+    }
+  }
+  for (size_t q = 0; q < total; ++q) first[q + 1] += first[q];
+  std::vector<std::pair<size_t, std::string_view>> flat(first[total]);
+  std::vector<size_t> filled(first.begin(), first.end() - 1);
   std::vector<std::string_view> elements;
   for (size_t p = 0; p < part_replies.size(); ++p) {
     if (!split_array(part_replies[p], elements) || elements.size() != positions[p].size()) {
       return {};
     }
     for (size_t i = 0; i < elements.size(); ++i) {
-      if (positions[p][i] >= total) return {};
-      slots[positions[p][i]].emplace_back(p, elements[i]);
+      flat[filled[positions[p][i]]++] = {p, elements[i]};
     }
   }
   std::string out = "*" + std::to_string(total) + "\r\n";
-  for (size_t i = 0; i < total; ++i) {
-    if (slots[i].empty() || (slots[i].size() > 1 && !merge)) return {};
-    if (slots[i].size() == 1) {
-      out.append(slots[i][0].second);
+  for (size_t q = 0; q < total; ++q) {
+    const size_t n = first[q + 1] - first[q];
+    if (n == 1) {
+      out.append(flat[first[q]].second);
+    } else if (n == 0 || !merge) {
+      return {};  // a position no part answers, or a split one without a merge
     } else {
-      out.append(merge(i, slots[i]));
+      out.append(merge(q, std::span(flat).subspan(first[q], n)));
     }
   }
   return out;

@@ -109,49 +109,51 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
     std::vector<std::pair<size_t, std::vector<size_t>>> fragments;  // node, value positions
   };
   std::map<size_t, Split> splits;
+  std::vector<std::string_view> views;  // scratch: a queued command's arguments
+  std::vector<std::string_view> piece;  // scratch: the arguments of what a part runs of it
+  std::vector<size_t> keys;             // scratch: their key positions
+  // Places the command at position `i` (or one fragment of it) in `node`'s part.
+  auto place = [&](size_t i, size_t node, const engine::CommandSpec* spec,
+                   std::vector<std::string> command) {
+    const size_t p = part_of(node);
+    cluster::TxnPart& part = parts[p];
+    if (spec != nullptr) {
+      if (spec->flags & engine::kDenyOom) part.deny_oom = true;
+      if (spec->flags & engine::kWrite) part.writes = true;
+      piece.assign(command.begin(), command.end());
+      engine::key_positions(*spec, piece, keys);
+      for (size_t pos : keys) part.keys.push_back(command[pos]);
+    }
+    const int selected = db_after_block({&command, 1});
+    if (selected >= 0) {
+      db = selected;
+    } else if (db >= 0) {
+      command.insert(command.begin(), {std::string(cluster::kDbPrefix), std::to_string(db)});
+    }
+    positions[p].push_back(i);
+    part.commands.push_back(std::move(command));
+  };
   for (size_t i = 0; i < total; ++i) {
     std::vector<std::string>& args = tx.queued[i];
-    const std::vector<std::string_view> argv(args.begin(), args.end());
+    views.assign(args.begin(), args.end());
     std::string error;
-    const engine::CommandSpec* spec = engine::resolve_command(argv, error);
-    // Each piece: a node and what runs there. Keyless commands (PING, ECHO, CLIENT...) run
-    // here, for this client.
-    std::vector<std::pair<size_t, std::vector<std::string>>> pieces;
-    const cluster::Route route = tx.queued_nodes[i] == Transaction::kSplit && spec != nullptr
-                                     ? cluster_->router().route(*spec, argv)
-                                     : cluster::Route{};
-    if (route.kind == cluster::RouteKind::kSplit) {
-      Split& split = splits[i];
-      split.spec = spec;
-      for (const cluster::Fragment& f : route.fragments) {
-        split.fragments.emplace_back(f.node, cluster::fragment_positions(*spec, route, f));
-        pieces.emplace_back(f.node, cluster::fragment_command(argv, route, f));
+    const engine::CommandSpec* spec = engine::resolve_command(views, error);
+    const size_t node = tx.queued_nodes[i];
+    if (node == Transaction::kSplit && spec != nullptr) {
+      const cluster::Route route = cluster_->router().route(*spec, views);
+      if (route.kind == cluster::RouteKind::kSplit) {
+        Split& split = splits[i];
+        split.spec = spec;
+        for (const cluster::Fragment& f : route.fragments) {
+          split.fragments.emplace_back(f.node, cluster::fragment_positions(*spec, route, f));
+          place(i, f.node, spec, cluster::fragment_command(views, route, f));
+        }
+        continue;
       }
-    } else {
-      const size_t node =
-          tx.queued_nodes[i] == Transaction::kNoNode || tx.queued_nodes[i] == Transaction::kSplit
-              ? self
-              : tx.queued_nodes[i];
-      pieces.emplace_back(node, std::move(args));
     }
-    for (auto& [node, command] : pieces) {
-      const size_t p = part_of(node);
-      cluster::TxnPart& part = parts[p];
-      if (spec != nullptr) {
-        if (spec->flags & engine::kDenyOom) part.deny_oom = true;
-        if (spec->flags & engine::kWrite) part.writes = true;
-        const std::vector<std::string_view> piece(command.begin(), command.end());
-        for (size_t pos : engine::key_positions(*spec, piece)) part.keys.push_back(command[pos]);
-      }
-      const int selected = db_after_block({command});
-      if (selected >= 0) {
-        db = selected;
-      } else if (db >= 0) {
-        command.insert(command.begin(), {std::string(cluster::kDbPrefix), std::to_string(db)});
-      }
-      positions[p].push_back(i);
-      part.commands.push_back(std::move(command));
-    }
+    // Keyless commands (PING, ECHO, CLIENT...) run here, for this client.
+    place(i, node == Transaction::kNoNode || node == Transaction::kSplit ? self : node, spec,
+          std::move(args));
   }
   // Every node with a WATCH takes part, to check it under its locks (the participant adds the
   // keys it watches to what it locks).
@@ -403,14 +405,17 @@ Server::LockCheck Server::check_locks(Connection& conn, std::span<const std::str
                                                    : engine::resolve_client_command(command, error);
   if (spec == nullptr) return LockCheck::kRun;
   Transaction& tx = conn.transaction();
-  std::vector<std::string_view> keys;
+  std::vector<std::string_view>& keys = lock_keys_scratch_;
+  keys.clear();
   if (spec == kExec) {
     // A transaction's commands run at EXEC: they wait for their keys then.
     if (!tx.active || tx.aborted) return LockCheck::kRun;
+    std::vector<std::string_view> qv;
     for (const auto& q : tx.queued) {
-      const std::vector<std::string_view> qv(q.begin(), q.end());
+      qv.assign(q.begin(), q.end());
       if (const engine::CommandSpec* qs = engine::resolve_command(qv, error)) {
-        for (size_t pos : engine::key_positions(*qs, qv)) keys.push_back(q[pos]);
+        engine::key_positions(*qs, qv, key_scratch_);
+        for (size_t pos : key_scratch_) keys.push_back(q[pos]);
       }
     }
   } else {

@@ -177,7 +177,7 @@ void Server::exec(engine::CommandContext& ctx) {
   run_block(conn, queued, ctx.reply);
 }
 
-int Server::db_after_block(const std::vector<std::vector<std::string>>& commands) const {
+int Server::db_after_block(std::span<const std::vector<std::string>> commands) const {
   int db = -1;
   for (const auto& args : commands) {
     if (args.size() != 2 || !common::equals_ignore_case(args[0], "select")) continue;
