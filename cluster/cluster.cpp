@@ -542,7 +542,7 @@ void Cluster::wait_remote(const std::string& address, uint64_t client_id, const 
   const std::string_view ask[] = {kWaitFrame, "TICKET", key};
   append_peer_frame(link.frame_buffer(), {}, ask);
   PeerState* ps = &p;
-  link.commit([this, ps, client_id, numreplicas, timeout_ms, done = std::move(done)](
+  link.commit([this, ps, client_id, key, numreplicas, timeout_ms, done = std::move(done)](
                   std::string_view reply, const LinkError* error) {
     if (error != nullptr) return done(error_reply(error->text()));
     if (reply.empty() || reply[0] != '+') return done(reply);
@@ -554,7 +554,9 @@ void Cluster::wait_remote(const std::string& address, uint64_t client_id, const 
     protocol::append_request_header(frame, args.size());
     for (const auto& a : args) protocol::append_request_bulk(frame, a);
     const auto t = static_cast<uint64_t>(options_.connect_timeout_ms);
-    const auto id = std::make_pair(client_id, ps->address);
+    // One link per primary and key waited for: a write's keys of one primary may have
+    // different replicas, each set waited for on its own.
+    const auto id = std::make_pair(client_id, ps->address + ' ' + key);
     auto& slot = wait_links_[id];
     if (slot) retired_links_.push_back(std::move(slot));
     slot = make_link(*ps, LinkOptions{t, 0, t});

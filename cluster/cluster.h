@@ -521,8 +521,8 @@ class Cluster {
   void give_back_transaction_link(PeerState& peer, std::unique_ptr<PeerLink> link, bool clean);
   // Calls f(link) for every transaction link (the clients' and the sessions').
   void for_each_transaction_link(const std::function<void(PeerLink&)>& f);
-  // WAITs relayed to the peer that has a client's last write: (client id, peer) → the link the
-  // wait runs on.
+  // WAITs relayed to the peers that have a client's last write: (client id, "peer key") → the
+  // link the wait for that key's replicas runs on.
   std::map<std::pair<uint64_t, std::string>, std::unique_ptr<PeerLink>> wait_links_;
   // The client's transaction link to routing node `node`, opened if needed.
   TransactionLink& transaction_link(size_t node, uint64_t client_id);

@@ -98,6 +98,7 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
     return parts.size() - 1;
   };
   const size_t total = tx.queued.size();
+  note_transaction_writes(conn, tx.queued);
   // The database each command runs in: a SELECT in the block (run here, with the keyless
   // commands) moves the commands after it, which then carry RINGKV.DB n (see run_block; a part
   // keeps the database its last command named, so every command after a SELECT names one).

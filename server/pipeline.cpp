@@ -401,10 +401,10 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
     refuse(Origin::client(conn), kDebugElsewhereError, writer, &spec);
     return true;
   }
+  note_relayed_write(conn, spec, argv, route);
   if (config_.cluster.atomic_multikey && relay_atomic(conn, spec, argv, route, writer)) {
     return true;
   }
-  note_relayed_write(conn, spec, argv, route);
   if ((spec.flags & engine::kReadonly) != 0 && conn.tracking_state().on) {
     track_remote_reads(conn, spec, argv, route);
   }

@@ -82,20 +82,51 @@ void Server::note_relayed_write(Connection& conn, const engine::CommandSpec& spe
                                 std::span<const std::string_view> argv,
                                 const cluster::Route& route) {
   if (!replicating() || (spec.flags & (engine::kWrite | engine::kMayReplicate)) == 0) return;
-  const hashring::HashRing& ring = cluster_->routing_ring();
+  if (route.kind == cluster::RouteKind::kLocal || route.kind == cluster::RouteKind::kFanOut) return;
+  engine::key_positions(spec, argv, key_scratch_);
+  if (key_scratch_.empty()) return;
+  if (route.kind == cluster::RouteKind::kRemote && key_scratch_.size() == 1) {
+    const std::string& address = cluster_->routing_ring().nodes()[route.node].address;
+    return conn.set_last_write(address, argv[key_scratch_[0]], {});
+  }
+  std::vector<std::string_view> keys;
+  for (size_t pos : key_scratch_) keys.push_back(argv[pos]);
+  note_written_keys(conn, keys);
+}
+
+void Server::note_transaction_writes(Connection& conn,
+                                     std::span<const std::vector<std::string>> commands) {
+  if (!replicating()) return;
+  std::vector<std::string_view> keys;
+  std::vector<std::string_view> views;
+  for (const std::vector<std::string>& command : commands) {
+    views.assign(command.begin(), command.end());
+    std::string error;
+    const engine::CommandSpec* spec = engine::resolve_command(views, error);
+    if (spec == nullptr || (spec->flags & (engine::kWrite | engine::kMayReplicate)) == 0) continue;
+    engine::key_positions(*spec, views, key_scratch_);
+    for (size_t pos : key_scratch_) keys.push_back(command[pos]);
+  }
+  // A transaction that writes nothing leaves the client's last write as it was.
+  if (!keys.empty()) note_written_keys(conn, keys);
+}
+
+void Server::note_written_keys(Connection& conn, std::span<const std::string_view> keys) {
+  // Keys of one primary may have different replicas: one wait per replica set, on its primary
+  // (this node: ""), for that key's streams as they are when WAIT comes.
   std::vector<Connection::LastWrite>& last = conn.last_writes();
-  if (route.kind == cluster::RouteKind::kRemote) {
-    engine::key_positions(spec, argv, key_scratch_);
-    if (key_scratch_.empty()) return;
-    conn.set_last_write(ring.nodes()[route.node].address, argv[key_scratch_[0]], {});
-  } else if (route.kind == cluster::RouteKind::kSplit) {
-    last.clear();
-    for (const cluster::Fragment& f : route.fragments) {
-      const std::string& address = ring.nodes()[f.node].address;
-      // This node's own part is waited for by its key too.
-      last.push_back(Connection::LastWrite{
-          address == cluster_->self_address() ? "" : address, std::string(argv[f.groups[0]]), {}});
-    }
+  last.clear();
+  const hashring::HashRing& ring = cluster_->routing_ring();
+  const size_t factor = cluster_->replication().factor();
+  std::vector<std::vector<size_t>> sets;
+  std::vector<size_t> pref;
+  for (std::string_view key : keys) {
+    ring.preference(key, factor, pref);
+    if (pref.empty() || std::find(sets.begin(), sets.end(), pref) != sets.end()) continue;
+    sets.push_back(pref);
+    const std::string& address = ring.nodes()[pref[0]].address;
+    last.push_back(Connection::LastWrite{
+        address == cluster_->self_address() ? "" : address, std::string(key), {}});
   }
 }
 

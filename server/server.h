@@ -540,6 +540,12 @@ class Server final : public engine::ServerControl,
   // Remembers where a client's relayed write went (WAIT asks there).
   void note_relayed_write(Connection& conn, const engine::CommandSpec& spec,
                           std::span<const std::string_view> argv, const cluster::Route& route);
+  // The same for a transaction that runs on peers (relayed whole or across nodes): the keys of
+  // its writing commands.
+  void note_transaction_writes(Connection& conn,
+                               std::span<const std::vector<std::string>> commands);
+  // The client's last write reached `keys`: WAIT waits for each of their replica sets.
+  void note_written_keys(Connection& conn, std::span<const std::string_view> keys);
   // On a peer's link: RINGKV.REPL and RINGKV.WAIT frames, and the writes of a primary's stream.
   // Returns false for any other frame.
   bool replica_frame(Connection& conn, const cluster::PeerFrame& frame,

@@ -105,6 +105,7 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   std::vector<std::vector<std::string>> queued;
   queued.swap(tx.queued);
   tx.end();
+  note_transaction_writes(conn, queued);
   Connection::ReplySlot slot = conn.reserve_reply();
   conn.block();
   // A SELECT in the block runs on the peer's link: the client follows it, as with Redis.
@@ -172,6 +173,7 @@ void Server::exec(engine::CommandContext& ctx) {
   std::vector<std::vector<std::string>> queued;
   queued.swap(tx.queued);
   tx.end();
+  note_transaction_writes(conn, queued);
   // The queued commands log their own records, wrapped in MULTI ... EXEC; EXEC logs nothing.
   if (ctx.propagation != nullptr) ctx.propagation->suppress();
   run_block(conn, queued, ctx.reply);

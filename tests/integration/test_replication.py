@@ -4,6 +4,8 @@ faults are injected on purpose (kill -9, SIGSTOP), and every key is checked agai
 - basics (replication-factor 2, 3 nodes): every key lives on exactly the members CLUSTER COPIES
   names, with the primary's value; DBSIZE counts each key once, INFO keyspace counts the copies;
   WAIT, ROLE and INFO replication; a replica restarted empty copies everything again.
+- WAIT with a replica hung (SIGSTOP): a write that reached one of its keys, relayed, split or in
+  a transaction over several nodes, gets 0 from WAIT 1.
 - kill -9 of a primary under writes on every node (replication-factor 2, replica-acks 1): its keys
   are readable and writable through every survivor within 3 s (health-interval 200 ms,
   failure-limit 3), no acknowledged write is lost, and once it restarts it is restored: every
@@ -178,6 +180,53 @@ def check_basics(report, binary):
         repl.settle(ports)
         report.equal((r.dbsize(), sum(repl.keyspace_keys(p) for p in ports)), (0, 0),
                      "basics: FLUSHALL empties every copy on every node")
+
+
+def check_wait_hung_replica(report, binary, atomic):
+    """WAIT counts every replica set the client's last write reached: with node 3 hung (SIGSTOP,
+    too briefly to be failed over), a write that reached a key whose replica is node 3 gets 0
+    from WAIT 1, whatever way it went (relayed whole, a multi-key command on one peer, a split, a
+    transaction relayed whole or across nodes), even when its first key's replica answers."""
+    opts = {"replication-factor": 2, "health-interval": 1000, "failure-limit": 10,
+            "atomic-multikey": atomic}
+    label = "WAIT, atomic-multikey %s" % ("on" if atomic else "off")
+    with harness.Cluster(binary, 3, name="repl-wait", cluster_options=opts) as c:
+        a, b, hung = c.addresses
+        r = repl.client(c.ports[0])
+        key = {}
+        i = 0
+        while len(key) < 6 and i < 10000:
+            k = "wt:%d" % i
+            i += 1
+            copies = tuple(x.decode() for x in r.execute_command("CLUSTER", "COPIES", k))
+            key.setdefault(copies, k)
+        ab, ac, ba = key[(a, b)], key[(a, hung)], key[(b, a)]
+        cases = [
+            ("SET of a key whose replica hangs", [["SET", ac, "1"]], 0),
+            ("MSET of two keys of node 1, the first one's replica up", [["MSET", ab, "1", ac, "1"]],
+             0),
+            ("MSET split over nodes 1 and 2", [["MSET", ba, "1", ab, "1", ac, "1"]], 0),
+            ("MULTI relayed whole to node 1", [["MULTI"], ["SET", ab, "2"], ["SET", ac, "2"],
+                                               ["EXEC"]], 0),
+            ("MULTI over nodes 1 and 2", [["MULTI"], ["SET", ba, "3"], ["SET", ab, "3"],
+                                          ["SET", ac, "3"], ["EXEC"]], 0),
+            ("MULTI with an MSET split over nodes 1 and 2", [["MULTI"], ["MSET", ba, "4", ab, "4",
+                                                                     ac, "4"], ["EXEC"]], 0),
+            ("MSET of keys whose replicas are up", [["MSET", ab, "5", ba, "5"]], 1),
+            ("MULTI over nodes 1 and 2, replicas up", [["MULTI"], ["SET", ab, "6"],
+                                                       ["SET", ba, "6"], ["EXEC"]], 1),
+        ]
+        client = repl.client(c.ports[1])  # node 2: node 1's keys are relayed
+        repl.settle(c.ports)  # every stream online, its replica's copy complete
+        c.kill(2, signal.SIGSTOP)
+        try:
+            for what, commands, want in cases:
+                for command in commands:
+                    client.execute_command(*command)
+                got = client.execute_command("WAIT", 1, 300)
+                report.equal(got, want, "%s: WAIT 1 300 after %s" % (label, what))
+        finally:
+            c.kill(2, signal.SIGCONT)
 
 
 def check_backlog_overrun(report, binary):
@@ -443,6 +492,9 @@ def main():
     check_one_member(report, args.server)
     print("basics (replication-factor 2)", flush=True)
     check_basics(report, args.server)
+    print("WAIT with a replica hung", flush=True)
+    check_wait_hung_replica(report, args.server, False)
+    check_wait_hung_replica(report, args.server, True)
     print("a replica hung past the backlog", flush=True)
     check_backlog_overrun(report, args.server)
     print("kill -9 of a primary (replication-factor 2, replica-acks 1)", flush=True)
