@@ -398,7 +398,34 @@ void Migration::release_held() {
   server_.reroute_blocked();
 }
 
-void Migration::hold(Connection& conn) { held_.push_back(conn.id()); }
+bool Migration::hold(Connection& conn, uint64_t limit_ms) {
+  if (limit_ms != 0) {
+    const uint64_t now = uv_now(server_.loop());
+    const auto [it, first] = held_since_.emplace(conn.id(), now);
+    if (!first && now - it->second >= limit_ms) {
+      held_since_.erase(it);
+      return false;
+    }
+  }
+  held_.push_back(conn.id());
+  return true;
+}
+
+void Migration::forget_held(const Connection& conn) { held_since_.erase(conn.id()); }
+
+void Migration::wake_expired(uint64_t limit_ms) {
+  if (held_since_.empty()) return;
+  const uint64_t now = uv_now(server_.loop());
+  for (auto it = held_since_.begin(); it != held_since_.end();) {
+    Connection* c = server_.find_client(it->first);
+    if (c == nullptr) {
+      it = held_since_.erase(it);
+      continue;
+    }
+    if (now - it->second >= limit_ms) c->resume();
+    ++it;
+  }
+}
 
 size_t Migration::moving_to(std::string_view key) const {
   if (!copy_->sends) return hashring::HashRing::kNoNode;

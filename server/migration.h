@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -67,8 +68,15 @@ class Migration final : public cluster::MembershipHost {
   // Keys were replaced wholesale (FLUSHALL, FLUSHDB, SWAPDB): everything copied is sent again
   // and the scan starts over (a SWAPDB may have put unscanned keys in a database scanned already).
   void keyspace_flushed();
-  // `conn`'s next request waits until release_held().
-  void hold(Connection& conn);
+  // `conn`'s next request waits until release_held(). With `limit_ms` (a client's request):
+  // false, and nothing held, once that request has waited so long since it was first held.
+  bool hold(Connection& conn, uint64_t limit_ms = 0);
+  // The client's request runs (or is answered): it no longer waits.
+  void not_held(const Connection& conn) {
+    if (!held_since_.empty()) forget_held(conn);
+  }
+  // Resumes the clients whose held request has waited `limit_ms` (they are then answered).
+  void wake_expired(uint64_t limit_ms);
   // Closes the handles (shutdown).
   void stop();
 
@@ -119,6 +127,9 @@ class Migration final : public cluster::MembershipHost {
   Server& server_;
   IdleTask task_;
   std::vector<uint64_t> held_;  // connection ids
+  // Clients' requests held with a limit: connection id → when first held (loop ms).
+  std::unordered_map<uint64_t, uint64_t> held_since_;
+  void forget_held(const Connection& conn);
   std::string self_;
 
   // The copy (source side) while a change is prepared.

@@ -46,6 +46,8 @@ constexpr std::string_view kNoMajorityError =
 // A request a peer routed by an earlier ring (queued while this node was down, or sent by a peer
 // that has not taken up the ring yet) for a key this node does not own: run here, its write would
 // reach neither the owner nor its replicas, and be dropped by the next copy.
+constexpr std::string_view kRingSwitchingError =
+    "TRYAGAIN the cluster ring is still changing after request-timeout";
 constexpr std::string_view kNotOwnerError =
     "TRYAGAIN the ring changed: this member no longer serves the key (failed over, gone, or the "
     "key moved)";
@@ -64,9 +66,16 @@ bool Server::execute(Connection& conn, std::span<const std::string_view> argv,
   // CLIENT PAUSE holds clients' requests (never a peer's: a pause is this node's only).
   if (clients_paused() && paused_request(conn, argv)) return false;
   if (cluster_ && cluster_->holds_clients() && must_wait_for_ring(argv)) {
-    migration_->hold(conn);
-    return false;
+    const auto limit = static_cast<uint64_t>(config_.cluster.request_timeout_ms);
+    if (migration_->hold(conn, limit)) return false;
+    // Held for request-timeout (the lease is not back, or the ring still switches): answered
+    // with the refusal it would get now, as no request waits longer.
+    std::string error;
+    refuse(Origin::client(conn), cluster_->lease_pending() ? kNoMajorityError : kRingSwitchingError,
+           writer, engine::resolve_client_command(argv, error));
+    return true;
   }
+  if (cluster_) migration_->not_held(conn);
   // A key locked by a cross-node transaction: the request waits for it.
   const LockCheck check = lock_check(conn, argv, writer);
   if (check != LockCheck::kRun) return check == LockCheck::kAnswered;

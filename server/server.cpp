@@ -537,6 +537,9 @@ void Server::cron() {
   }
   // A busy script runs the loop for other clients' sake only: no expiry or rehash under it.
   if (script_busy_) return;
+  // Clients whose requests waited request-timeout for the lease or a ring switch are answered.
+  if (migration_)
+    migration_->wake_expired(static_cast<uint64_t>(config_.cluster.request_timeout_ms));
   uint64_t now = uv_now(loop_);
   dbs_.set_now(unix_now_ms());
   limit_tracking_table();

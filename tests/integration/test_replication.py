@@ -6,6 +6,8 @@ faults are injected on purpose (kill -9, SIGSTOP), and every key is checked agai
   WAIT, ROLE and INFO replication; a replica restarted empty copies everything again.
 - WAIT with a replica hung (SIGSTOP): a write that reached one of its keys, relayed, split or in
   a transaction over several nodes, gets 0 from WAIT 1.
+- a node that starts while a peer hangs holds its keyed requests while it asks the peers about
+  its keys, but answers each within request-timeout.
 - kill -9 of a primary under writes on every node (replication-factor 2, replica-acks 1): its keys
   are readable and writable through every survivor within 3 s (health-interval 200 ms,
   failure-limit 3), no acknowledged write is lost, and once it restarts it is restored: every
@@ -225,6 +227,50 @@ def check_wait_hung_replica(report, binary, atomic):
                     client.execute_command(*command)
                 got = client.execute_command("WAIT", 1, 300)
                 report.equal(got, want, "%s: WAIT 1 300 after %s" % (label, what))
+        finally:
+            c.kill(2, signal.SIGCONT)
+
+
+def check_hold_bounded(report, binary):
+    """No client request waits longer than request-timeout: a node that starts asks its peers
+    whether they hold copies of its keys and holds keyed requests meanwhile; with a peer hung
+    (SIGSTOP) from the start, its requests are answered with an error after request-timeout
+    instead of when the check gives up (twice the lease, 66 s here)."""
+    timeout_ms = 1000
+    limit = timeout_ms / 1000 + 1.5 * harness.timeout_scale()
+    opts = {"replication-factor": 2, "health-interval": 3000, "failure-limit": 10}
+    with harness.Cluster(binary, 3, name="repl-hold", request_timeout=timeout_ms,
+                         cluster_options=opts) as c:
+        c.kill(2, signal.SIGSTOP)
+        try:
+            fields = harness.info_fields(c.ports[0], "CLUSTER", "INFO")
+            report.equal(fields.get("cluster_lease"), "lost", "hold: the node that just started "
+                         "waits for its peers' answers (its requests are held)")
+            with harness.RespClient(c.ports[0], timeout=3 * limit) as client:
+
+                def timed(*args):
+                    started = time.monotonic()
+                    try:
+                        reply = client.call(*args)
+                    except OSError as e:
+                        reply = repr(e).encode()
+                    return reply, time.monotonic() - started
+
+                got, waited = timed("SET", "held:1", "v")
+                print("    hold: SET answered %r after %.2f s" % (got, waited), flush=True)
+                # (CLUSTERDOWN from the node, or the relay's timeout when a peer holds it.)
+                report.check(got == b"+OK\r\n" or got.startswith((b"-CLUSTERDOWN", b"-ERR peer")),
+                             "hold: a held SET is answered", repr(got))
+                report.check(waited < limit, "hold: the SET is answered within request-timeout "
+                             "(waited %.2f s)" % waited)
+                client.call("MULTI")
+                client.call("SET", "held:2", "v")
+                got, waited = timed("EXEC")
+                print("    hold: EXEC answered %r after %.2f s" % (got, waited), flush=True)
+                report.check(got.startswith((b"-EXECABORT", b"-ERR peer", b"*1")),
+                             "hold: a held EXEC is answered", repr(got))
+                report.check(waited < limit, "hold: the EXEC is answered within request-timeout "
+                             "(waited %.2f s)" % waited)
         finally:
             c.kill(2, signal.SIGCONT)
 
@@ -495,6 +541,8 @@ def main():
     print("WAIT with a replica hung", flush=True)
     check_wait_hung_replica(report, args.server, False)
     check_wait_hung_replica(report, args.server, True)
+    print("requests held while a node that started asks its peers", flush=True)
+    check_hold_bounded(report, args.server)
     print("a replica hung past the backlog", flush=True)
     check_backlog_overrun(report, args.server)
     print("kill -9 of a primary (replication-factor 2, replica-acks 1)", flush=True)
