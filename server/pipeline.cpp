@@ -43,11 +43,12 @@ void warn_cross_protocol_attack() {
 // A node without the lease of a majority serves none of its keys (see Cluster::lease_valid).
 constexpr std::string_view kNoMajorityError =
     "CLUSTERDOWN this node cannot reach a majority of the cluster's members";
+// A client's request held longer than request-timeout while the ring switches.
+constexpr std::string_view kRingSwitchingError =
+    "TRYAGAIN the cluster ring is still changing after request-timeout";
 // A request a peer routed by an earlier ring (queued while this node was down, or sent by a peer
 // that has not taken up the ring yet) for a key this node does not own: run here, its write would
 // reach neither the owner nor its replicas, and be dropped by the next copy.
-constexpr std::string_view kRingSwitchingError =
-    "TRYAGAIN the cluster ring is still changing after request-timeout";
 constexpr std::string_view kNotOwnerError =
     "TRYAGAIN the ring changed: this member no longer serves the key (failed over, gone, or the "
     "key moved)";
