@@ -406,8 +406,7 @@ Server::LockCheck Server::check_locks(Connection& conn, std::span<const std::str
                                                    : engine::resolve_client_command(command, error);
   if (spec == nullptr) return LockCheck::kRun;
   Transaction& tx = conn.transaction();
-  std::vector<std::string_view>& keys = lock_keys_scratch_;
-  keys.clear();
+  std::vector<std::string_view> keys;
   if (spec == kExec) {
     // A transaction's commands run at EXEC: they wait for their keys then.
     if (!tx.active || tx.aborted) return LockCheck::kRun;

@@ -83,6 +83,9 @@ void Server::note_relayed_write(Connection& conn, const engine::CommandSpec& spe
                                 const cluster::Route& route) {
   if (!replicating() || (spec.flags & (engine::kWrite | engine::kMayReplicate)) == 0) return;
   if (route.kind == cluster::RouteKind::kLocal || route.kind == cluster::RouteKind::kFanOut) return;
+  // Keys of several owners that are not split run only as an atomic multi-key command; else the
+  // command is refused (CROSSSLOT) and the client's last write stays what it was.
+  if (route.kind == cluster::RouteKind::kCrossSlot && !config_.cluster.atomic_multikey) return;
   engine::key_positions(spec, argv, key_scratch_);
   if (key_scratch_.empty()) return;
   if (route.kind == cluster::RouteKind::kRemote && key_scratch_.size() == 1) {

@@ -717,10 +717,9 @@ class Server final : public engine::ServerControl,
   bool applying_copy_ = false;  // running a replication or migration frame from a peer
   bool expiring_ = false;       // see expiring()
   std::vector<size_t> key_scratch_;
-  std::vector<std::string_view> lock_keys_scratch_;  // check_locks: the keys a command needs
-  std::unique_ptr<cluster::Cluster> cluster_;        // null for a standalone node
-  std::unique_ptr<Migration> migration_;             // with cluster_
-  std::unique_ptr<ReplicaSync> replica_sync_;        // with cluster_
+  std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
+  std::unique_ptr<Migration> migration_;       // with cluster_
+  std::unique_ptr<ReplicaSync> replica_sync_;  // with cluster_
   // Whether this node is the primary of a key (see CommandContext::owned).
   std::function<bool(std::string_view)> owned_ = [this](std::string_view key) {
     return cluster_->replication().primary_of(key) == cluster_->self_address();

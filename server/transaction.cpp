@@ -65,7 +65,8 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
         !split && (route.node == hashring::HashRing::kNoNode || route.node == self));
     if (tx.queued.size() > queued) {
       tx.queued_nodes.push_back(split ? Transaction::kSplit : route.node);
-      if (!split) tx.touch(route.node, false, cluster_->routing_epoch());
+      // (A split route names no node: its fragments do.)
+      tx.touch(route.node, false, cluster_->routing_epoch());
       for (const cluster::Fragment& f : route.fragments) {
         tx.touch(f.node, false, cluster_->routing_epoch());
       }
@@ -173,7 +174,6 @@ void Server::exec(engine::CommandContext& ctx) {
   std::vector<std::vector<std::string>> queued;
   queued.swap(tx.queued);
   tx.end();
-  note_transaction_writes(conn, queued);
   // The queued commands log their own records, wrapped in MULTI ... EXEC; EXEC logs nothing.
   if (ctx.propagation != nullptr) ctx.propagation->suppress();
   run_block(conn, queued, ctx.reply);

@@ -37,7 +37,7 @@ struct Transaction {
   // Notes that a queued command (`watch` false) or a WATCH touches `node` under routing epoch
   // `current`.
   void touch(size_t node, bool watch, uint64_t current) {
-    if (node == kNoNode || node == kSplit) return;
+    if (node == kNoNode) return;
     if (command_nodes.empty() && watch_nodes.empty()) epoch = current;
     add(watch ? watch_nodes : command_nodes, node);
   }
