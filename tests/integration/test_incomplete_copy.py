@@ -43,13 +43,29 @@ def incomplete_at(ports, primary):
 
 
 def preload(port, n):
+    """Writes the n bulk keys in batches of 2000. A write refused for want of a replica's
+    acknowledgement (-NOREPLICAS: a loaded machine can starve a replica past half the
+    request-timeout, or past the health checks, just as the cluster settled) is applied on its
+    primary and written again, a few times, with the reason printed; anything else fails."""
     r = repl.client(port, timeout=30)
-    pipe = r.pipeline(transaction=False)
-    for i in range(n):
-        pipe.set("bulk:%d" % i, "value-%d-%s" % (i, "x" * 100))
-        if i % 2000 == 1999:
-            pipe.execute()
-    pipe.execute()
+    for start in range(0, n, 2000):
+        items = [("bulk:%d" % i, "value-%d-%s" % (i, "x" * 100))
+                 for i in range(start, min(n, start + 2000))]
+        for attempt in range(5):
+            pipe = r.pipeline(transaction=False)
+            for key, value in items:
+                pipe.set(key, value)
+            replies = pipe.execute(raise_on_error=False)
+            refused = [(item, e) for item, e in zip(items, replies) if isinstance(e, Exception)]
+            if not refused:
+                break
+            first = refused[0][1]
+            if attempt == 4 or any("NOREPLICAS" not in str(e) for _, e in refused):
+                raise first
+            print("    preload: %d writes refused (%s), written again" % (len(refused), first),
+                  flush=True)
+            items = [item for item, _ in refused]
+            time.sleep(0.5)
 
 
 @contextlib.contextmanager
