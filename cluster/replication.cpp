@@ -285,6 +285,11 @@ void Replication::feed(int db, std::span<const std::string_view> argv,
     spec = engine::resolve_command(argv, error);
     if (spec == nullptr) return;
   }
+  // What the cluster runs on every node (FUNCTION LOAD, DELETE, RESTORE, FLUSH: fanned out, and
+  // given to a member that joins) reaches each replica by itself. Streamed too, it would run
+  // twice there: a second LOAD is refused, and a refused frame makes the primary copy
+  // everything again.
+  if (spec->flags & engine::kClusterWide) return;
   std::vector<size_t>& keys = key_scratch_;
   engine::key_positions(*spec, argv, keys);
   if (keys.empty()) {

@@ -10,7 +10,8 @@ Then: FUNCTION DUMP payloads move both ways between redis-server and ringkv; a b
 FUNCTION KILL frees the node); libraries back after restarts (append-only file, its rewrite
 with and without an RDB preamble, the RDB file, an RDB file written by redis-server); and in a
 3-node cluster FUNCTION LOAD/DELETE/FLUSH/RESTORE reach every node, FCALL runs on its keys' node
-and a node that joins later gets the libraries.
+and a node that joins later gets the libraries; the same with replication-factor 2, where no
+replication stream may refuse them and copy everything again.
 
     /usr/bin/python3 test_functions.py --server build/ringkv-server
 """
@@ -23,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
 import main_support  # noqa: E402
+import replication_support as repl  # noqa: E402
 from harness import RespClient  # noqa: E402
 
 LIB = ("#!lua name=lib1\n"
@@ -313,8 +315,26 @@ def persistence_test(report, binary):
                              "redis-server's RDB file: FCALL")
 
 
-def cluster_test(report, binary):
-    with harness.Cluster(binary, 3) as cluster:
+def full_syncs(ports):
+    """Each replication stream's full resyncs, from INFO replication on its primary."""
+    counts = {}
+    for p in ports:
+        for k, v in harness.info_fields(p, "INFO", "replication").items():
+            if k.startswith("slave"):
+                counts[(p, v.split(",port=")[1].split(",")[0])] = v.split("full_syncs=")[1].split(",")[0]
+    return counts
+
+
+def cluster_test(report, binary, rf=1):
+    """FUNCTION LOAD, DELETE, RESTORE and FLUSH fan out to every node, and a joining node gets
+    the libraries. With replication-factor 2 each node runs them once: they do not also travel on
+    the replication streams (a replica ran a primary's LOAD twice: the second refused, the
+    client got 'already exists' and every stream copied everything again)."""
+    options = {"replication-factor": rf} if rf > 1 else None
+    with harness.Cluster(binary, 3, cluster_options=options) as cluster:
+        if rf > 1:
+            repl.settle(cluster.ports)
+        syncs = full_syncs(cluster.ports)
         keys = harness.keys_on_each_node(cluster)
         report.check(len(keys) == 3, "keys on three nodes", repr(keys))
         with RespClient(cluster.ports[0]) as c:
@@ -346,7 +366,8 @@ def cluster_test(report, binary):
                              "restored on node %d" % (i + 1))
         # A node joining later is given the libraries.
         port = harness.free_ports(1)[0]
-        joiner = harness.ClusterNode(binary, port, harness.cluster_config(port, [port]), "joiner")
+        joiner = harness.ClusterNode(
+            binary, port, harness.cluster_config(port, [port], cluster_options=options), "joiner")
         ports = cluster.ports + [port]
         with joiner.start():
             with RespClient(cluster.ports[0], timeout=60) as c:
@@ -367,7 +388,15 @@ def cluster_test(report, binary):
                     report.equal(c.call("FUNCTION", "LIST"), b"*0\r\n",
                                  "flushed on node %d" % (i + 1))
             report.check(joiner.alive(), "joined node alive", joiner.log())
+            if rf > 1:
+                repl.settle(ports)
+                report.equal({k: v for k, v in full_syncs(cluster.ports).items() if k in syncs},
+                             syncs, "no replication stream copied in full again (rf %d)" % rf)
         report.check(all(n.alive() for n in cluster.nodes), "cluster alive", cluster.logs())
+
+
+def replicated_cluster_test(report, binary):
+    cluster_test(report, binary, rf=2)
 
 
 def against_redis(report, binary):
@@ -378,7 +407,7 @@ def against_redis(report, binary):
 
 def main():
     main_support.run_checks("test_functions", __doc__, against_redis, persistence_test,
-                            cluster_test)
+                            cluster_test, replicated_cluster_test)
 
 
 if __name__ == "__main__":
