@@ -606,16 +606,18 @@ void Cluster::execute_scan(const engine::CommandSpec& spec, std::span<const std:
     return;
   }
   const size_t nodes = routing_.size();
-  const ScanStep step = scan_step(cursor, nodes);
+  const uint16_t tag = scan_tag(routing_.fingerprint());
+  const ScanStep step = scan_step(cursor, nodes, tag);
   std::vector<std::string> args(argv.begin(), argv.end());
   args[1] = std::to_string(step.node_cursor);
   std::vector<std::string_view> views(args.begin(), args.end());
   fanout_++;
   send_to(step.node, spec, views, nullptr, 1, client_id, resp, db,
-          [this, done = std::move(done), node = step.node, nodes, resp](std::string_view reply,
-                                                                        const LinkError* error) {
+          [this, done = std::move(done), node = step.node, nodes, tag, resp](
+              std::string_view reply, const LinkError* error) {
             if (error != nullptr) relay_errors_++;
-            done(error ? error_reply(error->text()) : cluster_scan_reply(reply, node, nodes, resp));
+            done(error ? error_reply(error->text())
+                       : cluster_scan_reply(reply, node, nodes, tag, resp));
           });
 }
 

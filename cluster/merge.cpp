@@ -1,11 +1,14 @@
 // ReplyMerge: merging the replies of a command's parts, and the cluster SCAN cursor.
 #include "cluster/merge.h"
 
+#include <algorithm>
+#include <bit>
 #include <charconv>
 #include <random>
 #include <unordered_set>
 
 #include "engine/keyspace/digest.h"
+#include "engine/keyspace/store.h"
 #include "protocol/reply_reader.h"
 
 namespace ringkv::cluster {
@@ -174,11 +177,33 @@ std::string ReplyMerge::merge() const {
   return out;
 }
 
-ScanStep scan_step(uint64_t cursor, size_t nodes) {
-  return ScanStep{static_cast<size_t>(cursor % nodes), cursor / nodes};
+namespace {
+
+// The bits of a cursor below its position that hold the tag: what the position leaves of 64 bits
+// (a node's own cursor is below 2^Store::kScanCursorBits), at most 16 (a ring of up to 256
+// members; one of thousands gets fewer).
+int scan_tag_bits(size_t nodes) {
+  const int position_bits = engine::Store::kScanCursorBits + std::bit_width(nodes);
+  return std::clamp(64 - position_bits, 0, 16);
 }
 
-std::string cluster_scan_reply(std::string_view node_reply, size_t node, size_t nodes,
+uint64_t tag_mask(size_t nodes) { return (uint64_t{1} << scan_tag_bits(nodes)) - 1; }
+
+}  // namespace
+
+uint16_t scan_tag(uint64_t ring_fingerprint) {
+  const uint64_t f = ring_fingerprint ^ (ring_fingerprint >> 32);
+  return static_cast<uint16_t>(f ^ (f >> 16));
+}
+
+ScanStep scan_step(uint64_t cursor, size_t nodes, uint16_t tag) {
+  // 0, or a cursor of another ring: from the start.
+  if ((cursor & tag_mask(nodes)) != (tag & tag_mask(nodes))) return ScanStep{0, 0};
+  const uint64_t position = cursor >> scan_tag_bits(nodes);
+  return ScanStep{static_cast<size_t>(position % nodes), position / nodes};
+}
+
+std::string cluster_scan_reply(std::string_view node_reply, size_t node, size_t nodes, uint16_t tag,
                                protocol::RespVersion resp) {
   protocol::ReplyValue v;
   if (node_reply.empty() || node_reply[0] == '-' || !protocol::decode_reply(node_reply, v) ||
@@ -190,8 +215,9 @@ std::string cluster_scan_reply(std::string_view node_reply, size_t node, size_t 
   std::from_chars(v.elements[0].text.data(), v.elements[0].text.data() + v.elements[0].text.size(),
                   printed);
   const uint64_t next = static_cast<uint64_t>(printed);
+  const uint64_t position = next != 0 ? next * nodes + node : (node + 1 < nodes ? node + 1 : 0);
   const uint64_t cluster_cursor =
-      next != 0 ? next * nodes + node : (node + 1 < nodes ? node + 1 : 0);
+      position == 0 ? 0 : position << scan_tag_bits(nodes) | (tag & tag_mask(nodes));
   std::string out;
   protocol::ReplyWriter w(out, resp);
   w.array(2);

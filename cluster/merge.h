@@ -53,18 +53,24 @@ class ReplyMerge {
   size_t total_values_ = 0;
 };
 
-// SCAN over the cluster: a cursor encodes the node being walked (cursor % nodes) and that node's
-// own cursor (cursor / nodes); when a node's walk ends the cursor moves to the next node, so
-// Redis's SCAN guarantees hold node by node, hence for the whole keyspace.
+// SCAN over the cluster: a cursor holds a position — the node being walked (position % nodes)
+// and that node's own cursor (position / nodes) — above a 16-bit tag of the routing ring it was
+// made under. When a node's walk ends the position moves to the next node, so Redis's SCAN
+// guarantees hold node by node, hence for the whole keyspace while the ring stays. A cursor of
+// another ring (keys have moved between nodes the walk passed and nodes it has not) starts the
+// walk over: keys may come twice, as Redis allows, but none that stayed is missed. Every member
+// routing by the same ring makes the same tags, so a cursor works through any of them.
 struct ScanStep {
   size_t node;
   uint64_t node_cursor;
 };
-ScanStep scan_step(uint64_t cursor, size_t nodes);
+// The tag of cursors made under a routing ring of this fingerprint.
+uint16_t scan_tag(uint64_t ring_fingerprint);
+ScanStep scan_step(uint64_t cursor, size_t nodes, uint16_t tag);
 
 // Rewrites a node's SCAN reply [node-cursor, keys] into the cluster cursor's reply. An error
 // reply (or anything that is not a SCAN page) is returned unchanged.
-std::string cluster_scan_reply(std::string_view node_reply, size_t node, size_t nodes,
+std::string cluster_scan_reply(std::string_view node_reply, size_t node, size_t nodes, uint16_t tag,
                                protocol::RespVersion resp);
 
 // "-<text>\r\n"

@@ -150,7 +150,7 @@ class Store {
   // index in the bits above; a larger cursor ends the scan (returns 0, visits nothing).
   // `visit` must not modify the store.
   uint64_t scan(uint64_t cursor, size_t count, const std::function<void(const Entry&)>& visit);
-  static constexpr int kScanCursorBits = 48;
+  static constexpr int kScanCursorBits = 40;
   // Visits every live key (KEYS). `visit` must not modify the store.
   void for_each(const std::function<void(const Entry&)>& visit);
   // A random live key, or nullptr when empty.

@@ -372,7 +372,7 @@ struct Store::Impl {
     return copy;
   }
 
-  // Visits live entries whose 48-bit hash prefix lies in [lo, hi); returns how many.
+  // Visits live entries whose kScanCursorBits-bit hash prefix lies in [lo, hi); returns how many.
   size_t scan_range(Table& t, uint64_t lo, uint64_t hi,
                     const std::function<void(const Entry&)>& visit) {
     const int shift = Store::kScanCursorBits - t.bits;

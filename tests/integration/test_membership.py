@@ -12,7 +12,8 @@ members' own key counts add up to the number of keys (no leftovers on old owners
 CLUSTER OWNER agrees with where each key lives. The ring goes 3 -> 4 -> 5 -> 4 -> 3 (a join with
 a weight, a SETWEIGHT, two leaves). Then: refused changes (a second change while one runs, a
 node that holds keys, unknown members, bad weights, the last node, a candidate with the wrong
-secret), WATCH across a migration, a blocking pop across a migration, and a restart of every
+secret), WATCH across a migration, a blocking pop across a migration, SCAN walks across a join
+and a leave (no key missed), and a restart of every
 node (append-only files on) that must bring the ring back from disk.
 
     /usr/bin/python3 test_membership.py --server build/ringkv-server [--seed N]
@@ -514,6 +515,46 @@ def check_watch_and_blocking(report, binary, rng):
         m.cleanup()
 
 
+def check_scan_across_changes(report, binary, rng):
+    """A SCAN walk misses no key that exists all through it, though the ring changes in the
+    middle of it (a join, then a leave: keys move between nodes the walk has passed and nodes it
+    has not). A cursor made under another ring starts the walk over, which may return keys twice,
+    as Redis allows. The walks send each page to another member: a cursor works through any."""
+    m = Membership(report, binary, rng)
+    try:
+        ports = m.cluster.ports
+        keys = {b"scan:%d" % i for i in range(20000)}
+        pipe = client(ports[0], timeout=60).pipeline(transaction=False)
+        for k in keys:
+            pipe.set(k, "1")
+        pipe.execute()
+        c4 = m.candidates[0]
+
+        def join():
+            m.change(ports[0], "JOIN", c4.address)
+            wait_settled(ports + [c4.port], 1)
+
+        def leave():
+            m.change(ports[0], "LEAVE", m.cluster.addresses[2])
+            wait_settled(ports[:2] + [c4.port], 2)
+
+        for what, change, via in (("no change", None, ports), ("a join", join, ports),
+                                  ("a leave", leave, ports[:2])):
+            seen, cursor, pages = set(), 0, 0
+            while pages < 5000:
+                cursor, batch = client(via[pages % len(via)]).scan(cursor, count=200)
+                seen.update(batch)
+                pages += 1
+                if pages == 15 and change:
+                    change()
+                if cursor == 0:
+                    break
+            report.equal(len(keys - seen), 0, "a SCAN walk across %s misses no key (%d pages)"
+                         % (what, pages))
+    finally:
+        m.cleanup()
+
+
 def check_restart_all(report, binary, rng):
     """After a join and a leave with append-only files on, every node restarts (kill -9) and the
     ring comes back from disk on each; every key is still there."""
@@ -653,6 +694,8 @@ def main():
         check_wrong_secret(report, args.server)
         print("WATCH and blocking pops across a migration", flush=True)
         check_watch_and_blocking(report, args.server, rng)
+        print("SCAN walks across a join and a leave", flush=True)
+        check_scan_across_changes(report, args.server, rng)
         print("restart of every node (ring from disk)", flush=True)
         check_restart_all(report, args.server, rng)
     for victim in ("coordinator", "source", "target"):

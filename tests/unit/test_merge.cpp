@@ -8,6 +8,7 @@
 using ringkv::cluster::cluster_scan_reply;
 using ringkv::cluster::ReplyMerge;
 using ringkv::cluster::scan_step;
+using ringkv::cluster::scan_tag;
 using ringkv::protocol::RespVersion;
 
 namespace {
@@ -109,20 +110,32 @@ TEST_CASE("a failed part fails the whole command; writes say the rest was applie
   CHECK(e.reply == "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
 }
 
-TEST_CASE("the cluster SCAN cursor walks node after node") {
-  CHECK(scan_step(0, 3).node == 0);
-  CHECK(scan_step(0, 3).node_cursor == 0);
-  CHECK(scan_step(2, 3).node == 2);
-  CHECK(scan_step(3 * 17 + 1, 3).node_cursor == 17);
-  CHECK(scan_step(3 * 17 + 1, 3).node == 1);
+TEST_CASE("the cluster SCAN cursor walks node after node under one ring") {
+  const uint16_t tag = scan_tag(0x1234567890abcdefULL);
+  CHECK(scan_tag(0x1234567890abcdefULL ^ 0x10000) != tag);
+  // A cursor: the position (node index + nodes × the node's own cursor) above the ring's tag.
+  auto cursor = [tag](uint64_t position) { return position << 16 | tag; };
+  auto page = [](uint64_t cursor) {
+    const std::string text = std::to_string(cursor);
+    return "*2\r\n$" + std::to_string(text.size()) + "\r\n" + text + "\r\n";
+  };
+  CHECK(scan_step(0, 3, tag).node == 0);
+  CHECK(scan_step(0, 3, tag).node_cursor == 0);
+  CHECK(scan_step(cursor(2), 3, tag).node == 2);
+  CHECK(scan_step(cursor(3 * 17 + 1), 3, tag).node_cursor == 17);
+  CHECK(scan_step(cursor(3 * 17 + 1), 3, tag).node == 1);
+  // Made under another ring: the walk starts over.
+  CHECK(scan_step(cursor(3 * 17 + 1), 3, tag ^ 1).node == 0);
+  CHECK(scan_step(cursor(3 * 17 + 1), 3, tag ^ 1).node_cursor == 0);
+  CHECK(scan_step(3 * 17 + 1, 3, tag).node_cursor == 0);
   // A node with more to scan: its cursor is folded in with the node index.
-  CHECK(cluster_scan_reply("*2\r\n$2\r\n17\r\n*1\r\n$1\r\nk\r\n", 1, 3, RespVersion::kResp2) ==
-        "*2\r\n$2\r\n52\r\n*1\r\n$1\r\nk\r\n");
+  CHECK(cluster_scan_reply("*2\r\n$2\r\n17\r\n*1\r\n$1\r\nk\r\n", 1, 3, tag, RespVersion::kResp2) ==
+        page(cursor(52)) + "*1\r\n$1\r\nk\r\n");
   // A node's walk ended: the next node starts at its cursor 0; after the last node, 0.
-  CHECK(cluster_scan_reply("*2\r\n$1\r\n0\r\n*0\r\n", 1, 3, RespVersion::kResp2) ==
-        "*2\r\n$1\r\n2\r\n*0\r\n");
-  CHECK(cluster_scan_reply("*2\r\n$1\r\n0\r\n*0\r\n", 2, 3, RespVersion::kResp2) ==
+  CHECK(cluster_scan_reply("*2\r\n$1\r\n0\r\n*0\r\n", 1, 3, tag, RespVersion::kResp2) ==
+        page(cursor(2)) + "*0\r\n");
+  CHECK(cluster_scan_reply("*2\r\n$1\r\n0\r\n*0\r\n", 2, 3, tag, RespVersion::kResp2) ==
         "*2\r\n$1\r\n0\r\n*0\r\n");
-  CHECK(cluster_scan_reply("-ERR invalid cursor\r\n", 0, 3, RespVersion::kResp2) ==
+  CHECK(cluster_scan_reply("-ERR invalid cursor\r\n", 0, 3, tag, RespVersion::kResp2) ==
         "-ERR invalid cursor\r\n");
 }
