@@ -238,6 +238,9 @@ class Cluster {
   // Changes whenever routing does (a ring change, a peer ejected or back): a transaction pinned
   // to a node under another epoch cannot run.
   uint64_t routing_epoch() const { return routing_epoch_; }
+  // A ring change is under way here (CLUSTER INFO's cluster_migration_state:migrating): keys
+  // this node is given or has given away may be held by their other owner too.
+  bool moving_keys() const { return migrating(host_ ? host_->copy_progress() : CopyProgress{}); }
   // The link migration frames to `address` travel on, in order (one per target).
   PeerLink& migration_link(std::string_view address);
 

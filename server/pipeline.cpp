@@ -348,9 +348,12 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   ctx.blocked_retry = origin.kind == Origin::Kind::kBlockedRetry;
   ctx.ready_key = origin.ready_key;
   ctx.from_script = origin.kind == Origin::Kind::kScript;
-  // A node's part of a keyspace-wide command covers its own keys, not the copies it holds.
-  if ((spec.flags & engine::kKeyspaceWide) && replicating() &&
-      (origin.kind == Origin::Kind::kPart || origin.kind == Origin::Kind::kPeer)) {
+  // A node's part of a keyspace-wide command covers its own keys, not the copies it holds; nor,
+  // for DBSIZE, KEYS, SCAN and RANDOMKEY while a ring change moves keys, those it was given or
+  // gave away, which their other holder counts (a flush still empties everything held).
+  if ((spec.flags & engine::kKeyspaceWide) &&
+      (origin.kind == Origin::Kind::kPart || origin.kind == Origin::Kind::kPeer) &&
+      (replicating() || ((spec.flags & engine::kReadonly) && cluster_->moving_keys()))) {
     ctx.owned = &owned_;
   }
   if (replicating() && origin.waits_for_replicas()) {

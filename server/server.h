@@ -722,7 +722,8 @@ class Server final : public engine::ServerControl,
   std::unique_ptr<ReplicaSync> replica_sync_;  // with cluster_
   // Whether this node is the primary of a key (see CommandContext::owned).
   std::function<bool(std::string_view)> owned_ = [this](std::string_view key) {
-    return cluster_->replication().primary_of(key) == cluster_->self_address();
+    return (replicating() ? cluster_->replication().primary_of(key)
+                          : cluster_->routing_ring().owner_of(key)) == cluster_->self_address();
   };
   std::unique_ptr<engine::ScriptEngine> scripts_;
   // The script running now: its client, whether it is past the busy threshold (other clients

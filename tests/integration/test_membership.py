@@ -13,7 +13,7 @@ CLUSTER OWNER agrees with where each key lives. The ring goes 3 -> 4 -> 5 -> 4 -
 a weight, a SETWEIGHT, two leaves). Then: refused changes (a second change while one runs, a
 node that holds keys, unknown members, bad weights, the last node, a candidate with the wrong
 secret), WATCH across a migration, a blocking pop across a migration, SCAN walks across a join
-and a leave (no key missed), and a restart of every
+and a leave (no key missed; DBSIZE and KEYS count each key once meanwhile), and a restart of every
 node (append-only files on) that must bring the ring back from disk.
 
     /usr/bin/python3 test_membership.py --server build/ringkv-server [--seed N]
@@ -515,15 +515,44 @@ def check_watch_and_blocking(report, binary, rng):
         m.cleanup()
 
 
+class KeyspaceSampler(threading.Thread):
+    """DBSIZE and KEYS through one member, again and again, while a change runs: each must count
+    every key once (a node counts neither the keys it is given before the switch nor those it
+    gave away and has not deleted yet: their other holder counts them)."""
+
+    def __init__(self, port, n_keys, pattern, n_matching):
+        super().__init__(daemon=True)
+        self.port, self.n_keys, self.pattern, self.n_matching = port, n_keys, pattern, n_matching
+        self.stop, self.samples, self.wrong = threading.Event(), 0, []
+
+    def run(self):
+        r = client(self.port)
+        while not self.stop.is_set():
+            size = r.dbsize()
+            keys = r.keys(self.pattern)
+            self.samples += 1
+            if size != self.n_keys or len(keys) != self.n_matching or len(set(keys)) != len(keys):
+                self.wrong.append((size, len(keys), len(set(keys))))
+
+    def finish(self, report, what):
+        self.stop.set()
+        self.join(30)
+        report.check(not self.wrong and self.samples > 0,
+                     "DBSIZE and KEYS during %s count every key once (%d samples)" %
+                     (what, self.samples), "DBSIZE, KEYS, distinct KEYS: %r" % self.wrong[:5])
+
+
 def check_scan_across_changes(report, binary, rng):
     """A SCAN walk misses no key that exists all through it, though the ring changes in the
     middle of it (a join, then a leave: keys move between nodes the walk has passed and nodes it
     has not). A cursor made under another ring starts the walk over, which may return keys twice,
-    as Redis allows. The walks send each page to another member: a cursor works through any."""
+    as Redis allows. The walks send each page to another member: a cursor works through any.
+    DBSIZE and KEYS, sampled all through each change, count every key once."""
     m = Membership(report, binary, rng)
     try:
         ports = m.cluster.ports
-        keys = {b"scan:%d" % i for i in range(20000)}
+        n_keys = 100000
+        keys = {b"scan:%d" % i for i in range(n_keys)}
         pipe = client(ports[0], timeout=60).pipeline(transaction=False)
         for k in keys:
             pipe.set(k, "1")
@@ -541,8 +570,11 @@ def check_scan_across_changes(report, binary, rng):
         for what, change, via in (("no change", None, ports), ("a join", join, ports),
                                   ("a leave", leave, ports[:2])):
             seen, cursor, pages = set(), 0, 0
+            sampler = KeyspaceSampler(via[0], n_keys, "scan:1*",
+                                      sum(1 for k in keys if k.startswith(b"scan:1")))
+            sampler.start()
             while pages < 5000:
-                cursor, batch = client(via[pages % len(via)]).scan(cursor, count=200)
+                cursor, batch = client(via[pages % len(via)]).scan(cursor, count=1000)
                 seen.update(batch)
                 pages += 1
                 if pages == 15 and change:
@@ -551,6 +583,7 @@ def check_scan_across_changes(report, binary, rng):
                     break
             report.equal(len(keys - seen), 0, "a SCAN walk across %s misses no key (%d pages)"
                          % (what, pages))
+            sampler.finish(report, what)
     finally:
         m.cleanup()
 
