@@ -37,8 +37,7 @@ void Server::watch_store(int db) {
 bool Server::publishes_for(std::string_view key) const {
   // With replicas this node also holds others' keys; without, a key the ring gives another node
   // is one a ring change is moving away (its new owner publishes).
-  if (replicating()) return owned_(key);
-  return cluster_->routing_ring().owner_of(key) == cluster_->self_address();
+  return owned_(key);
 }
 
 void Server::keyspace_event(int type, std::string_view event, std::string_view key, int db) {

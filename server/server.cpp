@@ -74,6 +74,8 @@ Server::Server(conf::Config config)
     replica_sync_ = std::make_unique<ReplicaSync>(*this);
     cluster_->replication().set_host(replica_sync_.get());
     cluster_->set_txn_host(this);
+    // With replicas, the copies held of other primaries' keys are theirs to evict.
+    evictor_.set_filter([this](std::string_view key) { return !replicating() || owned_(key); });
     // Only an append-only file fsynced at every write holds every write this node acknowledged.
     if (!(config_.persistence.appendonly &&
           config_.persistence.appendfsync == conf::kFsyncAlways)) {

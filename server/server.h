@@ -720,7 +720,7 @@ class Server final : public engine::ServerControl,
   std::unique_ptr<cluster::Cluster> cluster_;  // null for a standalone node
   std::unique_ptr<Migration> migration_;       // with cluster_
   std::unique_ptr<ReplicaSync> replica_sync_;  // with cluster_
-  // Whether this node is the primary of a key (see CommandContext::owned).
+  // Whether this node owns a key by its routing ring: is its primary (see CommandContext::owned).
   std::function<bool(std::string_view)> owned_ = [this](std::string_view key) {
     return (replicating() ? cluster_->replication().primary_of(key)
                           : cluster_->routing_ring().owner_of(key)) == cluster_->self_address();

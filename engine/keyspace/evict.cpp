@@ -101,14 +101,18 @@ bool Evictor::enforce(std::span<Store* const> stores, const EvictionLimits& limi
   return true;
 }
 
-bool Evictor::populate(std::span<Store* const> stores, const EvictionLimits& limits) {
+bool Evictor::populate(std::span<Store* const> stores, const EvictionLimits& limits,
+                       size_t& offered) {
   bool any = false;
+  offered = 0;
   for (size_t db = 0; db < stores.size(); ++db) {
     Store& store = *stores[db];
     if (store.size() == 0) continue;
     store.sample(limits.samples, is_volatile(limits.policy), [&](const Entry& e) {
-      pool_.offer(eviction_score(store, e, limits.policy), e.key(), static_cast<int>(db));
       any = true;
+      if (!evictable(e.key())) return;
+      pool_.offer(eviction_score(store, e, limits.policy), e.key(), static_cast<int>(db));
+      offered++;
     });
   }
   return any;
@@ -117,18 +121,23 @@ bool Evictor::populate(std::span<Store* const> stores, const EvictionLimits& lim
 bool Evictor::evict_one(std::span<Store* const> stores, const EvictionLimits& limits) {
   const bool volatile_only = is_volatile(limits.policy);
   if (is_random(limits.policy)) {
-    for (size_t i = 0; i < stores.size(); ++i) {
+    // Each database in turn; with a filter, as many keys as kMaxBarrenRounds samples hold.
+    const size_t tries =
+        stores.size() * (evictable_ ? kMaxBarrenRounds * std::max<size_t>(limits.samples, 1) : 1);
+    for (size_t i = 0; i < tries; ++i) {
       Store& store = *stores[random_db_++ % stores.size()];
       std::optional<std::string> key;
       store.sample(1, volatile_only, [&](const Entry& e) { key.emplace(e.key()); });
-      if (key && store.evict(*key, volatile_only)) return true;
+      if (key && evictable(*key) && store.evict(*key, volatile_only)) return true;
     }
     return false;
   }
-  while (populate(stores, limits)) {
+  size_t offered = 0;
+  for (int barren = 0; barren < kMaxBarrenRounds && populate(stores, limits, offered);) {
+    barren = offered == 0 ? barren + 1 : 0;
     // Candidates may have gone (deleted, or their TTL removed) since they were pooled.
     while (auto best = pool_.pop_best()) {
-      if (static_cast<size_t>(best->db) < stores.size() &&
+      if (static_cast<size_t>(best->db) < stores.size() && evictable(best->key) &&
           stores[static_cast<size_t>(best->db)]->evict(best->key, volatile_only)) {
         return true;
       }

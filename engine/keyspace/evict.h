@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -76,16 +77,29 @@ class Evictor {
 
   // A policy change invalidates the scores in the pool.
   void reset() { pool_.clear(); }
+  // Only keys `evictable` accepts are evicted (a node with replicas evicts the keys it is the
+  // primary of; its replicas drop their copies as its stream tells them). Null: any key.
+  void set_filter(std::function<bool(std::string_view key)> evictable) {
+    evictable_ = std::move(evictable);
+    pool_.clear();
+  }
 
  private:
+  // Sampling rounds in a row that find nothing evictable before eviction gives up (the keys
+  // held are nearly all copies: writes are then refused for memory, as with noeviction).
+  static constexpr int kMaxBarrenRounds = 16;
+
+  bool evictable(std::string_view key) const { return !evictable_ || evictable_(key); }
   // Evicts one key; false when none may go.
   bool evict_one(std::span<Store* const> stores, const EvictionLimits& limits);
-  // Samples keys of every database into the pool; false when every sample was empty.
-  bool populate(std::span<Store* const> stores, const EvictionLimits& limits);
+  // Samples keys of every database into the pool; false when every database was empty. Counts
+  // the keys offered in `offered`.
+  bool populate(std::span<Store* const> stores, const EvictionLimits& limits, size_t& offered);
 
   size_t random_db_ = 0;  // where random eviction looks next (databases in turn, as Redis)
 
   EvictionPool pool_;
+  std::function<bool(std::string_view key)> evictable_;
 };
 
 // The score of an entry under `policy` at the store's current time: higher goes first.

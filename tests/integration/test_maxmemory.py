@@ -3,13 +3,14 @@
 byte against redis-server, MULTI/EXEC included), how long memory stayed over the limit (INFO's
 eviction exceeded times, against redis-server's), evicted_keys, WATCH seeing an eviction, OBJECT
 FREQ/IDLETIME under LFU, relayed writes evicting on the node that owns the key in a 3-node
-cluster, and used_memory against the process's RSS growth for datasets of every type."""
+cluster, eviction with replication-factor 2 keeping every key's copies whole, and used_memory against the process's RSS growth for datasets of every type."""
 
 import sys
 import time
 
 import harness
 import main_support
+import replication_support as repl
 
 VALUE = "v" * 1000
 
@@ -282,6 +283,32 @@ def check_cluster(report, binary):
                          "a relayed write to a full noeviction owner gets OOM")
 
 
+def check_replicated(report, binary):
+    """With replication-factor 2 a node evicts only keys it is the primary of, and its replicas
+    drop their copies as its stream tells them: every key left has both its copies, and no copy
+    outlives its key. (Before, replicas evicted copies by themselves: keys held by their primary
+    alone, which a failover of it would lose.) For an LRU, an LFU and the random policy."""
+    for policy in ("allkeys-lru", "allkeys-lfu", "allkeys-random"):
+        with harness.Cluster(binary, 3, name="mm-repl",
+                             cluster_options={"replication-factor": 2}) as cluster:
+            ports = cluster.ports
+            repl.settle(ports)
+            for port in ports:
+                with harness.RespClient(port) as c:
+                    c.call("CONFIG", "SET", "maxmemory-policy", policy)
+                    c.call("CONFIG", "SET", "maxmemory", "20mb")
+            keys = ["rk:%05d" % i for i in range(8000)]
+            with harness.RespClient(ports[0], timeout=60) as c:
+                replies = pipeline(c, [("SET", k, "v" * 5000) for k in keys], batch=500)
+            report.check(all(r == b"+OK\r\n" for r in replies),
+                         "%s: writes through node 1 succeed" % policy,
+                         repr([r for r in replies if r != b"+OK\r\n"][:3]))
+            report.check(all(info_int(p, "evicted_keys") > 0 for p in ports),
+                         "%s: every node evicted keys" % policy)
+            repl.settle(ports)
+            repl.check_copies(report, ports, keys, 2, policy)
+
+
 SHAPES = {
     "string 16B": lambda n: [("SET", "key:%012d" % i, "v" * 16) for i in range(n * 20)],
     "string 100B": lambda n: [("SET", "key:%012d" % i, "v" * 100) for i in range(n * 10)],
@@ -334,7 +361,7 @@ def check_used_memory(report, binary, n=10000):
 
 def main():
     main_support.run_checks("test_maxmemory", __doc__, check_oom_texts, check_exceeded_time,
-                            check_policies, check_cluster, check_used_memory)
+                            check_policies, check_cluster, check_replicated, check_used_memory)
 
 
 if __name__ == "__main__":
