@@ -52,8 +52,10 @@ class Migration final : public cluster::MembershipHost {
   std::string function_payload() override;
   std::string restore_functions(std::string_view payload) override;
 
-  // A key of database `db` was written or deleted (by a command, expiry or eviction).
-  void key_changed(int db, std::string_view key);
+  // A key of database `db` was written or deleted (by a command, expiry or eviction); `dropped`:
+  // it is being deleted (an expiry or eviction reports it before the store removes it, so the
+  // store is not looked up then: the lookup would expire it again, and again).
+  void key_changed(int db, std::string_view key, bool dropped = false);
   // RINGKV.RESUME <source> <replid> <offset>, the first copy frame of `source` to this node
   // being restored: whether its copy of the keys `source` routed while this node was away
   // resumes from what this node holds (+PARTIAL: the stream this node ran to `source` as a

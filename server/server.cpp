@@ -409,7 +409,7 @@ void Server::discard_keyspace() {
 }
 
 void Server::key_dropped(int db, std::string_view key) {
-  key_changed(db, key);
+  key_changed(db, key, true);
   const std::string_view del[] = {"DEL", key};
   feed_record(db, del);
 }

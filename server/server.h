@@ -254,7 +254,7 @@ class Server final : public engine::ServerControl,
   void keyspace_event(int type, std::string_view event, std::string_view key, int db) override;
   // A key the server deleted by itself: its TTL passed (lazily, during a command, or by active
   // expiry) or maxmemory evicted it. Its WATCHers fail and the append-only file logs a DEL at
-  // once; the command running meanwhile does not count it as its change.
+  // once; the command running meanwhile does not count it as its change (key_changed, dropped).
   void key_dropped(std::string_view key) { key_dropped(events_db_, key); }
   void key_dropped(int db, std::string_view key);
   // Listens to database `db`'s expiries, evictions and new keys (notifications.cpp).
@@ -293,7 +293,7 @@ class Server final : public engine::ServerControl,
   void reroute_blocked();
   // What any change of `key` tells the rest of the server, whoever made it (a command, expiry,
   // eviction): its WATCHers fail, a ring change copies it again, its blocked clients look again.
-  void key_changed(int db, std::string_view key);
+  void key_changed(int db, std::string_view key, bool dropped = false);
   // Running a replication or migration frame from a peer (its changes are copies).
   bool applying_copy() const { return applying_copy_; }
   // The ring changes' side of this node (with a cluster).

@@ -271,10 +271,10 @@ void Server::key_written_in(int db, std::string_view key) {
   key_changed(db, key);
 }
 
-void Server::key_changed(int db, std::string_view key) {
+void Server::key_changed(int db, std::string_view key, bool dropped) {
   invalidate_watchers(db, key);
   tracking_key_changed(key);
-  if (migration_) migration_->key_changed(db, key);
+  if (migration_) migration_->key_changed(db, key, dropped);
   // A blocked client may have to learn that its key changed under it (XREADGROUP answers that
   // its stream is gone, expired or deleted); the others find nothing new and keep waiting.
   if (blocked_.waited_on(db, key)) ready_keys_.emplace_back(db, key);

@@ -186,7 +186,8 @@ class Store {
   void reset_stats() { stats_ = StoreStats{}; }
 
   // Called with each key the store deletes because its TTL passed (lazily or actively), just
-  // before it goes: WATCH treats an expiry as a change.
+  // before it goes: WATCH treats an expiry as a change. The listener must not look the store
+  // up (the key is still there, expired: the lookup would report it again).
   void set_expiry_listener(std::function<void(std::string_view key)> listener) {
     expiry_listener_ = std::move(listener);
   }
@@ -202,7 +203,8 @@ class Store {
     miss_listener_ = std::move(listener);
   }
 
-  // Called with each key the store deletes to free memory (evict), just before it goes.
+  // Called with each key the store deletes to free memory (evict), just before it goes; as the
+  // expiry listener, it must not look the store up.
   void set_eviction_listener(std::function<void(std::string_view key)> listener) {
     eviction_listener_ = std::move(listener);
   }

@@ -424,6 +424,39 @@ def check_eject_cache(report, binary):
         c.kill(2, signal.SIGCONT)
 
 
+def check_expiry_while_failed(report, binary, label, options):
+    """Keys expire (actively, and lazily when read) on the members left while one is failed
+    over, with replication-factor 2 or in eject mode without replicas: they keep serving, the
+    keys are gone everywhere, and the member returns. (Before, each survivor recursed into its
+    own expiry until its stack overflowed: every member crashed with SIGSEGV.)"""
+    opts = dict(repl.HEALTH, **options)
+    with harness.Cluster(binary, 3, name="repl-expiry", cluster_options=opts) as c:
+        ports = c.ports
+        repl.settle(ports)
+        keys = ["ttl:%d" % i for i in range(300)]
+        pipe = repl.client(ports[0]).pipeline(transaction=False)
+        for i, k in enumerate(keys):
+            pipe.set(k, "v", px=1500 + 10 * (i % 50))
+        pipe.execute()
+        c.kill(2)
+        version, _ = repl.wait_ring(ports[:2], lambda v, p: v >= 1 and p is None)
+        report.check(all(v >= 1 for v, _ in version),
+                     "%s: node 3 failed over (%r)" % (label, version))
+        time.sleep(2.5)
+        report.check(all(n.alive() for n in c.nodes[:2]),
+                     "%s: both members left are alive" % label, c.logs(3000))
+        if not all(n.alive() for n in c.nodes[:2]):
+            return
+        report.equal([repl.client(p).get(k) for p in ports[:2] for k in keys[:20]], [None] * 40,
+                     "%s: expired keys read as gone through both members left" % label)
+        report.equal([repl.client(p).dbsize() for p in ports[:2]], [0, 0],
+                     "%s: DBSIZE 0 once every key expired" % label)
+        c.restart(2)
+        repl.settle(ports, timeout=60)
+        report.equal([repl.client(p).dbsize() for p in ports], [0, 0, 0],
+                     "%s: node 3 back, no key came back" % label)
+
+
 def check_kept_copies(report, before, after, members, label):
     """Between the snapshots `before` and `after` ({port: stream_syncs}), the streams between
     `members` (ports) continued across the ring change: one partial resync more each, no full
@@ -563,6 +596,10 @@ def main():
           flush=True)
     print("eject mode without replicas: the stand-in's writes are handed back", flush=True)
     check_eject_cache(report, args.server)
+    print("keys expiring while a member is failed over", flush=True)
+    check_expiry_while_failed(report, args.server, "replication-factor 2",
+                              {"replication-factor": 2})
+    check_expiry_while_failed(report, args.server, "eject mode", {"on-peer-down": "eject"})
     print("3 -> 4 -> 3 under replication", flush=True)
     check_ring_change(report, args.server, rng)
     print("a primary killed right after a ring change, restarted empty", flush=True)
