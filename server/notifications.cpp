@@ -34,19 +34,15 @@ void Server::watch_store(int db) {
   });
 }
 
-bool Server::publishes_for(std::string_view key) const {
-  // With replicas this node also holds others' keys; without, a key the ring gives another node
-  // is one a ring change is moving away (its new owner publishes).
-  return owned_(key);
-}
-
 void Server::keyspace_event(int type, std::string_view event, std::string_view key, int db) {
   const int flags = config_.server.notify_keyspace_events;
   if (!(flags & type)) return;
   // Replaying the append-only file, or applying a copy of a key another node owns: that node
   // published the event (or, loading, nobody is subscribed yet).
   if (applying_copy_ || dbs_[db].loading()) return;
-  if (cluster_ && !publishes_for(key)) return;
+  // In a cluster, the key's owner publishes: with replicas this node also holds others' keys;
+  // without, a key the ring gives another node is one a ring change is moving away.
+  if (cluster_ && !owned_(key)) return;
   const std::string prefix = "@" + std::to_string(db) + "__:";
   std::string keyspace_channel;
   std::string keyevent_channel;
@@ -64,10 +60,15 @@ void Server::keyspace_event(int type, std::string_view event, std::string_view k
     frame[n++] = keyevent_channel;
     frame[n++] = key;
   }
-  if (!cluster_ || n == 1) return;
+  if (cluster_ && n > 1) forward_messages(std::span(frame + 1, n - 1));
+}
+
+void Server::forward_messages(std::span<const std::string_view> pairs) {
+  std::vector<std::string_view> frame{cluster::kKeyspaceMessage};
+  frame.insert(frame.end(), pairs.begin(), pairs.end());
   const std::string& self = cluster_->self_address();
   for (const auto& member : cluster_->routing_ring().nodes()) {
-    if (member.address != self) cluster_->send_frame(member.address, std::span(frame, n));
+    if (member.address != self) cluster_->send_frame(member.address, frame);
   }
 }
 

@@ -361,6 +361,11 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   } else {
     call(spec, ctx, origin.records());
   }
+  if (cluster_ && origin.forwards_publish()) {
+    // Its reply counts this node's receivers, as Redis Cluster's does.
+    static const engine::CommandSpec* const kPublish = engine::find_command("publish");
+    if (&spec == kPublish) forward_messages(argv.subspan(1));
+  }
   if ((spec.flags & engine::kReadonly) != 0 && conn != nullptr && conn->tracking_state().on) {
     track_reads(origin, spec, argv);
   }

@@ -90,6 +90,9 @@ struct Origin {
   bool checks_writes() const {
     return kind == Kind::kClient || kind == Kind::kPeer || kind == Kind::kPart;
   }
+  // Its PUBLISH ran here alone, not fanned out to every member (a script's, a transaction's):
+  // the message is forwarded to the others' subscribers.
+  bool forwards_publish() const { return kind == Kind::kScript || kind == Kind::kTransaction; }
   // A blocking command that finds nothing may wait (else it answers as timed out).
   bool can_block() const {
     return conn != nullptr && kind != Kind::kReplica &&

@@ -137,8 +137,7 @@ class Server final : public engine::ServerControl,
   // Append-only file records wait to be written: replies of this iteration must not leave
   // before write_aof() (a connection then schedules its flush instead of writing at once).
   bool aof_pending() const { return aof_.has_pending(); }
-  // Writes (and under appendfsync always fsyncs) the pending records; called before any reply
-  // leaves.
+  // Writes (fsyncs under appendfsync always) the pending records, before any reply leaves.
   void write_aof() { aof_.flush_before_replies(uv_now(loop_)); }
 
   // Called by a Connection from its close callback.
@@ -259,9 +258,6 @@ class Server final : public engine::ServerControl,
   void key_dropped(int db, std::string_view key);
   // Listens to database `db`'s expiries, evictions and new keys (notifications.cpp).
   void watch_store(int db);
-  // Whether this node publishes the keyspace events of `key` (database 0 of a cluster): it is
-  // the key's primary.
-  bool publishes_for(std::string_view key) const;
 
   // engine::ServerControl: transactions (transaction.cpp)
   void multi(engine::CommandContext& ctx) override;
@@ -370,8 +366,12 @@ class Server final : public engine::ServerControl,
   void setup_shard_pubsub();
   void refresh_shard_interests();
   void shard_frame(const cluster::PeerFrame& frame, protocol::ReplyWriter& writer);
-  // Runs a RINGKV.KEYSPACEMSG frame (a keyspace event another node published; its arguments).
+  // Runs a RINGKV.KEYSPACEMSG frame (a keyspace event or a script's or transaction's PUBLISH
+  // that another node forwards; its arguments).
   void keyspace_frame(std::span<const std::string_view> args, protocol::ReplyWriter& writer);
+  // Publishes (channel, message) pairs to the subscribers of every other member
+  // (RINGKV.KEYSPACEMSG, which keyspace_frame answers there).
+  void forward_messages(std::span<const std::string_view> pairs);
   // Snapshots for tools (snapshot_sync.cpp): a chunk for client `id`, the snapshot's end, the
   // timer that resumes transfers whose clients took their output, and the end of all of them.
   void sync_data(uint64_t id, std::string_view chunk);

@@ -51,9 +51,11 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
     // The transaction may span several nodes, and so may a command that is split per owner
     // (MGET, MSET, DEL, UNLINK, EXISTS, TOUCH): its fragments run in their owners' parts. Any
     // other command needs its keys on one node.
+    static const engine::CommandSpec* const kPublish = engine::find_command("publish");
     const cluster::Route route = cluster_->router().route(spec, argv);
     const bool split = route.kind == cluster::RouteKind::kSplit;
-    if (route.spans_nodes() && !split) {
+    // PUBLISH runs where the transaction does, and forwards its message from there.
+    if (route.spans_nodes() && !split && &spec != kPublish) {
       writer.error(cluster::kCrossSlotError);
       transaction_refused(conn);
       return true;

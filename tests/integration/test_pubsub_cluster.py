@@ -2,7 +2,8 @@
 every node exactly once and counts them all; pattern subscriptions work across nodes; pipelined
 publishes arrive in order; PUBSUB CHANNELS/NUMSUB/NUMPAT answer for the whole cluster in RESP2
 and RESP3; subscriptions stay local to their node; and with a peer killed, PUBLISH counts fewer
-receivers but still answers promptly. Sharded pub/sub: a shard channel lives on the node that
+receivers but still answers promptly; a PUBLISH in a script or a transaction reaches every node
+too, counting the receivers where it ran. Sharded pub/sub: a shard channel lives on the node that
 owns its name, so SPUBLISH through any node is relayed to that one node only (not fanned out),
 which delivers to subscribers on every node exactly once and counts them all; SSUBSCRIBE of
 channels with different owners is CROSSSLOT; PUBSUB SHARDCHANNELS/SHARDNUMSUB answer for the whole
@@ -192,6 +193,37 @@ def main():
         report.equal(got, b"".join(message("sport", "p%d" % i) for i in range(100)),
                      "pipelined messages in order on node 3")
         report.check(quiet(s3), "no extra messages")
+
+        # 4b. A PUBLISH that a script or a transaction runs (not fanned out: it runs on one
+        # node) reaches every node's subscribers once too; it counts those of the node that ran
+        # it, as Redis Cluster's does.
+        on2 = owned_by(pub, cluster.addresses[1], "tx")
+        on3 = owned_by(pub, cluster.addresses[2], "tx")
+        push = b">3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n"
+        for what, request, want in (
+                ("EVAL", ("EVAL", "return redis.call('publish', 'news', 'eval')", "0"), b":1\r\n"),
+                ("MULTI on node 1", (), b"*1\r\n:1\r\n"),
+                ("MULTI relayed whole to node 3", (on3,), b"*2\r\n+OK\r\n:2\r\n"),
+                ("MULTI over nodes 2 and 3", (on2, on3),
+                 b"*3\r\n+OK\r\n+OK\r\n:1\r\n")):
+            text = what.split()[0].lower()
+            if request and request[0] == "EVAL":
+                got = pub.call(*request)
+            else:
+                pub.call("MULTI")
+                for key in request:
+                    pub.call("SET", key, "1")
+                report.equal(pub.call("PUBLISH", "news", text), b"+QUEUED\r\n",
+                             "PUBLISH queued in %s" % what)
+                got = pub.call("EXEC")
+            report.equal(got, want, "PUBLISH in %s counts the receivers where it ran" % what)
+            payload = b"$%d\r\n%s\r\n" % (len(text), text.encode())
+            report.equal([s1.read(), s2.read(), s3.read(), ps3.read()],
+                         [push + payload, message("news", text), message("news", text),
+                          pmessage("n*", "news", text)],
+                         "PUBLISH in %s reaches every node's subscribers" % what)
+            report.check(quiet(s1) and quiet(s2) and quiet(s3) and quiet(ps3),
+                         "PUBLISH in %s delivered once" % what)
 
         # 5. PUBSUB answers for the whole cluster.
         extra = RespClient(p2)
