@@ -22,7 +22,9 @@ over, or one long enough that they do.
 Whatever the cluster refuses meanwhile, once the faults end it must settle (every member back,
 every stream online) and every key, read through every node, must hold its last acknowledged
 write, with exactly its copies, each equal to the primary's; a counter INCRed beside the writes
-must end between its acknowledged and its sent increments (none lost, none run twice).
+must end between its acknowledged and its sent increments (none lost, none run twice); and keys
+written all along with TTLs of 0.1-0.6 s must all be gone from every member (keys expire on every
+member all through the faults).
 
     /usr/bin/python3 test_nemesis.py --server build/ringkv-server [--seed N] [--faults N] \
         [--five | --overlap]
@@ -73,6 +75,47 @@ class Counters(threading.Thread):
                 continue
             self.acked[key] += 1
             self.history[key].append((time.monotonic(), self.sent[key], got))
+
+
+class Expiring(threading.Thread):
+    """Writes new keys with a TTL of 0.1-0.6 s through one node, so that keys expire on every
+    member all through the faults: while members are hung, failed over, restored. Once the
+    cluster has settled and every TTL passed, no member holds any of them (a primary deletes its
+    keys, its replicas drop their copies as its stream says)."""
+
+    def __init__(self, port, name, rng, stop):
+        super().__init__(daemon=True)
+        self.port, self.name, self.rng, self.stop = port, name, rng, stop
+        self.written = 0
+
+    def run(self):
+        r = repl.client(self.port, timeout=3)
+        while not self.stop.is_set():
+            try:
+                r.set("%s:%d" % (self.name, self.written), "v", px=self.rng.randint(100, 600))
+            except Exception:  # noqa: BLE001 - refused or unknown: it expires anyway
+                time.sleep(0.01)
+            self.written += 1
+
+
+def check_expired(report, ports, model, counters, expiring, rf, what):
+    """Every key written with a TTL is gone, copies included: the members hold, all together,
+    exactly `rf` copies of each of the other keys that exist (INFO keyspace counts every copy),
+    within 10 s (the primaries' active expiry deletes them, and streams the deletions)."""
+    with model.lock:
+        keys = sorted(model.sent)
+    keys += [k for c in counters for k in c.keys]
+    r = repl.client(ports[0], timeout=20)
+    existing = sum(1 for v in r.mget(keys) if v is not None)
+    deadline = time.monotonic() + 10 * harness.timeout_scale()
+    while True:
+        held = [repl.keyspace_keys(p) for p in ports]
+        if sum(held) == rf * existing or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    report.equal(sum(held), rf * existing,
+                 "%s: the %d keys written with a TTL are gone from every member (copies per "
+                 "member: %r)" % (what, sum(e.written for e in expiring), held))
 
 
 def jumps(history, t0):
@@ -142,7 +185,9 @@ def run_nemesis(report, binary, rng, n_nodes, rf, faults, at_once):
         writers = repl.start_writers(model, ports, rng, stop)
         counters = [Counters(p, "c%d" % i, random.Random(rng.random()), stop)
                     for i, p in enumerate(ports)]
-        for w in counters:
+        expiring = [Expiring(p, "x%d" % i, random.Random(rng.random()), stop)
+                    for i, p in enumerate(ports)]
+        for w in counters + expiring:
             w.start()
         t0 = time.monotonic()
         try:
@@ -160,11 +205,12 @@ def run_nemesis(report, binary, rng, n_nodes, rf, faults, at_once):
             # The writers go on for a while after the last fault: the restores run under writes.
             time.sleep(1.0)
         finally:
-            repl.stop_writers(stop, writers + counters)
+            repl.stop_writers(stop, writers + counters + expiring)
         what = "%s, after %d faults" % (label, faults)
         try:
             repl.check_after_faults(report, ports, model, what, True, rf)
             check_counters(report, ports, counters, rf, what, t0)
+            check_expired(report, ports, model, counters, expiring, rf, what)
         except AssertionError as e:
             report.check(False, "%s: the cluster settles" % what, str(e))
             print(c.logs(tail=3000), flush=True)
