@@ -9,6 +9,7 @@
 #include "cluster/cluster.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "engine/command.h"
 #include "engine/keyspace/store.h"
 #include "protocol/reply_reader.h"
 #include "protocol/request_writer.h"
@@ -220,6 +221,15 @@ void Migration::record_away(int db, std::string_view key, bool deleted) {
   }
   if (away_keys_.size() <= static_cast<size_t>(db)) away_keys_.resize(static_cast<size_t>(db) + 1);
   if (away_keys_[static_cast<size_t>(db)].emplace(key).second) away_count_++;
+}
+
+void Migration::write_ran(int db, const engine::CommandSpec& spec,
+                          std::span<const std::string_view> argv) {
+  engine::key_positions(spec, argv, key_scratch_);
+  engine::Store& store = server_.dbs()[db];
+  for (size_t pos : key_scratch_) {
+    if (store.peek(argv[pos]) == nullptr) record_away(db, argv[pos], true);
+  }
 }
 
 void Migration::copy_start(const hashring::HashRing& next, uint64_t version,

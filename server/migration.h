@@ -56,6 +56,10 @@ class Migration final : public cluster::MembershipHost {
   // it is being deleted (an expiry or eviction reports it before the store removes it, so the
   // store is not looked up then: the lookup would expire it again, and again).
   void key_changed(int db, std::string_view key, bool dropped = false);
+  // A write ran here while members are failed over, without replicas (a stand-in, in eject
+  // mode): each of its keys that a failed member owns and that is absent here now (a DEL of a
+  // key the stand-in never held, or one that expired here) is handed back as a deletion.
+  void write_ran(int db, const engine::CommandSpec& spec, std::span<const std::string_view> argv);
   // RINGKV.RESUME <source> <replid> <offset>, the first copy frame of `source` to this node
   // being restored: whether its copy of the keys `source` routed while this node was away
   // resumes from what this node holds (+PARTIAL: the stream this node ran to `source` as a
@@ -206,6 +210,7 @@ class Migration final : public cluster::MembershipHost {
   // Keys of failed members changed here while they were away (see record_away), by database,
   // bounded (away_count_ in all).
   std::vector<std::unordered_set<std::string>> away_keys_;
+  std::vector<size_t> key_scratch_;  // write_ran's key positions
   size_t away_count_ = 0;
   bool away_overflowed_ = false;
   // A restored member's copy resumes from `target`'s (its answer to RINGKV.RESUME: +PARTIAL,

@@ -361,6 +361,9 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   } else {
     call(spec, ctx, origin.records());
   }
+  if (cluster_ && (spec.flags & engine::kWrite) && !replicating() && !cluster_->failed().empty()) {
+    migration_->write_ran(db, spec, argv);
+  }
   if (cluster_ && origin.forwards_publish()) {
     // Its reply counts this node's receivers, as Redis Cluster's does.
     static const engine::CommandSpec* const kPublish = engine::find_command("publish");

@@ -389,10 +389,12 @@ def check_eject_cache(report, binary):
     with harness.Cluster(binary, 3, name="repl-eject", cluster_options=opts) as c:
         ports = c.ports
         repl.settle(ports)
-        # A key owned by node 3.
-        key = next(k for k in ("k%d" % i for i in range(1000))
-                   if repl.owners(ports[0], [k])[k] == c.nodes[2].address)
-        repl.client(ports[0]).set(key, "v1")
+        # Keys owned by node 3: one overwritten by a stand-in, one deleted there (DEL answers 0:
+        # the stand-in holds nothing of it), one written there with a TTL that runs out.
+        key, deleted, expiring = [k for k in ("k%d" % i for i in range(3000))
+                                  if repl.owners(ports[0], [k])[k] == c.nodes[2].address][:3]
+        for k in (key, deleted, expiring):
+            repl.client(ports[0]).set(k, "v1")
         c.kill(2, signal.SIGSTOP)
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
@@ -402,6 +404,9 @@ def check_eject_cache(report, binary):
             except redis.RedisError:
                 time.sleep(0.05)
         report.equal(repl.client(ports[1]).get(key), b"v2", "eject: SET k v2 taken by a stand-in")
+        report.equal(repl.client(ports[1]).delete(deleted), 0, "eject: DEL of another key there")
+        repl.client(ports[1]).set(expiring, "v2", px=200)
+        time.sleep(0.4)
         c.kill(2, signal.SIGCONT)
         seen = set()
         deadline = time.monotonic() + 3
@@ -417,6 +422,9 @@ def check_eject_cache(report, binary):
         repl.settle(ports)
         report.equal([repl.client(p).get(key) for p in ports], [b"v2"] * 3,
                      "eject: once restored every node answers v2")
+        report.equal([repl.client(p).get(k) for p in ports for k in (deleted, expiring)],
+                     [None] * 6, "eject: once restored, the key deleted there and the one that "
+                     "expired there are gone, not back at v1")
         c.kill(2, signal.SIGSTOP)
         time.sleep(2.0)
         report.equal(repl.client(ports[0]).get(key), None, "eject: stopped again, the stand-in has "
