@@ -276,6 +276,7 @@ std::string Cluster::state_text() const {
   s.members = ring_.size();
   s.pending = pending_version_;
   s.coordinating = change_ != nullptr;
+  s.factor = static_cast<uint64_t>(options_.replication_factor);
   return s.text();
 }
 

@@ -153,6 +153,13 @@ void Cluster::change_ring(const RingChangeRequest& request, ReplyDone done) {
                              std::to_string(s->keys) + " keys and " + std::to_string(s->members) +
                              " members)");
       }
+      // Members keep copies by one rule: one with another factor would keep too few.
+      const auto factor = static_cast<uint64_t>(options_.replication_factor);
+      if (s->factor != factor) {
+        return finish_change("the node to join has replication-factor " +
+                             std::to_string(s->factor) + "; this cluster's is " +
+                             std::to_string(factor) + " (set it alike in its configuration)");
+      }
       // It gets the function libraries before it serves anything (FCALL through any node).
       const std::string payload = host_ != nullptr ? host_->function_payload() : std::string();
       if (payload.empty()) return drive_change();

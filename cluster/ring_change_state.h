@@ -26,7 +26,7 @@ inline std::string members_text(const std::vector<hashring::Member>& members) {
 
 // A node's answer to RINGKV.RING STATE (and COPY), one simple string:
 //   +<version> <phase> <copied> <flushed> <relays in flight> <keys> <members> <pending version>
-//    <coordinating>
+//    <coordinating> <replication-factor>
 struct ChangeState {
   uint64_t version = 0;    // the ring it runs by
   std::string_view phase;  // idle, prepared, paused or switching
@@ -37,20 +37,21 @@ struct ChangeState {
   uint64_t members = 0;    // members of its ring
   uint64_t pending = 0;    // the version a prepared change moves to; 0 for none
   bool coordinating = false;
+  uint64_t factor = 1;  // its replication-factor (a node to join must have the cluster's)
 
   std::string text() const {
     return "+" + std::to_string(version) + " " + std::string(phase) + " " + copied + " " +
            (flushed ? "1" : "0") + " " + std::to_string(in_flight) + " " + std::to_string(keys) +
            " " + std::to_string(members) + " " + std::to_string(pending) + " " +
-           (coordinating ? "1" : "0") + "\r\n";
+           (coordinating ? "1" : "0") + " " + std::to_string(factor) + "\r\n";
   }
 
   static std::optional<ChangeState> parse(std::string_view reply) {
     if (reply.empty() || reply[0] != '+') return std::nullopt;
     const std::vector<std::string_view> w = common::split_words(line_text(reply));
-    if (w.size() != 9 || w[2].size() != 1) return std::nullopt;
-    // The numeric words: version, relays in flight, keys, members, pending version.
-    constexpr size_t kAt[] = {0, 4, 5, 6, 7};
+    if (w.size() != 10 || w[2].size() != 1) return std::nullopt;
+    // The numeric words: version, relays in flight, keys, members, pending version, factor.
+    constexpr size_t kAt[] = {0, 4, 5, 6, 7, 9};
     uint64_t n[std::size(kAt)];
     for (size_t i = 0; i < std::size(kAt); ++i) {
       const std::optional<int64_t> v = common::parse_integer(w[kAt[i]]);
@@ -67,6 +68,7 @@ struct ChangeState {
     s.members = n[3];
     s.pending = n[4];
     s.coordinating = w[8] == "1";
+    s.factor = n[5];
     return s;
   }
 };

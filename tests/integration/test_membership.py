@@ -425,28 +425,39 @@ def check_refusals(report, m):
 
 
 def check_wrong_secret(report, binary):
-    """A candidate with another cluster secret is refused; nothing moves."""
+    """A candidate with another cluster secret is refused, and so is one configured with another
+    replication-factor (it would keep copies by another rule: keys with fewer copies than the
+    cluster's, which a failover loses); nothing moves."""
     options = {"health-interval": 200, "secret": "s3cret-s3cret-s3cret"}
-    with harness.Cluster(binary, 2, name="secret", cluster_options=options) as cluster:
-        port = harness.free_port()
-        text = harness.cluster_config(port, [port], cluster_options={
-            "health-interval": 200, "secret": "another-secret-entirely"})
-        cand = harness.ClusterNode(binary, port, text, "wrong-secret").start()
+    candidates = (("secret", {"secret": "another-secret-entirely"},
+                   ["cannot reach the node to join", "secret"]),
+                  ("replication-factor", {"secret": options["secret"], "replication-factor": 2},
+                   ["replication-factor 2", "this cluster's is 1"]))
+    for what, differs, says in candidates:
+        with harness.Cluster(binary, 2, name="secret", cluster_options=options) as cluster:
+            check_refused_candidate(report, binary, cluster, what, differs, says)
+
+
+def check_refused_candidate(report, binary, cluster, what, differs, says):
+    port = harness.free_port()
+    text = harness.cluster_config(port, [port],
+                                  cluster_options=dict({"health-interval": 200}, **differs))
+    cand = harness.ClusterNode(binary, port, text, "wrong-" + what).start()
+    try:
+        client(cluster.ports[0]).set("k", "v")
         try:
-            client(cluster.ports[0]).set("k", "v")
-            try:
-                got = client(cluster.ports[0]).execute_command("CLUSTER", "JOIN", cand.address)
-                report.check(False, "a wrong-secret candidate is refused", repr(got))
-            except redis.ResponseError as e:
-                report.check("cannot reach the node to join" in str(e) and "secret" in str(e),
-                             "a wrong-secret candidate is refused: %s" % e)
-            info = cluster_info(cluster.ports[0])
-            report.equal(info["cluster_ring_version"], "0", "the ring did not change")
-            report.equal(info["cluster_migration_state"], "idle", "nothing is migrating")
-            report.equal(self_keys(cand.port), 0, "the candidate got no keys")
-            report.equal(client(cluster.ports[1]).get("k"), b"v", "keys stay where they were")
-        finally:
-            cand.cleanup()
+            got = client(cluster.ports[0]).execute_command("CLUSTER", "JOIN", cand.address)
+            report.check(False, "a candidate with another %s is refused" % what, repr(got))
+        except redis.ResponseError as e:
+            report.check(all(s in str(e) for s in says),
+                         "a candidate with another %s is refused: %s" % (what, e))
+        info = cluster_info(cluster.ports[0])
+        report.equal(info["cluster_ring_version"], "0", "the ring did not change")
+        report.equal(info["cluster_migration_state"], "idle", "nothing is migrating")
+        report.equal(self_keys(cand.port), 0, "the candidate got no keys")
+        report.equal(client(cluster.ports[1]).get("k"), b"v", "keys stay where they were")
+    finally:
+        cand.cleanup()
 
 
 def check_watch_and_blocking(report, binary, rng):
