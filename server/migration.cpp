@@ -450,9 +450,9 @@ size_t Migration::moving_to(std::string_view key) const {
 void Migration::key_changed(int db, std::string_view key, bool dropped) {
   cluster::Cluster& cluster = *server_.cluster();
   // (Keys a restore drops are recorded too: the replicas its streams resume get them again.)
-  if (!cluster.failed().empty()) {
-    record_away(db, key, dropped || server_.dbs()[db].peek(key) == nullptr);
-  }
+  // (Without replicas only deletions count: expiry and eviction say so here, a command's are
+  // found after it ran, by write_ran.)
+  if (!cluster.failed().empty()) record_away(db, key, dropped);
   // Failed over: a key it owns changing here (not a copy from a peer, nor expiring, as it does
   // everywhere) makes what it holds differ from where its streams ended.
   if (cluster.replication().has_resume_points() && !dropping_ && !server_.applying_copy() &&

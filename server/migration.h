@@ -53,12 +53,12 @@ class Migration final : public cluster::MembershipHost {
   std::string restore_functions(std::string_view payload) override;
 
   // A key of database `db` was written or deleted (by a command, expiry or eviction); `dropped`:
-  // it is being deleted (an expiry or eviction reports it before the store removes it, so the
-  // store is not looked up then: the lookup would expire it again, and again).
+  // it is being deleted by expiry or eviction (reported before the store removes it, so the
+  // store must not be looked up here: the lookup would expire it again, and again).
   void key_changed(int db, std::string_view key, bool dropped = false);
   // A write ran here while members are failed over, without replicas (a stand-in, in eject
-  // mode): each of its keys that a failed member owns and that is absent here now (a DEL of a
-  // key the stand-in never held, or one that expired here) is handed back as a deletion.
+  // mode): each of its keys that a failed member owns and that is absent here now (one it
+  // deleted, or a DEL of a key the stand-in never held) is handed back as a deletion.
   void write_ran(int db, const engine::CommandSpec& spec, std::span<const std::string_view> argv);
   // RINGKV.RESUME <source> <replid> <offset>, the first copy frame of `source` to this node
   // being restored: whether its copy of the keys `source` routed while this node was away

@@ -60,12 +60,10 @@ void Server::keyspace_event(int type, std::string_view event, std::string_view k
     frame[n++] = keyevent_channel;
     frame[n++] = key;
   }
-  if (cluster_ && n > 1) forward_messages(std::span(frame + 1, n - 1));
+  if (cluster_ && n > 1) forward_messages(std::span(frame, n));
 }
 
-void Server::forward_messages(std::span<const std::string_view> pairs) {
-  std::vector<std::string_view> frame{cluster::kKeyspaceMessage};
-  frame.insert(frame.end(), pairs.begin(), pairs.end());
+void Server::forward_messages(std::span<const std::string_view> frame) {
   const std::string& self = cluster_->self_address();
   for (const auto& member : cluster_->routing_ring().nodes()) {
     if (member.address != self) cluster_->send_frame(member.address, frame);

@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "cluster/cluster.h"
+#include "cluster/peer_frame.h"
 #include "common/numbers.h"
 #include "engine/commands/acl.h"
 #include "engine/commands/pubsub.h"
@@ -367,7 +368,10 @@ Outcome Server::run(const Origin& origin, const engine::CommandSpec& spec,
   if (cluster_ && origin.forwards_publish()) {
     // Its reply counts this node's receivers, as Redis Cluster's does.
     static const engine::CommandSpec* const kPublish = engine::find_command("publish");
-    if (&spec == kPublish) forward_messages(argv.subspan(1));
+    if (&spec == kPublish) {
+      const std::string_view frame[] = {cluster::kKeyspaceMessage, argv[1], argv[2]};
+      forward_messages(frame);
+    }
   }
   if ((spec.flags & engine::kReadonly) != 0 && conn != nullptr && conn->tracking_state().on) {
     track_reads(origin, spec, argv);

@@ -369,9 +369,9 @@ class Server final : public engine::ServerControl,
   // Runs a RINGKV.KEYSPACEMSG frame (a keyspace event or a script's or transaction's PUBLISH
   // that another node forwards; its arguments).
   void keyspace_frame(std::span<const std::string_view> args, protocol::ReplyWriter& writer);
-  // Publishes (channel, message) pairs to the subscribers of every other member
-  // (RINGKV.KEYSPACEMSG, which keyspace_frame answers there).
-  void forward_messages(std::span<const std::string_view> pairs);
+  // Sends a RINGKV.KEYSPACEMSG frame (its (channel, message) pairs after the frame's name) to
+  // every other member, whose keyspace_frame publishes them to its subscribers.
+  void forward_messages(std::span<const std::string_view> frame);
   // Snapshots for tools (snapshot_sync.cpp): a chunk for client `id`, the snapshot's end, the
   // timer that resumes transfers whose clients took their output, and the end of all of them.
   void sync_data(uint64_t id, std::string_view chunk);
