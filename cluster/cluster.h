@@ -285,9 +285,10 @@ class Cluster {
            std::find(pending_failed_.begin(), pending_failed_.end(), self_) ==
                pending_failed_.end();
   }
-  // The ring fingerprint that links compare: the members, and which are failed.
-  static uint64_t view_fingerprint(const hashring::HashRing& ring,
-                                   const std::vector<std::string>& failed);
+  // The ring fingerprint that links compare: the members, which are failed, and the
+  // replication-factor.
+  uint64_t view_fingerprint(const hashring::HashRing& ring,
+                            const std::vector<std::string>& failed) const;
   uint64_t view_fingerprint() const { return view_fingerprint(ring_, failed_); }
   // The fingerprint of the ring a change moves to (`members`, `failed` of them failed over):
   // what names the change in its steps (kForWord), beside its version, which a change aborted

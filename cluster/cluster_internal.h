@@ -21,7 +21,8 @@ namespace ringkv::cluster {
 // Why a peer link is refused when the two rings differ (in the handshake's error reply, logs
 // and CLUSTER NODES).
 inline constexpr std::string_view kRingMismatch =
-    "ring mismatch (check that every node lists the same members, weights, replicas and hash)";
+    "ring mismatch (check that every node lists the same members, weights, replicas, hash and "
+    "replication-factor)";
 
 // A ring fingerprint as handshakes carry it: 16 lowercase hex digits.
 inline std::string fingerprint_hex(uint64_t fp) {

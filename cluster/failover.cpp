@@ -13,14 +13,20 @@
 namespace ringkv::cluster {
 
 uint64_t Cluster::view_fingerprint(const hashring::HashRing& ring,
-                                   const std::vector<std::string>& failed) {
+                                   const std::vector<std::string>& failed) const {
   // FNV-1a over the failed addresses, folded into the ring's: equal to the ring's own
   // fingerprint while none is failed (rings persisted before failover existed still match).
-  uint64_t fp = ring.fingerprint();
-  for (const std::string& a : failed) {
+  auto fold = [](uint64_t fp, std::string_view word) {
     uint64_t h = 1469598103934665603ull;
-    for (char c : a) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    fp = (fp ^ h) * 1099511628211ull;
+    for (char c : word) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return (fp ^ h) * 1099511628211ull;
+  };
+  uint64_t fp = ring.fingerprint();
+  for (const std::string& a : failed) fp = fold(fp, a);
+  // The replication-factor too, when there are replicas: members that would keep another number
+  // of copies must not link, or one sweeps as foreign the copies another hands it.
+  if (options_.replication_factor > 1) {
+    fp = fold(fp, "replication-factor " + std::to_string(options_.replication_factor));
   }
   return fp;
 }

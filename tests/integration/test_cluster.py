@@ -719,10 +719,11 @@ def check_hung_peer(report, cluster):
                      "split MGET over all nodes after the hung peer recovered")
 
 
-def check_ring_mismatch(report, binary):
-    """Two nodes whose rings differ (replicas 100 vs 50) notice it when a link opens."""
+def check_ring_mismatch(report, binary, first, second):
+    """Two nodes configured apart (`first` and `second`: [cluster] keys of each) notice it when
+    a link opens."""
     def configure(i, port, ports):
-        return harness.cluster_config(port, ports, replicas=100 if i == 0 else 50)
+        return harness.cluster_config(port, ports, cluster_options=first if i == 0 else second)
 
     with harness.Cluster(binary, 2, name="mismatch", configure=configure) as cluster:
         keys = ["mm:%d" % i for i in range(50)]
@@ -783,7 +784,12 @@ def main():
 
     print("2-node cluster whose nodes build different rings", flush=True)
     with cs.Section(report, "ring mismatch"):
-        check_ring_mismatch(report, args.server)
+        check_ring_mismatch(report, args.server, {"replicas": 100}, {"replicas": 50})
+    # Members that keep another number of copies: one would sweep as foreign the copies the
+    # other hands it.
+    print("2-node cluster whose nodes have different replication-factors", flush=True)
+    with cs.Section(report, "replication-factor mismatch"):
+        check_ring_mismatch(report, args.server, {"replication-factor": 2}, {})
     report.finish()
 
 
