@@ -290,6 +290,8 @@ class Cluster {
   uint64_t view_fingerprint(const hashring::HashRing& ring,
                             const std::vector<std::string>& failed) const;
   uint64_t view_fingerprint() const { return view_fingerprint(ring_, failed_); }
+  // What view_fingerprint folds in for the replication-factor (0: nothing, factor 1).
+  static uint64_t factor_salt(int64_t replication_factor);
   // The fingerprint of the ring a change moves to (`members`, `failed` of them failed over):
   // what names the change in its steps (kForWord), beside its version, which a change aborted
   // without some member hearing of it leaves free for the next one.
@@ -466,6 +468,7 @@ class Cluster {
 
   uv_loop_t* loop_;
   conf::ClusterOptions options_;
+  uint64_t factor_salt_ = factor_salt(options_.replication_factor);
   LocalExecutor local_;
   std::string ring_dir_;
   std::string self_;

@@ -12,23 +12,32 @@
 
 namespace ringkv::cluster {
 
+namespace {
+
+uint64_t fnv1a(std::string_view word) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : word) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+uint64_t fold(uint64_t fp, uint64_t h) { return (fp ^ h) * 1099511628211ull; }
+
+}  // namespace
+
+uint64_t Cluster::factor_salt(int64_t replication_factor) {
+  // Members that would keep another number of copies must not link, or one sweeps as foreign
+  // the copies another hands it. Nothing with no replicas: fingerprints stay as they were.
+  if (replication_factor <= 1) return 0;
+  return fnv1a("replication-factor " + std::to_string(replication_factor));
+}
+
 uint64_t Cluster::view_fingerprint(const hashring::HashRing& ring,
                                    const std::vector<std::string>& failed) const {
   // FNV-1a over the failed addresses, folded into the ring's: equal to the ring's own
   // fingerprint while none is failed (rings persisted before failover existed still match).
-  auto fold = [](uint64_t fp, std::string_view word) {
-    uint64_t h = 1469598103934665603ull;
-    for (char c : word) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return (fp ^ h) * 1099511628211ull;
-  };
   uint64_t fp = ring.fingerprint();
-  for (const std::string& a : failed) fp = fold(fp, a);
-  // The replication-factor too, when there are replicas: members that would keep another number
-  // of copies must not link, or one sweeps as foreign the copies another hands it.
-  if (options_.replication_factor > 1) {
-    fp = fold(fp, "replication-factor " + std::to_string(options_.replication_factor));
-  }
-  return fp;
+  for (const std::string& a : failed) fp = fold(fp, fnv1a(a));
+  return factor_salt_ == 0 ? fp : fold(fp, factor_salt_);
 }
 
 uint64_t Cluster::change_target(std::span<const hashring::Member> members,
