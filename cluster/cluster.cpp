@@ -170,12 +170,19 @@ void Cluster::check_health() {
     const uint64_t seq = ++peer.ping_seq;
     PeerState* ps = &peer;
     const uint64_t sent = uv_now(loop_);
+    PeerLink* link = &health;  // alive while it calls back
     health.send("*1\r\n$4\r\nPING\r\n",
-                [this, ps, seq, sent](std::string_view reply, const LinkError* error) {
+                [this, ps, seq, sent, link](std::string_view reply, const LinkError* error) {
                   PeerState& p = *ps;
                   if (p.ping_seq != seq) return;
                   p.ping_in_flight = false;
                   if (error == nullptr && reply == "+PONG\r\n") {
+                    // Another connection answers than the last one that did: that one broke.
+                    const uint64_t connects = link->stats().connects;
+                    if (p.health_connects != 0 && connects != p.health_connects && peer_lost_) {
+                      peer_lost_(p.address);
+                    }
+                    p.health_connects = connects;
                     p.granted_ms = sent;
                     ping_succeeded(p);
                   } else {
@@ -212,6 +219,7 @@ void Cluster::ping_failed(PeerState& peer, std::string_view reason) {
   peer.up = false;
   peer.times_down++;
   spdlog::warn("peer {} is down after {} failed pings ({})", peer.address, peer.failures, reason);
+  if (peer_lost_) peer_lost_(peer.address);
   replication_->peer_state_changed(peer.address, false);
   // Blocking requests wait without a timeout: a peer known down answers them now.
   std::vector<PeerLink*> waiting;

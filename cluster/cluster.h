@@ -163,6 +163,12 @@ class Cluster {
   void set_tls(std::function<std::shared_ptr<const common::TlsContext>()> tls) {
     tls_ = std::move(tls);
   }
+  // `lost` is called with a member's address whenever what this node told it, or what it was
+  // to tell this node, may have been lost: health checks see it down, or it answers them on
+  // another connection than before (that one broke: it restarted, or the network failed).
+  void set_peer_lost_listener(std::function<void(const std::string& address)> lost) {
+    peer_lost_ = std::move(lost);
+  }
   // CLUSTER JOIN / LEAVE / SETWEIGHT, coordinated by this node: `done` gets +OK once every member
   // has accepted the new ring version (the keys then move in the background), or the error
   // (nothing changed).
@@ -583,6 +589,7 @@ class Cluster {
   uint64_t split_ = 0;
   uint64_t fanout_ = 0;
   std::function<std::shared_ptr<const common::TlsContext>()> tls_;  // tls-cluster, else empty
+  std::function<void(const std::string& address)> peer_lost_;
 };
 
 }  // namespace ringkv::cluster

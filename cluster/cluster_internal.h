@@ -102,13 +102,14 @@ struct Cluster::PeerState {
   // Health, from the pings.
   bool up = true;
   bool ping_in_flight = false;
-  uint64_t ping_seq = 0;      // the ping whose answer counts
-  int64_t failures = 0;       // consecutive failed pings
-  uint64_t last_seen_ms = 0;  // loop time of the last answered ping; 0 = never
-  uint64_t ping_sent_ms = 0;  // loop time the ping in flight was sent
-  uint64_t granted_ms = 0;    // loop time the last answered ping was sent (the lease it grants)
-  uint64_t times_down = 0;    // up → down transitions
-  std::string last_failure;   // why the last ping failed
+  uint64_t health_connects = 0;  // the health link's connections when a ping was last answered
+  uint64_t ping_seq = 0;         // the ping whose answer counts
+  int64_t failures = 0;          // consecutive failed pings
+  uint64_t last_seen_ms = 0;     // loop time of the last answered ping; 0 = never
+  uint64_t ping_sent_ms = 0;     // loop time the ping in flight was sent
+  uint64_t granted_ms = 0;       // loop time the last answered ping was sent (the lease it grants)
+  uint64_t times_down = 0;       // up → down transitions
+  std::string last_failure;      // why the last ping failed
   // Transaction links no transaction uses now, kept for the next (see TxnSession).
   std::vector<std::unique_ptr<PeerLink>> idle_transaction_links;
 };

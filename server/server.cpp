@@ -252,6 +252,8 @@ int Server::serve() {
     mode = "cluster, " + std::to_string(cluster_->ring().size()) + " members, self " +
            cluster_->self_address() + ", hash " + cluster_->ring().scheme().name;
     cluster_->set_host(migration_.get());
+    cluster_->set_peer_lost_listener(
+        [this](const std::string& address) { tracking_.peer_lost(address); });
     if (config_.tls.cluster) {
       cluster_->set_tls(
           [this]() -> std::shared_ptr<const common::TlsContext> { return tls_context_; });
@@ -382,6 +384,7 @@ void Server::on_connection_closed(Connection* conn) {
   clients_.remove(conn);
   blocked_.remove(conn->id());
   tracking_closed(*conn);
+  if (conn->is_peer() && !conn->peer_name().empty()) tracking_.peer_lost(conn->peer_name());
   // A snapshot's child stops with its client.
   syncs_.erase(conn->id());
   unwatch_all(*conn);
@@ -545,6 +548,12 @@ void Server::cron() {
   uint64_t now = uv_now(loop_);
   dbs_.set_now(unix_now_ms());
   limit_tracking_table();
+  if (cluster_) {
+    for (const std::string& key : tracking_.orphans(
+             cluster_->routing_ring(), cluster_->routing_epoch(), cluster_->self_address())) {
+      invalidate_readers(key);
+    }
+  }
   // Like Redis: active expiry may use up to 25% of each cron period, shared by the databases
   // (taken in turn from where the last cycle stopped).
   int64_t period_us = 1000000 / std::max<int64_t>(1, config_.server.hz);

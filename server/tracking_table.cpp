@@ -17,6 +17,29 @@ std::vector<uint64_t> TrackingTable::take_readers(std::string_view key) {
   return ids;
 }
 
+std::vector<std::string> TrackingTable::orphans(const hashring::HashRing& ring, uint64_t epoch,
+                                                std::string_view self) {
+  const bool moved = owners_known_ && epoch != owners_epoch_;
+  std::vector<std::string> keys;
+  if (moved || !lost_peers_.empty()) {
+    for (const auto& [key, ids] : readers_) {
+      const std::string_view owner = ring.owner_of(key);
+      if (moved && owners_.owner_of(key) != owner) {
+        keys.push_back(key);
+      } else if (owner != self && lost_peers_.contains(owner)) {
+        keys.push_back(key);
+      }
+    }
+  }
+  lost_peers_.clear();
+  if (!owners_known_ || epoch != owners_epoch_) {
+    owners_ = ring;
+    owners_epoch_ = epoch;
+    owners_known_ = true;
+  }
+  return keys;
+}
+
 size_t TrackingTable::items() const {
   size_t n = 0;
   for (const auto& [key, ids] : readers_) n += ids.size();

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hashring/hash_ring.h"
 #include "server/string_map.h"
 
 namespace ringkv::server {
@@ -28,6 +29,18 @@ class TrackingTable {
   const std::string& some_key() const { return readers_.begin()->first; }
   // The (key, client) pairs remembered (INFO's tracking_total_items).
   size_t items() const;
+
+  // In a cluster, the readers of keys peers own hear of the keys' changes from those owners
+  // (RINGKV.INVALIDATE). A peer may have lost the readers it was told of, or dropped what it was
+  // to report, when a connection between the two broke (it restarted, or the network failed)
+  // or health checks see it down: peer_lost() notes it.
+  void peer_lost(std::string_view address) { lost_peers_.emplace(address); }
+  // The keys remembered whose owner may not tell of their next change, to invalidate now: those
+  // the lost peers own, and those `ring` (the routing ring now, changed whenever `epoch` is)
+  // gives another owner than the ring of the last call did (a failover, a join or a leave: the
+  // new owner knows nothing of the readers). Keys `self` owns are this node's to report.
+  std::vector<std::string> orphans(const hashring::HashRing& ring, uint64_t epoch,
+                                   std::string_view self);
 
   // BCAST: client `id` listens to keys starting with `prefix` (or no longer, with `add` false).
   void set_prefix(uint64_t id, const std::string& prefix, bool add);
@@ -48,6 +61,10 @@ class TrackingTable {
 
  private:
   StringMap<std::set<uint64_t>> readers_;
+  std::set<std::string, std::less<>> lost_peers_;
+  hashring::HashRing owners_;  // the routing ring at the last orphans(), and its epoch
+  uint64_t owners_epoch_ = 0;
+  bool owners_known_ = false;
   std::map<std::string, Broadcast> prefixes_;
   bool broadcast_pending_ = false;
 };

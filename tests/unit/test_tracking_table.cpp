@@ -47,3 +47,36 @@ TEST_CASE("broadcast prefixes collect the keys changed under them") {
   t.set_prefix(2, "", false);
   CHECK_FALSE(t.has_prefixes());
 }
+
+TEST_CASE("the keys whose owner may not tell of their change") {
+  using ringkv::hashring::HashRing;
+  HashRing three;
+  three.set_members(std::vector<ringkv::hashring::Member>{{"a:1", 1}, {"b:1", 1}, {"c:1", 1}});
+  HashRing two = three;
+  two.remove_node("c:1");
+  TrackingTable t;
+  std::vector<std::string> of_c, of_others;
+  for (int i = 0; i < 300; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    t.remember(1, key);
+    (three.owner_of(key) == "c:1" ? of_c : of_others).push_back(key);
+  }
+  REQUIRE_FALSE(of_c.empty());
+  // The first call learns the ring; nothing changed, no peer lost.
+  CHECK(t.orphans(three, 1, "a:1").empty());
+  CHECK(t.orphans(three, 1, "a:1").empty());
+  // A peer lost: the keys it owns, not this node's own (a:1), nor another peer's.
+  t.peer_lost("c:1");
+  t.peer_lost("a:1");
+  std::vector<std::string> lost = t.orphans(three, 1, "a:1");
+  std::sort(lost.begin(), lost.end());
+  std::sort(of_c.begin(), of_c.end());
+  CHECK(lost == of_c);
+  CHECK(t.orphans(three, 1, "a:1").empty());  // told once
+  // A ring change: the keys whose owner changed (c's, which a and b take), once.
+  std::vector<std::string> moved = t.orphans(two, 2, "a:1");
+  std::sort(moved.begin(), moved.end());
+  CHECK(moved == of_c);
+  CHECK(t.orphans(two, 2, "a:1").empty());
+  for (const std::string& key : of_others) CHECK(two.owner_of(key) == three.owner_of(key));
+}
