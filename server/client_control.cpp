@@ -250,12 +250,30 @@ void Server::track_remote_reads(Connection& conn, const engine::CommandSpec& spe
 void Server::tracking_frame(const cluster::PeerFrame& frame, protocol::ReplyWriter& writer) {
   const std::span<const std::string_view> args = frame.args;
   if (frame.kind == cluster::PeerFrameKind::kTrack) {
-    for (std::string_view key : args.subspan(1)) {
-      auto it = peer_readers_.find(key);
-      if (it == peer_readers_.end()) {
-        it = peer_readers_.emplace(std::string(key), std::set<std::string>{}).first;
+    // Held to tracking-table-max-keys like this node's own readers' keys: past it, keys are
+    // reported to their reading nodes as if written, and forgotten — before this frame's keys
+    // are added, which are being read now (a few more than it adds, so that a lowered limit is
+    // reached in a few frames).
+    const auto limit = static_cast<size_t>(config_.server.tracking_table_max_keys);
+    const std::span<const std::string_view> keys = args.subspan(1);
+    auto it = peer_readers_.begin();
+    for (size_t effort = keys.size() + 100; limit != 0 && effort > 0 && it != peer_readers_.end() &&
+                                            peer_readers_.size() + keys.size() > limit;
+         --effort) {
+      if (std::find(keys.begin(), keys.end(), it->first) != keys.end()) {
+        ++it;
+        continue;
       }
-      it->second.emplace(args[0]);
+      const std::string_view invalidate[] = {cluster::kInvalidateFrame, it->first};
+      for (const std::string& node : it->second) cluster_->send_frame(node, invalidate);
+      it = peer_readers_.erase(it);
+    }
+    for (std::string_view key : keys) {
+      auto found = peer_readers_.find(key);
+      if (found == peer_readers_.end()) {
+        found = peer_readers_.emplace(std::string(key), std::set<std::string>{}).first;
+      }
+      found->second.emplace(args[0]);
     }
   } else {
     invalidate_readers(args[0]);

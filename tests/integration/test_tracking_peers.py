@@ -13,6 +13,9 @@ changes without telling it:
 - the owner is killed and failed over (4 members, replication-factor 2, keys whose replica is not
   node 1): the new owner knows nothing of the readers.
 
+The owner also holds what other nodes' clients read to its tracking-table-max-keys, as Redis
+holds its table: past it, keys are invalidated for their readers as if written.
+
 Each case then checks that tracking works again: the key read anew through node 1 is invalidated
 at its next write.
 
@@ -153,11 +156,35 @@ def check_failover(report, binary):
         check_tracking_again(report, t, p2, keys, "failover")
 
 
+def check_owner_limit(report, binary):
+    """The owner holds the keys other nodes' clients read to tracking-table-max-keys, as its own
+    clients' keys: past it, keys are invalidated for their readers as if written."""
+    with harness.Cluster(binary, 3, name="trklimit") as cluster:
+        p1, p2, p3 = cluster.ports
+        with harness.RespClient(p2) as c:
+            c.call("CONFIG", "SET", "tracking-table-max-keys", "10")
+        keys = keys_of(p1, cluster.addresses[1], 50, "limit")
+        t = tracking_client(p1, p3, [])
+        # The reads in one write: invalidations come among their replies.
+        t.sock.sendall(b"".join(harness.encode_command("GET", k) for k in keys))
+        early = invalidated(t, keys, 1.0)
+        report.equal(len(early), 40, "past the owner's limit of 10, 40 of the 50 keys read are "
+                     "invalidated at once")
+        with harness.RespClient(p3) as w:
+            for k in keys:
+                w.call("SET", k, "v2")
+        rest = invalidated(t, keys, WAIT, expected=set(keys) - early)
+        report.equal(sorted(rest), sorted(set(keys) - early),
+                     "the 10 the owner kept are invalidated at their write, the others not again")
+        t.close()
+
+
 def main():
     args = harness.arg_parser(__doc__).parse_args()
     report = harness.Report("test_tracking_peers")
     for name, check in [("owner restarted", check_restart), ("owner hung", check_hung),
-                        ("owner failed over", check_failover)]:
+                        ("owner failed over", check_failover),
+                        ("the owner's tracking table limit", check_owner_limit)]:
         with cs.Section(report, name):
             check(report, args.server)
     report.finish()
