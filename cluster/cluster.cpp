@@ -466,7 +466,7 @@ void Cluster::transaction_send(size_t node, uint64_t client_id,
   if (t.connects == 0) t.connects = t.link->stats().connects;
 }
 
-void Cluster::transaction_exec(size_t node, uint64_t client_id,
+void Cluster::transaction_exec(size_t node, uint64_t client_id, std::span<const std::string> ahead,
                                const std::vector<std::vector<std::string>>& queued,
                                protocol::RespVersion resp, int db, ReplyDone done) {
   const size_t full = routing_to_full_[node];
@@ -496,6 +496,12 @@ void Cluster::transaction_exec(size_t node, uint64_t client_id,
   std::string& f = t.link->frame_buffer();
   static constexpr std::string_view kMulti[] = {"MULTI"};
   static constexpr std::string_view kExec[] = {"EXEC"};
+  if (!ahead.empty()) {
+    // A frame of the caller's that must reach the peer before the block (RINGKV.TRACK).
+    const std::vector<std::string_view> argv(ahead.begin(), ahead.end());
+    append_peer_frame(f, {}, argv);
+    t.link->commit([](std::string_view, const LinkError*) {});
+  }
   // The block's commands run at EXEC, in EXEC's database.
   append_peer_frame(f, {db, resp3}, kMulti);
   for (const auto& args : queued) {

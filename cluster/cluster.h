@@ -114,8 +114,9 @@ class Cluster {
                         protocol::RespVersion resp, int db, ReplyDone done);
   // Relays MULTI, the queued commands and EXEC as one unit; `done` gets EXEC's reply. When the
   // link had to reconnect since the first WATCH, the peer forgot the WATCHes: the transaction is
-  // not sent and `done` gets a null array, as for a changed key.
-  void transaction_exec(size_t node, uint64_t client_id,
+  // not sent and `done` gets a null array, as for a changed key. `ahead`, unless empty, is a frame
+  // sent before the block on that link.
+  void transaction_exec(size_t node, uint64_t client_id, std::span<const std::string> ahead,
                         const std::vector<std::vector<std::string>>& queued,
                         protocol::RespVersion resp, int db, ReplyDone done);
   // WAIT for a client whose last write went to the peer at `address` (its key `key`): asks the

@@ -7,6 +7,7 @@
 #include "engine/commands/client_control.h"
 
 #include <algorithm>
+#include <map>
 
 #include "common/numbers.h"
 #include "protocol/reply_writer.h"
@@ -20,6 +21,23 @@ namespace {
 constexpr std::string_view kInvalidateChannel = "__redis__:invalidate";
 // Client-side caching between nodes: RINGKV.TRACK <reader's node> <key>... asks a key's owner to
 // report the keys' next change; the owner does with RINGKV.INVALIDATE <key>.
+
+// Asks peer `node` to report the next change of `keys` to this node (RINGKV.TRACK), on client
+// `client_id`'s link, so that the owner knows before it serves the client's reads that follow
+// there (tracking is by key name, whatever the database, as in Redis: the frame names none).
+void send_track_frame(cluster::Cluster& cluster, uint64_t client_id, size_t node,
+                      std::span<const std::string_view> keys) {
+  if (keys.empty()) return;
+  // Only run here when `node` is this one, which it never is: any row does.
+  static const engine::CommandSpec* const kGet = engine::find_command("get");
+  std::vector<std::string_view> frame{cluster::kTrackFrame, cluster.self_address()};
+  frame.insert(frame.end(), keys.begin(), keys.end());
+  cluster::Route to_owner;
+  to_owner.kind = cluster::RouteKind::kRemote;
+  to_owner.node = node;
+  cluster.execute(to_owner, *kGet, frame, client_id, protocol::RespVersion::kResp2, 0,
+                  [](std::string_view) {});
+}
 
 }  // namespace
 
@@ -214,7 +232,7 @@ void Server::track_remote_reads(Connection& conn, const engine::CommandSpec& spe
                                 std::span<const std::string_view> argv,
                                 const cluster::Route& route) {
   // A blocking read waits on a link of its own: its keys are not tracked across nodes.
-  if (runs_script(spec) || (spec.flags & (engine::kPubsub | engine::kBlocking)) != 0 ||
+  if ((spec.flags & (engine::kPubsub | engine::kBlocking)) != 0 ||
       !engine::tracking_remembers_reads(conn.tracking_state())) {
     return;
   }
@@ -226,25 +244,54 @@ void Server::track_remote_reads(Connection& conn, const engine::CommandSpec& spe
     per_node.emplace_back(route.node, std::vector<std::string_view>{});
     for (size_t pos : positions) per_node.back().second.push_back(argv[pos]);
   } else if (route.kind == cluster::RouteKind::kSplit) {
-    const hashring::HashRing& ring = cluster_->routing_ring();
     for (const cluster::Fragment& f : route.fragments) {
-      if (ring.nodes()[f.node].address == cluster_->self_address()) continue;
+      if (f.node == cluster_->router().self()) continue;
       per_node.emplace_back(f.node, std::vector<std::string_view>{});
       for (size_t g : f.groups) per_node.back().second.push_back(argv[g]);
     }
   }
-  for (auto& [node, keys] : per_node) {
-    if (keys.empty()) continue;
-    std::vector<std::string_view> frame{cluster::kTrackFrame, cluster_->self_address()};
-    frame.insert(frame.end(), keys.begin(), keys.end());
-    cluster::Route to_owner;
-    to_owner.kind = cluster::RouteKind::kRemote;
-    to_owner.node = node;
-    // On the client's link, so the owner knows before it serves the read (tracking is by key
-    // name, whatever the database, as in Redis: the frame names none).
-    cluster_->execute(to_owner, spec, frame, conn.id(), protocol::RespVersion::kResp2, 0,
-                      [](std::string_view) {});
+  for (auto& [node, keys] : per_node) send_track_frame(*cluster_, conn.id(), node, keys);
+}
+
+std::vector<std::string> Server::track_block_reads(
+    Connection& conn, const std::vector<std::vector<std::string>>& block, size_t whole) {
+  if (!conn.tracking_state().on || !engine::tracking_remembers_reads(conn.tracking_state())) {
+    return {};
   }
+  // The keys of the block's read-only commands, by peer owner (what runs here is remembered as
+  // it runs). A split command (MGET) has its fragments' keys on their owners.
+  std::map<size_t, std::vector<std::string_view>> per_node;
+  std::vector<std::string_view> views;
+  std::vector<size_t> positions;
+  for (const std::vector<std::string>& command : block) {
+    views.assign(command.begin(), command.end());
+    std::string error;
+    const engine::CommandSpec* spec = engine::resolve_command(views, error);
+    if (spec == nullptr || (spec->flags & engine::kReadonly) == 0 ||
+        (spec->flags & (engine::kPubsub | engine::kBlocking)) != 0) {
+      continue;
+    }
+    engine::key_positions(*spec, views, positions);
+    for (size_t pos : positions) {
+      const size_t node = cluster_->routing_ring().owner_index(views[pos]);
+      if (node == hashring::HashRing::kNoNode || node == cluster_->router().self()) continue;
+      tracking_.remember(conn.id(), views[pos]);
+      per_node[node].push_back(views[pos]);
+    }
+  }
+  std::vector<std::string> ahead;
+  for (auto& [node, keys] : per_node) {
+    if (node != whole) {
+      // Not on the link the block's part runs on: sent at once, it reaches the owner before
+      // the part runs (that waits for the locks' round trip), and surely before the locks are
+      // released, so no write comes between the read and the owner knowing of it.
+      send_track_frame(*cluster_, conn.id(), node, keys);
+      continue;
+    }
+    ahead = {std::string(cluster::kTrackFrame), cluster_->self_address()};
+    ahead.insert(ahead.end(), keys.begin(), keys.end());
+  }
+  return ahead;
 }
 
 void Server::tracking_frame(const cluster::PeerFrame& frame, protocol::ReplyWriter& writer) {

@@ -99,6 +99,7 @@ void Server::exec_across(Connection& conn, protocol::ReplyWriter& writer) {
   };
   const size_t total = tx.queued.size();
   note_transaction_writes(conn, tx.queued);
+  track_block_reads(conn, tx.queued, hashring::HashRing::kNoNode);
   // The database each command runs in: a SELECT in the block (run here, with the keyless
   // commands) moves the commands after it, which then carry RINGKV.DB n (see run_block; a part
   // keeps the database its last command named, so every command after a SELECT names one).

@@ -508,16 +508,19 @@ class Server final : public engine::ServerControl,
   void tracking_key_changed(std::string_view key);
   // The invalidations of this node's own readers of `key` (default mode).
   void invalidate_readers(std::string_view key);
-  // tracking-table-max-keys, checked before each client command and by the cron, as Redis
-  // does: while the table remembers more keys, keys are invalidated for their readers as if
-  // written — at most 100 per call, 100 more each call that ends still over the limit.
+  // tracking-table-max-keys, checked before each client command and by the cron, as Redis does:
+  // past it keys are invalidated as if written, 100 per call, 100 more each call still over it.
   void limit_tracking_table();
-  // In a cluster: a tracking client's read relayed to peers remembers its keys here, and tells
-  // each peer owner, on the client's link ahead of the read, to report their next change
-  // (RINGKV.TRACK); an owner reports it with RINGKV.INVALIDATE. tracking_frame() answers both
-  // frames.
+  // In a cluster: a tracking client's reads on peers (a relayed command's keys, a script's
+  // declared keys, the keys of a transaction's read-only commands) are remembered here, and each
+  // peer owner is told ahead of them, on the client's link, to report their next change
+  // (RINGKV.TRACK); an owner reports it with RINGKV.INVALIDATE (tracking_frame() answers both).
+  // A block relayed whole to peer `whole` gets its frame back, to send ahead on its own link.
   void track_remote_reads(Connection& conn, const engine::CommandSpec& spec,
                           std::span<const std::string_view> argv, const cluster::Route& route);
+  std::vector<std::string> track_block_reads(Connection& conn,
+                                             const std::vector<std::vector<std::string>>& block,
+                                             size_t whole);
   void tracking_frame(const cluster::PeerFrame& frame, protocol::ReplyWriter& writer);
   void tracking_flushed();
   void tracking_closed(Connection& conn);
@@ -557,9 +560,8 @@ class Server final : public engine::ServerControl,
                                              protocol::ReplyWriter& writer);
   void wait_frame(Connection& conn, std::span<const std::string_view> args,
                   protocol::ReplyWriter& writer);
-  // Hands one command's record to the append-only file, or, while a script runs, to the
-  // script's effects (recorded when it ends, wrapped in MULTI/EXEC as Redis does).
-  // `spec`, when given, is the command `argv` names (else it is looked up where needed).
+  // Hands one command's record to the append-only file, or, while a script runs, to its effects
+  // (recorded at its end, in MULTI/EXEC as in Redis). `spec`: the command `argv` names, if known.
   void record(std::span<const std::string_view> argv, const engine::CommandSpec* spec = nullptr);
   void record(const std::vector<std::string>& argv);
   // The one place records go: the append-only file and the replicas of the keys written.
@@ -575,13 +577,11 @@ class Server final : public engine::ServerControl,
   // answers the others with -BUSY. Returns whether it answered.
   bool refused_while_busy(const Origin& origin, const engine::CommandSpec& spec,
                           protocol::ReplyWriter& writer);
-  // The end of a loop iteration: the append-only file is written, then the replies of the
-  // connections that asked for it.
+  // The end of a loop iteration: the append-only file is written, then the replies waiting.
   void flush_dirty();
-  // What the pipeline records of a command that ran here, started at `start_us` (unix µs):
-  // its command stats, and a slow log entry and a latency sample when it was slow. Nothing for
-  // a replayed record or a part of a client's split command (the client's whole command was
-  // recorded where it arrived).
+  // What the pipeline records of a command that ran here, started at `start_us` (unix µs): its
+  // command stats, a slow log entry and a latency sample when slow. Nothing for a replayed record
+  // or a part of a client's split command (the whole command was recorded where it arrived).
   void observe(const Origin& origin, const engine::CommandSpec& spec,
                std::span<const std::string_view> argv, uint64_t start_us, bool failed);
   void slow_command(const Origin& origin, const engine::CommandSpec& spec,

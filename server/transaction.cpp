@@ -109,12 +109,13 @@ bool Server::transaction_in_cluster(Connection& conn, const engine::CommandSpec&
   queued.swap(tx.queued);
   tx.end();
   note_transaction_writes(conn, queued);
+  const std::vector<std::string> track = track_block_reads(conn, queued, nodes[0]);
   Connection::ReplySlot slot = conn.reserve_reply();
   conn.block();
   // A SELECT in the block runs on the peer's link: the client follows it, as with Redis.
   const int selected = db_after_block(queued);
   const uint64_t id = conn.id();
-  cluster_->transaction_exec(nodes[0], id, queued, writer.version(), conn.db(),
+  cluster_->transaction_exec(nodes[0], id, track, queued, writer.version(), conn.db(),
                              [this, slot, id, selected](std::string_view reply) {
                                count_error_reply(reply);
                                Connection* c = find_client(id);

@@ -13,6 +13,7 @@ changes without telling it:
 - the owner is killed and failed over (4 members, replication-factor 2, keys whose replica is not
   node 1): the new owner knows nothing of the readers.
 
+Reads inside a transaction or a script that run on a peer are tracked as relayed reads are.
 The owner also holds what other nodes' clients read to its tracking-table-max-keys, as Redis
 holds its table: past it, keys are invalidated for their readers as if written.
 
@@ -179,12 +180,49 @@ def check_owner_limit(report, binary):
         t.close()
 
 
+def check_blocks(report, binary):
+    """Reads inside a transaction or a script that run on a peer are tracked as a relayed read
+    is: a transaction relayed whole to the keys' owner, one over two nodes, EVAL and EVAL_RO."""
+    with harness.Cluster(binary, 3, name="trkblocks") as cluster:
+        p1, p2, _ = cluster.ports
+        theirs = keys_of(p1, cluster.addresses[2], 5, "blocks")
+        mine = keys_of(p1, cluster.addresses[0], 1, "blocksown")
+        cases = [
+            ("MULTI relayed whole", [("MULTI",), ("GET", theirs[0]), ("EXEC",)], [theirs[0]]),
+            ("MULTI over two nodes", [("MULTI",), ("GET", theirs[1]), ("GET", mine[0]),
+                                      ("EXEC",)], [theirs[1], mine[0]]),
+            ("MULTI, CLIENT CACHING no", [("CLIENT", "CACHING", "no"), ("MULTI",),
+                                          ("GET", theirs[2]), ("EXEC",)], []),
+            ("EVAL", [("EVAL", "return redis.call('GET', KEYS[1])", "1", theirs[3])],
+             [theirs[3]]),
+            ("EVAL_RO", [("EVAL_RO", "return redis.call('GET', KEYS[1])", "1", theirs[4])],
+             [theirs[4]]),
+        ]
+        for name, commands, expected in cases:
+            mode = ("optout",) if commands[0][:2] == ("CLIENT", "CACHING") else ()
+            t = tracking_client(p1, p2, [])
+            if mode:
+                t.call("CLIENT", "TRACKING", "on", *mode)
+            for command in commands:
+                t.call(*command)
+            with harness.RespClient(p2) as w:
+                for command in commands:
+                    for k in command[1:]:
+                        if k in theirs or k in mine:
+                            w.call("SET", k, "changed")
+            seen = invalidated(t, theirs + mine, 1.0 if not expected else WAIT, expected)
+            report.equal(sorted(seen), sorted(expected), "%s: the keys read are invalidated at "
+                         "their write through another node" % name)
+            t.close()
+
+
 def main():
     args = harness.arg_parser(__doc__).parse_args()
     report = harness.Report("test_tracking_peers")
     for name, check in [("owner restarted", check_restart), ("owner hung", check_hung),
                         ("owner failed over", check_failover),
-                        ("the owner's tracking table limit", check_owner_limit)]:
+                        ("the owner's tracking table limit", check_owner_limit),
+                        ("transactions and scripts", check_blocks)]:
         with cs.Section(report, name):
             check(report, args.server)
     report.finish()
