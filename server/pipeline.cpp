@@ -430,7 +430,7 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
   if (config_.cluster.atomic_multikey && relay_atomic(conn, spec, argv, route, writer)) {
     return true;
   }
-  if (((spec.flags & engine::kReadonly) != 0 || runs_script(spec)) && conn.tracking_state().on) {
+  if (conn.tracking_state().on && ((spec.flags & engine::kReadonly) != 0 || runs_script(spec))) {
     track_remote_reads(conn, spec, argv, route);
   }
   Connection::ReplySlot slot = conn.reserve_reply();
