@@ -427,11 +427,13 @@ bool Server::relay(Connection& conn, const engine::CommandSpec& spec,
     return true;
   }
   note_relayed_write(conn, spec, argv, route);
-  if (config_.cluster.atomic_multikey && relay_atomic(conn, spec, argv, route, writer)) {
-    return true;
-  }
+  // (Before an atomic multi-key read too: it runs under its keys' locks, which hold until long
+  // after the owners heard of the reader.)
   if (conn.tracking_state().on && ((spec.flags & engine::kReadonly) != 0 || runs_script(spec))) {
     track_remote_reads(conn, spec, argv, route);
+  }
+  if (config_.cluster.atomic_multikey && relay_atomic(conn, spec, argv, route, writer)) {
+    return true;
   }
   Connection::ReplySlot slot = conn.reserve_reply();
   const uint64_t start_us = command_start_us();
