@@ -139,10 +139,14 @@ def main():
     report = harness.Report("test_migrate_tls")
     certs = tls_certs.Certs()
 
+    # Every port the six servers listen on, chosen together: ports chosen one at a time, each
+    # free when asked, may coincide before any server binds them.
+    ports = iter(harness.free_ports(12))
+
     def tls_server(binary, name, cert="server", tls_cluster=True):
-        port = harness.free_port()
+        port = next(ports)
         server = harness.ServerProcess(
-            binary, kind=None if binary == args.server else "redis", name=name,
+            binary, kind=None if binary == args.server else "redis", name=name, port=next(ports),
             extra_args=["--tls-port", str(port), *certs.server_args(name=cert, auth_clients="yes"),
                         *(["--tls-cluster", "yes"] if tls_cluster else [])])
         server.tls_port = port
